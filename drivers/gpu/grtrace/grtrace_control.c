@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace: the debugfs control plane (control, config, stats, views and the
+ * emit file) and the module's init and exit.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "grtrace_internal.h"
+
+#define GRTRACE_VERSION		"0.1.0"
+
+static unsigned long buffer_size = SZ_4M;
+module_param(buffer_size, ulong, 0444);
+MODULE_PARM_DESC(buffer_size,
+		 "Relay buffer bytes per CPU: a multiple of 32K in [64K, 256M] (default 4M)");
+
+static bool emit_enable = true;
+module_param(emit_enable, bool, 0444);
+MODULE_PARM_DESC(emit_enable,
+		 "Create the root-only 'emit' file for injecting test events (default 1)");
+
+static struct dentry *grtrace_debugfs;
+
+/* Longest write accepted by the settings files, and by emit. */
+#define GRTRACE_MAX_WRITE	256
+#define GRTRACE_MAX_EMIT	4096
+
+static char *grtrace_copy_write(const char __user *ubuf, size_t count,
+				size_t max)
+{
+	if (!count || count > max) {
+		pr_debug("write of %zu bytes refused (1..%zu)\n", count, max);
+		return ERR_PTR(-EINVAL);
+	}
+	return memdup_user_nul(ubuf, count);
+}
+
+static int control_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, READ_ONCE(grtrace_enabled) ? "started\n" : "stopped\n");
+	return 0;
+}
+
+static ssize_t control_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char *buf, *cmd;
+	int ret;
+
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	cmd = strim(buf);
+	mutex_lock(&grtrace_lock);
+	if (!strcmp(cmd, "start")) {
+		ret = grtrace_start_locked();
+		/* Starting twice is not an error: the state is as asked. */
+		if (ret == -EALREADY)
+			ret = 0;
+	} else if (!strcmp(cmd, "stop")) {
+		grtrace_stop_locked();
+		ret = 0;
+	} else {
+		pr_debug("control: unknown command '%s'\n", cmd);
+		ret = -EINVAL;
+	}
+	mutex_unlock(&grtrace_lock);
+	kfree(buf);
+	return ret ?: count;
+}
+
+static int config_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&grtrace_lock);
+	grtrace_config_show(m);
+	mutex_unlock(&grtrace_lock);
+	return 0;
+}
+
+static ssize_t config_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char *buf;
+	int ret;
+
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&grtrace_lock);
+	ret = grtrace_config_set(buf);
+	mutex_unlock(&grtrace_lock);
+	kfree(buf);
+	return ret ?: count;
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct grtrace_pcpu *s;
+	u64 total = 0;
+	int i;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&grtrace_lock);
+	grtrace_stats_sum(s);
+	for (i = 0; i < GRTRACE_NR_DROPS; i++)
+		total += s->dropped[i];
+	seq_printf(m, "enabled=%d\n", grtrace_enabled);
+	seq_printf(m, "session=%llu\n", grtrace_session);
+	seq_printf(m, "emitted=%llu\n", s->emitted);
+	seq_printf(m, "written=%llu\n", s->written);
+	seq_printf(m, "bytes_written=%llu\n", s->bytes);
+	seq_printf(m, "dropped_total=%llu\n", total);
+	for (i = 0; i < GRTRACE_NR_DROPS; i++)
+		seq_printf(m, "dropped_%s=%llu\n", grtrace_drop_names[i],
+			   s->dropped[i]);
+	seq_printf(m, "control_written=%llu\n", s->ctl_written);
+	seq_printf(m, "control_dropped=%llu\n", s->ctl_dropped);
+	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
+	seq_printf(m, "buffer_size=%lu\n", grtrace_buffer_size);
+	mutex_unlock(&grtrace_lock);
+	kfree(s);
+	return 0;
+}
+
+static const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES] = {
+	[GRTRACE_EV_SUBMIT]		= "submit",
+	[GRTRACE_EV_COMMIT]		= "commit",
+	[GRTRACE_EV_START]		= "start",
+	[GRTRACE_EV_END]		= "end",
+	[GRTRACE_EV_COMPLETE]		= "complete",
+	[GRTRACE_EV_CTX_SWITCH]		= "ctx_switch",
+	[GRTRACE_EV_IRQ]		= "irq",
+	[GRTRACE_EV_SYNC_WAIT_ENTER]	= "sync_wait_enter",
+	[GRTRACE_EV_SYNC_WAIT_EXIT]	= "sync_wait_exit",
+	[GRTRACE_EV_ERROR]		= "error",
+};
+
+static int events_by_type_show(struct seq_file *m, void *v)
+{
+	struct grtrace_pcpu *s;
+	int t;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	mutex_lock(&grtrace_lock);
+	grtrace_stats_sum(s);
+	mutex_unlock(&grtrace_lock);
+	seq_printf(m, "%-16s %12s %12s\n", "type", "emitted", "written");
+	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
+		if (grtrace_type_names[t])
+			seq_printf(m, "%-16s %12llu %12llu\n",
+				   grtrace_type_names[t], s->type_emitted[t],
+				   s->type_written[t]);
+	kfree(s);
+	return 0;
+}
+
+static int rings_show(struct seq_file *m, void *v)
+{
+	grtrace_rings_show(m);
+	return 0;
+}
+
+static int version_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "version=" GRTRACE_VERSION "\n");
+	seq_printf(m, "format_version=%d\n", GRTRACE_FORMAT_VERSION);
+	return 0;
+}
+
+static int buffer_size_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%lu\n", READ_ONCE(grtrace_buffer_size));
+	return 0;
+}
+
+static ssize_t buffer_size_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	unsigned long size;
+	char *buf;
+	int ret;
+
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = grtrace_parse_buffer_size(strim(buf), &size);
+	kfree(buf);
+	if (ret)
+		return ret;
+	mutex_lock(&grtrace_lock);
+	ret = grtrace_resize_locked(size);
+	mutex_unlock(&grtrace_lock);
+	return ret ?: count;
+}
+
+struct grtrace_emit {
+	u16 type;
+	u16 engine;
+	u32 ring_id;
+	u64 ctx;
+	u64 seqno;
+	u64 aux[2];
+};
+
+static int grtrace_parse_u64(const char *s, u64 *v)
+{
+	s64 neg;
+
+	if (!kstrtou64(s, 0, v))
+		return 0;
+	/* aux values may be negative errnos: keep the two's complement. */
+	if (*s == '-' && !kstrtos64(s, 0, &neg)) {
+		*v = (u64)neg;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* "[emit] TYPE CTX ENGINE RING SEQNO [AUX0 [AUX1]]" */
+static int grtrace_parse_emit(char *line, struct grtrace_emit *e)
+{
+	char *tok[9];
+	int n = 0, i, t;
+	u64 v[7] = {};
+
+	while (n < ARRAY_SIZE(tok) && (tok[n] = strsep(&line, " \t")))
+		if (*tok[n])
+			n++;
+	i = (n && !strcmp(tok[0], "emit")) ? 1 : 0;
+	if (line || n - i < 5 || n - i > 7)
+		return -EINVAL;
+	/* The name table has holes, so match_string() would stop early. */
+	for (t = 0; t < ARRAY_SIZE(grtrace_type_names); t++)
+		if (grtrace_type_names[t] && !strcmp(grtrace_type_names[t], tok[i]))
+			break;
+	if (t == ARRAY_SIZE(grtrace_type_names))
+		return -EINVAL;
+	for (n -= i + 1; n > 0; n--)
+		if (grtrace_parse_u64(tok[i + n], &v[n]))
+			return -EINVAL;
+	if (v[2] >= GRTRACE_ENGINE_NR || v[3] >= GRTRACE_MAX_RINGS)
+		return -EINVAL;
+	e->type = t;
+	e->ctx = v[1];
+	e->engine = v[2];
+	e->ring_id = v[3];
+	e->seqno = v[4];
+	e->aux[0] = v[5];
+	e->aux[1] = v[6];
+	return 0;
+}
+
+/*
+ * Inject events through the same event path as the adapters.  A write holds
+ * one event per line; if any line is malformed nothing is emitted.
+ */
+static ssize_t emit_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	struct grtrace_emit *ev;
+	char *buf, *p, *line;
+	int i, n = 0, nr = 1, ret = 0;
+
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_EMIT);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	for (p = buf; *p; p++)
+		nr += *p == '\n';
+	ev = kcalloc(nr, sizeof(*ev), GFP_KERNEL);
+	if (!ev) {
+		kfree(buf);
+		return -ENOMEM;
+	}
+	p = buf;
+	while ((line = strsep(&p, "\n"))) {
+		line = strim(line);
+		if (!*line)
+			continue;
+		ret = grtrace_parse_emit(line, &ev[n]);
+		if (ret) {
+			pr_debug("emit: bad line '%s'\n", line);
+			break;
+		}
+		n++;
+	}
+	if (!ret && !n)
+		ret = -EINVAL;
+	for (i = 0; !ret && i < n; i++)
+		grtrace_event(ev[i].type, ev[i].ring_id, ev[i].engine,
+			      ev[i].ctx, ev[i].seqno, ev[i].aux[0],
+			      ev[i].aux[1]);
+	kfree(ev);
+	kfree(buf);
+	return ret ?: count;
+}
+
+DEFINE_SHOW_ATTRIBUTE(stats);
+DEFINE_SHOW_ATTRIBUTE(events_by_type);
+DEFINE_SHOW_ATTRIBUTE(rings);
+DEFINE_SHOW_ATTRIBUTE(version);
+
+#define GRTRACE_RW_ATTRIBUTE(__name)					\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return single_open(file, __name ## _show, inode->i_private);	\
+}									\
+static const struct file_operations __name ## _fops = {		\
+	.owner		= THIS_MODULE,					\
+	.open		= __name ## _open,				\
+	.read		= seq_read,					\
+	.write		= __name ## _write,				\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
+
+GRTRACE_RW_ATTRIBUTE(control);
+GRTRACE_RW_ATTRIBUTE(config);
+GRTRACE_RW_ATTRIBUTE(buffer_size);
+
+static const struct file_operations emit_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= emit_write,
+	.llseek	= noop_llseek,
+};
+
+static void grtrace_create_files(struct dentry *dir)
+{
+	debugfs_create_file("control", 0600, dir, NULL, &control_fops);
+	debugfs_create_file("config", 0600, dir, NULL, &config_fops);
+	debugfs_create_file("buffer_size", 0600, dir, NULL, &buffer_size_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	debugfs_create_file("events_by_type", 0400, dir, NULL,
+			    &events_by_type_fops);
+	debugfs_create_file("rings", 0400, dir, NULL, &rings_fops);
+	debugfs_create_file("version", 0400, dir, NULL, &version_fops);
+	if (emit_enable)
+		debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);
+}
+
+static int __init grtrace_init(void)
+{
+	struct dentry *dir;
+	int ret;
+
+	if (grtrace_check_buffer_size(buffer_size)) {
+		pr_err("buffer_size=%lu: must be a multiple of 32K in [64K, 256M]\n",
+		       buffer_size);
+		return -EINVAL;
+	}
+	grtrace_buffer_size = buffer_size;
+	grtrace_config_defaults();
+
+	dir = debugfs_create_dir("grtrace", NULL);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	ret = grtrace_core_init(dir);
+	if (ret)
+		goto err;
+	grtrace_create_files(dir);
+	grtrace_debugfs = dir;
+	return 0;
+err:
+	debugfs_remove(dir);
+	return ret;
+}
+
+static void __exit grtrace_exit(void)
+{
+	/*
+	 * No file is open here (each holds a module reference), so nothing
+	 * can start tracing again.  The relay files go with the channel.
+	 */
+	grtrace_core_exit();
+	debugfs_remove(grtrace_debugfs);
+}
+
+module_init(grtrace_init);
+module_exit(grtrace_exit);
+
+MODULE_DESCRIPTION("GPU ring trace: per-job GPU scheduling events over relay");
+MODULE_LICENSE("GPL");

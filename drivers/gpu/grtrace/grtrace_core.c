@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace: GPU ring trace, the event path and its relay channel.
+ */
+
+/**
+ * DOC: Overview
+ *
+ * grtrace records the life of GPU jobs (submit, commit to a ring, start,
+ * end, completion, dependency waits, errors) from the tracepoints drivers
+ * already have, into one compact binary stream per CPU.
+ *
+ * The objects are few.  Adapters (one small module per driver) translate
+ * tracepoint hits into calls of the exported grtrace_submit() ...
+ * grtrace_error() functions, naming the job by its dma-fence
+ * ``context:seqno`` and the ring by an id obtained from
+ * grtrace_ring_register().  Each call enters the event path, which runs
+ * with interrupts disabled on the calling CPU, never sleeps and takes no
+ * lock: it checks the settings (enabled, level, filters), stamps the record
+ * with a timestamp, a global sequence number ``gseq`` and a per-CPU
+ * sequence number ``cseq``, and copies it into that CPU's relay buffer.
+ * Userspace reads ``events<cpu>`` in debugfs.
+ *
+ * The one invariant: every call into the event path ends as exactly one of
+ * "written" or a named drop reason, counted per CPU, so that
+ * ``emitted == written + sum(dropped_*)`` holds exactly once the path is
+ * quiet, and a reader can always tell whether its trace is complete.
+ *
+ * Every start of tracing writes a STREAM_INFO record and then a METADATA
+ * record (the ring table) before any event of the session, so each session
+ * in a stream describes itself.  The relay buffers run in no-overwrite mode:
+ * when the reader falls behind, new events are dropped and counted as
+ * ``buffer_full``, old ones are never overwritten.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/irqflags.h>
+#include <linux/module.h>
+#include <linux/relay.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "grtrace_internal.h"
+
+DEFINE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
+
+/* Protects the settings, the channel and the start/stop state. */
+DEFINE_MUTEX(grtrace_lock);
+/* Serialises readers of the events files against each other. */
+static DEFINE_MUTEX(grtrace_read_lock);
+
+bool grtrace_enabled;
+u64 grtrace_session;
+unsigned long grtrace_buffer_size;
+
+static atomic64_t grtrace_gseq = ATOMIC64_INIT(0);
+static struct rchan *grtrace_chan;
+static struct dentry *grtrace_dir;
+static const struct file_operations grtrace_events_fops;
+
+#define GRTRACE_NR_SUBBUFS	8
+
+u64 grtrace_now(void)
+{
+	if (READ_ONCE(grtrace_cfg.clock_id) == GRTRACE_CLOCK_BOOTTIME)
+		return ktime_get_boottime_ns();
+	return ktime_get_ns();
+}
+
+static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
+			     struct grtrace_pcpu *pc)
+{
+	hdr->type = type;
+	hdr->size = size;
+	hdr->cpu = smp_processor_id();
+	hdr->flags = 0;
+	hdr->ts = grtrace_now();
+	hdr->gseq = atomic64_inc_return(&grtrace_gseq) - 1;
+	hdr->cseq = pc->cseq++;
+}
+
+/*
+ * Copy one complete record into this CPU's buffer.  Called with interrupts
+ * disabled, so nothing else writes to this CPU's buffer meanwhile.
+ * Returns false when the buffer is full.
+ */
+static bool grtrace_copy(struct rchan *chan, struct grtrace_pcpu *pc,
+			 const void *rec, u16 size)
+{
+	void *slot = relay_reserve(chan, size);
+
+	if (unlikely(!slot))
+		return false;
+	memcpy(slot, rec, size);
+	/*
+	 * Readers never read past @committed, so they cannot see a slot
+	 * that is reserved but not yet filled.
+	 */
+	smp_store_release(&pc->committed, pc->committed + size);
+	return true;
+}
+
+static int grtrace_drop_reason(u16 type, u32 ring_id, u16 engine)
+{
+	u32 level = READ_ONCE(grtrace_cfg.level);
+	s32 ring = READ_ONCE(grtrace_cfg.filter_ring_id);
+
+	if (unlikely(!READ_ONCE(grtrace_enabled) || level == GRTRACE_LEVEL_OFF))
+		return GRTRACE_DROP_DISABLED;
+	if (level < GRTRACE_LEVEL_VERBOSE && (BIT(type) & GRTRACE_VERBOSE_TYPES))
+		return GRTRACE_DROP_LEVEL;
+	if (!(READ_ONCE(grtrace_cfg.filter_type_mask) & BIT(type)))
+		return GRTRACE_DROP_FILTERED_TYPE;
+	if (engine >= GRTRACE_ENGINE_NR ||
+	    !(READ_ONCE(grtrace_cfg.filter_engine_mask) & BIT(engine)))
+		return GRTRACE_DROP_FILTERED_ENGINE;
+	if (ring >= 0 && ring != ring_id)
+		return GRTRACE_DROP_FILTERED_RING;
+	return -1;
+}
+
+/**
+ * grtrace_event() - the event path: account, filter and write one event
+ * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES
+ * @ring_id: ring of the job
+ * @engine: enum grtrace_engine of the ring
+ * @ctx: fence context of the job
+ * @seqno: fence seqno of the job
+ * @aux0: type-specific, see enum grtrace_type
+ * @aux1: type-specific, see enum grtrace_type
+ *
+ * Safe from any context, hard interrupts included; never sleeps.  Ends as
+ * exactly one of written or one drop reason in this CPU's counters.
+ */
+void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
+		   u64 aux0, u64 aux1)
+{
+	struct grtrace_job_event ev;
+	struct grtrace_pcpu *pc;
+	struct rchan *chan;
+	unsigned long flags;
+	int reason;
+
+	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES))
+		return;
+
+	local_irq_save(flags);
+	pc = this_cpu_ptr(&grtrace_pcpu);
+	pc->emitted++;
+	pc->type_emitted[type]++;
+
+	reason = grtrace_drop_reason(type, ring_id, engine);
+	if (unlikely(reason >= 0))
+		goto drop;
+
+	/* Only NULL while stopped: start publishes it before enabling. */
+	chan = READ_ONCE(grtrace_chan);
+	if (unlikely(!chan)) {
+		reason = GRTRACE_DROP_DISABLED;
+		goto drop;
+	}
+	grtrace_fill_hdr(&ev.hdr, type, sizeof(ev), pc);
+	ev.ctx = ctx;
+	ev.seqno = seqno;
+	ev.ring_id = ring_id;
+	ev.engine = engine;
+	ev.reserved = 0;
+	ev.aux0 = aux0;
+	ev.aux1 = aux1;
+
+	/*
+	 * gseq was taken before the copy: a full buffer leaves a gap in gseq
+	 * exactly where events were lost, which the reader reports.
+	 */
+	if (unlikely(!grtrace_copy(chan, pc, &ev, sizeof(ev)))) {
+		reason = GRTRACE_DROP_BUFFER_FULL;
+		goto drop;
+	}
+	pc->written++;
+	pc->type_written[type]++;
+	pc->bytes += sizeof(ev);
+	local_irq_restore(flags);
+	return;
+
+drop:
+	pc->dropped[reason]++;
+	local_irq_restore(flags);
+}
+
+/**
+ * grtrace_write_control() - write a control record on this CPU
+ * @rec: the record; its header's type and size are filled in by the caller
+ * @size: size of @rec in bytes, a multiple of %GRTRACE_ALIGN
+ *
+ * Stamps the header like an event's and copies the record, bypassing every
+ * filter.  Context: may be called with grtrace_lock held, from any context.
+ * Return: 0, -ENODEV when no channel exists, -E2BIG when the record cannot
+ * fit a sub-buffer, -ENOSPC when the buffer is full (counted).
+ */
+int grtrace_write_control(const void *rec, u16 size)
+{
+	struct grtrace_hdr *hdr = (struct grtrace_hdr *)rec;
+	struct grtrace_pcpu *pc;
+	struct rchan *chan;
+	unsigned long flags;
+	int ret = 0;
+
+	chan = READ_ONCE(grtrace_chan);
+	if (!chan)
+		return -ENODEV;
+	if (size > chan->subbuf_size)
+		return -E2BIG;
+
+	local_irq_save(flags);
+	pc = this_cpu_ptr(&grtrace_pcpu);
+	grtrace_fill_hdr(hdr, hdr->type, size, pc);
+	if (grtrace_copy(chan, pc, rec, size)) {
+		pc->ctl_written++;
+	} else {
+		pc->ctl_dropped++;
+		ret = -ENOSPC;
+	}
+	local_irq_restore(flags);
+	return ret;
+}
+
+static int grtrace_write_stream_info(void)
+{
+	struct grtrace_stream_info si = {
+		.hdr.type = GRTRACE_REC_STREAM_INFO,
+		.magic = GRTRACE_MAGIC,
+		.version = GRTRACE_FORMAT_VERSION,
+		.hdr_size = sizeof(struct grtrace_hdr),
+		.clock_id = grtrace_cfg.clock_id,
+		.nr_cpus = num_possible_cpus(),
+		.features = GRTRACE_FEAT_GSEQ | GRTRACE_FEAT_CSEQ |
+			    GRTRACE_FEAT_RING_REC,
+		.session_id = grtrace_session,
+	};
+
+	return grtrace_write_control(&si, sizeof(si));
+}
+
+/*
+ * Relay callbacks.  No-overwrite mode: refuse to switch to a sub-buffer the
+ * reader has not consumed yet, so relay_reserve() fails and the event is
+ * counted as buffer_full instead of destroying older data.
+ */
+static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
+				void *prev_subbuf, size_t prev_padding)
+{
+	return !relay_buf_full(buf);
+}
+
+static struct dentry *grtrace_create_buf_file(const char *filename,
+					      struct dentry *parent,
+					      umode_t mode,
+					      struct rchan_buf *buf,
+					      int *is_global)
+{
+	return debugfs_create_file(filename, 0400, parent, buf,
+				   &grtrace_events_fops);
+}
+
+static int grtrace_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks grtrace_relay_cb = {
+	.subbuf_start		= grtrace_subbuf_start,
+	.create_buf_file	= grtrace_create_buf_file,
+	.remove_buf_file	= grtrace_remove_buf_file,
+};
+
+/*
+ * read(2) of an events<cpu> file.  relay can hand out bytes that a writer
+ * on another CPU has reserved but not filled yet: clamp every read to the
+ * bytes of complete records.  Returns 0 when nothing is available now.
+ */
+static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	struct rchan_buf *buf = file->private_data;
+	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
+	ssize_t ret;
+	u64 avail;
+
+	mutex_lock(&grtrace_read_lock);
+	/* Pairs with the release in grtrace_copy(): the bytes are filled. */
+	avail = smp_load_acquire(&pc->committed) - pc->consumed;
+	count = min_t(u64, count, avail);
+	ret = 0;
+	if (count)
+		ret = relay_file_operations.read(file, ubuf, count, ppos);
+	if (ret > 0)
+		pc->consumed += ret;
+	mutex_unlock(&grtrace_read_lock);
+	return ret;
+}
+
+/*
+ * relay's own file operations, less mmap and splice, which would bypass
+ * the clamp of grtrace_events_read().
+ */
+static int grtrace_events_open(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.open(inode, file);
+}
+
+static __poll_t grtrace_events_poll(struct file *file, poll_table *wait)
+{
+	return relay_file_operations.poll(file, wait);
+}
+
+static int grtrace_events_release(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.release(inode, file);
+}
+
+static const struct file_operations grtrace_events_fops = {
+	.owner		= THIS_MODULE,
+	.open		= grtrace_events_open,
+	.poll		= grtrace_events_poll,
+	.read		= grtrace_events_read,
+	.release	= grtrace_events_release,
+	.llseek		= no_llseek,
+};
+
+static int grtrace_open_channel(unsigned long size)
+{
+	struct rchan *chan;
+	int cpu;
+
+	/* Fresh buffers: reset the per-CPU read bookkeeping with them. */
+	for_each_possible_cpu(cpu) {
+		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+
+		pc->committed = 0;
+		pc->consumed = 0;
+	}
+	chan = relay_open("events", grtrace_dir, size / GRTRACE_NR_SUBBUFS,
+			  GRTRACE_NR_SUBBUFS, &grtrace_relay_cb, NULL);
+	if (!chan)
+		return -ENOMEM;
+	WRITE_ONCE(grtrace_chan, chan);
+	return 0;
+}
+
+static void grtrace_close_channel(void)
+{
+	struct rchan *chan = grtrace_chan;
+
+	if (!chan)
+		return;
+	WRITE_ONCE(grtrace_chan, NULL);
+	/* Event paths run with interrupts off: wait for those in flight. */
+	synchronize_rcu();
+	mutex_lock(&grtrace_read_lock);
+	relay_close(chan);
+	mutex_unlock(&grtrace_read_lock);
+}
+
+/**
+ * grtrace_start_locked() - start a tracing session
+ *
+ * Writes STREAM_INFO and METADATA, then enables the event path, so both
+ * records carry the lowest gseq of the session.
+ * Context: grtrace_lock held.
+ * Return: 0, -EALREADY if started, or the error of the first record.
+ */
+int grtrace_start_locked(void)
+{
+	int ret;
+
+	lockdep_assert_held(&grtrace_lock);
+	if (grtrace_enabled)
+		return -EALREADY;
+
+	grtrace_session++;
+	ret = grtrace_write_stream_info();
+	if (!ret)
+		ret = grtrace_rings_write_metadata();
+	if (ret) {
+		pr_debug("start failed: %d (buffer full? read events* or rewrite buffer_size)\n",
+			 ret);
+		return ret;
+	}
+	WRITE_ONCE(grtrace_enabled, true);
+	return 0;
+}
+
+/**
+ * grtrace_stop_locked() - stop the session and make its tail readable
+ *
+ * Context: grtrace_lock held; sleeps.
+ */
+void grtrace_stop_locked(void)
+{
+	lockdep_assert_held(&grtrace_lock);
+	if (!grtrace_enabled)
+		return;
+	WRITE_ONCE(grtrace_enabled, false);
+	/* Let events that saw "enabled" finish before flushing behind them. */
+	synchronize_rcu();
+	relay_flush(grtrace_chan);
+}
+
+/**
+ * grtrace_resize_locked() - replace the buffers with ones of a new size
+ * @size: bytes per CPU, already validated
+ *
+ * Unread data in the old buffers is discarded; open events files of the
+ * old channel return errors from then on.
+ * Context: grtrace_lock held, tracing stopped.
+ * Return: 0, -EBUSY while tracing, -ENOMEM.
+ */
+int grtrace_resize_locked(unsigned long size)
+{
+	unsigned long old = grtrace_buffer_size;
+	int ret;
+
+	lockdep_assert_held(&grtrace_lock);
+	if (grtrace_enabled)
+		return -EBUSY;
+	grtrace_close_channel();
+	ret = grtrace_open_channel(size);
+	if (ret) {
+		/* Keep a working channel of the old size if we can. */
+		if (!grtrace_open_channel(old))
+			return ret;
+		pr_warn("no relay channel: %d\n", ret);
+		return ret;
+	}
+	grtrace_buffer_size = size;
+	return 0;
+}
+
+int grtrace_core_init(struct dentry *dir)
+{
+	grtrace_dir = dir;
+	return grtrace_open_channel(grtrace_buffer_size);
+}
+
+void grtrace_core_exit(void)
+{
+	mutex_lock(&grtrace_lock);
+	grtrace_stop_locked();
+	grtrace_close_channel();
+	mutex_unlock(&grtrace_lock);
+}
+
+/*
+ * The exported API.  Each function is one event; the ring's engine class
+ * comes from the ring registry.  All are safe from any context, hard
+ * interrupts included, never sleep and cost a few hundred ns when written
+ * (less when dropped).
+ */
+
+/**
+ * grtrace_submit() - a job was accepted from userspace
+ * @ring_id: ring the job is queued for, from grtrace_ring_register()
+ * @ctx: dma-fence context of the job's finished fence
+ * @seqno: dma-fence seqno of the job's finished fence
+ */
+void grtrace_submit(u32 ring_id, u64 ctx, u64 seqno)
+{
+	grtrace_event(GRTRACE_EV_SUBMIT, ring_id, grtrace_ring_engine(ring_id),
+		      ctx, seqno, 0, 0);
+}
+EXPORT_SYMBOL_GPL(grtrace_submit);
+
+/**
+ * grtrace_commit() - a job was handed to the hardware ring
+ * @ring_id: ring the job runs on
+ * @ctx: dma-fence context of the job
+ * @seqno: dma-fence seqno of the job
+ */
+void grtrace_commit(u32 ring_id, u64 ctx, u64 seqno)
+{
+	grtrace_event(GRTRACE_EV_COMMIT, ring_id, grtrace_ring_engine(ring_id),
+		      ctx, seqno, 0, 0);
+}
+EXPORT_SYMBOL_GPL(grtrace_commit);
+
+/**
+ * grtrace_start() - the hardware began executing a job
+ * @ring_id: ring the job runs on
+ * @ctx: dma-fence context of the job
+ * @seqno: dma-fence seqno of the job
+ *
+ * Only for drivers that can observe it; readers derive an effective start
+ * for in-order rings otherwise.
+ */
+void grtrace_start(u32 ring_id, u64 ctx, u64 seqno)
+{
+	grtrace_event(GRTRACE_EV_START, ring_id, grtrace_ring_engine(ring_id),
+		      ctx, seqno, 0, 0);
+}
+EXPORT_SYMBOL_GPL(grtrace_start);
+
+/**
+ * grtrace_end() - the hardware finished a job (its hardware fence signalled)
+ * @ring_id: ring the job ran on
+ * @ctx: dma-fence context of the job
+ * @seqno: dma-fence seqno of the job
+ */
+void grtrace_end(u32 ring_id, u64 ctx, u64 seqno)
+{
+	grtrace_event(GRTRACE_EV_END, ring_id, grtrace_ring_engine(ring_id),
+		      ctx, seqno, 0, 0);
+}
+EXPORT_SYMBOL_GPL(grtrace_end);
+
+/**
+ * grtrace_complete() - a job's completion was delivered or retired
+ * @ring_id: ring the job ran on
+ * @ctx: dma-fence context of the job
+ * @seqno: dma-fence seqno of the job
+ */
+void grtrace_complete(u32 ring_id, u64 ctx, u64 seqno)
+{
+	grtrace_event(GRTRACE_EV_COMPLETE, ring_id,
+		      grtrace_ring_engine(ring_id), ctx, seqno, 0, 0);
+}
+EXPORT_SYMBOL_GPL(grtrace_complete);
+
+/**
+ * grtrace_ctx_switch() - a ring switched from one context to another
+ * @ring_id: the ring
+ * @from_ctx: context that ran before, recorded in aux0
+ * @to_ctx: context that runs now, recorded as the event's ctx
+ *
+ * Verbose-only: dropped as "level" unless level=verbose.
+ */
+void grtrace_ctx_switch(u32 ring_id, u64 from_ctx, u64 to_ctx)
+{
+	grtrace_event(GRTRACE_EV_CTX_SWITCH, ring_id,
+		      grtrace_ring_engine(ring_id), to_ctx, 0, from_ctx, 0);
+}
+EXPORT_SYMBOL_GPL(grtrace_ctx_switch);
+
+/**
+ * grtrace_irq() - a GPU interrupt was handled
+ * @ring_id: ring the interrupt belongs to, if known
+ * @src_id: driver's interrupt source id, recorded in aux0
+ * @src_data: driver's interrupt data, recorded in aux1
+ *
+ * Verbose-only: dropped as "level" unless level=verbose.
+ */
+void grtrace_irq(u32 ring_id, u64 src_id, u64 src_data)
+{
+	grtrace_event(GRTRACE_EV_IRQ, ring_id, grtrace_ring_engine(ring_id),
+		      0, 0, src_id, src_data);
+}
+EXPORT_SYMBOL_GPL(grtrace_irq);
+
+/**
+ * grtrace_sync_wait_enter() - a job started waiting on another fence
+ * @ring_id: ring of the waiting job
+ * @ctx: dma-fence context of the waiting job
+ * @seqno: dma-fence seqno of the waiting job
+ * @dep_ctx: context of the fence waited on, recorded in aux0
+ * @dep_seqno: seqno of the fence waited on, recorded in aux1
+ */
+void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno,
+			     u64 dep_ctx, u64 dep_seqno)
+{
+	grtrace_event(GRTRACE_EV_SYNC_WAIT_ENTER, ring_id,
+		      grtrace_ring_engine(ring_id), ctx, seqno, dep_ctx,
+		      dep_seqno);
+}
+EXPORT_SYMBOL_GPL(grtrace_sync_wait_enter);
+
+/**
+ * grtrace_sync_wait_exit() - the fence a job waited on signalled
+ * @ring_id: ring of the waiting job
+ * @ctx: dma-fence context of the waiting job
+ * @seqno: dma-fence seqno of the waiting job
+ * @dep_ctx: context of the fence waited on, recorded in aux0
+ * @dep_seqno: seqno of the fence waited on, recorded in aux1
+ */
+void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno,
+			    u64 dep_ctx, u64 dep_seqno)
+{
+	grtrace_event(GRTRACE_EV_SYNC_WAIT_EXIT, ring_id,
+		      grtrace_ring_engine(ring_id), ctx, seqno, dep_ctx,
+		      dep_seqno);
+}
+EXPORT_SYMBOL_GPL(grtrace_sync_wait_exit);
+
+/**
+ * grtrace_error() - a job timed out, caused a reset or was found guilty
+ * @ring_id: ring of the job
+ * @ctx: dma-fence context of the job
+ * @seqno: dma-fence seqno of the job
+ * @err: negative errno, e.g. -ETIME; recorded in aux0 as two's complement
+ * @reason: driver-specific detail, recorded in aux1
+ */
+void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason)
+{
+	grtrace_event(GRTRACE_EV_ERROR, ring_id, grtrace_ring_engine(ring_id),
+		      ctx, seqno, (u64)(s64)err, reason);
+}
+EXPORT_SYMBOL_GPL(grtrace_error);
