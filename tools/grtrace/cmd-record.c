@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace record: drain the per-CPU relay files into one stream file.
+ *
+ * One thread per CPU reads its events<cpu> file into a carry buffer and
+ * appends the whole records in it to the output file as one chunk, under a
+ * lock.  A read may stop inside a record; the tail stays in the carry
+ * buffer until the rest arrives.  The output is therefore a sequence of
+ * whole records, grouped in per-CPU chunks; "grtrace dump" orders them by
+ * gseq.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grtrace.h"
+#include "stream.h"
+#include "util.h"
+
+#define READ_CHUNK	(1u << 20)	/* bytes asked of one read() */
+#define POLL_MS		100		/* drain partial sub-buffers this often */
+#define MAX_CPUS	4096
+
+static const char record_help[] =
+	"Usage: grtrace record -o FILE [-d SECONDS]\n"
+	"\n"
+	"Record the event streams of all CPUs into FILE until Ctrl-C (SIGINT),\n"
+	"SIGTERM, or the duration given with -d.  If tracing is stopped, record\n"
+	"starts it and stops it again at the end; if it is already started, it\n"
+	"is left running.  The counts of records written and of records the\n"
+	"kernel dropped are printed at the end.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE       file to write; '-' is standard output\n"
+	"  -d, --duration SECONDS  stop after this long (fractions allowed)\n"
+	"  -h, --help              show this help\n";
+
+static const struct option record_opts[] = {
+	{ "output",   required_argument, NULL, 'o' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "help",     no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct cpu_reader {
+	unsigned int cpu;
+	int fd;
+	char path[4096];
+	pthread_t thread;
+	uint8_t *carry;		/* READ_CHUNK + GRTRACE_MAX_RECORD bytes */
+	size_t carry_len;
+	uint64_t consumed;	/* stream offset of carry[0] */
+	uint64_t records;
+	uint64_t events;
+	uint64_t bytes;
+	int failed;
+};
+
+static struct {
+	int out_fd;
+	const char *out_name;
+	pthread_mutex_t lock;
+	int stop_pipe[2];
+	atomic_int stopping;	/* set once tracing is stopped (or left on) */
+	atomic_int final_until_empty;	/* final drain may read to EOF */
+	atomic_int abort;	/* a fatal error in a reader */
+} rec = {
+	.out_fd = -1,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.stop_pipe = { -1, -1 },
+};
+
+/* Append @len bytes of whole records to the output file. */
+static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len)
+{
+	int ret;
+
+	pthread_mutex_lock(&rec.lock);
+	ret = write_all(rec.out_fd, buf, len);
+	if (ret < 0)
+		err_errno("cannot write %s", rec.out_name);
+	pthread_mutex_unlock(&rec.lock);
+	if (ret < 0) {
+		atomic_store(&rec.abort, 1);
+		r->failed = 1;
+		return -1;
+	}
+	r->bytes += len;
+	return 0;
+}
+
+/*
+ * Write out the whole records at the front of the carry buffer.  On a
+ * corrupt record, the records before it are still written.
+ */
+static int flush_whole(struct cpu_reader *r)
+{
+	char why[GR_WHY_LEN];
+	uint64_t records = 0, events = 0;
+	size_t off = 0;
+	long sz = 0;
+
+	while (off < r->carry_len) {
+		struct gr_rec h;
+
+		sz = gr_check_record(r->carry + off, r->carry_len - off,
+				     why, sizeof(why));
+		if (sz <= 0)
+			break;
+		gr_parse_hdr(r->carry + off, &h);
+		records++;
+		if (gr_type_is_job(h.type))
+			events++;
+		off += (size_t)sz;
+	}
+	if (off) {
+		if (emit(r, r->carry, off) < 0)
+			return -1;
+		r->records += records;
+		r->events += events;
+		memmove(r->carry, r->carry + off, r->carry_len - off);
+		r->carry_len -= off;
+		r->consumed += off;
+	}
+	if (sz < 0) {
+		err_msg("%s: corrupt record at byte %" PRIu64 ": %s; no longer reading this CPU",
+			r->path, r->consumed, why);
+		r->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read what is available now.  Returns the number of bytes read, or -1 on
+ * an error (reported).  With @final and tracing still on elsewhere, stop
+ * at the first short read so that a busy producer cannot keep us here.
+ */
+static ssize_t drain(struct cpu_reader *r, int final)
+{
+	ssize_t total = 0;
+
+	for (;;) {
+		size_t room = READ_CHUNK + GRTRACE_MAX_RECORD - r->carry_len;
+		ssize_t n;
+
+		if (room > READ_CHUNK)
+			room = READ_CHUNK;
+		n = read(r->fd, r->carry + r->carry_len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return total;
+			err_errno("cannot read %s", r->path);
+			r->failed = 1;
+			return -1;
+		}
+		if (n == 0)
+			return total;
+		r->carry_len += (size_t)n;
+		total += n;
+		if (flush_whole(r) < 0)
+			return -1;
+		if (final && !atomic_load(&rec.final_until_empty) &&
+		    (size_t)n < room)
+			return total;
+		if (atomic_load(&rec.abort))
+			return -1;
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct cpu_reader *r = arg;
+	int fd_useless = 0;	/* poll says readable but read gives nothing */
+
+	for (;;) {
+		struct pollfd pfd[2];
+		ssize_t got;
+		int nfds = 0;
+
+		got = drain(r, 0);
+		if (got < 0)
+			return NULL;
+		if (got > 0)
+			fd_useless = 0;
+		if (atomic_load(&rec.stopping)) {
+			drain(r, 1);
+			return NULL;
+		}
+		if (atomic_load(&rec.abort))
+			return NULL;
+
+		pfd[nfds].fd = rec.stop_pipe[0];
+		pfd[nfds++].events = POLLIN;
+		if (!fd_useless) {
+			pfd[nfds].fd = r->fd;
+			pfd[nfds++].events = POLLIN;
+		}
+		if (poll(pfd, (nfds_t)nfds, POLL_MS) < 0 && errno != EINTR) {
+			err_errno("cannot poll %s", r->path);
+			r->failed = 1;
+			return NULL;
+		}
+		/*
+		 * A readable fd right after a read returned nothing (as for a
+		 * regular file at EOF) would make this loop spin: wait on the
+		 * stop pipe and the timeout alone until data shows up again.
+		 */
+		if (nfds == 2 && pfd[1].revents && got == 0)
+			fd_useless = 1;
+	}
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The CPU numbers of the events<cpu> files, sorted; count or -1. */
+static int list_event_files(unsigned int *cpus, int max)
+{
+	const char *dir = debugfs_dir();
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		err_debugfs(dir, "cannot open");
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		const char *p = de->d_name;
+		unsigned long v;
+		char *end;
+
+		if (strncmp(p, "events", 6) || p[6] < '0' || p[6] > '9')
+			continue;
+		errno = 0;
+		v = strtoul(p + 6, &end, 10);
+		if (*end || errno || v >= MAX_CPUS)
+			continue;
+		if (n == max) {
+			err_msg("%s: more than %d events files", dir, max);
+			closedir(d);
+			return -1;
+		}
+		cpus[n++] = (unsigned int)v;
+	}
+	closedir(d);
+	if (!n) {
+		err_msg("no events<cpu> files in %s (is grtrace.ko loaded?)",
+			dir);
+		return -1;
+	}
+	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_uint);
+	return n;
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wait for SIGINT/SIGTERM (blocked), the deadline, or a reader's abort. */
+static void wait_for_stop(const sigset_t *sigs, double duration)
+{
+	double deadline = duration > 0 ? now_sec() + duration : 0;
+
+	for (;;) {
+		struct timespec ts = { 0, POLL_MS * 1000000L };
+		int sig;
+
+		if (duration > 0) {
+			double left = deadline - now_sec();
+
+			if (left <= 0)
+				return;
+			if (left < POLL_MS / 1000.0) {
+				ts.tv_sec = 0;
+				ts.tv_nsec = (long)(left * 1e9);
+			}
+		}
+		sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig > 0)
+			return;
+		if (atomic_load(&rec.abort))
+			return;
+	}
+}
+
+static int stats_is_dropped(const char *key)
+{
+	return !strncmp(key, "dropped_", 8) && strcmp(key, "dropped_total");
+}
+
+static uint64_t delta(uint64_t before, uint64_t after)
+{
+	/* A counter that went down was reset: all of it is new. */
+	return after >= before ? after - before : after;
+}
+
+static void print_summary(const struct cpu_reader *rd, int n,
+			  const struct gr_stats *before,
+			  const struct gr_stats *after, int have_stats)
+{
+	uint64_t records = 0, events = 0, bytes = 0, dropped = 0, total;
+	char reasons[1024] = "";
+	size_t rl = 0;
+	int i, found;
+
+	for (i = 0; i < n; i++) {
+		records += rd[i].records;
+		events += rd[i].events;
+		bytes += rd[i].bytes;
+	}
+	err_msg("recorded %" PRIu64 " records (%" PRIu64 " events) to %s, %" PRIu64 " bytes",
+		records, events, rec.out_name, bytes);
+	if (!have_stats) {
+		err_msg("dropped: unknown (the stats file could not be read)");
+		return;
+	}
+	if (stats_get(before, "session", &found) !=
+	    stats_get(after, "session", NULL) && found)
+		err_msg("warning: tracing was restarted during the recording (session %" PRIu64 " -> %" PRIu64 ")",
+			stats_get(before, "session", NULL),
+			stats_get(after, "session", NULL));
+	for (i = 0; i < after->n; i++) {
+		const char *key = after->ent[i].key;
+		uint64_t d;
+
+		if (!stats_is_dropped(key))
+			continue;
+		d = delta(stats_get(before, key, NULL), after->ent[i].val);
+		dropped += d;
+		if (d && rl < sizeof(reasons))
+			rl += (size_t)snprintf(reasons + rl, sizeof(reasons) - rl,
+					       "%s%s %" PRIu64, rl ? ", " : "",
+					       key + 8, d);
+	}
+	total = delta(stats_get(before, "dropped_total", NULL),
+		      stats_get(after, "dropped_total", &found));
+	if (found && total > dropped)
+		dropped = total;	/* a reason this tool does not list */
+	if (!dropped) {
+		err_msg("dropped: 0");
+		return;
+	}
+	err_msg("dropped: %" PRIu64 " (%s)", dropped,
+		reasons[0] ? reasons : "reason not reported");
+	err_msg("WARNING: %" PRIu64 " records were DROPPED by the kernel; this recording is INCOMPLETE.",
+		dropped);
+	err_msg("WARNING: to lose fewer: raise the per-CPU buffer (echo buffer_size=<bytes> > %s/config while stopped),",
+		debugfs_dir());
+	err_msg("WARNING: record to a faster disk (e.g. tmpfs), or trace fewer events (sampling or filters).");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct cpu_reader *rd;
+	struct gr_stats before, after;
+	unsigned int cpus[MAX_CPUS];
+	const char *output = NULL;
+	double duration = 0;
+	int have_stats = 1, started = 0, state, n, i, c, ret = 0;
+	sigset_t sigs, oldsigs;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:d:h", record_opts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(duration) ||
+			    duration <= 0 || duration > 1e9)
+				usage_error("record", "record: invalid duration '%s'",
+					    optarg);
+			break;
+		case 'h':
+			fputs(record_help, stdout);
+			return 0;
+		case ':':
+			usage_error("record", "record: option '%s' needs an argument",
+				    argv[optind - 1]);
+		default:
+			usage_error("record", "record: unknown option '%s'",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("record", "record: unexpected argument '%s'",
+			    argv[optind]);
+	if (!output)
+		usage_error("record", "record: an output file is required (-o FILE)");
+
+	n = list_event_files(cpus, MAX_CPUS);
+	if (n < 0)
+		return 1;
+	state = control_state();
+	if (state < 0)
+		return 1;
+
+	rd = calloc((size_t)n, sizeof(*rd));
+	if (!rd)
+		fatal("out of memory");
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "events%u", cpus[i]);
+		rd[i].cpu = cpus[i];
+		debugfs_path(rd[i].path, sizeof(rd[i].path), name);
+		rd[i].fd = open(rd[i].path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (rd[i].fd < 0) {
+			err_debugfs(rd[i].path, "cannot open");
+			while (i-- > 0) {
+				close(rd[i].fd);
+				free(rd[i].carry);
+			}
+			free(rd);
+			return 1;
+		}
+		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
+	}
+
+	if (!strcmp(output, "-")) {
+		rec.out_fd = STDOUT_FILENO;
+		rec.out_name = "<stdout>";
+	} else {
+		rec.out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+				  0644);
+		rec.out_name = output;
+		if (rec.out_fd < 0)
+			fatal_errno("cannot create %s", output);
+	}
+	if (pipe(rec.stop_pipe) < 0)
+		fatal_errno("pipe");
+
+	/* Readers inherit the mask; the main thread takes the signals. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &oldsigs);
+
+	if (!state) {
+		if (control_write("start") < 0)
+			return 1;
+		started = 1;
+	}
+	if (stats_read(&before) < 0)
+		have_stats = 0;
+
+	for (i = 0; i < n; i++) {
+		int err = pthread_create(&rd[i].thread, NULL, reader_main, &rd[i]);
+
+		if (err) {
+			errno = err;
+			err_errno("cannot create a thread for %s", rd[i].path);
+			atomic_store(&rec.abort, 1);
+			n = i;
+			break;
+		}
+	}
+	if (duration > 0)
+		err_msg("recording %d CPU%s to %s for %g s (Ctrl-C to stop early)",
+			n, n == 1 ? "" : "s", rec.out_name, duration);
+	else
+		err_msg("recording %d CPU%s to %s (Ctrl-C to stop)",
+			n, n == 1 ? "" : "s", rec.out_name);
+
+	if (!atomic_load(&rec.abort))
+		wait_for_stop(&sigs, duration);
+
+	if (have_stats && stats_read(&after) < 0)
+		have_stats = 0;
+	if (started) {
+		if (control_write("stop") < 0)
+			ret = 1;
+		else
+			atomic_store(&rec.final_until_empty, 1);
+	}
+	atomic_store(&rec.stopping, 1);
+	if (write(rec.stop_pipe[1], "x", 1) < 0)
+		err_errno("cannot wake the readers");
+	for (i = 0; i < n; i++)
+		pthread_join(rd[i].thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
+
+	for (i = 0; i < n; i++) {
+		if (rd[i].failed)
+			ret = 1;
+		if (rd[i].carry_len && !rd[i].failed) {
+			err_msg("%s: the stream ends inside a record: %zu bytes at byte %" PRIu64 " were not written",
+				rd[i].path, rd[i].carry_len, rd[i].consumed);
+			ret = 1;
+		}
+	}
+	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
+		err_errno("cannot write %s", rec.out_name);
+		ret = 1;
+	}
+	print_summary(rd, n, &before, &after, have_stats);
+	if (atomic_load(&rec.abort))
+		err_msg("recording FAILED: %s is incomplete", rec.out_name);
+
+	for (i = 0; i < n; i++) {
+		close(rd[i].fd);
+		free(rd[i].carry);
+	}
+	free(rd);
+	close(rec.stop_pipe[0]);
+	close(rec.stop_pipe[1]);
+	return ret;
+}

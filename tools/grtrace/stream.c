@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace stream decoder.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stream.h"
+
+#define FIELD_SIZE(type, member)	sizeof(((type *)0)->member)
+
+_Static_assert(sizeof(struct grtrace_hdr) == GR_HDR_SIZE, "hdr size");
+_Static_assert(sizeof(struct grtrace_job_event) == 72, "job event size");
+_Static_assert(sizeof(struct grtrace_stream_info) == 64, "stream info size");
+_Static_assert(sizeof(struct grtrace_metadata) == 104, "metadata size");
+_Static_assert(sizeof(struct grtrace_ring_desc) == 80, "ring desc size");
+_Static_assert(sizeof(struct grtrace_ring_record) == 112, "ring record size");
+_Static_assert(GRTRACE_MAX_RECORD <= UINT16_MAX, "max record fits in size");
+
+static const char *const type_names[] = {
+	[GRTRACE_EV_SUBMIT]		= "SUBMIT",
+	[GRTRACE_EV_COMMIT]		= "COMMIT",
+	[GRTRACE_EV_START]		= "START",
+	[GRTRACE_EV_END]		= "END",
+	[GRTRACE_EV_COMPLETE]		= "COMPLETE",
+	[GRTRACE_EV_CTX_SWITCH]		= "CTX_SWITCH",
+	[GRTRACE_EV_IRQ]		= "IRQ",
+	[GRTRACE_EV_SYNC_WAIT_ENTER]	= "SYNC_WAIT_ENTER",
+	[GRTRACE_EV_SYNC_WAIT_EXIT]	= "SYNC_WAIT_EXIT",
+	[GRTRACE_EV_ERROR]		= "ERROR",
+};
+
+static const char *const engine_names[GRTRACE_ENGINE_NR] = {
+	[GRTRACE_ENGINE_UNKNOWN]	= "unknown",
+	[GRTRACE_ENGINE_GFX]		= "gfx",
+	[GRTRACE_ENGINE_COMPUTE]	= "compute",
+	[GRTRACE_ENGINE_COPY]		= "copy",
+	[GRTRACE_ENGINE_VIDEO]		= "video",
+	[GRTRACE_ENGINE_DISPLAY]	= "display",
+	[GRTRACE_ENGINE_CONTROL]	= "control",
+};
+
+int gr_type_is_job(uint16_t type)
+{
+	return type < sizeof(type_names) / sizeof(type_names[0]) &&
+	       type_names[type] != NULL;
+}
+
+const char *gr_type_name(uint16_t type, char *buf, size_t len)
+{
+	if (gr_type_is_job(type))
+		return type_names[type];
+	switch (type) {
+	case GRTRACE_REC_STREAM_INFO:
+		return "STREAM_INFO";
+	case GRTRACE_REC_METADATA:
+		return "METADATA";
+	case GRTRACE_REC_RING:
+		return "RING";
+	}
+	snprintf(buf, len, "TYPE_0x%x", (unsigned int)type);
+	return buf;
+}
+
+const char *gr_engine_name(uint16_t engine, char *buf, size_t len)
+{
+	if (engine < GRTRACE_ENGINE_NR)
+		return engine_names[engine];
+	snprintf(buf, len, "%u", (unsigned int)engine);
+	return buf;
+}
+
+const char *gr_clock_name(uint32_t clock, char *buf, size_t len)
+{
+	switch (clock) {
+	case GRTRACE_CLOCK_MONOTONIC:
+		return "monotonic";
+	case GRTRACE_CLOCK_BOOTTIME:
+		return "boottime";
+	}
+	snprintf(buf, len, "%" PRIu32, clock);
+	return buf;
+}
+
+size_t gr_type_min_size(uint16_t type)
+{
+	if (gr_type_is_job(type))
+		return sizeof(struct grtrace_job_event);
+	switch (type) {
+	case GRTRACE_REC_STREAM_INFO:
+		return sizeof(struct grtrace_stream_info);
+	case GRTRACE_REC_METADATA:
+		return sizeof(struct grtrace_metadata);
+	case GRTRACE_REC_RING:
+		return sizeof(struct grtrace_ring_record);
+	}
+	return 0;
+}
+
+void gr_parse_hdr(const uint8_t *p, struct gr_rec *rec)
+{
+	rec->data = p;
+	rec->type = gr_le16(p + offsetof(struct grtrace_hdr, type));
+	rec->size = gr_le16(p + offsetof(struct grtrace_hdr, size));
+	rec->cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
+	rec->flags = gr_le16(p + offsetof(struct grtrace_hdr, flags));
+	rec->ts = gr_le64(p + offsetof(struct grtrace_hdr, ts));
+	rec->gseq = gr_le64(p + offsetof(struct grtrace_hdr, gseq));
+	rec->cseq = gr_le64(p + offsetof(struct grtrace_hdr, cseq));
+}
+
+static void set_msg(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_msg(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!buf || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+long gr_check_record(const uint8_t *p, size_t avail, char *errmsg,
+		     size_t errlen)
+{
+	struct gr_rec rec;
+	char tbuf[16];
+	size_t min;
+
+	if (avail < GR_HDR_SIZE) {
+		set_msg(errmsg, errlen,
+			"only %zu of the %u header bytes present",
+			avail, GR_HDR_SIZE);
+		return 0;
+	}
+	gr_parse_hdr(p, &rec);
+	if (rec.size < GR_HDR_SIZE) {
+		set_msg(errmsg, errlen,
+			"size %u is smaller than the %u-byte header",
+			(unsigned int)rec.size, GR_HDR_SIZE);
+		return -1;
+	}
+	if (rec.size % GRTRACE_ALIGN) {
+		set_msg(errmsg, errlen, "size %u is not a multiple of %u",
+			(unsigned int)rec.size, GRTRACE_ALIGN);
+		return -1;
+	}
+	if (rec.size > GRTRACE_MAX_RECORD) {
+		set_msg(errmsg, errlen,
+			"size %u exceeds the maximum record size %u",
+			(unsigned int)rec.size, GRTRACE_MAX_RECORD);
+		return -1;
+	}
+	min = gr_type_min_size(rec.type);
+	if (rec.size < min) {
+		set_msg(errmsg, errlen,
+			"%s record of size %u is smaller than its %zu-byte struct",
+			gr_type_name(rec.type, tbuf, sizeof(tbuf)),
+			(unsigned int)rec.size, min);
+		return -1;
+	}
+	/* Corrupt beats truncated: all checks above need only the header. */
+	if (rec.type == GRTRACE_REC_METADATA) {
+		uint64_t nr, rsz, table;
+
+		/* The fixed part fits (min above) once the record is whole. */
+		if (avail < min)
+			goto check_avail;
+		nr = gr_le32(p + offsetof(struct grtrace_metadata, nr_rings));
+		rsz = gr_le16(p + offsetof(struct grtrace_metadata, ring_size));
+		if (nr && rsz < sizeof(struct grtrace_ring_desc)) {
+			set_msg(errmsg, errlen,
+				"METADATA ring_size %" PRIu64 " is smaller than the %zu-byte ring entry",
+				rsz, sizeof(struct grtrace_ring_desc));
+			return -1;
+		}
+		table = nr * rsz;
+		if (table > rec.size - min) {
+			set_msg(errmsg, errlen,
+				"METADATA ring table (%" PRIu64 " x %" PRIu64 " bytes) does not fit in the %u-byte record",
+				nr, rsz, (unsigned int)rec.size);
+			return -1;
+		}
+	}
+check_avail:
+	if (rec.size > avail) {
+		set_msg(errmsg, errlen, "size %u but only %zu bytes left",
+			(unsigned int)rec.size, avail);
+		return 0;
+	}
+	return rec.size;
+}
+
+void gr_iter_init(struct gr_iter *it, const void *buf, size_t len)
+{
+	memset(it, 0, sizeof(*it));
+	it->buf = buf;
+	it->len = len;
+}
+
+int gr_iter_next(struct gr_iter *it, struct gr_rec *rec)
+{
+	char why[GR_WHY_LEN];
+	size_t avail;
+	long ret;
+
+	if (it->status != GR_ERR_NONE)
+		return -1;
+	if (it->pos >= it->len)
+		return 0;
+	avail = it->len - it->pos;
+	ret = gr_check_record(it->buf + it->pos, avail, why, sizeof(why));
+	if (ret <= 0) {
+		it->status = ret == 0 ? GR_ERR_TRUNCATED : GR_ERR_CORRUPT;
+		it->err_offset = it->base + it->pos;
+		snprintf(it->errmsg, sizeof(it->errmsg),
+			 "%s record at byte %" PRIu64 ": %s",
+			 ret == 0 ? "truncated" : "corrupt", it->err_offset, why);
+		return -1;
+	}
+	gr_parse_hdr(it->buf + it->pos, rec);
+	rec->offset = it->base + it->pos;
+	it->pos += (size_t)ret;
+	return 1;
+}
+
+static void copy_str(char *dst, size_t dstlen, const uint8_t *src,
+		     size_t srclen)
+{
+	size_t n = 0;
+
+	while (n < srclen && n + 1 < dstlen && src[n])
+		n++;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int gr_decode_job(const struct gr_rec *rec, struct gr_job *job)
+{
+	const uint8_t *p = rec->data;
+
+	if (!gr_type_is_job(rec->type) ||
+	    rec->size < sizeof(struct grtrace_job_event))
+		return -1;
+	job->ctx = gr_le64(p + offsetof(struct grtrace_job_event, ctx));
+	job->seqno = gr_le64(p + offsetof(struct grtrace_job_event, seqno));
+	job->ring_id = gr_le32(p + offsetof(struct grtrace_job_event, ring_id));
+	job->engine = gr_le16(p + offsetof(struct grtrace_job_event, engine));
+	job->reserved = gr_le16(p + offsetof(struct grtrace_job_event, reserved));
+	job->aux0 = gr_le64(p + offsetof(struct grtrace_job_event, aux0));
+	job->aux1 = gr_le64(p + offsetof(struct grtrace_job_event, aux1));
+	return 0;
+}
+
+int gr_decode_stream_info(const struct gr_rec *rec, struct gr_stream_info *si)
+{
+	const uint8_t *p = rec->data;
+
+	if (rec->type != GRTRACE_REC_STREAM_INFO ||
+	    rec->size < sizeof(struct grtrace_stream_info))
+		return -1;
+	si->magic = gr_le32(p + offsetof(struct grtrace_stream_info, magic));
+	si->version = gr_le16(p + offsetof(struct grtrace_stream_info, version));
+	si->hdr_size = gr_le16(p + offsetof(struct grtrace_stream_info, hdr_size));
+	si->clock_id = gr_le32(p + offsetof(struct grtrace_stream_info, clock_id));
+	si->nr_cpus = gr_le32(p + offsetof(struct grtrace_stream_info, nr_cpus));
+	si->features = gr_le64(p + offsetof(struct grtrace_stream_info, features));
+	si->session_id = gr_le64(p + offsetof(struct grtrace_stream_info, session_id));
+	return 0;
+}
+
+int gr_decode_metadata(const struct gr_rec *rec, struct gr_metadata *md)
+{
+	const uint8_t *p = rec->data;
+
+	if (rec->type != GRTRACE_REC_METADATA ||
+	    rec->size < sizeof(struct grtrace_metadata))
+		return -1;
+	md->nr_rings = gr_le32(p + offsetof(struct grtrace_metadata, nr_rings));
+	md->ring_size = gr_le16(p + offsetof(struct grtrace_metadata, ring_size));
+	md->reserved = gr_le16(p + offsetof(struct grtrace_metadata, reserved));
+	copy_str(md->kernel, sizeof(md->kernel),
+		 p + offsetof(struct grtrace_metadata, kernel),
+		 FIELD_SIZE(struct grtrace_metadata, kernel));
+	/* Same rule as gr_check_record(), for records that skipped it. */
+	if (md->nr_rings &&
+	    (md->ring_size < sizeof(struct grtrace_ring_desc) ||
+	     (uint64_t)md->nr_rings * md->ring_size >
+	     rec->size - sizeof(struct grtrace_metadata)))
+		return -1;
+	return 0;
+}
+
+static void decode_ring_desc(const uint8_t *p, struct gr_ring *ring)
+{
+	ring->ring_id = gr_le32(p + offsetof(struct grtrace_ring_desc, ring_id));
+	ring->engine = gr_le16(p + offsetof(struct grtrace_ring_desc, engine));
+	ring->instance = gr_le16(p + offsetof(struct grtrace_ring_desc, instance));
+	copy_str(ring->driver, sizeof(ring->driver),
+		 p + offsetof(struct grtrace_ring_desc, driver),
+		 FIELD_SIZE(struct grtrace_ring_desc, driver));
+	copy_str(ring->device, sizeof(ring->device),
+		 p + offsetof(struct grtrace_ring_desc, device),
+		 FIELD_SIZE(struct grtrace_ring_desc, device));
+	copy_str(ring->name, sizeof(ring->name),
+		 p + offsetof(struct grtrace_ring_desc, name),
+		 FIELD_SIZE(struct grtrace_ring_desc, name));
+}
+
+int gr_decode_metadata_ring(const struct gr_rec *rec,
+			    const struct gr_metadata *md, uint32_t i,
+			    struct gr_ring *ring)
+{
+	size_t off;
+
+	if (rec->type != GRTRACE_REC_METADATA || i >= md->nr_rings ||
+	    md->ring_size < sizeof(struct grtrace_ring_desc))
+		return -1;
+	off = sizeof(struct grtrace_metadata) + (size_t)i * md->ring_size;
+	if (off + sizeof(struct grtrace_ring_desc) > rec->size)
+		return -1;
+	decode_ring_desc(rec->data + off, ring);
+	return 0;
+}
+
+int gr_decode_ring(const struct gr_rec *rec, struct gr_ring *ring)
+{
+	if (rec->type != GRTRACE_REC_RING ||
+	    rec->size < sizeof(struct grtrace_ring_record))
+		return -1;
+	decode_ring_desc(rec->data + offsetof(struct grtrace_ring_record, ring),
+			 ring);
+	return 0;
+}
+
+void gr_escape(const char *s, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!len)
+		return;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x21 && c <= 0x7e && c != '\\') {
+			if (o + 1 >= len)
+				break;
+			buf[o++] = (char)c;
+		} else {
+			if (o + 4 >= len)
+				break;
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[c >> 4];
+			buf[o++] = hex[c & 15];
+		}
+	}
+	buf[o] = '\0';
+}

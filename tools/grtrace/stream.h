@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace stream decoder: walks the records of a grtrace byte stream with
+ * validation and decodes each known record type.
+ *
+ * Nothing here assumes the host is little-endian or that the buffer is
+ * aligned: every field is loaded byte by byte at the offset the uapi
+ * structs give it.
+ */
+#ifndef GRTRACE_STREAM_H
+#define GRTRACE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/grtrace.h>
+
+#define GR_HDR_SIZE		32u
+#define GR_ERRMSG_LEN		256
+#define GR_WHY_LEN		160	/* a reason, without the "at byte" prefix */
+
+/* One record as found by the iterator; @data points into the buffer. */
+struct gr_rec {
+	const uint8_t *data;
+	size_t offset;		/* byte offset of the record in the stream */
+	uint16_t type;
+	uint16_t size;
+	uint16_t cpu;
+	uint16_t flags;
+	uint64_t ts;
+	uint64_t gseq;
+	uint64_t cseq;
+};
+
+enum gr_status {
+	GR_ERR_NONE = 0,
+	GR_ERR_TRUNCATED,	/* the data ends inside a record */
+	GR_ERR_CORRUPT,		/* a record violates the format */
+};
+
+struct gr_iter {
+	const uint8_t *buf;
+	size_t len;
+	size_t pos;		/* offset of the next record */
+	uint64_t base;		/* stream offset of buf[0], for messages */
+	enum gr_status status;
+	uint64_t err_offset;	/* stream offset of the bad record */
+	/* "corrupt record at byte 1234: size 12 is not a multiple of 8" */
+	char errmsg[GR_ERRMSG_LEN];
+};
+
+void gr_iter_init(struct gr_iter *it, const void *buf, size_t len);
+
+/*
+ * Next record: returns 1 and fills @rec, 0 at a clean end of data, -1 on a
+ * truncated or corrupt record (it->status, it->err_offset, it->errmsg).
+ * After -1 every further call returns -1 again.  Records of unknown type
+ * are returned too; callers skip what they do not know.
+ */
+int gr_iter_next(struct gr_iter *it, struct gr_rec *rec);
+
+/*
+ * Validate one record at @p with @avail bytes available.  Returns the
+ * record size (> 0) if it is whole and valid, 0 if more bytes are needed
+ * to tell (truncated), or -1 if it is corrupt; @errmsg (may be NULL) gets
+ * the reason, worded after "... at byte N: ".
+ */
+long gr_check_record(const uint8_t *p, size_t avail, char *errmsg,
+		     size_t errlen);
+
+/* Minimal size of a record of @type, or 0 for an unknown type. */
+size_t gr_type_min_size(uint16_t type);
+/* True for SUBMIT .. ERROR. */
+int gr_type_is_job(uint16_t type);
+/* "SUBMIT", ..., "RING"; unknown types get "TYPE_0x7777" in @buf. */
+const char *gr_type_name(uint16_t type, char *buf, size_t len);
+/* "gfx", ...; out of range values get their number in @buf. */
+const char *gr_engine_name(uint16_t engine, char *buf, size_t len);
+/* "monotonic", "boottime", else the number in @buf. */
+const char *gr_clock_name(uint32_t clock, char *buf, size_t len);
+
+struct gr_job {
+	uint64_t ctx;
+	uint64_t seqno;
+	uint32_t ring_id;
+	uint16_t engine;
+	uint16_t reserved;
+	uint64_t aux0;
+	uint64_t aux1;
+};
+
+struct gr_stream_info {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;
+	uint32_t clock_id;
+	uint32_t nr_cpus;
+	uint64_t features;
+	uint64_t session_id;
+};
+
+/* String fields are copied NUL-terminated even if the stream's are not. */
+struct gr_ring {
+	uint32_t ring_id;
+	uint16_t engine;
+	uint16_t instance;
+	char driver[sizeof(((struct grtrace_ring_desc *)0)->driver) + 1];
+	char device[sizeof(((struct grtrace_ring_desc *)0)->device) + 1];
+	char name[sizeof(((struct grtrace_ring_desc *)0)->name) + 1];
+};
+
+struct gr_metadata {
+	uint32_t nr_rings;
+	uint16_t ring_size;
+	uint16_t reserved;
+	char kernel[sizeof(((struct grtrace_metadata *)0)->kernel) + 1];
+};
+
+/*
+ * Decoders for records returned by gr_iter_next() (or accepted by
+ * gr_check_record()).  Each returns 0, or -1 if @rec is not of its type.
+ */
+int gr_decode_job(const struct gr_rec *rec, struct gr_job *job);
+int gr_decode_stream_info(const struct gr_rec *rec, struct gr_stream_info *si);
+int gr_decode_metadata(const struct gr_rec *rec, struct gr_metadata *md);
+/* Entry @i (< md->nr_rings) of the METADATA ring table. */
+int gr_decode_metadata_ring(const struct gr_rec *rec,
+			    const struct gr_metadata *md, uint32_t i,
+			    struct gr_ring *ring);
+int gr_decode_ring(const struct gr_rec *rec, struct gr_ring *ring);
+
+/* Header fields of the record at @p (at least GR_HDR_SIZE bytes). */
+void gr_parse_hdr(const uint8_t *p, struct gr_rec *rec);
+
+/*
+ * Write @s to @buf (capacity @len) as dump prints strings: bytes outside
+ * '!'..'~', and '\', become \xNN.  Truncates safely.
+ */
+void gr_escape(const char *s, char *buf, size_t len);
+
+static inline uint16_t gr_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t gr_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+	       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t gr_le64(const uint8_t *p)
+{
+	return (uint64_t)gr_le32(p) | (uint64_t)gr_le32(p + 4) << 32;
+}
+
+#endif /* GRTRACE_STREAM_H */

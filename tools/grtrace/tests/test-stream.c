@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the stream decoder.
+ *
+ * Usage: test-stream GOLDEN_DIR
+ *
+ * Prints one "ok NAME" or "not ok NAME" line per test, with "# ..."
+ * diagnostics; tests/run-tests.sh numbers them into TAP.  Every buffer
+ * handed to the decoder is malloc'd at its exact length so that the
+ * sanitizers catch any read past its end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../stream.h"
+
+static const char *golden_dir;
+static int failures;
+static int cur_failed;
+
+static void check_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void check_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	cur_failed = 1;
+}
+
+#define CHECK(cond) do {						\
+	if (!(cond))							\
+		check_fail(__FILE__, __LINE__, "check failed: %s", #cond); \
+} while (0)
+
+#define CHECK_U64(a, b) do {						\
+	uint64_t a_ = (a), b_ = (b);					\
+	if (a_ != b_)							\
+		check_fail(__FILE__, __LINE__, "%s == %" PRIu64		\
+			   ", expected %" PRIu64, #a, a_, b_);		\
+} while (0)
+
+#define CHECK_STR(a, b) do {						\
+	const char *a_ = (a), *b_ = (b);				\
+	if (strcmp(a_, b_))						\
+		check_fail(__FILE__, __LINE__, "%s == \"%s\", expected \"%s\"", \
+			   #a, a_, b_);					\
+} while (0)
+
+static void run(const char *name, void (*fn)(void))
+{
+	cur_failed = 0;
+	fn();
+	printf("%s %s\n", cur_failed ? "not ok" : "ok", name);
+	fflush(stdout);
+	if (cur_failed)
+		failures++;
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static uint8_t *dup_exact(const uint8_t *p, size_t len)
+{
+	uint8_t *q = malloc(len ? len : 1);
+
+	if (!q) {
+		perror("malloc");
+		exit(2);
+	}
+	if (len)
+		memcpy(q, p, len);
+	return q;
+}
+
+static uint8_t *load_golden(const char *name, size_t *lenp)
+{
+	char path[4096];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	long size;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", golden_dir, name);
+	f = fopen(path, "rb");
+	if (!f) {
+		printf("# cannot open %s: %s\n", path, strerror(errno));
+		cur_failed = 1;
+		*lenp = 0;
+		return NULL;
+	}
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+		rewind(f);
+		buf = malloc((size_t)size);
+		if (buf)
+			len = fread(buf, 1, (size_t)size, f);
+	}
+	fclose(f);
+	if (!buf || len == 0) {
+		printf("# cannot read %s\n", path);
+		cur_failed = 1;
+		free(buf);
+		*lenp = 0;
+		return NULL;
+	}
+	*lenp = len;
+	return buf;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* A builder for synthetic streams, independent of the decoder. */
+struct sb {
+	uint8_t buf[4096];
+	size_t len;
+};
+
+/* Append a record of @size bytes (header filled, payload zero). */
+static uint8_t *sb_rec(struct sb *b, uint16_t type, uint16_t size,
+		       uint64_t gseq)
+{
+	uint8_t *p = b->buf + b->len;
+	/* odd and huge sizes get just a header */
+	size_t body = size < 32 || size > 1024 ? 32 : size;
+
+	memset(p, 0, body);
+	put16(p, type);
+	put16(p + 2, size);
+	put16(p + 4, 3);		/* cpu */
+	put64(p + 8, 1000 + gseq);	/* ts */
+	put64(p + 16, gseq);
+	put64(p + 24, gseq);		/* cseq */
+	b->len += body;
+	return p;
+}
+
+static uint8_t *sb_job(struct sb *b, uint16_t type, uint16_t size,
+		       uint64_t gseq)
+{
+	uint8_t *p = sb_rec(b, type, size, gseq);
+
+	put64(p + 32, 77);		/* ctx */
+	put64(p + 40, 5);		/* seqno */
+	put32(p + 48, 2);		/* ring_id */
+	put16(p + 52, 3);		/* engine: copy */
+	put64(p + 56, (uint64_t)-62);	/* aux0 */
+	put64(p + 64, 9);		/* aux1 */
+	return p;
+}
+
+/* Iterate a copy of @len bytes of @p; returns records seen. */
+static int walk(const uint8_t *p, size_t len, struct gr_iter *it,
+		struct gr_rec *recs, int max, int *retp)
+{
+	uint8_t *copy = dup_exact(p, len);
+	struct gr_rec rec;
+	int n = 0, ret;
+
+	gr_iter_init(it, copy, len);
+	while ((ret = gr_iter_next(it, &rec)) > 0) {
+		if (n < max) {
+			recs[n] = rec;
+			recs[n].data = NULL;	/* copy is freed below */
+		}
+		n++;
+	}
+	*retp = ret;
+	/* A failed iterator stays failed. */
+	if (ret < 0 && gr_iter_next(it, &rec) != -1)
+		check_fail(__FILE__, __LINE__, "iterator did not stay failed");
+	free(copy);
+	return n;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_golden_emit_basic(void)
+{
+	static const uint16_t types[] = {
+		0x100, 0x101, 1, 2, 3, 4, 5, 8, 9, 10,
+	};
+	struct gr_stream_info si;
+	struct gr_metadata md;
+	struct gr_job job;
+	struct gr_iter it;
+	struct gr_rec rec;
+	uint8_t *buf;
+	size_t len;
+	int n = 0;
+
+	buf = load_golden("emit-basic.bin", &len);
+	if (!buf)
+		return;
+	CHECK_U64(len, 64 + 104 + 8 * 72);
+	gr_iter_init(&it, buf, len);
+	while (gr_iter_next(&it, &rec) > 0) {
+		if (n >= 10) {
+			n++;
+			continue;
+		}
+		CHECK_U64(rec.type, types[n]);
+		CHECK_U64(rec.gseq, (uint64_t)n);
+		CHECK_U64(rec.cseq, (uint64_t)n);
+		CHECK_U64(rec.ts, 0);
+		CHECK_U64(rec.cpu, 0);
+		CHECK_U64(rec.flags, 0);
+		if (n == 0) {
+			CHECK(gr_decode_stream_info(&rec, &si) == 0);
+			CHECK_U64(si.magic, GRTRACE_MAGIC);
+			CHECK_U64(si.version, 1);
+			CHECK_U64(si.hdr_size, 32);
+			CHECK_U64(si.clock_id, GRTRACE_CLOCK_MONOTONIC);
+			CHECK_U64(si.nr_cpus, 0);
+			CHECK_U64(si.features, 7);
+			CHECK_U64(si.session_id, 1);
+			CHECK(gr_decode_job(&rec, &job) == -1);
+		} else if (n == 1) {
+			CHECK(gr_decode_metadata(&rec, &md) == 0);
+			CHECK_U64(md.nr_rings, 0);
+			CHECK_U64(md.ring_size, 80);
+			CHECK_STR(md.kernel, "");
+		} else {
+			CHECK(gr_decode_job(&rec, &job) == 0);
+			CHECK_U64(job.ctx, n == 9 ? 101 : 100);
+			CHECK_U64(job.engine, n == 9 ? 2 : 1);
+			CHECK_U64(job.ring_id, n == 9 ? 1 : 0);
+			CHECK_U64(job.seqno, n == 9 ? 5 : n >= 7 ? 2 : 1);
+			CHECK_U64(job.aux0, n == 9 ? (uint64_t)-62 :
+					    n >= 7 ? 200 : 0);
+			CHECK_U64(job.aux1, n == 7 || n == 8 ? 7 : 0);
+			CHECK_U64(job.reserved, 0);
+		}
+		n++;
+	}
+	CHECK_U64(n, 10);
+	CHECK(it.status == GR_ERR_NONE);
+	free(buf);
+}
+
+static void test_golden_rings(void)
+{
+	struct gr_metadata md;
+	struct gr_ring ring;
+	struct gr_job job;
+	struct gr_iter it;
+	struct gr_rec recs[16];
+	uint8_t *buf;
+	size_t len;
+	int n, ret;
+
+	buf = load_golden("rings.bin", &len);
+	if (!buf)
+		return;
+	n = walk(buf, len, &it, recs, 16, &ret);
+	CHECK_U64(n, 7);
+	CHECK(ret == 0);
+	gr_iter_init(&it, buf, len);
+	for (n = 0; n < 7 && gr_iter_next(&it, &recs[n]) > 0; n++)
+		;
+	CHECK_U64(n, 7);
+	if (n != 7)
+		goto out;
+
+	CHECK_U64(recs[1].type, GRTRACE_REC_METADATA);
+	CHECK(gr_decode_metadata(&recs[1], &md) == 0);
+	CHECK_U64(md.nr_rings, 2);
+	CHECK_U64(md.ring_size, 80);
+	CHECK_STR(md.kernel, "6.1.0-grtrace-test");
+	CHECK(gr_decode_metadata_ring(&recs[1], &md, 1, &ring) == 0);
+	CHECK_U64(ring.ring_id, 1);
+	CHECK_U64(ring.engine, GRTRACE_ENGINE_COPY);
+	CHECK_STR(ring.driver, "amdgpu");
+	CHECK_STR(ring.device, "0000:03:00.0");
+	CHECK_STR(ring.name, "sdma0");
+	CHECK(gr_decode_metadata_ring(&recs[1], &md, 2, &ring) == -1);
+
+	/* SUBMIT of 80 bytes: trailing bytes ignored, next record after it */
+	CHECK_U64(recs[2].type, GRTRACE_EV_SUBMIT);
+	CHECK_U64(recs[2].size, 80);
+	CHECK(gr_decode_job(&recs[2], &job) == 0);
+	CHECK_U64(job.ctx, 42);
+	CHECK_U64(job.seqno, 9);
+	CHECK_U64(job.aux0, 0);
+	CHECK_U64(job.aux1, 0);
+	CHECK_U64(recs[3].offset, recs[2].offset + 80);
+
+	CHECK_U64(recs[3].type, GRTRACE_REC_RING);
+	CHECK(gr_decode_ring(&recs[3], &ring) == 0);
+	CHECK_U64(ring.ring_id, 2);
+	CHECK_U64(ring.instance, 1);
+	CHECK_STR(ring.name, "vcn_dec_1");
+
+	/* unknown type skipped by its size */
+	CHECK_U64(recs[4].type, 0x7777);
+	CHECK_U64(recs[4].size, 48);
+	CHECK_U64(recs[5].offset, recs[4].offset + 48);
+	CHECK_U64(recs[5].type, GRTRACE_EV_COMPLETE);
+out:
+	free(buf);
+}
+
+/*
+ * Every prefix of a golden file either ends on a record boundary and
+ * decodes cleanly, or fails as truncated at the start of the record the
+ * cut falls in, after decoding exactly the records before it.
+ */
+static void truncate_every_length(const char *name)
+{
+	size_t len, bounds[64], nb = 0, l;
+	struct gr_iter it;
+	struct gr_rec rec, recs[1];
+	uint8_t *buf;
+	int bad = 0;
+
+	buf = load_golden(name, &len);
+	if (!buf)
+		return;
+	gr_iter_init(&it, buf, len);
+	bounds[nb++] = 0;
+	while (gr_iter_next(&it, &rec) > 0 && nb < 64)
+		bounds[nb++] = rec.offset + rec.size;
+	CHECK_U64(bounds[nb - 1], len);
+
+	for (l = 0; l <= len && bad < 5; l++) {
+		size_t k = 0;
+		int n, ret;
+
+		while (k + 1 < nb && bounds[k + 1] <= l)
+			k++;
+		n = walk(buf, l, &it, recs, 0, &ret);
+		if (bounds[k] == l) {
+			if (ret != 0 || (size_t)n != k) {
+				printf("# %s cut at %zu: ret %d, %d records, expected clean end after %zu\n",
+				       name, l, ret, n, k);
+				bad++;
+			}
+			continue;
+		}
+		if (ret != -1 || it.status != GR_ERR_TRUNCATED ||
+		    it.err_offset != bounds[k] || (size_t)n != k ||
+		    strncmp(it.errmsg, "truncated record at byte ", 25)) {
+			printf("# %s cut at %zu: ret %d, %d records, status %d offset %" PRIu64 " msg '%s'; expected truncated at %zu after %zu\n",
+			       name, l, ret, n, (int)it.status, it.err_offset,
+			       it.errmsg, bounds[k], k);
+			bad++;
+		}
+	}
+	if (bad)
+		cur_failed = 1;
+	free(buf);
+}
+
+static void test_truncate_emit_basic(void)
+{
+	truncate_every_length("emit-basic.bin");
+}
+
+static void test_truncate_rings(void)
+{
+	truncate_every_length("rings.bin");
+}
+
+/* One valid SUBMIT, then a record whose size field is @size. */
+static void expect_bad_size(uint16_t size, size_t avail_after,
+			    enum gr_status status, const char *msg)
+{
+	struct sb b = { .len = 0 };
+	struct gr_iter it;
+	struct gr_rec recs[2];
+	int n, ret;
+
+	sb_job(&b, GRTRACE_EV_SUBMIT, 72, 1);
+	sb_rec(&b, GRTRACE_EV_COMMIT, size, 2);
+	b.len = 72 + avail_after;
+	n = walk(b.buf, b.len, &it, recs, 2, &ret);
+	CHECK_U64(n, 1);
+	CHECK(ret == -1);
+	CHECK_U64(it.status, status);
+	CHECK_U64(it.err_offset, 72);
+	CHECK_STR(it.errmsg, msg);
+}
+
+static void test_corrupt_sizes(void)
+{
+	expect_bad_size(0, 72, GR_ERR_CORRUPT,
+			"corrupt record at byte 72: size 0 is smaller than the 32-byte header");
+	expect_bad_size(7, 72, GR_ERR_CORRUPT,
+			"corrupt record at byte 72: size 7 is smaller than the 32-byte header");
+	expect_bad_size(33, 72, GR_ERR_CORRUPT,
+			"corrupt record at byte 72: size 33 is not a multiple of 8");
+	expect_bad_size(65535, 72, GR_ERR_CORRUPT,
+			"corrupt record at byte 72: size 65535 is not a multiple of 8");
+	expect_bad_size(65528, 72, GR_ERR_CORRUPT,
+			"corrupt record at byte 72: size 65528 exceeds the maximum record size 8192");
+	expect_bad_size(80, 72, GR_ERR_TRUNCATED,
+			"truncated record at byte 72: size 80 but only 72 bytes left");
+	expect_bad_size(72, 20, GR_ERR_TRUNCATED,
+			"truncated record at byte 72: only 20 of the 32 header bytes present");
+	/* corrupt is reported even when the record is also cut short */
+	expect_bad_size(36, 40, GR_ERR_CORRUPT,
+			"corrupt record at byte 72: size 36 is not a multiple of 8");
+}
+
+static void test_unknown_type_skipped(void)
+{
+	struct sb b = { .len = 0 };
+	struct gr_iter it;
+	struct gr_rec recs[4];
+	char tbuf[16];
+	int n, ret;
+
+	sb_rec(&b, 0x7777, 48, 1);
+	sb_rec(&b, 0, 32, 2);			/* type 0 is unknown too */
+	sb_rec(&b, 11, 40, 3);			/* an unused job type slot */
+	sb_job(&b, GRTRACE_EV_SUBMIT, 72, 4);
+	n = walk(b.buf, b.len, &it, recs, 4, &ret);
+	CHECK_U64(n, 4);
+	CHECK(ret == 0);
+	CHECK_U64(recs[0].type, 0x7777);
+	CHECK_U64(recs[1].offset, 48);
+	CHECK_U64(recs[2].offset, 80);
+	CHECK_U64(recs[3].offset, 120);
+	CHECK_U64(recs[3].gseq, 4);
+	CHECK_U64(recs[3].cpu, 3);
+	CHECK_U64(recs[3].ts, 1004);
+	CHECK_STR(gr_type_name(0x7777, tbuf, sizeof(tbuf)), "TYPE_0x7777");
+	CHECK_STR(gr_type_name(0, tbuf, sizeof(tbuf)), "TYPE_0x0");
+	CHECK_STR(gr_type_name(11, tbuf, sizeof(tbuf)), "TYPE_0xb");
+	CHECK_U64(gr_type_min_size(0x7777), 0);
+	CHECK(!gr_type_is_job(11));
+}
+
+static void test_trailing_fields_ignored(void)
+{
+	struct sb b = { .len = 0 };
+	struct gr_iter it;
+	struct gr_rec rec;
+	struct gr_job job;
+	struct gr_ring ring;
+	uint8_t *p;
+
+	p = sb_job(&b, GRTRACE_EV_ERROR, 88, 1);
+	memset(p + 72, 0xee, 16);
+	p = sb_rec(&b, GRTRACE_REC_RING, 120, 2);
+	put32(p + 32, 4);
+	put16(p + 36, 5);
+	memcpy(p + 40, "drv", 3);
+	memset(p + 56, 'x', 32);	/* device without a NUL */
+	memset(p + 112, 0xee, 8);
+	gr_iter_init(&it, b.buf, b.len);
+	CHECK(gr_iter_next(&it, &rec) == 1);
+	CHECK_U64(rec.size, 88);
+	CHECK(gr_decode_job(&rec, &job) == 0);
+	CHECK_U64(job.ctx, 77);
+	CHECK_U64(job.seqno, 5);
+	CHECK_U64(job.ring_id, 2);
+	CHECK_U64(job.engine, GRTRACE_ENGINE_COPY);
+	CHECK_U64(job.aux0, (uint64_t)-62);
+	CHECK_U64(job.aux1, 9);
+	CHECK(gr_iter_next(&it, &rec) == 1);
+	CHECK_U64(rec.offset, 88);
+	CHECK(gr_decode_ring(&rec, &ring) == 0);
+	CHECK_U64(ring.ring_id, 4);
+	CHECK_U64(ring.engine, GRTRACE_ENGINE_DISPLAY);
+	CHECK_STR(ring.driver, "drv");
+	CHECK_U64(strlen(ring.device), 32);
+	CHECK(gr_iter_next(&it, &rec) == 0);
+}
+
+static void expect_too_small(uint16_t type, uint16_t size, const char *msg)
+{
+	struct sb b = { .len = 0 };
+	struct gr_iter it;
+	struct gr_rec recs[1];
+	int n, ret;
+
+	sb_rec(&b, type, size, 1);
+	sb_job(&b, GRTRACE_EV_SUBMIT, 72, 2);
+	n = walk(b.buf, b.len, &it, recs, 1, &ret);
+	CHECK_U64(n, 0);
+	CHECK_U64(it.status, GR_ERR_CORRUPT);
+	CHECK_U64(it.err_offset, 0);
+	CHECK_STR(it.errmsg, msg);
+}
+
+static void test_smaller_than_struct(void)
+{
+	expect_too_small(GRTRACE_EV_SUBMIT, 64,
+			 "corrupt record at byte 0: SUBMIT record of size 64 is smaller than its 72-byte struct");
+	expect_too_small(GRTRACE_EV_ERROR, 32,
+			 "corrupt record at byte 0: ERROR record of size 32 is smaller than its 72-byte struct");
+	expect_too_small(GRTRACE_REC_STREAM_INFO, 56,
+			 "corrupt record at byte 0: STREAM_INFO record of size 56 is smaller than its 64-byte struct");
+	expect_too_small(GRTRACE_REC_METADATA, 96,
+			 "corrupt record at byte 0: METADATA record of size 96 is smaller than its 104-byte struct");
+	expect_too_small(GRTRACE_REC_RING, 104,
+			 "corrupt record at byte 0: RING record of size 104 is smaller than its 112-byte struct");
+}
+
+static void test_metadata_table(void)
+{
+	struct sb b = { .len = 0 };
+	struct gr_metadata md;
+	struct gr_ring ring;
+	struct gr_iter it;
+	struct gr_rec rec;
+	uint8_t *p;
+	int ret;
+
+	/* entries of 88 bytes: readers step by ring_size */
+	p = sb_rec(&b, GRTRACE_REC_METADATA, 104 + 2 * 88, 1);
+	put32(p + 32, 2);
+	put16(p + 36, 88);
+	memcpy(p + 40, "6.1.0", 5);
+	put32(p + 104, 10);
+	memcpy(p + 104 + 8, "first", 5);
+	put32(p + 104 + 88, 11);
+	put16(p + 104 + 88 + 4, 2);
+	memcpy(p + 104 + 88 + 8, "second", 6);
+	memcpy(p + 104 + 88 + 56, "sq w\\", 5);
+	gr_iter_init(&it, b.buf, b.len);
+	CHECK(gr_iter_next(&it, &rec) == 1);
+	CHECK(gr_decode_metadata(&rec, &md) == 0);
+	CHECK_STR(md.kernel, "6.1.0");
+	CHECK(gr_decode_metadata_ring(&rec, &md, 0, &ring) == 0);
+	CHECK_U64(ring.ring_id, 10);
+	CHECK_STR(ring.driver, "first");
+	CHECK(gr_decode_metadata_ring(&rec, &md, 1, &ring) == 0);
+	CHECK_U64(ring.ring_id, 11);
+	CHECK_U64(ring.engine, GRTRACE_ENGINE_COMPUTE);
+	CHECK_STR(ring.driver, "second");
+	{
+		char esc[64];
+
+		gr_escape(ring.name, esc, sizeof(esc));
+		CHECK_STR(esc, "sq\\x20w\\x5c");
+		gr_escape(ring.name, esc, 5);	/* no room for an escape */
+		CHECK_STR(esc, "sq");
+	}
+
+	/* the table does not fit */
+	put16(p + 2, 104 + 88);
+	b.len = 104 + 88;
+	gr_iter_init(&it, b.buf, b.len);
+	CHECK(gr_iter_next(&it, &rec) == -1);
+	CHECK_STR(it.errmsg,
+		  "corrupt record at byte 0: METADATA ring table (2 x 88 bytes) does not fit in the 192-byte record");
+
+	/* entries smaller than struct grtrace_ring_desc */
+	put16(p + 36, 40);
+	gr_iter_init(&it, b.buf, b.len);
+	CHECK(gr_iter_next(&it, &rec) == -1);
+	CHECK_STR(it.errmsg,
+		  "corrupt record at byte 0: METADATA ring_size 40 is smaller than the 80-byte ring entry");
+
+	/* a huge nr_rings must not overflow the size check */
+	put32(p + 32, 0xffffffff);
+	put16(p + 36, 0xffff);
+	gr_iter_init(&it, b.buf, b.len);
+	CHECK(gr_iter_next(&it, &rec) == -1);
+	CHECK_U64(it.status, GR_ERR_CORRUPT);
+
+	/* no rings: ring_size does not matter */
+	put32(p + 32, 0);
+	put16(p + 36, 0);
+	walk(b.buf, b.len, &it, &rec, 0, &ret);
+	CHECK(ret == 0);
+}
+
+static void test_check_record_incremental(void)
+{
+	struct sb b = { .len = 0 };
+	char why[GR_WHY_LEN];
+	size_t l;
+
+	sb_job(&b, GRTRACE_EV_SUBMIT, 80, 1);
+	for (l = 0; l < 80; l++) {
+		uint8_t *copy = dup_exact(b.buf, l);
+
+		if (gr_check_record(copy, l, why, sizeof(why)) != 0) {
+			printf("# %zu bytes: not 'need more'\n", l);
+			cur_failed = 1;
+		}
+		free(copy);
+	}
+	CHECK(gr_check_record(b.buf, 80, NULL, 0) == 80);
+	CHECK(gr_check_record(b.buf, 200, why, sizeof(why)) == 80);
+}
+
+static void test_names(void)
+{
+	static const char *const types[] = {
+		NULL, "SUBMIT", "COMMIT", "START", "END", "COMPLETE",
+		"CTX_SWITCH", "IRQ", "SYNC_WAIT_ENTER", "SYNC_WAIT_EXIT",
+		"ERROR",
+	};
+	static const char *const engines[] = {
+		"unknown", "gfx", "compute", "copy", "video", "display",
+		"control",
+	};
+	char buf[16];
+	unsigned int i;
+
+	for (i = 1; i <= 10; i++) {
+		CHECK_STR(gr_type_name((uint16_t)i, buf, sizeof(buf)), types[i]);
+		CHECK(gr_type_is_job((uint16_t)i));
+		CHECK_U64(gr_type_min_size((uint16_t)i), 72);
+	}
+	CHECK_STR(gr_type_name(0x100, buf, sizeof(buf)), "STREAM_INFO");
+	CHECK_STR(gr_type_name(0x101, buf, sizeof(buf)), "METADATA");
+	CHECK_STR(gr_type_name(0x102, buf, sizeof(buf)), "RING");
+	CHECK_STR(gr_type_name(0x103, buf, sizeof(buf)), "TYPE_0x103");
+	CHECK(!gr_type_is_job(0x100));
+	for (i = 0; i < 7; i++)
+		CHECK_STR(gr_engine_name((uint16_t)i, buf, sizeof(buf)), engines[i]);
+	CHECK_STR(gr_engine_name(7, buf, sizeof(buf)), "7");
+	CHECK_STR(gr_engine_name(65535, buf, sizeof(buf)), "65535");
+	CHECK_STR(gr_clock_name(1, buf, sizeof(buf)), "monotonic");
+	CHECK_STR(gr_clock_name(7, buf, sizeof(buf)), "boottime");
+	CHECK_STR(gr_clock_name(4, buf, sizeof(buf)), "4");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: test-stream GOLDEN_DIR\n");
+		return 2;
+	}
+	golden_dir = argv[1];
+	run("decode golden emit-basic.bin", test_golden_emit_basic);
+	run("decode golden rings.bin", test_golden_rings);
+	run("emit-basic.bin cut at every length", test_truncate_emit_basic);
+	run("rings.bin cut at every length", test_truncate_rings);
+	run("corrupt and truncated sizes", test_corrupt_sizes);
+	run("unknown types skipped by size", test_unknown_type_skipped);
+	run("trailing fields of known types ignored", test_trailing_fields_ignored);
+	run("records smaller than their struct rejected", test_smaller_than_struct);
+	run("METADATA ring table checks", test_metadata_table);
+	run("gr_check_record needs the whole record", test_check_record_incremental);
+	run("type, engine and clock names", test_names);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace: error reporting, I/O and debugfs helpers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define DEFAULT_DEBUGFS	"/sys/kernel/debug/grtrace"
+
+static void vmsg(const char *fmt, va_list ap, int errnum)
+{
+	char buf[1024];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (errnum)
+		fprintf(stderr, "grtrace: %s: %s\n", buf, strerror(errnum));
+	else
+		fprintf(stderr, "grtrace: %s\n", buf);
+}
+
+void err_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+}
+
+void err_errno(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, errnum);
+	va_end(ap);
+}
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	exit(1);
+}
+
+void fatal_errno(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, errnum);
+	va_end(ap);
+	exit(1);
+}
+
+void usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(fmt, ap, 0);
+	va_end(ap);
+	fprintf(stderr, "Try 'grtrace %s --help'.\n", cmd);
+	exit(1);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		fatal("out of memory (%zu bytes)", size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		fatal("out of memory (%zu bytes)", size);
+	return p;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			/* write(2) making no progress: treat as disk full. */
+			errno = ENOSPC;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_all(int fd, uint8_t **bufp, size_t *lenp)
+{
+	size_t cap = 65536, len = 0;
+	uint8_t *buf = xmalloc(cap);
+
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap > SIZE_MAX / 2) {
+				free(buf);
+				errno = EFBIG;
+				return -1;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+const char *debugfs_dir(void)
+{
+	const char *d = getenv("GRTRACE_DEBUGFS");
+
+	return d && *d ? d : DEFAULT_DEBUGFS;
+}
+
+void debugfs_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", debugfs_dir(), name);
+}
+
+void err_debugfs(const char *path, const char *what)
+{
+	int errnum = errno;
+
+	if (errnum == ENOENT)
+		err_msg("%s %s: %s (is grtrace.ko loaded and debugfs mounted?)",
+			what, path, strerror(errnum));
+	else if (errnum == EACCES || errnum == EPERM)
+		err_msg("%s %s: %s (grtrace needs root)", what, path,
+			strerror(errnum));
+	else
+		err_msg("%s %s: %s", what, path, strerror(errnum));
+}
+
+int debugfs_read(const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	size_t off = 0;
+	int fd;
+
+	debugfs_path(path, sizeof(path), name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err_debugfs(path, "cannot open");
+		return -1;
+	}
+	while (off + 1 < len) {
+		ssize_t n = read(fd, buf + off, len - 1 - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err_debugfs(path, "cannot read");
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	buf[off] = '\0';
+	close(fd);
+	return 0;
+}
+
+int debugfs_write(const char *name, const char *text)
+{
+	char path[4096];
+	int fd;
+
+	debugfs_path(path, sizeof(path), name);
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0) {
+		err_debugfs(path, "cannot open");
+		return -1;
+	}
+	if (write_all(fd, text, strlen(text)) < 0) {
+		err_debugfs(path, "cannot write to");
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0) {
+		err_debugfs(path, "cannot write to");
+		return -1;
+	}
+	return 0;
+}
+
+int control_state(void)
+{
+	char buf[64];
+	size_t n;
+
+	if (debugfs_read("control", buf, sizeof(buf)) < 0)
+		return -1;
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	if (!strcmp(buf, "started"))
+		return 1;
+	if (!strcmp(buf, "stopped"))
+		return 0;
+	err_msg("%s/control: unexpected state '%s'", debugfs_dir(), buf);
+	return -1;
+}
+
+int control_write(const char *cmd)
+{
+	return debugfs_write("control", cmd);
+}
+
+int stats_read(struct gr_stats *st)
+{
+	char buf[8192], *line, *save = NULL;
+
+	st->n = 0;
+	if (debugfs_read("stats", buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(line, '='), *end;
+		unsigned long long v;
+
+		if (!eq || eq == line || (size_t)(eq - line) >= sizeof(st->ent[0].key))
+			continue;
+		errno = 0;
+		v = strtoull(eq + 1, &end, 0);
+		if (errno || end == eq + 1)
+			continue;
+		if (st->n == GR_STATS_MAX)
+			break;
+		memcpy(st->ent[st->n].key, line, (size_t)(eq - line));
+		st->ent[st->n].key[eq - line] = '\0';
+		st->ent[st->n].val = v;
+		st->n++;
+	}
+	return 0;
+}
+
+uint64_t stats_get(const struct gr_stats *st, const char *key, int *found)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++) {
+		if (!strcmp(st->ent[i].key, key)) {
+			if (found)
+				*found = 1;
+			return st->ent[i].val;
+		}
+	}
+	if (found)
+		*found = 0;
+	return 0;
+}
+
+int finish_stdout(void)
+{
+	if (fflush(stdout) != 0) {
+		err_errno("error writing to standard output");
+		return 1;
+	}
+	if (ferror(stdout)) {
+		err_msg("error writing to standard output");
+		return 1;
+	}
+	return 0;
+}

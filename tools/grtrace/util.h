@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace: helpers shared by the subcommands.
+ */
+#ifndef GRTRACE_UTIL_H
+#define GRTRACE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+#include <sys/types.h>
+
+#define GR_PRINTF(a, b)	__attribute__((format(printf, a, b)))
+
+/* All diagnostics go to stderr as "grtrace: <message>\n". */
+void err_msg(const char *fmt, ...) GR_PRINTF(1, 2);
+/* Same, with ": <strerror(errno)>" appended. */
+void err_errno(const char *fmt, ...) GR_PRINTF(1, 2);
+noreturn void fatal(const char *fmt, ...) GR_PRINTF(1, 2);
+noreturn void fatal_errno(const char *fmt, ...) GR_PRINTF(1, 2);
+/* A usage error of @cmd: the message, a hint to --help, exit 1. */
+noreturn void usage_error(const char *cmd, const char *fmt, ...) GR_PRINTF(2, 3);
+
+void *xmalloc(size_t size);
+void *xrealloc(void *ptr, size_t size);
+
+/* write(2) all of @buf, retrying on EINTR and short writes; -1 on error. */
+int write_all(int fd, const void *buf, size_t len);
+/* Read all of @fd into a malloc'd buffer; -1 on error (errno set). */
+int read_all(int fd, uint8_t **bufp, size_t *lenp);
+
+/* The grtrace debugfs directory: $GRTRACE_DEBUGFS or the default. */
+const char *debugfs_dir(void);
+/* "<debugfs_dir>/<name>" into @buf. */
+void debugfs_path(char *buf, size_t len, const char *name);
+/* Describe why opening @path failed, with a hint; uses errno. */
+void err_debugfs(const char *path, const char *what);
+
+/* Read a small debugfs text file into @buf; -1 on error (reported). */
+int debugfs_read(const char *name, char *buf, size_t len);
+/* Write @text to a debugfs file; -1 on error (reported). */
+int debugfs_write(const char *name, const char *text);
+
+/* 1 if tracing is started, 0 if stopped, -1 on error (reported). */
+int control_state(void);
+int control_write(const char *cmd);
+
+/* A parsed "stats" file: key=value lines. */
+#define GR_STATS_MAX	64
+struct gr_stats {
+	int n;
+	struct {
+		char key[48];
+		uint64_t val;
+	} ent[GR_STATS_MAX];
+};
+
+int stats_read(struct gr_stats *st);
+/* Value of @key; *found (may be NULL) tells whether it was there. */
+uint64_t stats_get(const struct gr_stats *st, const char *key, int *found);
+
+/* Flush stdout and report a write error on it; returns 0 or 1. */
+int finish_stdout(void);
+
+#endif /* GRTRACE_UTIL_H */
