@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace core selftests: load/unload, the stream's first records, gseq
+ * order across CPUs, sessions, exact accounting, golden bytes and every
+ * bad input of the control files.
+ *
+ * Each test loads a fresh grtrace.ko (path in $GRTRACE_KO) and unloads it,
+ * so sequence numbers start from zero.  Must run as root, in a VM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/grtrace.h>
+
+#include "kselftest_harness.h"
+
+#define DIR		"/sys/kernel/debug/grtrace"
+#define MAX_TRACE	(8 << 20)
+
+static int load_module(const char *params)
+{
+	const char *ko = getenv("GRTRACE_KO");
+	int fd, ret;
+
+	if (!ko)
+		ko = "../../../../drivers/gpu/grtrace/grtrace.ko";
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, params, 0);
+	close(fd);
+	return ret ? -errno : 0;
+}
+
+static int unload_module(void)
+{
+	return syscall(__NR_delete_module, "grtrace", O_NONBLOCK) ? -errno : 0;
+}
+
+/* Returns 0 or -errno of the write. */
+static int put(const char *file, const char *text)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), DIR "/%s", file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? n : 0;
+}
+
+static int get(const char *file, char *buf, size_t size)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), DIR "/%s", file);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Value of "key=" in stats, or -1. */
+static long long stat_of(const char *key)
+{
+	char buf[4096], pat[64], *p;
+
+	if (get("stats", buf, sizeof(buf)))
+		return -1;
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	memmove(buf + 1, buf, strlen(buf) + 1);
+	buf[0] = '\n';
+	p = strstr(buf, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int nr_channels(void)
+{
+	char path[256];
+	int n = 0;
+
+	for (;;) {
+		snprintf(path, sizeof(path), DIR "/events%d", n);
+		if (access(path, F_OK))
+			return n;
+		n++;
+	}
+}
+
+struct trace {
+	unsigned char *buf[64];
+	size_t len[64];
+	int nr;
+};
+
+/* Drain every channel; returns total bytes or -errno. */
+static long read_trace(struct trace *t)
+{
+	long total = 0;
+	int cpu;
+
+	t->nr = nr_channels();
+	for (cpu = 0; cpu < t->nr && cpu < 64; cpu++) {
+		char path[256];
+		ssize_t n;
+		int fd;
+
+		t->buf[cpu] = malloc(MAX_TRACE);
+		t->len[cpu] = 0;
+		snprintf(path, sizeof(path), DIR "/events%d", cpu);
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || !t->buf[cpu])
+			return -ENOENT;
+		/* Odd-sized reads exercise records split across reads. */
+		while ((n = read(fd, t->buf[cpu] + t->len[cpu], 1000)) > 0)
+			t->len[cpu] += n;
+		close(fd);
+		if (n < 0)
+			return -errno;
+		total += t->len[cpu];
+	}
+	return total;
+}
+
+static void free_trace(struct trace *t)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < t->nr && cpu < 64; cpu++)
+		free(t->buf[cpu]);
+}
+
+/* Record at @off of channel @cpu, or NULL past the end. */
+static struct grtrace_hdr *rec_at(struct trace *t, int cpu, size_t off)
+{
+	if (off + sizeof(struct grtrace_hdr) > t->len[cpu])
+		return NULL;
+	return (struct grtrace_hdr *)(t->buf[cpu] + off);
+}
+
+/*
+ * Merge the channels by gseq.  Calls @fn on each record in order; checks
+ * that every record is well formed and that gseq strictly increases.
+ * Returns the number of records, or -1 on a malformed stream.
+ */
+static long merge(struct trace *t,
+		  void (*fn)(struct grtrace_hdr *h, void *arg), void *arg)
+{
+	size_t pos[64] = { 0 };
+	long n = 0;
+	uint64_t last = 0;
+
+	for (;;) {
+		struct grtrace_hdr *best = NULL, *h;
+		int cpu, best_cpu = -1;
+
+		for (cpu = 0; cpu < t->nr; cpu++) {
+			h = rec_at(t, cpu, pos[cpu]);
+			if (!h)
+				continue;
+			if (h->size < sizeof(*h) || h->size % 8 ||
+			    pos[cpu] + h->size > t->len[cpu] || h->cpu != cpu)
+				return -1;
+			if (!best || h->gseq < best->gseq) {
+				best = h;
+				best_cpu = cpu;
+			}
+		}
+		if (!best)
+			return n;
+		if (n && best->gseq <= last)
+			return -1;
+		last = best->gseq;
+		pos[best_cpu] += best->size;
+		if (fn)
+			fn(best, arg);
+		n++;
+	}
+}
+
+struct collect {
+	struct grtrace_hdr *rec[4096];
+	long n;
+};
+
+static void collect_fn(struct grtrace_hdr *h, void *arg)
+{
+	struct collect *c = arg;
+
+	if (c->n < 4096)
+		c->rec[c->n] = h;
+	c->n++;
+}
+
+FIXTURE(grtrace) {
+	int loaded;
+};
+
+FIXTURE_SETUP(grtrace)
+{
+	int ret;
+
+	ASSERT_EQ(0, pin_cpu(0));
+	unload_module();
+	ret = load_module("");
+	ASSERT_EQ(0, ret) TH_LOG("insmod grtrace.ko: %s", strerror(-ret));
+	self->loaded = 1;
+}
+
+FIXTURE_TEARDOWN(grtrace)
+{
+	if (self->loaded)
+		EXPECT_EQ(0, unload_module());
+}
+
+TEST_F(grtrace, files_are_root_only)
+{
+	static const char * const files[] = {
+		"control", "config", "stats", "events_by_type", "rings",
+		"version", "buffer_size", "emit", "events0",
+	};
+	char buf[256];
+	struct stat st;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(buf, sizeof(buf), DIR "/%s", files[i]);
+		ASSERT_EQ(0, stat(buf, &st)) TH_LOG("%s missing", files[i]);
+		EXPECT_EQ(0, st.st_mode & 077) TH_LOG("%s mode %o", files[i],
+						      st.st_mode & 0777);
+	}
+	ASSERT_EQ(0, get("version", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "format_version=1\n"));
+	ASSERT_EQ(0, get("control", buf, sizeof(buf)));
+	EXPECT_STREQ("stopped\n", buf);
+	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), nr_channels());
+}
+
+TEST_F(grtrace, emit_three_written_three)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, get("control", buf, sizeof(buf)));
+	EXPECT_STREQ("started\n", buf);
+	ASSERT_EQ(0, put("emit", "submit 100 0 1 1\n"));
+	ASSERT_EQ(0, put("emit", "emit submit 100 0 2 1\n"));
+	ASSERT_EQ(0, put("emit", "complete 100 0 1 1"));
+	ASSERT_EQ(0, put("control", "stop"));
+	EXPECT_EQ(3, stat_of("written"));
+	EXPECT_EQ(3, stat_of("emitted"));
+	EXPECT_EQ(0, stat_of("dropped_total"));
+	EXPECT_EQ(3 * sizeof(struct grtrace_job_event), stat_of("bytes_written"));
+	EXPECT_EQ(1, stat_of("session"));
+	EXPECT_EQ(0, stat_of("enabled"));
+	/* While stopped, events are counted as dropped, not lost. */
+	ASSERT_EQ(0, put("emit", "submit 100 0 1 2"));
+	EXPECT_EQ(4, stat_of("emitted"));
+	EXPECT_EQ(1, stat_of("dropped_disabled"));
+}
+
+TEST_F(grtrace, stream_starts_with_info_and_metadata)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct grtrace_stream_info *si;
+	struct grtrace_metadata *md;
+	struct grtrace_job_event *ev;
+	struct trace t;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "commit 7 2 3 9 5 6"));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	ASSERT_EQ(3, merge(&t, collect_fn, c));
+
+	si = (void *)c->rec[0];
+	ASSERT_EQ(GRTRACE_REC_STREAM_INFO, si->hdr.type);
+	EXPECT_EQ(GRTRACE_MAGIC, si->magic);
+	EXPECT_EQ(GRTRACE_FORMAT_VERSION, si->version);
+	EXPECT_EQ(sizeof(struct grtrace_hdr), si->hdr_size);
+	EXPECT_EQ(GRTRACE_CLOCK_MONOTONIC, si->clock_id);
+	EXPECT_EQ(1, si->session_id);
+	EXPECT_EQ(t.nr, si->nr_cpus);
+
+	md = (void *)c->rec[1];
+	ASSERT_EQ(GRTRACE_REC_METADATA, md->hdr.type);
+	EXPECT_EQ(sizeof(struct grtrace_ring_desc), md->ring_size);
+	EXPECT_LE(si->hdr.ts, md->hdr.ts);
+
+	ev = (void *)c->rec[2];
+	ASSERT_EQ(GRTRACE_EV_COMMIT, ev->hdr.type);
+	EXPECT_EQ(sizeof(*ev), ev->hdr.size);
+	EXPECT_EQ(7, ev->ctx);
+	EXPECT_EQ(2, ev->engine);
+	EXPECT_EQ(3, ev->ring_id);
+	EXPECT_EQ(9, ev->seqno);
+	EXPECT_EQ(5, ev->aux0);
+	EXPECT_EQ(6, ev->aux1);
+	EXPECT_LE(md->hdr.ts, ev->hdr.ts);
+	free_trace(&t);
+	free(c);
+}
+
+TEST_F(grtrace, gseq_increases_across_cpus)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
+	uint64_t seen[2] = { 0 };
+	struct trace t;
+
+	if (cpus < 2)
+		SKIP(return, "needs two online CPUs");
+	ASSERT_EQ(0, put("control", "start"));
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, pin_cpu(i % 2));
+		ASSERT_EQ(0, put("emit", "submit 1 1 0 1\nend 1 1 0 1"));
+	}
+	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, put("control", "stop"));
+	EXPECT_EQ(400, stat_of("written"));
+	ASSERT_LT(0, read_trace(&t));
+	/* merge() fails on any gseq that does not strictly increase. */
+	ASSERT_EQ(402, merge(&t, NULL, NULL));
+	for (i = 0; i < 2; i++) {
+		struct grtrace_hdr *h;
+		size_t off = 0;
+		uint64_t cseq = 0;
+
+		while ((h = rec_at(&t, i, off))) {
+			if (seen[i]++)
+				EXPECT_EQ(cseq + 1, h->cseq);
+			cseq = h->cseq;
+			off += h->size;
+		}
+	}
+	/* Both CPUs wrote 200 events; CPU 0 also the two session records. */
+	EXPECT_EQ(202, seen[0]);
+	EXPECT_EQ(200, seen[1]);
+	free_trace(&t);
+}
+
+TEST_F(grtrace, start_stop_start)
+{
+	struct collect *c = calloc(1, sizeof(*c));
+	struct trace t;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("control", "start"));	/* idempotent */
+	ASSERT_EQ(0, put("emit", "submit 1 1 0 1"));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_EQ(0, put("control", "stop"));	/* idempotent */
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "submit 1 1 0 2\nsubmit 1 1 0 3"));
+	ASSERT_EQ(0, put("control", "stop"));
+	EXPECT_EQ(2, stat_of("session"));
+	EXPECT_EQ(3, stat_of("written"));
+	ASSERT_LT(0, read_trace(&t));
+	ASSERT_EQ(7, merge(&t, collect_fn, c));
+	EXPECT_EQ(GRTRACE_REC_STREAM_INFO, c->rec[0]->type);
+	EXPECT_EQ(GRTRACE_REC_METADATA, c->rec[1]->type);
+	EXPECT_EQ(GRTRACE_EV_SUBMIT, c->rec[2]->type);
+	ASSERT_EQ(GRTRACE_REC_STREAM_INFO, c->rec[3]->type);
+	EXPECT_EQ(2, ((struct grtrace_stream_info *)c->rec[3])->session_id);
+	EXPECT_EQ(GRTRACE_REC_METADATA, c->rec[4]->type);
+	EXPECT_EQ(3, ((struct grtrace_job_event *)c->rec[6])->seqno);
+	free_trace(&t);
+	free(c);
+}
+
+/*
+ * The bytes the module writes for a known sequence equal the golden vector
+ * made from the documented format by golden/gen_golden.py, once ts, cpu,
+ * nr_cpus and the kernel release are zeroed.
+ */
+TEST_F(grtrace, golden_bytes)
+{
+	static const char * const lines[] = {
+		"submit 100 1 0 1", "commit 100 1 0 1", "start 100 1 0 1",
+		"end 100 1 0 1", "complete 100 1 0 1",
+		"sync_wait_enter 100 1 0 2 200 7",
+		"sync_wait_exit 100 1 0 2 200 7", "error 101 2 1 5 -62 0",
+	};
+	unsigned char *gold = malloc(65536);
+	struct trace t;
+	size_t off = 0;
+	ssize_t glen;
+	int fd, i;
+
+	ASSERT_NE(NULL, gold);
+	fd = open("golden/emit-basic.bin", O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("golden/emit-basic.bin: %s", strerror(errno));
+	glen = read(fd, gold, 65536);
+	close(fd);
+	ASSERT_LT(0, glen);
+
+	ASSERT_EQ(0, put("control", "start"));
+	for (i = 0; i < ARRAY_SIZE(lines); i++)
+		ASSERT_EQ(0, put("emit", lines[i]));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	for (i = 1; i < t.nr; i++)
+		EXPECT_EQ(0, t.len[i]) TH_LOG("data on CPU %d", i);
+
+	while (off < t.len[0]) {
+		struct grtrace_hdr *h = rec_at(&t, 0, off);
+
+		ASSERT_NE(NULL, h);
+		h->ts = 0;
+		h->cpu = 0;
+		if (h->type == GRTRACE_REC_STREAM_INFO)
+			((struct grtrace_stream_info *)h)->nr_cpus = 0;
+		if (h->type == GRTRACE_REC_METADATA)
+			memset(((struct grtrace_metadata *)h)->kernel, 0, 64);
+		off += h->size;
+	}
+	ASSERT_EQ(glen, t.len[0]);
+	for (off = 0; off < glen; off++)
+		if (gold[off] != t.buf[0][off])
+			break;
+	EXPECT_EQ(glen, off) TH_LOG("first difference at byte %zu", off);
+	free_trace(&t);
+	free(gold);
+}
+
+/* A full buffer drops new events and counts every one of them. */
+TEST_F(grtrace, buffer_full_is_counted)
+{
+	char batch[4096] = "";
+	long long written, full;
+	struct trace t;
+	int i;
+
+	ASSERT_EQ(0, put("buffer_size", "64K"));
+	ASSERT_EQ(0, put("control", "start"));
+	for (i = 0; i < 50; i++)
+		strcat(batch, "submit 1 1 0 1\n");
+	for (i = 0; i < 40; i++)	/* 2000 x 72 bytes > 64K */
+		ASSERT_EQ(0, put("emit", batch));
+	ASSERT_EQ(0, put("control", "stop"));
+	written = stat_of("written");
+	full = stat_of("dropped_buffer_full");
+	EXPECT_LT(0, full);
+	EXPECT_EQ(2000, written + full);
+	EXPECT_EQ(2000, stat_of("emitted"));
+	ASSERT_LT(0, read_trace(&t));
+	EXPECT_EQ(written + 2, merge(&t, NULL, NULL));
+	free_trace(&t);
+}
+
+TEST_F(grtrace, unload_while_started)
+{
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "submit 1 1 0 1"));
+	ASSERT_EQ(0, unload_module());
+	self->loaded = 0;
+	EXPECT_NE(0, access(DIR, F_OK));
+}
+
+/* Every bad write fails with EINVAL and changes nothing. */
+TEST_F(grtrace, bad_input_changes_nothing)
+{
+	static const struct { const char *file, *text; } bad[] = {
+		{ "control", "frobnicate" }, { "control", "" },
+		{ "control", "start stop" },
+		{ "config", "no_such_key=1" }, { "config", "level=loud" },
+		{ "config", "filter_type_mask=zz" },
+		{ "config", "filter_type_mask=0x1ffffffff" },
+		{ "config", "filter_engine_mask=0x80" },
+		{ "config", "filter_ring_id=64" },
+		{ "config", "filter_ring_id=-2" },
+		{ "config", "level=verbose\nfilter_ring_id=99" },
+		{ "config", "clock=tai" }, { "config", "reset_stats=2" },
+		{ "config", "=" }, { "config", "\n\n" },
+		{ "buffer_size", "abc" }, { "buffer_size", "1000" },
+		{ "buffer_size", "32K" }, { "buffer_size", "512M" },
+		{ "buffer_size", "100K" }, { "buffer_size", "64Kx" },
+		{ "emit", "submit 1 2 3" }, { "emit", "submit" },
+		{ "emit", "emit" }, { "emit", "submit 1 1 0 1 2 3 4" },
+		{ "emit", "launch 1 1 0 1" }, { "emit", "submit x 1 0 1" },
+		{ "emit", "submit 1 7 0 1" }, { "emit", "submit 1 1 64 1" },
+		{ "emit", "submit 1 1 0 1\nsubmit 1 1 0" },
+		{ "emit", "submit 1 1 0 99999999999999999999" },
+	};
+	char before[1024], after[1024], sbefore[2048], safter[2048];
+	char *huge = malloc(8192);
+	int i;
+
+	ASSERT_NE(NULL, huge);
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, get("config", before, sizeof(before)));
+	ASSERT_EQ(0, get("buffer_size", sbefore, sizeof(sbefore)));
+	EXPECT_STREQ("4194304\n", sbefore);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int ret = put(bad[i].file, bad[i].text);
+
+		if (ret != -EINVAL)
+			ksft_print_msg("%s <- '%s' gave %d\n", bad[i].file,
+				       bad[i].text, ret);
+		EXPECT_EQ(-EINVAL, ret);
+	}
+	memset(huge, 'a', 8191);
+	huge[8191] = '\0';
+	memcpy(huge, "level=", 6);
+	EXPECT_EQ(-EINVAL, put("config", huge));
+	EXPECT_EQ(-EINVAL, put("control", huge));
+	EXPECT_EQ(-EINVAL, put("emit", huge));
+	EXPECT_EQ(-EINVAL, put("buffer_size", huge));
+	/* Settings that exist but cannot change while tracing. */
+	EXPECT_EQ(-EBUSY, put("buffer_size", "64K"));
+	EXPECT_EQ(-EBUSY, put("config", "clock=boottime"));
+
+	ASSERT_EQ(0, get("config", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, get("buffer_size", safter, sizeof(safter)));
+	EXPECT_STREQ(sbefore, safter);
+	EXPECT_EQ(0, stat_of("emitted"));
+	ASSERT_EQ(0, get("control", after, sizeof(after)));
+	EXPECT_STREQ("started\n", after);
+	free(huge);
+}
+
+TEST_F(grtrace, config_lists_and_applies)
+{
+	char buf[1024];
+
+	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "level=normal\n"));
+	EXPECT_NE(NULL, strstr(buf, "clock=monotonic\n"));
+	EXPECT_NE(NULL, strstr(buf, "filter_ring_id=-1\n"));
+	ASSERT_EQ(0, put("config", "level=verbose\nfilter_ring_id=3\n"));
+	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "level=verbose\n"));
+	EXPECT_NE(NULL, strstr(buf, "filter_ring_id=3\n"));
+
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "submit 1 1 3 1\nsubmit 1 1 4 1\nirq 0 1 3 0"));
+	EXPECT_EQ(2, stat_of("written"));
+	EXPECT_EQ(1, stat_of("dropped_filtered_ring"));
+	ASSERT_EQ(0, put("config", "level=normal\nfilter_ring_id=-1"));
+	ASSERT_EQ(0, put("emit", "irq 0 1 3 0"));
+	EXPECT_EQ(1, stat_of("dropped_level"));
+	ASSERT_EQ(0, put("config", "reset_stats"));
+	EXPECT_EQ(0, stat_of("emitted"));
+	EXPECT_EQ(0, stat_of("written"));
+	EXPECT_EQ(0, stat_of("dropped_total"));
+}
+
+int main(int argc, char **argv)
+{
+	/* The environment, not grtrace, decides these two. */
+	if (geteuid())
+		ksft_exit_skip("grtrace selftests must run as root\n");
+	if (access("/sys/kernel/debug/", F_OK))
+		ksft_exit_skip("debugfs is not mounted on /sys/kernel/debug\n");
+	return test_harness_run(argc, argv);
+}

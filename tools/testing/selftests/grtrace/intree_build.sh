@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# intree_build.sh KSRC KVER OUT - build grtrace as part of a kernel tree.
+#
+# Lays this overlay into a copy of the distribution kernel's source (hard
+# links, so the copy is cheap; files we change are replaced, never edited
+# through a link), hooks drivers/gpu/grtrace into drivers/gpu/Makefile and
+# drivers/video/Kconfig the way the patch series does, enables
+# CONFIG_GRTRACE=m in Debian's config and builds it with M=.  The prepared
+# tree is cached; only the overlay is refreshed on later runs.
+
+set -eu -o pipefail
+KSRC=$1 KVER=$2 OUT=$3
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd -- "$HERE/../../../.." && pwd)
+TREE=${GRTRACE_CACHE:-/var/cache/grtrace}/intree-$(basename "$KSRC")
+
+log() { printf 'intree: %s\n' "$*" >&2; }
+
+if [ ! -e "$TREE/.grtrace-prepared" ]; then
+	log "preparing $TREE (once)"
+	rm -rf "$TREE"
+	cp -al "$KSRC" "$TREE"
+	cp "/boot/config-$KVER" "$TREE/.config.new"
+	mv "$TREE/.config.new" "$TREE/.config"
+	cp "/lib/modules/$KVER/build/Module.symvers" "$TREE/Module.symvers.new"
+	mv "$TREE/Module.symvers.new" "$TREE/Module.symvers"
+	# Debian's signing keys are not part of the source package.
+	"$TREE/scripts/config" --file "$TREE/.config" \
+		--set-str SYSTEM_TRUSTED_KEYS "" \
+		--set-str SYSTEM_REVOCATION_KEYS "" \
+		--set-str BUILD_SALT "" --disable MODULE_SIG_ALL
+	# The hooks the series adds; sed -i writes new files, breaking links.
+	sed -i '$a obj-$(CONFIG_GRTRACE)\t\t+= grtrace/' "$TREE/drivers/gpu/Makefile"
+	sed -i '/^source "drivers\/gpu\/drm\/Kconfig"/a source "drivers/gpu/grtrace/Kconfig"' \
+		"$TREE/drivers/video/Kconfig"
+	touch "$TREE/.grtrace-hooked"
+fi
+
+# Refresh the overlay: fresh copies, never through a hard link.
+rm -rf "$TREE/drivers/gpu/grtrace"
+cp -r "$TOP/drivers/gpu/grtrace" "$TREE/drivers/gpu/grtrace"
+make -s -C "$TREE/drivers/gpu/grtrace" KDIR=/nonexistent clean 2>/dev/null || true
+find "$TREE/drivers/gpu/grtrace" -name '*.o' -o -name '*.ko' -o -name '.*.cmd' |
+	xargs -r rm -f
+rm -f "$TREE/include/linux/grtrace.h" "$TREE/include/uapi/linux/grtrace.h"
+cp "$TOP/include/linux/grtrace.h" "$TREE/include/linux/grtrace.h"
+cp "$TOP/include/uapi/linux/grtrace.h" "$TREE/include/uapi/linux/grtrace.h"
+
+if [ ! -e "$TREE/.grtrace-prepared" ]; then
+	"$TREE/scripts/config" --file "$TREE/.config" --module GRTRACE
+	make -s -C "$TREE" olddefconfig
+	log "make modules_prepare"
+	make -s -C "$TREE" -j"$(nproc)" KERNELRELEASE="$KVER" modules_prepare
+	touch "$TREE/.grtrace-prepared"
+fi
+grep -qx 'CONFIG_GRTRACE=m' "$TREE/.config" ||
+	{ log "Kconfig did not offer CONFIG_GRTRACE"; exit 1; }
+
+log "make M=drivers/gpu/grtrace"
+make -C "$TREE" KERNELRELEASE="$KVER" M=drivers/gpu/grtrace W=1 modules >"$OUT/intree.log" 2>&1
+! grep -E 'warning:|error:' "$OUT/intree.log"
+modinfo -F vermagic "$TREE/drivers/gpu/grtrace/grtrace.ko" | grep -q "^$KVER " ||
+	{ log "vermagic is not $KVER"; exit 1; }
+log "ok: $TREE/drivers/gpu/grtrace/grtrace.ko"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# setup.sh - install what building and testing grtrace needs on Debian 12,
+# and extract the kernel source that matches the test kernel (cached).
+#
+# Sourced by run_tests.sh and demo.sh; run directly it just prepares the
+# machine.  Exports KVER (test kernel), KDIR (its build tree) and KSRC (its
+# source tree, for checkpatch, kselftest headers and drivers' private
+# headers).
+
+GRTRACE_CACHE=${GRTRACE_CACHE:-/var/cache/grtrace}
+
+grtrace_log() { printf 'grtrace-setup: %s\n' "$*" >&2; }
+
+grtrace_apt_install() {
+	local missing=() p
+
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	grtrace_log "installing ${missing[*]}"
+	apt-get update -qq >/dev/null || return 1
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null
+}
+
+grtrace_setup() {
+	local ver tarball
+
+	grtrace_apt_install build-essential make gcc bc flex bison libelf-dev libssl-dev \
+		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
+		trace-cmd python3 linux-image-amd64 linux-headers-amd64 ||
+		{ grtrace_log "apt-get install failed"; return 1; }
+
+	# The test kernel is the distribution kernel linux-image-amd64 installed.
+	KVER=$(dpkg-query -W -f='${Depends}' linux-image-amd64 |
+	       grep -o 'linux-image-[0-9][^ ,]*-amd64' | head -n1)
+	KVER=${KVER#linux-image-}
+	[ -e "/boot/vmlinuz-$KVER" ] ||
+		{ grtrace_log "no /boot/vmlinuz-$KVER"; return 1; }
+	grtrace_apt_install "linux-headers-$KVER" || return 1
+	KDIR=/lib/modules/$KVER/build
+
+	# Source of exactly the running kernel's version, for private headers.
+	ver=$(dpkg-query -W -f='${Version}' "linux-headers-$KVER")
+	KSRC=$GRTRACE_CACHE/linux-source-$ver
+	if [ ! -e "$KSRC/.grtrace-complete" ]; then
+		if [ "$(dpkg-query -W -f='${Version}' linux-source-6.1 \
+			2>/dev/null)" != "$ver" ]; then
+			grtrace_log "installing linux-source-6.1=$ver"
+			apt-get update -qq >/dev/null
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends "linux-source-6.1=$ver" \
+				>/dev/null ||
+				{ grtrace_log "cannot install linux-source-6.1=$ver"
+				  return 1; }
+		fi
+		tarball=/usr/src/linux-source-6.1.tar.xz
+		grtrace_log "extracting $tarball to $KSRC"
+		rm -rf "$KSRC" "$KSRC.tmp" && mkdir -p "$KSRC.tmp" &&
+			tar -xf "$tarball" -C "$KSRC.tmp" --strip-components=1 &&
+			mv "$KSRC.tmp" "$KSRC" && touch "$KSRC/.grtrace-complete" ||
+			{ grtrace_log "extracting the kernel source failed"; return 1; }
+	fi
+	export KVER KDIR KSRC GRTRACE_CACHE
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -eu
+	grtrace_setup
+	printf 'KVER=%s\nKDIR=%s\nKSRC=%s\n' "$KVER" "$KDIR" "$KSRC"
+fi

@@ -1,0 +1,326 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vmtest.sh - run one command inside a throw-away QEMU guest.
+#
+# The guest boots a Debian distribution kernel under TCG, with the host root
+# filesystem shared read-only over 9p (no disk image to build) and OUTDIR
+# shared read-write at the same absolute path.  The guest side lives in
+# vm/init.sh; the initramfs built around it is cached.  See usage() below.
+
+set -u -o pipefail
+
+SELF_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+INIT_SCRIPT=$SELF_DIR/vm/init.sh
+# Bump when the way the initramfs is assembled changes (part of the cache key).
+BUILDER_VERSION=1
+CACHE_DIR=${GRTRACE_CACHE:-/var/cache/grtrace}/vm
+GUEST_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Modules the initramfs needs to mount 9p over virtio-pci.
+BOOT_MODULES=(virtio_pci 9pnet_virtio 9p)
+
+KVER='' OUTDIR='' WORKDIR='' TIMEOUT=600 SILENCE=120 CPUS=2 MEM=1G APPEND='' QEMU_EXTRA=''
+APT_UPDATED=0
+QEMU_PID='' TAIL_PIDS=()
+
+usage() {
+	cat <<EOF
+usage: ${0##*/} [options] -- CMD [ARGS...]
+
+Boot the Debian kernel under QEMU/TCG on the host root filesystem (read-only)
+and run CMD as root in the guest, in the current directory, with GRTRACE_VM=1
+and GRTRACE_OUT=OUTDIR (shared read-write at the same path).
+
+  -k KVER     kernel version (default: newest /lib/modules/*-amd64 with a
+              matching /boot/vmlinuz)
+  -o OUTDIR   output directory (default: a new directory under /tmp)
+  -t SECONDS  overall timeout (default $TIMEOUT)
+  -s SECONDS  fail if console and command output stay silent this long
+              (default $SILENCE; early boot alone is silent ~10 s under TCG)
+  -c N        number of vCPUs (default $CPUS)
+  -m MEM      guest memory (default $MEM)
+  -a APPEND   extra kernel command line
+  -q ARGS     extra qemu arguments, split on blanks (e.g. "-device virtio-gpu-pci")
+  -h          this help
+
+Exit status: that of CMD; 1 if CMD succeeded but the kernel log shows a
+panic/Oops/BUG/WARNING/lockup/hung task/call trace; 124 on timeout or
+console silence; 125 if the VM could not run or reported no exit status.
+OUTDIR keeps console.log (serial console), dmesg.txt (guest dmesg at the end)
+and .vmtest/ (command script, stdout, stderr, status, qemu.log).
+EOF
+}
+
+note() { echo "vmtest: $*" >&2; }
+die() { note "FAIL: $*"; exit 125; }
+
+apt_install() {
+	note "installing $* ..."
+	if ((!APT_UPDATED)); then
+		apt-get update -qq >&2 || die "apt-get update failed"
+		APT_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "$@" >&2 || die "apt-get install $* failed"
+}
+
+# CI starts from a bare Debian: install whatever the runner needs.
+ensure_tools() {
+	local pkgs=() pair
+	for pair in qemu-system-x86_64:qemu-system-x86 modprobe:kmod cpio:cpio \
+		xz:xz-utils gzip:gzip sha256sum:coreutils; do
+		command -v "${pair%%:*}" >/dev/null || pkgs+=("${pair#*:}")
+	done
+	# The initramfs has no libc: the busybox must be the static build.
+	dpkg -s busybox-static >/dev/null 2>&1 || pkgs+=(busybox-static)
+	((${#pkgs[@]} == 0)) || apt_install "${pkgs[@]}"
+}
+
+newest_kver() {
+	local d v
+	for d in /lib/modules/*-amd64; do
+		v=${d##*/}
+		[[ -e /boot/vmlinuz-$v ]] && echo "$v"
+	done | sort -V | tail -n 1
+}
+
+resolve_kernel() {
+	if [[ -z $KVER ]]; then
+		KVER=$(newest_kver)
+		[[ -n $KVER ]] || { apt_install linux-image-amd64; KVER=$(newest_kver); }
+		[[ -n $KVER ]] || die "no /lib/modules/*-amd64 with a /boot/vmlinuz"
+	elif [[ ! -e /boot/vmlinuz-$KVER || ! -d /lib/modules/$KVER ]]; then
+		apt_install "linux-image-$KVER"
+	fi
+	[[ -r /boot/vmlinuz-$KVER ]] || die "cannot read /boot/vmlinuz-$KVER"
+}
+
+# Print the .ko files needed for BOOT_MODULES, dependencies first, once each.
+boot_module_files() {
+	local m
+	for m in "${BOOT_MODULES[@]}"; do
+		modprobe -S "$KVER" --show-depends "$m" ||
+			die "modprobe cannot resolve $m for $KVER"
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
+}
+
+# Set INITRD to a cached initramfs for KVER + init script, building it if
+# needed.  Built in a temporary file and renamed so parallel runs are safe.
+prepare_initramfs() {
+	local key stage f name
+	key=$(
+		{ echo "$KVER $BUILDER_VERSION"; cat "$INIT_SCRIPT"; } |
+			sha256sum | cut -c1-16
+	) || die "cannot read $INIT_SCRIPT"
+	INITRD=$CACHE_DIR/initramfs-$KVER-$key.cpio.gz
+	if [[ -s $INITRD ]]; then
+		note "using cached initramfs $INITRD"
+		return
+	fi
+	note "building initramfs $INITRD ..."
+	mkdir -p "$CACHE_DIR" || die "cannot create $CACHE_DIR"
+	stage=$(mktemp -d) || die "mktemp failed"
+	mkdir -p "$stage"/{bin,dev,proc,sys,newroot,modules}
+	cp /bin/busybox "$stage/bin/busybox" || die "no /bin/busybox"
+	install -m 0755 "$INIT_SCRIPT" "$stage/init"
+	# Lets the kernel give PID 1 a console before devtmpfs is up.
+	mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
+	# busybox insmod cannot read compressed modules: unpack them here.
+	while read -r f; do
+		name=${f##*/}
+		name=${name%.xz} name=${name%.zst} name=${name%.gz}
+		case $f in
+		*.xz) xz -dc "$f" ;;
+		*.zst) zstd -dcq "$f" ;;
+		*.gz) gzip -dc "$f" ;;
+		*) cat "$f" ;;
+		esac >"$stage/modules/$name" || die "cannot unpack $f"
+		echo "$name" >>"$stage/modules/order"
+	done < <(boot_module_files)
+	[[ -s $stage/modules/order ]] || die "no boot modules found for $KVER"
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) \
+		>"$INITRD.$$" || die "cpio failed"
+	mv -f "$INITRD.$$" "$INITRD"
+	rm -rf "$stage"
+}
+
+# The command travels as a bash script in OUTDIR: no quoting limits on the
+# kernel command line.  cwd may be hidden in the guest (e.g. under /tmp).
+write_cmd_script() {
+	{
+		echo "# generated by vmtest.sh"
+		printf 'cd -- %q || { echo "vmtest: cwd not visible in the guest" >&2; exit 125; }\n' "$PWD"
+		printf 'export PATH=%q HOME=/root TERM=linux GRTRACE_VM=1 GRTRACE_OUT=%q\n' \
+			"$GUEST_PATH" "$OUTDIR"
+		printf 'exec'
+		printf ' %q' "$@"
+		echo
+	} >"$VM/cmd"
+}
+
+start_qemu() {
+	local extra=() append
+	read -r -a extra <<<"$QEMU_EXTRA"
+	append="console=ttyS0 panic=-1 oops=panic loglevel=5 vmtest.out=$OUTDIR $APPEND"
+	if [[ -n $WORKDIR ]]; then
+		append+=" vmtest.work=$WORKDIR"
+		# shellcheck disable=SC2054 # commas separate qemu suboptions
+		extra+=(-fsdev "local,id=work,path=$WORKDIR,security_model=none,readonly=on,multidevs=remap"
+			-device virtio-9p-pci,fsdev=work,mount_tag=work)
+	fi
+	# thread=single must be the first -accel: MTTCG hangs the guest when
+	# tracepoint probes are patched in.
+	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp "$CPUS" -m "$MEM" \
+		-nodefaults -display none -no-reboot \
+		-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$append" \
+		-serial "file:$OUTDIR/console.log" \
+		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-fsdev "local,id=vmout,path=$OUTDIR,security_model=none,multidevs=remap" \
+		-device virtio-9p-pci,fsdev=vmout,mount_tag=vmout \
+		"${extra[@]}" </dev/null >"$VM/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	# Relay the command's output live; tail exits once qemu is gone.
+	tail -n +1 -s 0.2 -f --pid="$QEMU_PID" "$VM/stdout" &
+	TAIL_PIDS+=($!)
+	tail -n +1 -s 0.2 -f --pid="$QEMU_PID" "$VM/stderr" >&2 &
+	TAIL_PIDS+=($!)
+}
+
+kill_qemu() {
+	[[ -n $QEMU_PID ]] && kill -0 "$QEMU_PID" 2>/dev/null || return 0
+	kill "$QEMU_PID" 2>/dev/null
+	sleep 1
+	kill -KILL "$QEMU_PID" 2>/dev/null
+	wait "$QEMU_PID" 2>/dev/null
+}
+
+cleanup() {
+	local p
+	kill_qemu
+	for p in "${TAIL_PIDS[@]}"; do kill "$p" 2>/dev/null; done
+}
+
+# Sizes of everything the guest writes: any growth counts as "alive".
+activity() {
+	cat "$OUTDIR/console.log" "$VM/stdout" "$VM/stderr" 2>/dev/null | wc -c
+}
+
+# Wait for qemu to exit; kill it on timeout or silence.  Sets WATCHDOG to
+# the reason if we killed it.
+watch_qemu() {
+	local start=$SECONDS last_t=$SECONDS last_n=-1 n
+	WATCHDOG=
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		n=$(activity)
+		if ((n != last_n)); then
+			last_n=$n last_t=$SECONDS
+		elif ((SECONDS - last_t >= SILENCE)); then
+			WATCHDOG="console silent for $SILENCE s"
+		fi
+		((SECONDS - start >= TIMEOUT)) && WATCHDOG="overall timeout of $TIMEOUT s hit"
+		[[ -n $WATCHDOG ]] && { kill_qemu; return; }
+		sleep 0.5
+	done
+	wait "$QEMU_PID"
+	QEMU_RC=$?
+}
+
+# Print "reason: first matching line" for the first kernel problem found in
+# the console log or the final dmesg; print nothing if the log is clean.
+kernel_problem() {
+	local -a checks=(
+		"kernel panic|Kernel panic"
+		"soft lockup|soft lockup"
+		"hard lockup|hard LOCKUP"
+		"hung task|hung_task|blocked for more than"
+		"RCU stall|rcu.*detected stall"
+		"kernel Oops|Oops"
+		"kernel BUG|BUG:"
+		"kernel WARNING|WARNING:"
+		"call trace|Call Trace"
+	)
+	local c line log
+	# dmesg.txt is missing when the guest died: read what exists.
+	log=$(cat "$OUTDIR/console.log" "$OUTDIR/dmesg.txt" 2>/dev/null | tr -d '\r')
+	for c in "${checks[@]}"; do
+		line=$(grep -m 1 -E -- "${c#*|}" <<<"$log") || continue
+		echo "${c%%|*}: ${line}"
+		return
+	done
+}
+
+main() {
+	local opt rc problem fatal
+	while getopts "k:o:t:s:c:m:a:q:h" opt; do
+		case $opt in
+		k) KVER=$OPTARG ;;
+		o) OUTDIR=$OPTARG ;;
+		t) TIMEOUT=$OPTARG ;;
+		s) SILENCE=$OPTARG ;;
+		c) CPUS=$OPTARG ;;
+		m) MEM=$OPTARG ;;
+		a) APPEND=$OPTARG ;;
+		q) QEMU_EXTRA=$OPTARG ;;
+		h) usage; exit 0 ;;
+		*) usage >&2; exit 125 ;;
+		esac
+	done
+	shift $((OPTIND - 1))
+	(($# > 0)) || { usage >&2; exit 125; }
+	[[ $TIMEOUT =~ ^[0-9]+$ && $SILENCE =~ ^[0-9]+$ && $CPUS =~ ^[1-9][0-9]*$ ]] ||
+		die "-t, -s and -c take positive integers"
+
+	ensure_tools
+	resolve_kernel
+	[[ -n $OUTDIR ]] || OUTDIR=$(mktemp -d /tmp/grtrace-vmtest.XXXXXX)
+	mkdir -p -- "$OUTDIR" || die "cannot create $OUTDIR"
+	OUTDIR=$(realpath -- "$OUTDIR")
+	# The path goes on the kernel command line and into qemu option lists.
+	[[ $OUTDIR =~ ^[A-Za-z0-9_./+-]+$ ]] ||
+		die "OUTDIR '$OUTDIR' must not contain blanks, commas or quotes"
+	# vm/init.sh mounts tmpfs over these, hiding the host's content: share
+	# the top directory holding cwd under them again, read-only (a clone
+	# under /tmp, as CI may make, then still works).
+	if [[ $PWD/ =~ ^(/tmp|/var/tmp|/run|/root|/var/log)/([^/]+)/ &&
+	      $PWD/ != "$OUTDIR"/* ]]; then
+		WORKDIR=${BASH_REMATCH[1]}/${BASH_REMATCH[2]}
+		[[ $WORKDIR =~ ^[A-Za-z0-9_./+-]+$ ]] ||
+			die "cwd $PWD: '$WORKDIR' must not contain blanks, commas or quotes"
+	fi
+	VM=$OUTDIR/.vmtest
+	rm -rf -- "$VM" "$OUTDIR/console.log" "$OUTDIR/dmesg.txt"
+	if ! mkdir -p "$VM" || ! : >"$VM/stdout" || ! : >"$VM/stderr"; then
+		die "cannot write $VM"
+	fi
+	prepare_initramfs
+	write_cmd_script "$@"
+
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	note "booting $KVER ($CPUS vCPU, $MEM, TCG), output in $OUTDIR ..."
+	QEMU_RC=
+	start_qemu
+	watch_qemu
+	wait "${TAIL_PIDS[@]}" 2>/dev/null
+
+	rc=125
+	[[ -s $VM/status ]] && rc=$(<"$VM/status")
+	problem=$(kernel_problem)
+	if [[ -n $WATCHDOG ]]; then
+		note "FAIL: $WATCHDOG, killed qemu${problem:+ ($problem)}"
+		rc=124
+	elif [[ -n $problem ]]; then
+		note "FAIL: $problem"
+		((rc == 0)) && rc=1
+	elif [[ ! -s $VM/status ]]; then
+		fatal=$(tr -d '\r' <"$OUTDIR/console.log" 2>/dev/null | grep -m 1 'vmtest-init: FATAL')
+		note "FAIL: guest did not report an exit code (qemu status $QEMU_RC)${fatal:+: $fatal}"
+		tail -n 5 "$VM/qemu.log" >&2
+	fi
+	note "exit $rc in $SECONDS s"
+	return "$rc"
+}
+
+main "$@"
