@@ -6,7 +6,9 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
@@ -15,8 +17,9 @@
 
 struct grtrace_config grtrace_cfg;
 
-/* Stats as they were at the last reset_stats; protected by grtrace_lock. */
-static DEFINE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu_base);
+/* Counters as they were at the last reset_stats; under grtrace_lock. */
+static DEFINE_PER_CPU(struct grtrace_counters, grtrace_base);
+static u64 grtrace_reset_at;	/* second of the last reset, for sec_stats */
 
 const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
 	[GRTRACE_DROP_DISABLED]		= "disabled",
@@ -24,174 +27,374 @@ const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
 	[GRTRACE_DROP_FILTERED_TYPE]	= "filtered_type",
 	[GRTRACE_DROP_FILTERED_ENGINE]	= "filtered_engine",
 	[GRTRACE_DROP_FILTERED_RING]	= "filtered_ring",
+	[GRTRACE_DROP_FILTERED_WATCH]	= "filtered_watch",
+	[GRTRACE_DROP_SAMPLED]		= "sampled",
+	[GRTRACE_DROP_RATE_LIMITED]	= "rate_limited",
+	[GRTRACE_DROP_BACKPRESSURE]	= "backpressure",
 	[GRTRACE_DROP_BUFFER_FULL]	= "buffer_full",
 	[GRTRACE_DROP_OVERSIZE]		= "oversize",
 };
 
-static const char * const grtrace_level_names[] = {
-	[GRTRACE_LEVEL_OFF]	= "off",
-	[GRTRACE_LEVEL_NORMAL]	= "normal",
-	[GRTRACE_LEVEL_VERBOSE]	= "verbose",
-};
+/* Value names, indexed by value, NULL-terminated. */
+static const char * const level_names[] = { "off", "normal", "verbose", NULL };
+static const char * const clock_names[] = { "monotonic", "boottime", NULL };
+static const char * const rl_mode_names[] = { "window", "token_bucket", NULL };
+static const char * const watch_mode_names[] = { "allow", "deny", NULL };
+static const char * const watch_combine_names[] = { "and", "or", NULL };
 
 #define GRTRACE_ENGINE_MASK_ALL	(BIT(GRTRACE_ENGINE_NR) - 1)
+#define GRTRACE_MAX_RATE	100000000
 
 void grtrace_config_defaults(void)
 {
 	grtrace_cfg.level = GRTRACE_LEVEL_NORMAL;
-	grtrace_cfg.clock_id = GRTRACE_CLOCK_MONOTONIC;
+	grtrace_cfg.clock = GRTRACE_CLK_MONOTONIC;
 	grtrace_cfg.filter_type_mask = U32_MAX;
 	grtrace_cfg.filter_engine_mask = GRTRACE_ENGINE_MASK_ALL;
 	grtrace_cfg.filter_ring_id = -1;
+	grtrace_cfg.sample = 100;
 }
 
 /*
- * A key parses its value into a u64 first and applies it only once every
- * line of the write has parsed, so a bad write changes nothing.
+ * A write is parsed into a staged copy of the settings and published only
+ * when every line of it parsed, so a bad write changes nothing.
+ */
+struct grtrace_stage {
+	struct grtrace_config cfg;
+	u64 ctx[GRTRACE_WATCH_MAX];
+	u32 nr_ctx;
+	bool ctx_dirty;
+	bool reset_stats;
+};
+
+enum grtrace_key_kind { KEY_UINT, KEY_MASK, KEY_SINT, KEY_ENUM, KEY_FN };
+
+/**
+ * struct grtrace_key - one config key
+ * @name: the key
+ * @kind: how the value is parsed and shown
+ * @off: offset of the u32/s32 field in struct grtrace_config
+ * @min: smallest value accepted
+ * @max: largest value accepted (for KEY_MASK: every bit allowed)
+ * @names: value names of a KEY_ENUM, indexed by value, NULL-terminated
+ * @set: for KEY_FN, applies @val to the stage or returns -EINVAL
+ * @show: for KEY_FN, prints "key=value" lines, or NULL for actions
  */
 struct grtrace_key {
 	const char *name;
-	int (*parse)(const char *val, u64 *out);
-	void (*apply)(u64 val);
-	void (*show)(struct seq_file *m, const char *name);
+	enum grtrace_key_kind kind;
+	size_t off;
+	s64 min, max;
+	const char * const *names;
+	int (*set)(struct grtrace_stage *st, const char *val);
+	void (*show)(struct seq_file *m);
 };
 
-static int parse_level(const char *val, u64 *out)
+static u32 *stage_field(struct grtrace_stage *st, const struct grtrace_key *k)
 {
-	int i = match_string(grtrace_level_names,
-			     ARRAY_SIZE(grtrace_level_names), val);
-
-	if (i < 0)
-		return -EINVAL;
-	*out = i;
-	return 0;
+	return (u32 *)((char *)&st->cfg + k->off);
 }
 
-static void apply_level(u64 val)
+static int set_reset_stats(struct grtrace_stage *st, const char *val)
 {
-	WRITE_ONCE(grtrace_cfg.level, val);
-}
-
-static void show_level(struct seq_file *m, const char *name)
-{
-	seq_printf(m, "%s=%s\n", name, grtrace_level_names[grtrace_cfg.level]);
-}
-
-static int parse_clock(const char *val, u64 *out)
-{
-	if (!strcmp(val, "monotonic") || !strcmp(val, "mono"))
-		*out = GRTRACE_CLOCK_MONOTONIC;
-	else if (!strcmp(val, "boottime") || !strcmp(val, "boot"))
-		*out = GRTRACE_CLOCK_BOOTTIME;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-static void apply_clock(u64 val)
-{
-	WRITE_ONCE(grtrace_cfg.clock_id, val);
-}
-
-static void show_clock(struct seq_file *m, const char *name)
-{
-	seq_printf(m, "%s=%s\n", name,
-		   grtrace_cfg.clock_id == GRTRACE_CLOCK_BOOTTIME ?
-		   "boottime" : "monotonic");
-}
-
-static int parse_u32(const char *val, u64 *out)
-{
-	u32 v;
-
-	if (kstrtou32(val, 0, &v))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_engine_mask(const char *val, u64 *out)
-{
-	if (parse_u32(val, out) || (*out & ~(u64)GRTRACE_ENGINE_MASK_ALL))
-		return -EINVAL;
-	return 0;
-}
-
-static void apply_type_mask(u64 val)
-{
-	WRITE_ONCE(grtrace_cfg.filter_type_mask, val);
-}
-
-static void show_type_mask(struct seq_file *m, const char *name)
-{
-	seq_printf(m, "%s=0x%x\n", name, grtrace_cfg.filter_type_mask);
-}
-
-static void apply_engine_mask(u64 val)
-{
-	WRITE_ONCE(grtrace_cfg.filter_engine_mask, val);
-}
-
-static void show_engine_mask(struct seq_file *m, const char *name)
-{
-	seq_printf(m, "%s=0x%x\n", name, grtrace_cfg.filter_engine_mask);
-}
-
-static int parse_ring_id(const char *val, u64 *out)
-{
-	s32 v;
-
-	if (kstrtos32(val, 0, &v) || v < -1 || v >= GRTRACE_MAX_RINGS)
-		return -EINVAL;
-	*out = (u64)(s64)v;
-	return 0;
-}
-
-static void apply_ring_id(u64 val)
-{
-	WRITE_ONCE(grtrace_cfg.filter_ring_id, (s32)val);
-}
-
-static void show_ring_id(struct seq_file *m, const char *name)
-{
-	seq_printf(m, "%s=%d\n", name, grtrace_cfg.filter_ring_id);
-}
-
-static int parse_action(const char *val, u64 *out)
-{
-	/* "reset_stats" and "reset_stats=1" both mean "do it". */
 	if (*val && strcmp(val, "1"))
 		return -EINVAL;
-	*out = 1;
+	st->reset_stats = true;
 	return 0;
 }
 
-static void apply_reset_stats(u64 val)
+static int parse_ctx(const char *val, u64 *ctx)
 {
-	grtrace_stats_reset();
+	return kstrtou64(val, 0, ctx) ? -EINVAL : 0;
 }
 
-static const struct grtrace_key grtrace_keys[] = {
-	{ "level", parse_level, apply_level, show_level },
-	{ "clock", parse_clock, apply_clock, show_clock },
-	{ "filter_type_mask", parse_u32, apply_type_mask, show_type_mask },
-	{ "filter_engine_mask", parse_engine_mask, apply_engine_mask,
-	  show_engine_mask },
-	{ "filter_ring_id", parse_ring_id, apply_ring_id, show_ring_id },
-	{ "reset_stats", parse_action, apply_reset_stats, NULL },
-};
-
-#define GRTRACE_MAX_SETTINGS	16
-
-struct grtrace_setting {
-	const struct grtrace_key *key;
-	u64 val;
-};
-
-static int grtrace_parse_line(char *line, struct grtrace_setting *set)
+static int stage_ctx_find(struct grtrace_stage *st, u64 ctx)
 {
-	char *val = strchr(line, '=');
+	u32 i;
+
+	for (i = 0; i < st->nr_ctx; i++)
+		if (st->ctx[i] == ctx)
+			return i;
+	return -1;
+}
+
+static int set_watch_ctx_add(struct grtrace_stage *st, const char *val)
+{
+	u64 ctx;
+
+	if (parse_ctx(val, &ctx))
+		return -EINVAL;
+	if (stage_ctx_find(st, ctx) >= 0)
+		return 0;
+	if (st->nr_ctx == GRTRACE_WATCH_MAX)
+		return -EINVAL;
+	st->ctx[st->nr_ctx++] = ctx;
+	st->ctx_dirty = true;
+	return 0;
+}
+
+static int set_watch_ctx_del(struct grtrace_stage *st, const char *val)
+{
+	u64 ctx;
 	int i;
+
+	if (parse_ctx(val, &ctx))
+		return -EINVAL;
+	i = stage_ctx_find(st, ctx);
+	if (i < 0)
+		return -EINVAL;
+	st->ctx[i] = st->ctx[--st->nr_ctx];
+	st->ctx_dirty = true;
+	return 0;
+}
+
+static int set_watch_ctx_clear(struct grtrace_stage *st, const char *val)
+{
+	if (*val)
+		return -EINVAL;
+	st->nr_ctx = 0;
+	st->ctx_dirty = true;
+	return 0;
+}
+
+static int parse_ring(const char *val, u32 *ring)
+{
+	if (kstrtou32(val, 0, ring) || *ring >= GRTRACE_MAX_RINGS)
+		return -EINVAL;
+	return 0;
+}
+
+static int set_watch_ring_add(struct grtrace_stage *st, const char *val)
+{
+	u32 ring;
+
+	if (parse_ring(val, &ring))
+		return -EINVAL;
+	st->cfg.watch_rings |= BIT_ULL(ring);
+	return 0;
+}
+
+static int set_watch_ring_del(struct grtrace_stage *st, const char *val)
+{
+	u32 ring;
+
+	if (parse_ring(val, &ring) || !(st->cfg.watch_rings & BIT_ULL(ring)))
+		return -EINVAL;
+	st->cfg.watch_rings &= ~BIT_ULL(ring);
+	return 0;
+}
+
+static int set_watch_ring_clear(struct grtrace_stage *st, const char *val)
+{
+	if (*val)
+		return -EINVAL;
+	st->cfg.watch_rings = 0;
+	return 0;
+}
+
+static const struct grtrace_watch_ctx *grtrace_watch_ctx_locked(void)
+{
+	return rcu_dereference_protected(grtrace_cfg.watch_ctx,
+					 lockdep_is_held(&grtrace_lock));
+}
+
+static void show_watch_ctx(struct seq_file *m)
+{
+	const struct grtrace_watch_ctx *wc = grtrace_watch_ctx_locked();
+	u32 i;
+
+	seq_printf(m, "watch_count=%u\nwatch_ctx=", wc ? wc->nr : 0);
+	for (i = 0; wc && i < wc->nr; i++)
+		seq_printf(m, "%s%llu", i ? "," : "", wc->ctx[i]);
+	seq_putc(m, '\n');
+}
+
+static void show_watch_rings(struct seq_file *m)
+{
+	u64 rings = grtrace_cfg.watch_rings;
+	bool first = true;
+	int r;
+
+	seq_printf(m, "watch_ring_count=%u\nwatch_ring=",
+		   (unsigned int)hweight64(rings));
+	for (r = 0; r < GRTRACE_MAX_RINGS; r++)
+		if (rings & BIT_ULL(r)) {
+			seq_printf(m, "%s%d", first ? "" : ",", r);
+			first = false;
+		}
+	seq_putc(m, '\n');
+}
+
+#define U32_KEY(_name, _field, _min, _max) \
+	{ .name = _name, .kind = KEY_UINT, \
+	  .off = offsetof(struct grtrace_config, _field), \
+	  .min = _min, .max = _max }
+#define MASK_KEY(_name, _field, _mask) \
+	{ .name = _name, .kind = KEY_MASK, \
+	  .off = offsetof(struct grtrace_config, _field), .max = _mask }
+#define ENUM_KEY(_name, _field, _names) \
+	{ .name = _name, .kind = KEY_ENUM, \
+	  .off = offsetof(struct grtrace_config, _field), \
+	  .names = _names }
+#define FN_KEY(_name, _set, _show) \
+	{ .name = _name, .kind = KEY_FN, .set = _set, .show = _show }
+
+static const struct grtrace_key grtrace_keys[] = {
+	ENUM_KEY("level", level, level_names),
+	ENUM_KEY("clock", clock, clock_names),
+	MASK_KEY("filter_type_mask", filter_type_mask, U32_MAX),
+	MASK_KEY("filter_engine_mask", filter_engine_mask,
+		 GRTRACE_ENGINE_MASK_ALL),
+	{ .name = "filter_ring_id", .kind = KEY_SINT,
+	  .off = offsetof(struct grtrace_config, filter_ring_id),
+	  .min = -1, .max = GRTRACE_MAX_RINGS - 1 },
+	ENUM_KEY("watch_allow_mode", watch_deny, watch_mode_names),
+	ENUM_KEY("watch_combine", watch_or, watch_combine_names),
+	FN_KEY("watch_ctx_add", set_watch_ctx_add, show_watch_ctx),
+	FN_KEY("watch_ctx_del", set_watch_ctx_del, NULL),
+	FN_KEY("watch_ctx_clear", set_watch_ctx_clear, NULL),
+	FN_KEY("watch_ring_add", set_watch_ring_add, show_watch_rings),
+	FN_KEY("watch_ring_del", set_watch_ring_del, NULL),
+	FN_KEY("watch_ring_clear", set_watch_ring_clear, NULL),
+	U32_KEY("sample", sample, 0, 100),
+	U32_KEY("sample_every", sample_every, 0, 1000000),
+	U32_KEY("max_events_per_sec", max_eps, 0, GRTRACE_MAX_RATE),
+	ENUM_KEY("rate_limiter_mode", rl_mode, rl_mode_names),
+	U32_KEY("rate_limit_burst", rl_burst, 0, GRTRACE_MAX_RATE),
+	U32_KEY("backpressure_threshold", bp_threshold, 0, 100),
+	U32_KEY("adaptive_sampling", adaptive, 0, 1),
+	U32_KEY("measure_latency", measure_latency, 0, 1),
+	FN_KEY("reset_stats", set_reset_stats, NULL),
+};
+
+static const struct grtrace_key *grtrace_key_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(grtrace_keys); i++)
+		if (!strcmp(grtrace_keys[i].name, name))
+			return &grtrace_keys[i];
+	return NULL;
+}
+
+static int grtrace_key_set(const struct grtrace_key *k, struct grtrace_stage *st,
+			   const char *val)
+{
+	unsigned int i;
+	s32 sv;
+	u32 v;
+
+	switch (k->kind) {
+	case KEY_FN:
+		return k->set(st, val);
+	case KEY_ENUM:
+		for (i = 0; k->names[i]; i++)
+			if (!strcmp(k->names[i], val)) {
+				*stage_field(st, k) = i;
+				return 0;
+			}
+		return -EINVAL;
+	case KEY_SINT:
+		if (kstrtos32(val, 0, &sv) || sv < k->min || sv > k->max)
+			return -EINVAL;
+		*stage_field(st, k) = sv;
+		return 0;
+	case KEY_MASK:
+		if (kstrtou32(val, 0, &v) || (v & ~(u32)k->max))
+			return -EINVAL;
+		*stage_field(st, k) = v;
+		return 0;
+	default:
+		if (kstrtou32(val, 0, &v) || v < k->min || v > k->max)
+			return -EINVAL;
+		*stage_field(st, k) = v;
+		return 0;
+	}
+}
+
+static void grtrace_key_show(struct seq_file *m, const struct grtrace_key *k,
+			     bool bare)
+{
+	u32 v = *(u32 *)((char *)&grtrace_cfg + k->off);
+
+	if (k->kind == KEY_FN) {
+		if (k->show)
+			k->show(m);
+		return;
+	}
+	if (!bare)
+		seq_printf(m, "%s=", k->name);
+	if (k->kind == KEY_ENUM)
+		seq_printf(m, "%s\n", k->names[v]);
+	else if (k->kind == KEY_MASK)
+		seq_printf(m, "0x%x\n", v);
+	else if (k->kind == KEY_SINT)
+		seq_printf(m, "%d\n", (s32)v);
+	else
+		seq_printf(m, "%u\n", v);
+}
+
+static void grtrace_stage_load(struct grtrace_stage *st)
+{
+	const struct grtrace_watch_ctx *wc = grtrace_watch_ctx_locked();
+
+	memset(st, 0, sizeof(*st));
+	st->cfg = grtrace_cfg;
+	if (wc) {
+		st->nr_ctx = wc->nr;
+		memcpy(st->ctx, wc->ctx, wc->nr * sizeof(u64));
+	}
+}
+
+/* Publish a staged configuration field by field; the event path sees each
+ * field change atomically, and no lock.
+ */
+static int grtrace_stage_publish(struct grtrace_stage *st)
+{
+	struct grtrace_watch_ctx *wc = NULL, *old;
+	const struct grtrace_config *c = &st->cfg;
+	bool rl_changed;
+	int i;
+
+	/* STREAM_INFO names one clock for the whole session. */
+	if (grtrace_enabled && c->clock != grtrace_cfg.clock)
+		return -EBUSY;
+	if (st->ctx_dirty && st->nr_ctx) {
+		wc = kmalloc(struct_size(wc, ctx, st->nr_ctx), GFP_KERNEL);
+		if (!wc)
+			return -ENOMEM;
+		wc->nr = st->nr_ctx;
+		memcpy(wc->ctx, st->ctx, st->nr_ctx * sizeof(u64));
+	}
+
+	rl_changed = c->max_eps != grtrace_cfg.max_eps ||
+		     c->rl_mode != grtrace_cfg.rl_mode ||
+		     c->rl_burst != grtrace_cfg.rl_burst;
+	for (i = 0; i < ARRAY_SIZE(grtrace_keys); i++) {
+		const struct grtrace_key *k = &grtrace_keys[i];
+
+		if (k->kind != KEY_FN)
+			WRITE_ONCE(*(u32 *)((char *)&grtrace_cfg + k->off),
+				   *stage_field(st, k));
+	}
+	WRITE_ONCE(grtrace_cfg.watch_rings, c->watch_rings);
+	if (rl_changed)
+		grtrace_rl_reset();
+	if (st->ctx_dirty) {
+		old = rcu_replace_pointer(grtrace_cfg.watch_ctx, wc,
+					  lockdep_is_held(&grtrace_lock));
+		if (old)
+			kfree_rcu(old, rcu);
+	}
+	if (st->reset_stats)
+		grtrace_stats_reset();
+	return 0;
+}
+
+static int grtrace_stage_line(struct grtrace_stage *st, char *line)
+{
+	const struct grtrace_key *k;
+	char *val = strchr(line, '=');
 
 	if (val)
 		*val++ = '\0';
@@ -199,18 +402,16 @@ static int grtrace_parse_line(char *line, struct grtrace_setting *set)
 		val = "";
 	line = strim(line);
 	val = strim(val);
-	for (i = 0; i < ARRAY_SIZE(grtrace_keys); i++) {
-		if (strcmp(line, grtrace_keys[i].name))
-			continue;
-		set->key = &grtrace_keys[i];
-		if (set->key->parse(val, &set->val)) {
-			pr_debug("config: bad value '%s' for %s\n", val, line);
-			return -EINVAL;
-		}
-		return 0;
+	k = grtrace_key_find(line);
+	if (!k) {
+		pr_debug("config: unknown key '%s'\n", line);
+		return -EINVAL;
 	}
-	pr_debug("config: unknown key '%s'\n", line);
-	return -EINVAL;
+	if (grtrace_key_set(k, st, val)) {
+		pr_debug("config: bad value '%s' for %s\n", val, line);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /**
@@ -220,37 +421,83 @@ static int grtrace_parse_line(char *line, struct grtrace_setting *set)
  * Context: grtrace_lock held.
  * Return: 0 when every line applied; -EINVAL when any line is malformed,
  * names an unknown key or carries an out-of-range value, and then nothing
- * changed; -EBUSY for a setting that cannot change while tracing.
+ * changed; -EBUSY for a clock change while tracing; -ENOMEM.
  */
 int grtrace_config_set(char *text)
 {
-	struct grtrace_setting set[GRTRACE_MAX_SETTINGS];
-	int i, n = 0, ret;
+	struct grtrace_stage *st;
+	int n = 0, ret = 0;
 	char *line;
 
 	lockdep_assert_held(&grtrace_lock);
-	while ((line = strsep(&text, "\n")) != NULL) {
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	grtrace_stage_load(st);
+	while (!ret && (line = strsep(&text, "\n")) != NULL) {
 		if (!*strim(line))
 			continue;
-		if (n == GRTRACE_MAX_SETTINGS)
-			return -EINVAL;
-		ret = grtrace_parse_line(line, &set[n++]);
-		if (ret)
-			return ret;
+		ret = grtrace_stage_line(st, line);
+		n++;
 	}
-	if (!n)
-		return -EINVAL;
-	/*
-	 * STREAM_INFO names one clock for the whole session: refuse a clock
-	 * change while tracing, before anything else changes.
-	 */
-	for (i = 0; i < n; i++)
-		if (set[i].key->apply == apply_clock && grtrace_enabled &&
-		    set[i].val != grtrace_cfg.clock_id)
-			return -EBUSY;
-	for (i = 0; i < n; i++)
-		set[i].key->apply(set[i].val);
-	return 0;
+	if (!ret && !n)
+		ret = -EINVAL;
+	if (!ret)
+		ret = grtrace_stage_publish(st);
+	kfree(st);
+	return ret;
+}
+
+/**
+ * grtrace_watchlist_set() - the "watchlist" file's syntax
+ * @list: "1,2" allows those contexts, "!1,2" denies them, "" clears
+ *
+ * Context: grtrace_lock held.
+ * Return: 0, or -EINVAL (nothing changed) / -ENOMEM.
+ */
+int grtrace_watchlist_set(const char *list)
+{
+	struct grtrace_stage *st;
+	char *copy, *p, *tok;
+	int ret = 0;
+
+	lockdep_assert_held(&grtrace_lock);
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	copy = kstrdup(list, GFP_KERNEL);
+	if (!st || !copy) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	grtrace_stage_load(st);
+	p = strim(copy);
+	st->cfg.watch_deny = *p == '!';
+	if (*p == '!')
+		p++;
+	st->nr_ctx = 0;
+	st->ctx_dirty = true;
+	/* An empty list clears; otherwise every entry must be a context. */
+	while (!ret && *p && (tok = strsep(&p, ",")) != NULL) {
+		ret = set_watch_ctx_add(st, strim(tok));
+		if (!p)
+			break;
+	}
+	if (!ret)
+		ret = grtrace_stage_publish(st);
+out:
+	kfree(copy);
+	kfree(st);
+	return ret;
+}
+
+void grtrace_watchlist_show(struct seq_file *m)
+{
+	const struct grtrace_watch_ctx *wc = grtrace_watch_ctx_locked();
+	u32 i;
+
+	seq_puts(m, grtrace_cfg.watch_deny ? "!" : "");
+	for (i = 0; wc && i < wc->nr; i++)
+		seq_printf(m, "%s%llu", i ? "," : "", wc->ctx[i]);
+	seq_putc(m, '\n');
 }
 
 void grtrace_config_show(struct seq_file *m)
@@ -258,8 +505,25 @@ void grtrace_config_show(struct seq_file *m)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(grtrace_keys); i++)
-		if (grtrace_keys[i].show)
-			grtrace_keys[i].show(m, grtrace_keys[i].name);
+		grtrace_key_show(m, &grtrace_keys[i], false);
+}
+
+/* The value of one key, bare, for the per-knob files. */
+void grtrace_config_show_key(struct seq_file *m, const char *name)
+{
+	const struct grtrace_key *k = grtrace_key_find(name);
+
+	if (k)
+		grtrace_key_show(m, k, true);
+}
+
+void grtrace_config_free(void)
+{
+	struct grtrace_watch_ctx *wc;
+
+	wc = rcu_replace_pointer(grtrace_cfg.watch_ctx, NULL, true);
+	synchronize_rcu();
+	kfree(wc);
 }
 
 int grtrace_check_buffer_size(unsigned long long size)
@@ -298,39 +562,38 @@ void grtrace_stats_reset(void)
 	int cpu;
 
 	lockdep_assert_held(&grtrace_lock);
-	for_each_possible_cpu(cpu) {
-		struct grtrace_pcpu *base = per_cpu_ptr(&grtrace_pcpu_base, cpu);
-
-		memcpy(base, per_cpu_ptr(&grtrace_pcpu, cpu), sizeof(*base));
-	}
+	for_each_possible_cpu(cpu)
+		memcpy(per_cpu_ptr(&grtrace_base, cpu),
+		       &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt,
+		       sizeof(struct grtrace_counters));
+	grtrace_reset_at = jiffies / HZ;
 }
 
-static void grtrace_add(u64 *sum, const u64 *cur, const u64 *base, int n)
+u64 grtrace_reset_sec(void)
 {
-	int i;
-
-	for (i = 0; i < n; i++)
-		sum[i] += READ_ONCE(cur[i]) - base[i];
+	return grtrace_reset_at;
 }
 
 /**
- * grtrace_stats_sum() - counters of every CPU since the last reset
+ * grtrace_stats_sum() - counters since the last reset
  * @sum: zeroed by the caller; receives the sums
+ * @cpu: the CPU to sum, or -1 for all CPUs
  *
  * Context: grtrace_lock held.
  */
-void grtrace_stats_sum(struct grtrace_pcpu *sum)
+void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 {
-	int cpu;
+	u64 *acc = (u64 *)sum;
+	int c, i;
 
 	lockdep_assert_held(&grtrace_lock);
-	for_each_possible_cpu(cpu) {
-		const struct grtrace_pcpu *c = per_cpu_ptr(&grtrace_pcpu, cpu);
-		const struct grtrace_pcpu *b = per_cpu_ptr(&grtrace_pcpu_base,
-							   cpu);
+	for_each_possible_cpu(c) {
+		const u64 *cur = (u64 *)&per_cpu_ptr(&grtrace_pcpu, c)->cnt;
+		const u64 *base = (u64 *)per_cpu_ptr(&grtrace_base, c);
 
-		/* The counters are consecutive u64 up to @cseq. */
-		grtrace_add(&sum->emitted, &c->emitted, &b->emitted,
-			    offsetof(struct grtrace_pcpu, cseq) / sizeof(u64));
+		if (cpu >= 0 && c != cpu)
+			continue;
+		for (i = 0; i < GRTRACE_NR_COUNTERS; i++)
+			acc[i] += READ_ONCE(cur[i]) - base[i];
 	}
 }

@@ -102,38 +102,90 @@ static ssize_t config_write(struct file *file, const char __user *ubuf,
 	return ret ?: count;
 }
 
-static int stats_show(struct seq_file *m, void *v)
+/* Counters since the last reset_stats, of one CPU or (-1) of all. */
+static struct grtrace_counters *grtrace_snapshot(int cpu)
 {
-	struct grtrace_pcpu *s;
+	struct grtrace_counters *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	mutex_lock(&grtrace_lock);
+	grtrace_stats_sum(s, cpu);
+	mutex_unlock(&grtrace_lock);
+	return s;
+}
+
+static u64 grtrace_dropped_total(const struct grtrace_counters *s)
+{
 	u64 total = 0;
 	int i;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	mutex_lock(&grtrace_lock);
-	grtrace_stats_sum(s);
 	for (i = 0; i < GRTRACE_NR_DROPS; i++)
 		total += s->dropped[i];
-	seq_printf(m, "enabled=%d\n", grtrace_enabled);
-	seq_printf(m, "session=%llu\n", grtrace_session);
-	seq_printf(m, "emitted=%llu\n", s->emitted);
-	seq_printf(m, "written=%llu\n", s->written);
-	seq_printf(m, "bytes_written=%llu\n", s->bytes);
-	seq_printf(m, "dropped_total=%llu\n", total);
+	return total;
+}
+
+/* The keys shared by stats and pc_stats, separated by @sep. */
+static void grtrace_print_counters(struct seq_file *m,
+				   const struct grtrace_counters *s, char sep)
+{
+	int i;
+
+	seq_printf(m, "emitted=%llu%c", s->emitted, sep);
+	seq_printf(m, "written=%llu%c", s->written, sep);
+	seq_printf(m, "bytes_written=%llu%c", s->bytes, sep);
+	seq_printf(m, "dropped_total=%llu%c", grtrace_dropped_total(s), sep);
 	for (i = 0; i < GRTRACE_NR_DROPS; i++)
-		seq_printf(m, "dropped_%s=%llu\n", grtrace_drop_names[i],
-			   s->dropped[i]);
-	seq_printf(m, "control_written=%llu\n", s->ctl_written);
+		seq_printf(m, "dropped_%s=%llu%c", grtrace_drop_names[i],
+			   s->dropped[i], sep);
+	seq_printf(m, "control_written=%llu%c", s->ctl_written, sep);
 	seq_printf(m, "control_dropped=%llu\n", s->ctl_dropped);
+}
+
+static u32 grtrace_adaptive_keep_1_in(void)
+{
+	u32 shift = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		shift = max(shift, READ_ONCE(per_cpu_ptr(&grtrace_pcpu,
+							 cpu)->bp_shift));
+	return 1U << shift;
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct grtrace_counters *s = grtrace_snapshot(-1);
+
+	if (!s)
+		return -ENOMEM;
+	seq_printf(m, "enabled=%d\n", READ_ONCE(grtrace_enabled));
+	seq_printf(m, "session=%llu\n", READ_ONCE(grtrace_session));
+	grtrace_print_counters(m, s, '\n');
+	seq_printf(m, "adaptive_keep_1_in=%u\n", grtrace_adaptive_keep_1_in());
 	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
-	seq_printf(m, "buffer_size=%lu\n", grtrace_buffer_size);
-	mutex_unlock(&grtrace_lock);
+	seq_printf(m, "buffer_size=%lu\n", READ_ONCE(grtrace_buffer_size));
 	kfree(s);
 	return 0;
 }
 
-static const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES] = {
+static int pc_stats_show(struct seq_file *m, void *v)
+{
+	struct grtrace_counters *s;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		s = grtrace_snapshot(cpu);
+		if (!s)
+			return -ENOMEM;
+		seq_printf(m, "cpu=%d ", cpu);
+		grtrace_print_counters(m, s, ' ');
+		kfree(s);
+	}
+	return 0;
+}
+
+const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES] = {
 	[GRTRACE_EV_SUBMIT]		= "submit",
 	[GRTRACE_EV_COMMIT]		= "commit",
 	[GRTRACE_EV_START]		= "start",
@@ -148,15 +200,11 @@ static const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES] = {
 
 static int events_by_type_show(struct seq_file *m, void *v)
 {
-	struct grtrace_pcpu *s;
+	struct grtrace_counters *s = grtrace_snapshot(-1);
 	int t;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
-	mutex_lock(&grtrace_lock);
-	grtrace_stats_sum(s);
-	mutex_unlock(&grtrace_lock);
 	seq_printf(m, "%-16s %12s %12s\n", "type", "emitted", "written");
 	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
 		if (grtrace_type_names[t])
@@ -164,6 +212,95 @@ static int events_by_type_show(struct seq_file *m, void *v)
 				   grtrace_type_names[t], s->type_emitted[t],
 				   s->type_written[t]);
 	kfree(s);
+	return 0;
+}
+
+/* First line: the upper bounds; then one "range count" line per bucket. */
+static void grtrace_print_hist(struct seq_file *m, const char *unit,
+			       const u64 *hist, unsigned int lo)
+{
+	int i;
+
+	seq_printf(m, "bounds_%s=", unit);
+	for (i = 0; i < GRTRACE_HIST_BUCKETS - 1; i++)
+		seq_printf(m, "%s%llu", i ? "," : "", 1ULL << (lo + i));
+	seq_putc(m, '\n');
+	seq_printf(m, "<%llu %llu\n", 1ULL << lo, hist[0]);
+	for (i = 1; i < GRTRACE_HIST_BUCKETS - 1; i++)
+		seq_printf(m, "%llu-%llu %llu\n", 1ULL << (lo + i - 1),
+			   1ULL << (lo + i), hist[i]);
+	seq_printf(m, ">=%llu %llu\n", 1ULL << (lo + i - 1), hist[i]);
+}
+
+static int latency_hist_show(struct seq_file *m, void *v)
+{
+	struct grtrace_counters *s = grtrace_snapshot(-1);
+
+	if (!s)
+		return -ENOMEM;
+	grtrace_print_hist(m, "ns", s->lat_hist, GRTRACE_LAT_HIST_LO);
+	kfree(s);
+	return 0;
+}
+
+static int size_hist_show(struct seq_file *m, void *v)
+{
+	struct grtrace_counters *s = grtrace_snapshot(-1);
+
+	if (!s)
+		return -ENOMEM;
+	grtrace_print_hist(m, "bytes", s->size_hist, GRTRACE_SIZE_HIST_LO);
+	kfree(s);
+	return 0;
+}
+
+/* How each call into the event path ended, with its share in permille. */
+static int result_hist_show(struct seq_file *m, void *v)
+{
+	struct grtrace_counters *s = grtrace_snapshot(-1);
+	u64 all;
+	int i;
+
+	if (!s)
+		return -ENOMEM;
+	all = max_t(u64, s->emitted, 1);
+	seq_printf(m, "%-16s %12llu %5llu\n", "written", s->written,
+		   div64_u64(s->written * 1000, all));
+	for (i = 0; i < GRTRACE_NR_DROPS; i++)
+		seq_printf(m, "%-16s %12llu %5llu\n", grtrace_drop_names[i],
+			   s->dropped[i], div64_u64(s->dropped[i] * 1000, all));
+	kfree(s);
+	return 0;
+}
+
+/* The last GRTRACE_SECS seconds, oldest first, summed over CPUs. */
+static int sec_stats_show(struct seq_file *m, void *v)
+{
+	u64 now = jiffies / HZ, from, sec, max_rate = 0;
+	int cpu;
+
+	mutex_lock(&grtrace_lock);
+	from = max(now - (GRTRACE_SECS - 1), grtrace_reset_sec());
+	mutex_unlock(&grtrace_lock);
+	seq_printf(m, "%-8s %12s %12s %12s\n", "age_s", "events", "written",
+		   "dropped");
+	for (sec = from; sec <= now; sec++) {
+		u64 emitted = 0, written = 0;
+
+		for_each_possible_cpu(cpu) {
+			const struct grtrace_sec *s =
+				&per_cpu_ptr(&grtrace_pcpu, cpu)->secs[sec % GRTRACE_SECS];
+
+			if (READ_ONCE(s->sec) != sec)
+				continue;
+			emitted += READ_ONCE(s->emitted);
+			written += READ_ONCE(s->written);
+		}
+		max_rate = max(max_rate, emitted);
+		seq_printf(m, "%-8llu %12llu %12llu %12llu\n", now - sec,
+			   emitted, written, emitted - written);
+	}
+	seq_printf(m, "max_rate=%llu\n", max_rate);
 	return 0;
 }
 
@@ -308,7 +445,12 @@ static ssize_t emit_write(struct file *file, const char __user *ubuf,
 }
 
 DEFINE_SHOW_ATTRIBUTE(stats);
+DEFINE_SHOW_ATTRIBUTE(pc_stats);
 DEFINE_SHOW_ATTRIBUTE(events_by_type);
+DEFINE_SHOW_ATTRIBUTE(latency_hist);
+DEFINE_SHOW_ATTRIBUTE(size_hist);
+DEFINE_SHOW_ATTRIBUTE(result_hist);
+DEFINE_SHOW_ATTRIBUTE(sec_stats);
 DEFINE_SHOW_ATTRIBUTE(rings);
 DEFINE_SHOW_ATTRIBUTE(version);
 
@@ -330,6 +472,104 @@ GRTRACE_RW_ATTRIBUTE(control);
 GRTRACE_RW_ATTRIBUTE(config);
 GRTRACE_RW_ATTRIBUTE(buffer_size);
 
+/*
+ * Per-knob files of the reference interface: thin views on config keys,
+ * so each setting still has one source of truth.
+ */
+static const char * const grtrace_knobs[][2] = {
+	{ "level", "level" },
+	{ "sampling", "sample" },
+	{ "rate_limit", "max_events_per_sec" },
+	{ "rate_limit_mode", "rate_limiter_mode" },
+	{ "rate_limit_burst", "rate_limit_burst" },
+};
+
+static int knob_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&grtrace_lock);
+	grtrace_config_show_key(m, m->private);
+	mutex_unlock(&grtrace_lock);
+	return 0;
+}
+
+static ssize_t knob_write(struct file *file, const char __user *ubuf,
+			  size_t count, loff_t *ppos)
+{
+	const char *key = ((struct seq_file *)file->private_data)->private;
+	char *buf, *line;
+	int ret;
+
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	line = kasprintf(GFP_KERNEL, "%s=%s", key, strim(buf));
+	kfree(buf);
+	if (!line)
+		return -ENOMEM;
+	mutex_lock(&grtrace_lock);
+	ret = grtrace_config_set(line);
+	mutex_unlock(&grtrace_lock);
+	kfree(line);
+	return ret ?: count;
+}
+
+static int enable_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", READ_ONCE(grtrace_enabled));
+	return 0;
+}
+
+/* "1" starts and "0" stops, like control. */
+static ssize_t enable_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	unsigned int on;
+	int ret;
+
+	if (kstrtouint_from_user(ubuf, count, 0, &on) || on > 1)
+		return -EINVAL;
+	mutex_lock(&grtrace_lock);
+	if (on) {
+		ret = grtrace_start_locked();
+		if (ret == -EALREADY)
+			ret = 0;
+	} else {
+		grtrace_stop_locked();
+	}
+	mutex_unlock(&grtrace_lock);
+	return ret ?: count;
+}
+
+static int watchlist_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&grtrace_lock);
+	grtrace_watchlist_show(m);
+	mutex_unlock(&grtrace_lock);
+	return 0;
+}
+
+static ssize_t watchlist_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char *buf;
+	int ret;
+
+	/* An empty write clears the list. */
+	buf = count ? grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE) :
+		      kstrdup("", GFP_KERNEL);
+	if (IS_ERR_OR_NULL(buf))
+		return buf ? PTR_ERR(buf) : -ENOMEM;
+	mutex_lock(&grtrace_lock);
+	ret = grtrace_watchlist_set(buf);
+	mutex_unlock(&grtrace_lock);
+	kfree(buf);
+	return ret ?: count;
+}
+
+GRTRACE_RW_ATTRIBUTE(knob);
+GRTRACE_RW_ATTRIBUTE(enable);
+GRTRACE_RW_ATTRIBUTE(watchlist);
+
 static const struct file_operations emit_fops = {
 	.owner	= THIS_MODULE,
 	.open	= simple_open,
@@ -339,12 +579,25 @@ static const struct file_operations emit_fops = {
 
 static void grtrace_create_files(struct dentry *dir)
 {
+	int i;
+
 	debugfs_create_file("control", 0600, dir, NULL, &control_fops);
 	debugfs_create_file("config", 0600, dir, NULL, &config_fops);
 	debugfs_create_file("buffer_size", 0600, dir, NULL, &buffer_size_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
 	debugfs_create_file("events_by_type", 0400, dir, NULL,
 			    &events_by_type_fops);
+	debugfs_create_file("pc_stats", 0400, dir, NULL, &pc_stats_fops);
+	debugfs_create_file("latency_hist", 0400, dir, NULL,
+			    &latency_hist_fops);
+	debugfs_create_file("size_hist", 0400, dir, NULL, &size_hist_fops);
+	debugfs_create_file("result_hist", 0400, dir, NULL, &result_hist_fops);
+	debugfs_create_file("sec_stats", 0400, dir, NULL, &sec_stats_fops);
+	debugfs_create_file("enable", 0600, dir, NULL, &enable_fops);
+	debugfs_create_file("watchlist", 0600, dir, NULL, &watchlist_fops);
+	for (i = 0; i < ARRAY_SIZE(grtrace_knobs); i++)
+		debugfs_create_file(grtrace_knobs[i][0], 0600, dir,
+				    (void *)grtrace_knobs[i][1], &knob_fops);
 	debugfs_create_file("rings", 0400, dir, NULL, &rings_fops);
 	debugfs_create_file("version", 0400, dir, NULL, &version_fops);
 	if (emit_enable)
@@ -386,6 +639,7 @@ static void __exit grtrace_exit(void)
 	 */
 	grtrace_core_exit();
 	debugfs_remove(grtrace_debugfs);
+	grtrace_config_free();
 }
 
 module_init(grtrace_init);

@@ -39,6 +39,7 @@
 #include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/relay.h>
+#include <linux/sched/clock.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
@@ -60,25 +61,50 @@ static struct rchan *grtrace_chan;
 static struct dentry *grtrace_dir;
 static const struct file_operations grtrace_events_fops;
 
+/*
+ * Rate limiter state, one atomic each so that the event path needs no lock:
+ * the window limiter packs (second << 32 | events in it), the token bucket
+ * keeps the theoretical arrival time of the next event in ns (GCRA).
+ */
+static atomic64_t grtrace_rl_window_state = ATOMIC64_INIT(0);
+static atomic64_t grtrace_rl_tat = ATOMIC64_INIT(0);
+
 #define GRTRACE_NR_SUBBUFS	8
 
 u64 grtrace_now(void)
 {
-	if (READ_ONCE(grtrace_cfg.clock_id) == GRTRACE_CLOCK_BOOTTIME)
+	if (READ_ONCE(grtrace_cfg.clock) == GRTRACE_CLK_BOOTTIME)
 		return ktime_get_boottime_ns();
 	return ktime_get_ns();
 }
 
+/* Forget the limiter's history; called when its settings change. */
+void grtrace_rl_reset(void)
+{
+	atomic64_set(&grtrace_rl_window_state, 0);
+	atomic64_set(&grtrace_rl_tat, 0);
+}
+
 static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
-			     struct grtrace_pcpu *pc)
+			     struct grtrace_pcpu *pc, u64 ts)
 {
 	hdr->type = type;
 	hdr->size = size;
 	hdr->cpu = smp_processor_id();
 	hdr->flags = 0;
-	hdr->ts = grtrace_now();
+	hdr->ts = ts;
 	hdr->gseq = atomic64_inc_return(&grtrace_gseq) - 1;
 	hdr->cseq = pc->cseq++;
+}
+
+static unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
+{
+	unsigned int b;
+
+	if (v < (1ULL << lo))
+		return 0;
+	b = ilog2(v) - lo + 1;
+	return min_t(unsigned int, b, GRTRACE_HIST_BUCKETS - 1);
 }
 
 /*
@@ -99,10 +125,46 @@ static bool grtrace_copy(struct rchan *chan, struct grtrace_pcpu *pc,
 	 * that is reserved but not yet filled.
 	 */
 	smp_store_release(&pc->committed, pc->committed + size);
+	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
 	return true;
 }
 
-static int grtrace_drop_reason(u16 type, u32 ring_id, u16 engine)
+/* Does the watchlist drop this event?  Interrupts are off: RCU-sched. */
+static bool grtrace_watch_drops(u64 ctx, u32 ring_id)
+{
+	const struct grtrace_watch_ctx *wc;
+	u64 rings = READ_ONCE(grtrace_cfg.watch_rings);
+	int ctx_hit = -1, ring_hit = -1, match;
+	u32 i;
+
+	wc = rcu_dereference_sched(grtrace_cfg.watch_ctx);
+	if (likely(!wc && !rings))
+		return false;
+	if (wc) {
+		ctx_hit = 0;
+		for (i = 0; i < wc->nr; i++)
+			if (wc->ctx[i] == ctx) {
+				ctx_hit = 1;
+				break;
+			}
+	}
+	if (rings)
+		ring_hit = ring_id < GRTRACE_MAX_RINGS &&
+			   (rings & BIT_ULL(ring_id));
+	/* A list that is empty takes no part in the match. */
+	if (ctx_hit < 0)
+		match = ring_hit;
+	else if (ring_hit < 0)
+		match = ctx_hit;
+	else if (READ_ONCE(grtrace_cfg.watch_or))
+		match = ctx_hit || ring_hit;
+	else
+		match = ctx_hit && ring_hit;
+	return READ_ONCE(grtrace_cfg.watch_deny) ? match : !match;
+}
+
+/* Settings that select events, cheapest first; -1 keeps the event. */
+static int grtrace_filter(u16 type, u32 ring_id, u16 engine, u64 ctx)
 {
 	u32 level = READ_ONCE(grtrace_cfg.level);
 	s32 ring = READ_ONCE(grtrace_cfg.filter_ring_id);
@@ -118,7 +180,126 @@ static int grtrace_drop_reason(u16 type, u32 ring_id, u16 engine)
 		return GRTRACE_DROP_FILTERED_ENGINE;
 	if (ring >= 0 && ring != ring_id)
 		return GRTRACE_DROP_FILTERED_RING;
+	if (grtrace_watch_drops(ctx, ring_id))
+		return GRTRACE_DROP_FILTERED_WATCH;
 	return -1;
+}
+
+/* Deterministic per-CPU sampling, so that results are exact and testable. */
+static bool grtrace_sampled_out(struct grtrace_pcpu *pc)
+{
+	u32 pct = READ_ONCE(grtrace_cfg.sample);
+	u32 every = READ_ONCE(grtrace_cfg.sample_every);
+
+	if (pct < 100) {
+		/* Keep an event each time the accumulator wraps past 100. */
+		pc->sample_acc += pct;
+		if (pc->sample_acc < 100)
+			return true;
+		pc->sample_acc -= 100;
+	}
+	if (every > 1) {
+		if (++pc->sample_cnt < every)
+			return true;
+		pc->sample_cnt = 0;
+	}
+	return false;
+}
+
+static bool grtrace_rl_window(u64 now, u32 max)
+{
+	u64 sec = div_u64(now, NSEC_PER_SEC) & U32_MAX;
+	s64 old = atomic64_read(&grtrace_rl_window_state), new;
+
+	do {
+		if ((u64)old >> 32 != sec) {
+			new = (s64)(sec << 32 | 1);
+		} else {
+			if ((u32)old >= max)
+				return false;
+			new = old + 1;
+		}
+	} while (!atomic64_try_cmpxchg(&grtrace_rl_window_state, &old, new));
+	return true;
+}
+
+/*
+ * Token bucket as a generic cell rate algorithm: an event may arrive up to
+ * burst - 1 emission intervals ahead of its theoretical arrival time.
+ */
+static bool grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
+{
+	u64 interval = div_u64(NSEC_PER_SEC, rate);
+	u64 tau = interval * ((burst ?: rate) - 1);
+	s64 old = atomic64_read(&grtrace_rl_tat), tat;
+
+	do {
+		tat = max_t(s64, old, now);
+		if (tat - now > tau)
+			return false;
+	} while (!atomic64_try_cmpxchg(&grtrace_rl_tat, &old, tat + interval));
+	return true;
+}
+
+static bool grtrace_rate_limited(u64 now)
+{
+	u32 max = READ_ONCE(grtrace_cfg.max_eps);
+
+	if (likely(!max))
+		return false;
+	if (READ_ONCE(grtrace_cfg.rl_mode) == GRTRACE_RL_TOKEN_BUCKET)
+		return !grtrace_rl_bucket(now, max, READ_ONCE(grtrace_cfg.rl_burst));
+	return !grtrace_rl_window(now, max);
+}
+
+/* How full this CPU's buffer is, in percent of its size. */
+static u32 grtrace_fill_pct(struct rchan *chan)
+{
+	struct rchan_buf *buf = *this_cpu_ptr(chan->buf);
+	size_t ready = buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed);
+	size_t used = ready * chan->subbuf_size +
+		      min(buf->offset, chan->subbuf_size);
+
+	return min_t(size_t, used * 100 / chan->alloc_size, 100);
+}
+
+/*
+ * Above the threshold either drop everything, or with adaptive sampling
+ * keep 1 in 2^n events, n growing from 1 to 10 as the buffer fills; it
+ * relaxes by itself as the reader catches up.
+ */
+static bool grtrace_backpressure(struct grtrace_pcpu *pc, struct rchan *chan)
+{
+	u32 thr = READ_ONCE(grtrace_cfg.bp_threshold), fill;
+
+	if (likely(!thr))
+		return false;
+	fill = grtrace_fill_pct(chan);
+	if (fill < thr) {
+		pc->bp_shift = 0;
+		return false;
+	}
+	if (!READ_ONCE(grtrace_cfg.adaptive))
+		return true;
+	pc->bp_shift = 1 + (fill - thr) * 9 / (101 - thr);
+	if (++pc->bp_cnt < (1U << pc->bp_shift))
+		return true;
+	pc->bp_cnt = 0;
+	return false;
+}
+
+static void grtrace_count_sec(struct grtrace_pcpu *pc, bool written)
+{
+	u64 sec = jiffies / HZ;
+	struct grtrace_sec *s = &pc->secs[sec % GRTRACE_SECS];
+
+	if (s->sec != sec) {
+		s->sec = sec;
+		s->emitted = 0;
+		s->written = 0;
+	}
+	s->emitted++;
+	s->written += written;
 }
 
 /**
@@ -131,8 +312,9 @@ static int grtrace_drop_reason(u16 type, u32 ring_id, u16 engine)
  * @aux0: type-specific, see enum grtrace_type
  * @aux1: type-specific, see enum grtrace_type
  *
- * Safe from any context, hard interrupts included; never sleeps.  Ends as
- * exactly one of written or one drop reason in this CPU's counters.
+ * Safe from any context, hard interrupts included; never sleeps and takes
+ * no lock.  Ends as exactly one of written or one drop reason in this CPU's
+ * counters.
  */
 void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		   u64 aux0, u64 aux1)
@@ -141,6 +323,7 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
+	u64 t0 = 0, ts;
 	int reason;
 
 	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES))
@@ -148,20 +331,35 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(&grtrace_pcpu);
-	pc->emitted++;
-	pc->type_emitted[type]++;
+	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
+		t0 = local_clock();
+	pc->cnt.emitted++;
+	pc->cnt.type_emitted[type]++;
 
-	reason = grtrace_drop_reason(type, ring_id, engine);
+	reason = grtrace_filter(type, ring_id, engine, ctx);
 	if (unlikely(reason >= 0))
 		goto drop;
-
+	if (grtrace_sampled_out(pc)) {
+		reason = GRTRACE_DROP_SAMPLED;
+		goto drop;
+	}
+	ts = grtrace_now();
+	if (grtrace_rate_limited(ts)) {
+		reason = GRTRACE_DROP_RATE_LIMITED;
+		goto drop;
+	}
 	/* Only NULL while stopped: start publishes it before enabling. */
 	chan = READ_ONCE(grtrace_chan);
 	if (unlikely(!chan)) {
 		reason = GRTRACE_DROP_DISABLED;
 		goto drop;
 	}
-	grtrace_fill_hdr(&ev.hdr, type, sizeof(ev), pc);
+	if (grtrace_backpressure(pc, chan)) {
+		reason = GRTRACE_DROP_BACKPRESSURE;
+		goto drop;
+	}
+
+	grtrace_fill_hdr(&ev.hdr, type, sizeof(ev), pc, ts);
 	ev.ctx = ctx;
 	ev.seqno = seqno;
 	ev.ring_id = ring_id;
@@ -178,24 +376,29 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		reason = GRTRACE_DROP_BUFFER_FULL;
 		goto drop;
 	}
-	pc->written++;
-	pc->type_written[type]++;
-	pc->bytes += sizeof(ev);
-	local_irq_restore(flags);
-	return;
+	pc->cnt.written++;
+	pc->cnt.type_written[type]++;
+	pc->cnt.bytes += sizeof(ev);
+	grtrace_count_sec(pc, true);
+	goto out;
 
 drop:
-	pc->dropped[reason]++;
+	pc->cnt.dropped[reason]++;
+	grtrace_count_sec(pc, false);
+out:
+	if (unlikely(t0))
+		pc->cnt.lat_hist[grtrace_hist_bucket(local_clock() - t0,
+						     GRTRACE_LAT_HIST_LO)]++;
 	local_irq_restore(flags);
 }
 
 /**
  * grtrace_write_control() - write a control record on this CPU
- * @rec: the record; its header's type and size are filled in by the caller
+ * @rec: the record; its header's type is filled in by the caller
  * @size: size of @rec in bytes, a multiple of %GRTRACE_ALIGN
  *
  * Stamps the header like an event's and copies the record, bypassing every
- * filter.  Context: may be called with grtrace_lock held, from any context.
+ * filter.  Context: any, hard interrupts included.
  * Return: 0, -ENODEV when no channel exists, -E2BIG when the record cannot
  * fit a sub-buffer, -ENOSPC when the buffer is full (counted).
  */
@@ -207,21 +410,26 @@ int grtrace_write_control(const void *rec, u16 size)
 	unsigned long flags;
 	int ret = 0;
 
-	chan = READ_ONCE(grtrace_chan);
-	if (!chan)
-		return -ENODEV;
-	if (size > chan->subbuf_size)
-		return -E2BIG;
-
+	/* Interrupts off before reading the channel: see close_channel. */
 	local_irq_save(flags);
+	chan = READ_ONCE(grtrace_chan);
+	if (!chan) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (size > chan->subbuf_size) {
+		ret = -E2BIG;
+		goto out;
+	}
 	pc = this_cpu_ptr(&grtrace_pcpu);
-	grtrace_fill_hdr(hdr, hdr->type, size, pc);
+	grtrace_fill_hdr(hdr, hdr->type, size, pc, grtrace_now());
 	if (grtrace_copy(chan, pc, rec, size)) {
-		pc->ctl_written++;
+		pc->cnt.ctl_written++;
 	} else {
-		pc->ctl_dropped++;
+		pc->cnt.ctl_dropped++;
 		ret = -ENOSPC;
 	}
+out:
 	local_irq_restore(flags);
 	return ret;
 }
@@ -233,7 +441,8 @@ static int grtrace_write_stream_info(void)
 		.magic = GRTRACE_MAGIC,
 		.version = GRTRACE_FORMAT_VERSION,
 		.hdr_size = sizeof(struct grtrace_hdr),
-		.clock_id = grtrace_cfg.clock_id,
+		.clock_id = grtrace_cfg.clock == GRTRACE_CLK_BOOTTIME ?
+			    GRTRACE_CLOCK_BOOTTIME : GRTRACE_CLOCK_MONOTONIC,
 		.nr_cpus = num_possible_cpus(),
 		.features = GRTRACE_FEAT_GSEQ | GRTRACE_FEAT_CSEQ |
 			    GRTRACE_FEAT_RING_REC,

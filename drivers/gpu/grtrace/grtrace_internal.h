@@ -8,13 +8,14 @@
 #include <linux/grtrace.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 
 struct dentry;
 struct seq_file;
 
 /*
  * Why an event did not reach the stream.  Every call into the event path
- * ends as "written" or as exactly one of these.
+ * ends as "written" or as exactly one of these, in this order of checks.
  */
 enum grtrace_drop {
 	GRTRACE_DROP_DISABLED,
@@ -22,15 +23,28 @@ enum grtrace_drop {
 	GRTRACE_DROP_FILTERED_TYPE,
 	GRTRACE_DROP_FILTERED_ENGINE,
 	GRTRACE_DROP_FILTERED_RING,
+	GRTRACE_DROP_FILTERED_WATCH,
+	GRTRACE_DROP_SAMPLED,
+	GRTRACE_DROP_RATE_LIMITED,
+	GRTRACE_DROP_BACKPRESSURE,
 	GRTRACE_DROP_BUFFER_FULL,
 	GRTRACE_DROP_OVERSIZE,
 	GRTRACE_NR_DROPS,
 };
 
 extern const char * const grtrace_drop_names[GRTRACE_NR_DROPS];
+extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
+
+/* Histograms have 12 log2 buckets: [0, 2^lo), [2^lo, 2^(lo+1)), ... */
+#define GRTRACE_HIST_BUCKETS	12
+#define GRTRACE_LAT_HIST_LO	6	/* write path cost: 64 ns first bound */
+#define GRTRACE_SIZE_HIST_LO	4	/* record size: 16 bytes first bound */
+
+/* sec_stats keeps this many seconds. */
+#define GRTRACE_SECS		60
 
 /**
- * struct grtrace_pcpu - per-CPU state of the event path
+ * struct grtrace_counters - what a CPU counts; every member is a u64 counter
  * @emitted: calls into the event path
  * @written: events written to the relay channel
  * @bytes: bytes of events written
@@ -39,7 +53,47 @@ extern const char * const grtrace_drop_names[GRTRACE_NR_DROPS];
  * @ctl_dropped: control records that did not fit in the buffer
  * @type_emitted: @emitted by event type
  * @type_written: @written by event type
+ * @lat_hist: cost of the write path in ns (when measure_latency=1)
+ * @size_hist: sizes of the records written, control records included
+ *
+ * Only u64 members, so that views can add and subtract whole structures.
+ */
+struct grtrace_counters {
+	u64 emitted;
+	u64 written;
+	u64 bytes;
+	u64 dropped[GRTRACE_NR_DROPS];
+	u64 ctl_written;
+	u64 ctl_dropped;
+	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
+	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
+	u64 lat_hist[GRTRACE_HIST_BUCKETS];
+	u64 size_hist[GRTRACE_HIST_BUCKETS];
+};
+
+#define GRTRACE_NR_COUNTERS	(sizeof(struct grtrace_counters) / sizeof(u64))
+
+/**
+ * struct grtrace_sec - one second of sec_stats on one CPU
+ * @sec: the second (jiffies / HZ) this slot holds
+ * @emitted: calls into the event path in that second
+ * @written: events written in that second
+ */
+struct grtrace_sec {
+	u64 sec;
+	u64 emitted;
+	u64 written;
+};
+
+/**
+ * struct grtrace_pcpu - per-CPU state of the event path
+ * @cnt: counters, see struct grtrace_counters
+ * @secs: the last %GRTRACE_SECS seconds, indexed by second modulo
  * @cseq: next per-CPU sequence number of this CPU's channel
+ * @sample_acc: percent accumulator of sample=
+ * @sample_cnt: position in the 1-in-N cycle of sample_every=
+ * @bp_cnt: position in the 1-in-N cycle of adaptive sampling
+ * @bp_shift: adaptive sampling keeps 1 in 2^@bp_shift events; 0 = all
  * @committed: bytes of complete records in this CPU's channel
  * @consumed: bytes handed to readers of this CPU's channel
  *
@@ -49,15 +103,13 @@ extern const char * const grtrace_drop_names[GRTRACE_NR_DROPS];
  * grtrace_read_lock.
  */
 struct grtrace_pcpu {
-	u64 emitted;
-	u64 written;
-	u64 bytes;
-	u64 dropped[GRTRACE_NR_DROPS];
-	u64 ctl_written;
-	u64 ctl_dropped;
-	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
-	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
+	struct grtrace_counters cnt;
+	struct grtrace_sec secs[GRTRACE_SECS];
 	u64 cseq;
+	u32 sample_acc;
+	u32 sample_cnt;
+	u32 bp_cnt;
+	u32 bp_shift;
 	u64 committed;
 	u64 consumed;
 };
@@ -73,24 +125,72 @@ enum grtrace_level {
 /* Types dropped below level=verbose: high-rate, hardware-level events. */
 #define GRTRACE_VERBOSE_TYPES	(BIT(GRTRACE_EV_CTX_SWITCH) | BIT(GRTRACE_EV_IRQ))
 
+enum grtrace_clock_sel {
+	GRTRACE_CLK_MONOTONIC,
+	GRTRACE_CLK_BOOTTIME,
+};
+
+enum grtrace_rl_mode {
+	GRTRACE_RL_WINDOW,
+	GRTRACE_RL_TOKEN_BUCKET,
+};
+
+#define GRTRACE_WATCH_MAX	64
+
+/**
+ * struct grtrace_watch_ctx - the context watchlist, replaced as a whole
+ * @rcu: frees the old list after readers are done
+ * @nr: number of entries
+ * @ctx: fence contexts, unsorted
+ */
+struct grtrace_watch_ctx {
+	struct rcu_head rcu;
+	u32 nr;
+	u64 ctx[];
+};
+
 /**
  * struct grtrace_config - every setting of the event path
  * @level: enum grtrace_level
- * @clock_id: GRTRACE_CLOCK_*; changed only while stopped
+ * @clock: enum grtrace_clock_sel; changed only while stopped
  * @filter_type_mask: bit (1 << type) set keeps that job event type
  * @filter_engine_mask: bit (1 << engine) set keeps that engine class
  * @filter_ring_id: keep only this ring, or -1 for all
+ * @watch_deny: the watchlists name what to drop instead of what to keep
+ * @watch_or: an event matches when its ctx OR its ring is listed (else AND)
+ * @watch_rings: ring watchlist, bit (1 << ring id)
+ * @watch_ctx: context watchlist, RCU-protected; NULL when empty
+ * @sample: percent of events kept, 0..100
+ * @sample_every: keep 1 in N events; 0 and 1 keep all
+ * @max_eps: events per second the rate limiter lets through; 0 = no limit
+ * @rl_mode: enum grtrace_rl_mode
+ * @rl_burst: token bucket depth in events; 0 = one second's worth
+ * @bp_threshold: relay fill in percent at which backpressure acts; 0 = off
+ * @adaptive: above the threshold, sample progressively instead of dropping
+ * @measure_latency: time the write path into latency_hist
  *
- * Writers hold grtrace_lock and use WRITE_ONCE(); the event path reads each
- * field once with READ_ONCE(), so a change takes effect on the next event
- * without any lock on the event path.
+ * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
+ * the event path reads each field once, so a change takes effect on the
+ * next event without any lock on the event path.
  */
 struct grtrace_config {
 	u32 level;
-	u32 clock_id;
+	u32 clock;
 	u32 filter_type_mask;
 	u32 filter_engine_mask;
 	s32 filter_ring_id;
+	u32 watch_deny;
+	u32 watch_or;
+	u64 watch_rings;
+	struct grtrace_watch_ctx __rcu *watch_ctx;
+	u32 sample;
+	u32 sample_every;
+	u32 max_eps;
+	u32 rl_mode;
+	u32 rl_burst;
+	u32 bp_threshold;
+	u32 adaptive;
+	u32 measure_latency;
 };
 
 extern struct grtrace_config grtrace_cfg;
@@ -116,8 +216,14 @@ void grtrace_config_show(struct seq_file *m);
 void grtrace_config_defaults(void);
 int grtrace_check_buffer_size(unsigned long long size);
 int grtrace_parse_buffer_size(const char *s, unsigned long *size);
+void grtrace_config_free(void);
+void grtrace_config_show_key(struct seq_file *m, const char *key);
+int grtrace_watchlist_set(const char *list);
+void grtrace_watchlist_show(struct seq_file *m);
 void grtrace_stats_reset(void);
-void grtrace_stats_sum(struct grtrace_pcpu *sum);
+void grtrace_stats_sum(struct grtrace_counters *sum, int cpu);
+u64 grtrace_reset_sec(void);
+void grtrace_rl_reset(void);
 
 /* grtrace_rings.c */
 u16 grtrace_ring_engine(u32 ring_id);
