@@ -27,5 +27,6 @@ if [ -n "${1:-}" ]; then
 	fi
 fi
 ./grtrace_test || rc=1
+./grtrace_knobs_test || rc=1
 ./record_test.sh || rc=1
 exit $rc

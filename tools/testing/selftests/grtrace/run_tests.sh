@@ -131,7 +131,7 @@ say "selftests: running in a QEMU guest on $KVER"
 "$HERE/vmtest.sh" -k "$KVER" -o "$OUT/vm" -- "$HERE/guest_tests.sh" "$INTREE_KO" \
 	>"$OUT/vm.log" 2>"$OUT/vm.err"
 rc=$?
-expect_tap "$OUT/vm.log" "vm: " 17
+expect_tap "$OUT/vm.log" "vm: " 27
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $rc \
 	"$OUT/vm.err"
 

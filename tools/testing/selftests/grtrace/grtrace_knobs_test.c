@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace event path selftests: level, filters, watchlists, sampling, rate
+ * limiting and backpressure, each asserted with exact or bounded counts;
+ * the views; bad values for every key; and a stress run that changes
+ * settings and starts/stops while two CPUs emit, after which every event
+ * must be accounted for exactly, globally and per CPU.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "grtrace_selftest.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* emitted == written + dropped_total, globally and on every CPU. */
+static int accounting_holds(void)
+{
+	int cpu, n = nr_channels();
+
+	if (stat_of("emitted") != stat_of("written") + stat_of("dropped_total"))
+		return 0;
+	for (cpu = 0; cpu < n; cpu++)
+		if (pc_stat_of(cpu, "emitted") != pc_stat_of(cpu, "written") +
+		    pc_stat_of(cpu, "dropped_total"))
+			return 0;
+	return 1;
+}
+
+TEST_F(grtrace, sample_percent_is_exact)
+{
+	ASSERT_EQ(0, put("config", "sample=25"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 20000));
+	EXPECT_EQ(5000, stat_of("written"));
+	EXPECT_EQ(15000, stat_of("dropped_sampled"));
+	ASSERT_EQ(0, put("config", "reset_stats\nsample=100\nsample_every=7"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 7000));
+	EXPECT_EQ(1000, stat_of("written"));
+	EXPECT_EQ(6000, stat_of("dropped_sampled"));
+	ASSERT_EQ(0, put("config", "reset_stats\nsample=0\nsample_every=0"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 100));
+	EXPECT_EQ(0, stat_of("written"));
+	EXPECT_TRUE(accounting_holds());
+}
+
+/* Written events of one trace per second of their timestamp. */
+static void per_second(struct trace *t, uint64_t *max_in_sec, int *secs)
+{
+	uint64_t cur = UINT64_MAX, n = 0;
+	struct grtrace_hdr *h;
+	size_t off = 0;
+
+	*max_in_sec = 0;
+	*secs = 0;
+	/* One CPU wrote them all, so they are in ts order. */
+	while ((h = rec_at(t, 0, off))) {
+		off += h->size;
+		if (h->type >= GRTRACE_EV_NR_JOB_TYPES)
+			continue;
+		if (h->ts / 1000000000ULL != cur) {
+			cur = h->ts / 1000000000ULL;
+			n = 0;
+			(*secs)++;
+		}
+		if (++n > *max_in_sec)
+			*max_in_sec = n;
+	}
+}
+
+TEST_F(grtrace, window_limiter_caps_each_second)
+{
+	uint64_t max_in_sec;
+	struct trace t;
+	long long w;
+	int secs;
+
+	ASSERT_EQ(0, put("config", "max_events_per_sec=1000"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10000));
+	ASSERT_EQ(0, put("control", "stop"));
+	w = stat_of("written");
+	EXPECT_EQ(10000, w + stat_of("dropped_rate_limited"));
+	ASSERT_LT(0, read_trace(&t));
+	per_second(&t, &max_in_sec, &secs);
+	EXPECT_GE(1000, max_in_sec);
+	/* Each second the burst touched let exactly its 1000 through... */
+	EXPECT_LE(1000, w);
+	EXPECT_GE(1000LL * secs, w);
+	free_trace(&t);
+}
+
+TEST_F(grtrace, token_bucket_honours_burst)
+{
+	uint64_t t0, t1;
+	long long w;
+
+	ASSERT_EQ(0, put("config", "rate_limiter_mode=token_bucket\n"
+				   "max_events_per_sec=100\nrate_limit_burst=50"));
+	ASSERT_EQ(0, put("control", "start"));
+	t0 = now_ns();
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 1000));
+	t1 = now_ns();
+	w = stat_of("written");
+	/* The full bucket, plus what refilled at 100/s while emitting. */
+	EXPECT_LE(50, w);
+	EXPECT_GE(50 + (long long)((t1 - t0) / 10000000ULL) + 1, w);
+	EXPECT_EQ(1000, w + stat_of("dropped_rate_limited"));
+	/* After a second of rest the bucket is full again. */
+	usleep(1100000);
+	ASSERT_EQ(0, put("config", "reset_stats"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 60));
+	EXPECT_LE(50, stat_of("written"));
+	EXPECT_GE(52, stat_of("written"));
+}
+
+TEST_F(grtrace, backpressure_drops_then_adapts)
+{
+	long long w, bp;
+	struct trace t;
+
+	/* 64K buffer, no reader: stop writing at half full. */
+	ASSERT_EQ(0, put("buffer_size", "64K"));
+	ASSERT_EQ(0, put("config", "backpressure_threshold=50"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 2000));
+	w = stat_of("written");
+	bp = stat_of("dropped_backpressure");
+	EXPECT_LT(0, bp);
+	EXPECT_EQ(0, stat_of("dropped_buffer_full"));
+	EXPECT_EQ(2000, w + bp);
+	/* Half of 64K holds about 455 records of 72 bytes. */
+	EXPECT_GE(32768 / 72 + 1, w);
+	EXPECT_LE(32768 / 72 - 120, w);
+
+	/* Adaptive: above the threshold keep 1 in 2^n instead. */
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_EQ(0, put("buffer_size", "64K"));	/* fresh buffers */
+	ASSERT_EQ(0, put("config", "adaptive_sampling=1\nreset_stats"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 20000));
+	EXPECT_LT(1, stat_of("adaptive_keep_1_in"));
+	EXPECT_LT(0, stat_of("dropped_backpressure"));
+	EXPECT_LT(32768 / 72 + 20, stat_of("written"));
+	/* The buffer still ran full in the end: counted, not lost. */
+	EXPECT_TRUE(accounting_holds());
+
+	/* Once the reader catches up, sampling relaxes by itself. */
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	free_trace(&t);
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("config", "reset_stats"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10));
+	EXPECT_EQ(1, stat_of("adaptive_keep_1_in"));
+	EXPECT_EQ(10, stat_of("written"));
+}
+
+/* A model of the documented filter rules, to predict the counts. */
+struct filt {
+	const char *config;
+	uint32_t type_mask, engine_mask;
+	int ring;		/* -1: all */
+	int deny, any;		/* watch_allow_mode=deny, watch_combine=or */
+	uint64_t ctx;		/* watched context, 0: none */
+	uint64_t rings;		/* watched rings */
+};
+
+enum { W, F_TYPE, F_ENGINE, F_RING, F_WATCH, NR_OUTCOMES };
+static const char * const outcome_key[] = {
+	"written", "dropped_filtered_type", "dropped_filtered_engine",
+	"dropped_filtered_ring", "dropped_filtered_watch",
+};
+
+static int predict(const struct filt *f, int type, int engine, int ring,
+		   uint64_t ctx)
+{
+	int ctx_hit = -1, ring_hit = -1, match;
+
+	if (!(f->type_mask & (1U << type)))
+		return F_TYPE;
+	if (!(f->engine_mask & (1U << engine)))
+		return F_ENGINE;
+	if (f->ring >= 0 && f->ring != ring)
+		return F_RING;
+	if (!f->ctx && !f->rings)
+		return W;
+	if (f->ctx)
+		ctx_hit = ctx == f->ctx;
+	if (f->rings)
+		ring_hit = !!(f->rings & (1ULL << ring));
+	if (ctx_hit < 0)
+		match = ring_hit;
+	else if (ring_hit < 0)
+		match = ctx_hit;
+	else
+		match = f->any ? (ctx_hit || ring_hit) : (ctx_hit && ring_hit);
+	return (f->deny ? match : !match) ? F_WATCH : W;
+}
+
+TEST_F(grtrace, filters_and_watchlists_on_a_mixed_stream)
+{
+	static const struct filt cases[] = {
+		{ "filter_type_mask=0x22", 0x22, 0x7f, -1 },
+		{ "filter_engine_mask=0x6", ~0U, 0x6, -1 },
+		{ "filter_ring_id=2", ~0U, 0x7f, 2 },
+		{ "filter_type_mask=0x102\nfilter_engine_mask=0x2\nfilter_ring_id=1",
+		  0x102, 0x2, 1 },
+		{ "watch_ctx_add=11", ~0U, 0x7f, -1, 0, 0, 11 },
+		{ "watch_ctx_add=11\nwatch_allow_mode=deny", ~0U, 0x7f, -1, 1,
+		  0, 11 },
+		{ "watch_ring_add=0\nwatch_ring_add=2", ~0U, 0x7f, -1, 0, 0, 0,
+		  0x5 },
+		{ "watch_ctx_add=10\nwatch_ring_add=1", ~0U, 0x7f, -1, 0, 0,
+		  10, 0x2 },
+		{ "watch_ctx_add=10\nwatch_ring_add=1\nwatch_combine=or", ~0U,
+		  0x7f, -1, 0, 1, 10, 0x2 },
+		{ "watch_ctx_add=10\nwatch_ring_add=1\nwatch_combine=or\n"
+		  "watch_allow_mode=deny", ~0U, 0x7f, -1, 1, 1, 10, 0x2 },
+		{ "filter_engine_mask=0x3\nwatch_ring_add=2\nwatch_allow_mode=deny",
+		  ~0U, 0x3, -1, 1, 0, 0, 0x4 },
+	};
+	static const int types[] = { 1, 5, 8 };	/* submit complete wait */
+	static const char * const tname[] = { "", "submit", "", "", "",
+		"complete", "", "", "sync_wait_enter" };
+	int c, i, e, r, x, o;
+
+	ASSERT_EQ(0, put("control", "start"));
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		const struct filt *f = &cases[c];
+		long long want[NR_OUTCOMES] = { 0 };
+		char line[64];
+
+		ASSERT_EQ(0, put("config", "filter_type_mask=0xffffffff\n"
+			  "filter_engine_mask=0x7f\nfilter_ring_id=-1\n"
+			  "watch_ctx_clear\nwatch_ring_clear\n"
+			  "watch_allow_mode=allow\nwatch_combine=and\nreset_stats"));
+		ASSERT_EQ(0, put("config", f->config));
+		for (i = 0; i < 3; i++)
+			for (e = 1; e <= 3; e++)
+				for (r = 0; r < 3; r++)
+					for (x = 10; x <= 11; x++) {
+						snprintf(line, sizeof(line),
+							 "%s %d %d %d 1",
+							 tname[types[i]], x, e, r);
+						ASSERT_EQ(0, put("emit", line));
+						want[predict(f, types[i], e, r, x)]++;
+					}
+		for (o = 0; o < NR_OUTCOMES; o++)
+			EXPECT_EQ(want[o], stat_of(outcome_key[o]))
+				TH_LOG("case %d (%s): %s", c, f->config,
+				       outcome_key[o]);
+		EXPECT_EQ(54, stat_of("emitted"));
+	}
+}
+
+TEST_F(grtrace, level_off_and_verbose_only_types)
+{
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "irq 0 1 0 0 5 6\nctx_switch 2 1 0 0 1\n"
+				 "submit 2 1 0 1"));
+	EXPECT_EQ(1, stat_of("written"));
+	EXPECT_EQ(2, stat_of("dropped_level"));
+	ASSERT_EQ(0, put("level", "verbose"));
+	ASSERT_EQ(0, put("emit", "irq 0 1 0 0 5 6\nctx_switch 2 1 0 0 1"));
+	EXPECT_EQ(3, stat_of("written"));
+	ASSERT_EQ(0, put("config", "level=off"));
+	ASSERT_EQ(0, put("emit", "submit 2 1 0 2\nirq 0 1 0 0"));
+	EXPECT_EQ(3, stat_of("written"));
+	EXPECT_EQ(2, stat_of("dropped_disabled"));
+	EXPECT_TRUE(accounting_holds());
+}
+
+TEST_F(grtrace, per_knob_files_are_views_of_config)
+{
+	char buf[1024];
+
+	ASSERT_EQ(0, put("sampling", "40"));
+	ASSERT_EQ(0, put("rate_limit", "500"));
+	ASSERT_EQ(0, put("rate_limit_mode", "token_bucket"));
+	ASSERT_EQ(0, put("rate_limit_burst", "9"));
+	ASSERT_EQ(0, put("level", "verbose"));
+	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "\nsample=40\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nmax_events_per_sec=500\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nrate_limiter_mode=token_bucket\n"));
+	EXPECT_NE(NULL, strstr(buf, "\nrate_limit_burst=9\n"));
+	EXPECT_NE(NULL, strstr(buf, "level=verbose\n"));
+	ASSERT_EQ(0, get("sampling", buf, sizeof(buf)));
+	EXPECT_STREQ("40\n", buf);
+	ASSERT_EQ(0, put("config", "sample=60"));
+	ASSERT_EQ(0, get("sampling", buf, sizeof(buf)));
+	EXPECT_STREQ("60\n", buf);
+
+	ASSERT_EQ(0, put("watchlist", "5,6"));
+	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "watch_allow_mode=allow\n"));
+	EXPECT_NE(NULL, strstr(buf, "watch_ctx=5,6\n"));
+	ASSERT_EQ(0, put("watchlist", "!7"));
+	ASSERT_EQ(0, get("watchlist", buf, sizeof(buf)));
+	EXPECT_STREQ("!7\n", buf);
+	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "watch_allow_mode=deny\n"));
+	ASSERT_EQ(0, put("watchlist", ""));
+	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "watch_count=0\n"));
+
+	ASSERT_EQ(0, put("enable", "1"));
+	ASSERT_EQ(0, get("control", buf, sizeof(buf)));
+	EXPECT_STREQ("started\n", buf);
+	ASSERT_EQ(0, put("enable", "0"));
+	EXPECT_EQ(0, stat_of("enabled"));
+}
+
+TEST_F(grtrace, every_bad_value_is_refused)
+{
+	static const struct { const char *file, *text; } bad[] = {
+		{ "config", "sample=101" }, { "config", "sample=-1" },
+		{ "config", "sample=abc" }, { "config", "sample_every=1000001" },
+		{ "config", "max_events_per_sec=100000001" },
+		{ "config", "max_events_per_sec=1.5" },
+		{ "config", "rate_limiter_mode=leaky" },
+		{ "config", "rate_limit_burst=-5" },
+		{ "config", "backpressure_threshold=101" },
+		{ "config", "adaptive_sampling=2" },
+		{ "config", "measure_latency=yes" },
+		{ "config", "watch_allow_mode=maybe" },
+		{ "config", "watch_combine=xor" },
+		{ "config", "watch_ctx_add=" }, { "config", "watch_ctx_add=-1" },
+		{ "config", "watch_ctx_del=42" },	/* not listed */
+		{ "config", "watch_ctx_clear=1" },
+		{ "config", "watch_ring_add=64" },
+		{ "config", "watch_ring_del=3" },	/* not listed */
+		{ "config", "watch_ring_clear=x" },
+		{ "config", "sample=50\nwatch_ring_add=99" },
+		{ "config", "level" }, { "config", "level=" },
+		{ "sampling", "101" }, { "sampling", "" }, { "sampling", "x" },
+		{ "rate_limit", "-1" }, { "rate_limit_mode", "bucket" },
+		{ "rate_limit_burst", "1e3" }, { "level", "loud" },
+		{ "enable", "2" }, { "enable", "yes please" },
+		{ "watchlist", "1,x" }, { "watchlist", "!" "-3" },
+		{ "watchlist", "1,,2" },
+	};
+	char before[2048], after[2048], wl[256];
+	int i;
+
+	ASSERT_EQ(0, put("config", "watch_ctx_add=9"));
+	ASSERT_EQ(0, get("config", before, sizeof(before)));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		int ret = put(bad[i].file, bad[i].text);
+
+		if (ret != -EINVAL)
+			ksft_print_msg("%s <- '%s' gave %d\n", bad[i].file,
+				       bad[i].text, ret);
+		EXPECT_EQ(-EINVAL, ret);
+	}
+	ASSERT_EQ(0, get("config", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, get("watchlist", wl, sizeof(wl)));
+	EXPECT_STREQ("9\n", wl);
+	EXPECT_EQ(0, stat_of("enabled"));
+}
+
+/* Column @col (1-based, after the name) of the row named @name, or -1. */
+static long long row_of(const char *file, const char *name, int col)
+{
+	char buf[4096], *line, word[64];
+	long long v[3];
+
+	if (get(file, buf, sizeof(buf)))
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (sscanf(line, "%63s %lld %lld", word, &v[1], &v[2]) == 3 &&
+		    !strcmp(word, name))
+			return v[col];
+	return -1;
+}
+
+/* Sum of the counts of a histogram view. */
+static long long hist_total(const char *file, char *first, size_t size)
+{
+	char buf[4096], *line;
+	long long total = 0;
+
+	if (get(file, buf, sizeof(buf)))
+		return -1;
+	line = strtok(buf, "\n");
+	snprintf(first, size, "%s", line ? line : "");
+	while ((line = strtok(NULL, "\n")))
+		total += strtoll(strrchr(line, ' ') + 1, NULL, 10);
+	return total;
+}
+
+TEST_F(grtrace, views_agree_with_stats)
+{
+	char first[256], buf[8192];
+
+	ASSERT_EQ(0, put("config", "measure_latency=1\nlevel=verbose\n"
+				   "filter_ring_id=1"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 1 1", 300));
+	ASSERT_EQ(0, emit_n("irq 0 1 0 0", 100));
+	ASSERT_EQ(0, put("control", "stop"));
+
+	EXPECT_EQ(400, hist_total("latency_hist", first, sizeof(first)));
+	EXPECT_STREQ("bounds_ns=64,128,256,512,1024,2048,4096,8192,16384,"
+		     "32768,65536", first);
+	/* 300 events of 72 bytes plus STREAM_INFO (64) and METADATA. */
+	EXPECT_EQ(302, hist_total("size_hist", first, sizeof(first)));
+	ASSERT_EQ(0, get("size_hist", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "\n64-128 302\n"));
+	EXPECT_EQ(300, row_of("result_hist", "written", 1));
+	EXPECT_EQ(750, row_of("result_hist", "written", 2));	/* permille */
+	EXPECT_EQ(100, row_of("result_hist", "filtered_ring", 1));
+	EXPECT_EQ(250, row_of("result_hist", "filtered_ring", 2));
+	EXPECT_EQ(0, row_of("result_hist", "sampled", 1));
+	EXPECT_EQ(300, row_of("events_by_type", "submit", 1));
+	EXPECT_EQ(300, row_of("events_by_type", "submit", 2));
+	EXPECT_EQ(100, row_of("events_by_type", "irq", 1));
+	EXPECT_EQ(0, row_of("events_by_type", "irq", 2));
+	EXPECT_EQ(400, pc_stat_of(0, "emitted"));
+	EXPECT_EQ(300, pc_stat_of(0, "written"));
+	/* sec_stats: every event of the last seconds, and its peak. */
+	ASSERT_EQ(0, get("sec_stats", buf, sizeof(buf)));
+	{
+		long long ev = 0, wr = 0, e, w, d, a, peak = 0;
+		char *line = strtok(buf, "\n");
+
+		while ((line = strtok(NULL, "\n")))
+			if (sscanf(line, "%lld %lld %lld %lld", &a, &e, &w,
+				   &d) == 4) {
+				ev += e;
+				wr += w;
+				peak = e > peak ? e : peak;
+				EXPECT_EQ(e - w, d);
+			} else {
+				EXPECT_EQ(1, sscanf(line, "max_rate=%lld", &a));
+				EXPECT_EQ(peak, a);
+			}
+		EXPECT_EQ(400, ev);
+		EXPECT_EQ(300, wr);
+	}
+}
+
+/* The stress run. */
+#define STRESS_SECONDS	10
+
+struct reader {
+	pthread_t thread;
+	int cpu;
+	volatile int *stop;
+	unsigned char *bitmap;	/* gseq seen */
+	size_t bits;
+	uint64_t last;
+	int any;
+	long long jobs;
+	int errors;
+};
+
+static void reader_take(struct reader *r, const unsigned char *rec)
+{
+	const struct grtrace_hdr *h = (const void *)rec;
+	unsigned char bit = 1 << h->gseq % 8, old;
+
+	if (h->cpu != r->cpu || (r->any && h->gseq <= r->last))
+		r->errors++;
+	if (h->gseq < r->bits) {
+		/* Shared by both readers: a gseq seen twice is an error. */
+		old = __atomic_fetch_or(&r->bitmap[h->gseq / 8], bit,
+					__ATOMIC_RELAXED);
+		if (old & bit)
+			r->errors++;
+	}
+	r->last = h->gseq;
+	r->any = 1;
+	if (h->type < GRTRACE_EV_NR_JOB_TYPES)
+		r->jobs++;
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	unsigned char buf[65536 + GRTRACE_MAX_RECORD];
+	size_t have = 0, off;
+	char path[64];
+	int fd, idle = 0;
+
+	snprintf(path, sizeof(path), DIR "/events%d", r->cpu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		r->errors++;
+		return NULL;
+	}
+	/* After stop, two empty reads in a row mean the channel is drained. */
+	while (!*r->stop || idle < 2) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		poll(&p, 1, 20);
+		n = read(fd, buf + have, sizeof(buf) - have);
+		if (n < 0) {
+			r->errors++;
+			break;
+		}
+		idle = n ? 0 : idle + !!*r->stop;
+		have += n;
+		for (off = 0; have - off >= sizeof(struct grtrace_hdr); ) {
+			const struct grtrace_hdr *h = (void *)(buf + off);
+
+			if (h->size < sizeof(*h) || h->size % 8) {
+				r->errors++;
+				goto out;
+			}
+			if (have - off < h->size)
+				break;
+			reader_take(r, buf + off);
+			off += h->size;
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	if (have)
+		r->errors++;
+out:
+	close(fd);
+	return NULL;
+}
+
+static void emitter(int cpu, long long *count)
+{
+	static const char batch[] =
+		"submit 10 1 0 1\ncommit 10 1 0 1\nirq 0 1 1 0 3\n"
+		"complete 11 2 1 1\nsync_wait_enter 12 3 2 4 10 1\n"
+		"ctx_switch 13 1 0 0 12\nerror 14 2 3 9 -62\nend 15 1 2 7\n";
+	uint64_t until = now_ns() + STRESS_SECONDS * 1000000000ULL;
+
+	pin_cpu(cpu);
+	while (now_ns() < until)
+		if (!put("emit", batch))
+			__atomic_fetch_add(count, 8, __ATOMIC_RELAXED);
+	_exit(0);
+}
+
+static void *flipper_main(void *arg)
+{
+	static const char * const flips[] = {
+		"sample=50", "sample=100", "sample_every=3", "sample_every=0",
+		"max_events_per_sec=20000", "rate_limiter_mode=token_bucket",
+		"rate_limit_burst=100", "max_events_per_sec=0",
+		"rate_limiter_mode=window", "level=verbose", "level=normal",
+		"level=off", "level=verbose", "filter_type_mask=0x26",
+		"filter_type_mask=0xffffffff", "watch_ctx_add=10",
+		"watch_ring_add=1", "watch_combine=or", "watch_allow_mode=deny",
+		"watch_ctx_clear", "watch_ring_clear", "watch_allow_mode=allow",
+		"backpressure_threshold=80", "adaptive_sampling=1",
+		"backpressure_threshold=0", "filter_engine_mask=0x3",
+		"filter_engine_mask=0x7f", "filter_ring_id=2",
+		"filter_ring_id=-1",
+	};
+	volatile int *stop = arg;
+	unsigned int i = 0;
+
+	while (!*stop) {
+		put("config", flips[i % ARRAY_SIZE(flips)]);
+		if (i % 7 == 0)
+			put("control", "stop");
+		if (i % 7 == 3)
+			put("control", "start");
+		i++;
+		usleep(2000);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(grtrace, stress_accounting_is_exact, 120)
+{
+	long long *emitted, jobs = 0;
+	volatile int stop_flip = 0, stop_read = 0;
+	struct reader rd[2] = { 0 };
+	pthread_t flipper;
+	cpu_set_t all;
+	pid_t pid[2];
+	int cpu, status;
+
+	if (nr_channels() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	emitted = mmap(NULL, sizeof(*emitted), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, emitted);
+	*emitted = 0;
+	/* Readers and the flipper may run anywhere. */
+	CPU_ZERO(&all);
+	CPU_SET(0, &all);
+	CPU_SET(1, &all);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+
+	ASSERT_EQ(0, put("control", "start"));
+	for (cpu = 0; cpu < 2; cpu++) {
+		rd[cpu].cpu = cpu;
+		rd[cpu].stop = &stop_read;
+		rd[cpu].bits = 64 << 20;
+		rd[cpu].bitmap = cpu ? rd[0].bitmap : calloc(1, 8 << 20);
+		ASSERT_NE(NULL, rd[cpu].bitmap);
+		ASSERT_EQ(0, pthread_create(&rd[cpu].thread, NULL,
+					    reader_main, &rd[cpu]));
+	}
+	for (cpu = 0; cpu < 2; cpu++) {
+		pid[cpu] = fork();
+		ASSERT_LE(0, pid[cpu]);
+		if (!pid[cpu])
+			emitter(cpu, emitted);
+	}
+	ASSERT_EQ(0, pthread_create(&flipper, NULL, flipper_main,
+				    (void *)&stop_flip));
+	for (cpu = 0; cpu < 2; cpu++) {
+		ASSERT_EQ(pid[cpu], waitpid(pid[cpu], &status, 0));
+		EXPECT_EQ(0, status);
+	}
+	stop_flip = 1;
+	pthread_join(flipper, NULL);
+	/* Stop flushes the buffers; only then may the readers finish. */
+	ASSERT_EQ(0, put("control", "stop"));
+	stop_read = 1;
+	for (cpu = 0; cpu < 2; cpu++) {
+		pthread_join(rd[cpu].thread, NULL);
+		EXPECT_EQ(0, rd[cpu].errors) TH_LOG("reader of CPU %d", cpu);
+		jobs += rd[cpu].jobs;
+	}
+
+	TH_LOG("stress: emitted %lld, written %lld, dropped %lld",
+	       stat_of("emitted"), stat_of("written"), stat_of("dropped_total"));
+	EXPECT_EQ(*emitted, stat_of("emitted"));
+	EXPECT_TRUE(accounting_holds());
+	EXPECT_EQ(stat_of("written"), jobs);
+	EXPECT_LT(0, jobs);
+	free(rd[0].bitmap);
+}
+
+GRTRACE_SELFTEST_MAIN
