@@ -41,6 +41,7 @@ static const char * const clock_names[] = { "monotonic", "boottime", NULL };
 static const char * const rl_mode_names[] = { "window", "token_bucket", NULL };
 static const char * const watch_mode_names[] = { "allow", "deny", NULL };
 static const char * const watch_combine_names[] = { "and", "or", NULL };
+static const char * const gseq_names[] = { "1", "0", NULL };
 
 #define GRTRACE_ENGINE_MASK_ALL	(BIT(GRTRACE_ENGINE_NR) - 1)
 #define GRTRACE_MAX_RATE	100000000
@@ -264,6 +265,7 @@ static const struct grtrace_key grtrace_keys[] = {
 	U32_KEY("backpressure_threshold", bp_threshold, 0, 100),
 	U32_KEY("adaptive_sampling", adaptive, 0, 1),
 	U32_KEY("measure_latency", measure_latency, 0, 1),
+	ENUM_KEY("gseq", no_gseq, gseq_names),
 	FN_KEY("reset_stats", set_reset_stats, NULL),
 };
 
@@ -356,8 +358,9 @@ static int grtrace_stage_publish(struct grtrace_stage *st)
 	bool rl_changed;
 	int i;
 
-	/* STREAM_INFO names one clock for the whole session. */
-	if (grtrace_enabled && c->clock != grtrace_cfg.clock)
+	/* STREAM_INFO names the clock and gseq's validity for the session. */
+	if (grtrace_enabled && (c->clock != grtrace_cfg.clock ||
+				c->no_gseq != grtrace_cfg.no_gseq))
 		return -EBUSY;
 	if (st->ctx_dirty && st->nr_ctx) {
 		wc = kmalloc(struct_size(wc, ctx, st->nr_ctx), GFP_KERNEL);

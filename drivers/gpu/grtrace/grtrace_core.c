@@ -93,7 +93,9 @@ static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
 	hdr->cpu = smp_processor_id();
 	hdr->flags = 0;
 	hdr->ts = ts;
-	hdr->gseq = atomic64_inc_return(&grtrace_gseq) - 1;
+	/* The one cross-CPU atomic of the path; gseq=0 turns it off. */
+	hdr->gseq = likely(!READ_ONCE(grtrace_cfg.no_gseq)) ?
+		    atomic64_inc_return(&grtrace_gseq) - 1 : 0;
 	hdr->cseq = pc->cseq++;
 }
 
@@ -120,11 +122,7 @@ static bool grtrace_copy(struct rchan *chan, struct grtrace_pcpu *pc,
 	if (unlikely(!slot))
 		return false;
 	memcpy(slot, rec, size);
-	/*
-	 * Readers never read past @committed, so they cannot see a slot
-	 * that is reserved but not yet filled.
-	 */
-	smp_store_release(&pc->committed, pc->committed + size);
+	pc->committed += size;
 	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
 	return true;
 }
@@ -444,8 +442,8 @@ static int grtrace_write_stream_info(void)
 		.clock_id = grtrace_cfg.clock == GRTRACE_CLK_BOOTTIME ?
 			    GRTRACE_CLOCK_BOOTTIME : GRTRACE_CLOCK_MONOTONIC,
 		.nr_cpus = num_possible_cpus(),
-		.features = GRTRACE_FEAT_GSEQ | GRTRACE_FEAT_CSEQ |
-			    GRTRACE_FEAT_RING_REC,
+		.features = (grtrace_cfg.no_gseq ? 0 : GRTRACE_FEAT_GSEQ) |
+			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC,
 		.session_id = grtrace_session,
 	};
 
@@ -460,6 +458,14 @@ static int grtrace_write_stream_info(void)
 static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				void *prev_subbuf, size_t prev_padding)
 {
+	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
+
+	/*
+	 * Every record so far lies in a finished sub-buffer: publish them
+	 * to readers.  Called by the buffer's own CPU with interrupts off,
+	 * or by relay_flush() once tracing stopped.
+	 */
+	smp_store_release(&pc->complete, pc->committed);
 	return !relay_buf_full(buf);
 }
 
@@ -486,9 +492,12 @@ static const struct rchan_callbacks grtrace_relay_cb = {
 };
 
 /*
- * read(2) of an events<cpu> file.  relay can hand out bytes that a writer
- * on another CPU has reserved but not filled yet: clamp every read to the
- * bytes of complete records.  Returns 0 when nothing is available now.
+ * read(2) of an events<cpu> file.  relay's read side runs without locks
+ * against the writer, and inside the sub-buffer being written it can see a
+ * slot reserved but not yet filled, or the stale padding of the previous
+ * lap.  So hand out finished sub-buffers only: while tracing, data appears
+ * a sub-buffer at a time; stopping flushes the rest.  Returns 0 when
+ * nothing is available now.
  */
 static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *ppos)
@@ -499,8 +508,8 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 	u64 avail;
 
 	mutex_lock(&grtrace_read_lock);
-	/* Pairs with the release in grtrace_copy(): the bytes are filled. */
-	avail = smp_load_acquire(&pc->committed) - pc->consumed;
+	/* Pairs with the release in grtrace_subbuf_start(). */
+	avail = smp_load_acquire(&pc->complete) - pc->consumed;
 	count = min_t(u64, count, avail);
 	ret = 0;
 	if (count)
@@ -520,9 +529,16 @@ static int grtrace_events_open(struct inode *inode, struct file *file)
 	return relay_file_operations.open(inode, file);
 }
 
+/* Readable only when read() would return data, or it would spin. */
 static __poll_t grtrace_events_poll(struct file *file, poll_table *wait)
 {
-	return relay_file_operations.poll(file, wait);
+	struct rchan_buf *buf = file->private_data;
+	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
+	__poll_t mask = relay_file_operations.poll(file, wait);
+
+	if (smp_load_acquire(&pc->complete) == READ_ONCE(pc->consumed))
+		mask &= ~(EPOLLIN | EPOLLRDNORM);
+	return mask;
 }
 
 static int grtrace_events_release(struct inode *inode, struct file *file)
@@ -549,6 +565,7 @@ static int grtrace_open_channel(unsigned long size)
 		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
 
 		pc->committed = 0;
+		pc->complete = 0;
 		pc->consumed = 0;
 	}
 	chan = relay_open("events", grtrace_dir, size / GRTRACE_NR_SUBBUFS,

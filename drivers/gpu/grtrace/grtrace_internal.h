@@ -94,7 +94,9 @@ struct grtrace_sec {
  * @sample_cnt: position in the 1-in-N cycle of sample_every=
  * @bp_cnt: position in the 1-in-N cycle of adaptive sampling
  * @bp_shift: adaptive sampling keeps 1 in 2^@bp_shift events; 0 = all
- * @committed: bytes of complete records in this CPU's channel
+ * @committed: bytes of the records written to this CPU's channel
+ * @complete: @committed as of the last finished sub-buffer: what readers
+ *	may read
  * @consumed: bytes handed to readers of this CPU's channel
  *
  * Everything but @consumed is written only by its own CPU with interrupts
@@ -111,6 +113,7 @@ struct grtrace_pcpu {
 	u32 bp_cnt;
 	u32 bp_shift;
 	u64 committed;
+	u64 complete;
 	u64 consumed;
 };
 
@@ -168,6 +171,8 @@ struct grtrace_watch_ctx {
  * @bp_threshold: relay fill in percent at which backpressure acts; 0 = off
  * @adaptive: above the threshold, sample progressively instead of dropping
  * @measure_latency: time the write path into latency_hist
+ * @no_gseq: do not stamp gseq (0 in every record); changed only while
+ *	stopped, since STREAM_INFO says whether gseq is valid
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the
@@ -191,6 +196,7 @@ struct grtrace_config {
 	u32 bp_threshold;
 	u32 adaptive;
 	u32 measure_latency;
+	u32 no_gseq;
 };
 
 extern struct grtrace_config grtrace_cfg;

@@ -258,10 +258,14 @@ TEST_F(grtrace, filters_and_watchlists_on_a_mixed_stream)
 						ASSERT_EQ(0, put("emit", line));
 						want[predict(f, types[i], e, r, x)]++;
 					}
-		for (o = 0; o < NR_OUTCOMES; o++)
-			EXPECT_EQ(want[o], stat_of(outcome_key[o]))
-				TH_LOG("case %d (%s): %s", c, f->config,
-				       outcome_key[o]);
+		for (o = 0; o < NR_OUTCOMES; o++) {
+			long long got = stat_of(outcome_key[o]);
+
+			if (got != want[o])
+				ksft_print_msg("case %d: %s=%lld, want %lld\n",
+					       c, outcome_key[o], got, want[o]);
+			EXPECT_EQ(want[o], got);
+		}
 		EXPECT_EQ(54, stat_of("emitted"));
 	}
 }
@@ -351,7 +355,7 @@ TEST_F(grtrace, every_bad_value_is_refused)
 		{ "rate_limit_burst", "1e3" }, { "level", "loud" },
 		{ "enable", "2" }, { "enable", "yes please" },
 		{ "watchlist", "1,x" }, { "watchlist", "!" "-3" },
-		{ "watchlist", "1,,2" },
+		{ "watchlist", "1,,2" }, { "config", "gseq=2" },
 	};
 	char before[2048], after[2048], wl[256];
 	int i;
@@ -386,6 +390,54 @@ static long long row_of(const char *file, const char *name, int col)
 		    !strcmp(word, name))
 			return v[col];
 	return -1;
+}
+
+/* sec_stats rows must add up to @events and @written. */
+static void check_sec_stats(struct __test_metadata *_metadata,
+			    long long events, long long written)
+{
+	long long ev = 0, wr = 0, e, w, d, a, peak = 0;
+	char buf[8192], *line;
+
+	ASSERT_EQ(0, get("sec_stats", buf, sizeof(buf)));
+	line = strtok(buf, "\n");	/* the header */
+	while ((line = strtok(NULL, "\n"))) {
+		if (sscanf(line, "%lld %lld %lld %lld", &a, &e, &w, &d) == 4) {
+			ev += e;
+			wr += w;
+			peak = e > peak ? e : peak;
+			EXPECT_EQ(e - w, d);
+		} else {
+			EXPECT_EQ(1, sscanf(line, "max_rate=%lld", &a));
+			EXPECT_EQ(peak, a);
+		}
+	}
+	EXPECT_EQ(events, ev);
+	EXPECT_EQ(written, wr);
+}
+
+TEST_F(grtrace, gseq_can_be_turned_off_between_sessions)
+{
+	struct grtrace_stream_info *si;
+	struct grtrace_hdr *h;
+	struct trace t;
+	size_t off = 0;
+
+	ASSERT_EQ(0, put("config", "gseq=0"));
+	ASSERT_EQ(0, put("control", "start"));
+	EXPECT_EQ(-EBUSY, put("config", "gseq=1"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 5));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	si = (void *)rec_at(&t, 0, 0);
+	ASSERT_EQ(GRTRACE_REC_STREAM_INFO, si->hdr.type);
+	EXPECT_EQ(0, si->features & GRTRACE_FEAT_GSEQ);
+	while ((h = rec_at(&t, 0, off))) {
+		EXPECT_EQ(0, h->gseq);
+		off += h->size;
+	}
+	EXPECT_EQ(5, stat_of("written"));
+	free_trace(&t);
 }
 
 /* Sum of the counts of a histogram view. */
@@ -433,25 +485,7 @@ TEST_F(grtrace, views_agree_with_stats)
 	EXPECT_EQ(400, pc_stat_of(0, "emitted"));
 	EXPECT_EQ(300, pc_stat_of(0, "written"));
 	/* sec_stats: every event of the last seconds, and its peak. */
-	ASSERT_EQ(0, get("sec_stats", buf, sizeof(buf)));
-	{
-		long long ev = 0, wr = 0, e, w, d, a, peak = 0;
-		char *line = strtok(buf, "\n");
-
-		while ((line = strtok(NULL, "\n")))
-			if (sscanf(line, "%lld %lld %lld %lld", &a, &e, &w,
-				   &d) == 4) {
-				ev += e;
-				wr += w;
-				peak = e > peak ? e : peak;
-				EXPECT_EQ(e - w, d);
-			} else {
-				EXPECT_EQ(1, sscanf(line, "max_rate=%lld", &a));
-				EXPECT_EQ(peak, a);
-			}
-		EXPECT_EQ(400, ev);
-		EXPECT_EQ(300, wr);
-	}
+	check_sec_stats(_metadata, 400, 300);
 }
 
 /* The stress run. */
