@@ -536,7 +536,7 @@ static __poll_t grtrace_events_poll(struct file *file, poll_table *wait)
 	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
 	__poll_t mask = relay_file_operations.poll(file, wait);
 
-	if (smp_load_acquire(&pc->complete) == READ_ONCE(pc->consumed))
+	if (READ_ONCE(pc->complete) == READ_ONCE(pc->consumed))
 		mask &= ~(EPOLLIN | EPOLLRDNORM);
 	return mask;
 }
