@@ -6,8 +6,16 @@
 #ifndef _LINUX_GRTRACE_H
 #define _LINUX_GRTRACE_H
 
+#include <linux/list.h>
+#include <linux/notifier.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <uapi/linux/grtrace.h>
+
+struct module;
+struct tracepoint;
 
 /* Ring ids are small integers: at most this many rings exist at once. */
 #define GRTRACE_MAX_RINGS	64
@@ -44,5 +52,151 @@ void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno,
 void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno,
 			    u64 dep_ctx, u64 dep_seqno);
 void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason);
+void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
+		       u64 aux1);
+
+/**
+ * struct grtrace_tp_stats - per-CPU counters of one tracepoint of an adapter
+ * @hits: times the probe ran
+ * @missed: hits the adapter could not turn into events (no ring id, no
+ *	memory, a claimed ring, a response that broke the pairing rule);
+ *	events that were turned into calls of the event path are accounted
+ *	there, not here
+ */
+struct grtrace_tp_stats {
+	unsigned long hits;
+	unsigned long missed;
+};
+
+/**
+ * struct grtrace_tp - one {tracepoint, probe} pair of an adapter
+ * @name: tracepoint name, e.g. "drm_run_job"
+ * @probe: the probe; it must have the prototype the tracepoint expects
+ *	(``void probe(void *data, <TP_PROTO>)``), which the adapter checks
+ *	at compile time with check_trace_callback_type_<name>().  It is
+ *	registered with this struct grtrace_tp as its @data argument, so it
+ *	can count with grtrace_tp_hit() and grtrace_tp_miss() and reach
+ *	@data.
+ * @data: the adapter's own data for @probe, or NULL
+ * @tp: the tracepoint @probe is attached to, NULL while waiting for the
+ *	module that defines it; protected by the attach mutex
+ * @mod: module defining @tp, NULL when built in; protected as @tp
+ * @stats: per-CPU counters, allocated by grtrace_adapter_register()
+ *
+ * Probes run with preemption disabled, in any context the tracepoint's
+ * caller is in, hard interrupts included: they must not sleep.
+ */
+struct grtrace_tp {
+	const char *name;
+	void *probe;
+	void *data;
+	struct tracepoint *tp;
+	struct module *mod;
+	struct grtrace_tp_stats __percpu *stats;
+};
+
+/**
+ * struct grtrace_adapter - a driver adapter: tracepoints attached by name
+ * @name: adapter name as shown in the ``adapters`` debugfs file
+ * @tps: the {tracepoint, probe} table
+ * @nr_tps: entries in @tps
+ * @list: entry in the list of adapters; private to grtrace
+ * @nb: tracepoint module notifier; private to grtrace
+ *
+ * The adapter owns the memory of @tps and of itself (usually static).
+ * grtrace_adapter_register() attaches every tracepoint that exists now,
+ * built in or in a loaded module, and every one whose module loads later;
+ * a module that unloads first has its probes detached on the way out.
+ */
+struct grtrace_adapter {
+	const char *name;
+	struct grtrace_tp *tps;
+	unsigned int nr_tps;
+	struct list_head list;
+	struct notifier_block nb;
+};
+
+int grtrace_adapter_register(struct grtrace_adapter *adapter);
+void grtrace_adapter_unregister(struct grtrace_adapter *adapter);
+
+/**
+ * grtrace_tp_hit() - count one run of a probe
+ * @gtp: the probe's data argument
+ *
+ * Context: any; a per-CPU increment, safe against interrupts.
+ */
+static inline void grtrace_tp_hit(struct grtrace_tp *gtp)
+{
+	this_cpu_inc(gtp->stats->hits);
+}
+
+/**
+ * grtrace_tp_miss() - count a hit that produced no event
+ * @gtp: the probe's data argument
+ *
+ * Context: any; a per-CPU increment, safe against interrupts.
+ */
+static inline void grtrace_tp_miss(struct grtrace_tp *gtp)
+{
+	this_cpu_inc(gtp->stats->missed);
+}
+
+/* Slots of a ring map: a few more than rings, for claimed ones. */
+#define GRTRACE_RING_MAP_SLOTS	(2 * GRTRACE_MAX_RINGS)
+
+/**
+ * struct grtrace_ring_map_entry - one driver object mapped to a ring
+ * @key: the object, e.g. a scheduler or a virtqueue, as an opaque number;
+ *	never printed nor written to the stream
+ * @tag: a second word that must match too, so that a new object at the
+ *	address of a freed one is not taken for it (e.g. its name pointer)
+ * @owner: an address inside the module that owns the object, e.g. its ops
+ *	table; the entry goes away when that module unloads
+ * @ring_id: the ring, or -EXDEV when a vendor adapter claimed the driver
+ * @claim_gen: value of the claim generation when @ring_id was decided
+ * @rcu: frees the entry after readers are done
+ *
+ * Adapters that keep per-ring state embed this as the first member of
+ * their own kmalloc()ed struct; grtrace frees that struct with kfree().
+ * Published entries are never changed, only replaced.
+ */
+struct grtrace_ring_map_entry {
+	unsigned long key;
+	unsigned long tag;
+	unsigned long owner;
+	int ring_id;
+	unsigned int claim_gen;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct grtrace_ring_map - lazily registered rings of one adapter
+ * @lock: serialises changes of @slot; readers use RCU
+ * @nr: slots in use at most; only grows
+ * @nb: module notifier that drops the entries of an unloading module
+ * @slot: the entries
+ *
+ * Lookups are lock-free, so probes in hard-interrupt context can map an
+ * object to its ring without taking a lock on the hot path.
+ */
+struct grtrace_ring_map {
+	spinlock_t lock;	/* serialises changes of @slot */
+	unsigned int nr;
+	struct notifier_block nb;
+	struct grtrace_ring_map_entry __rcu *slot[GRTRACE_RING_MAP_SLOTS];
+};
+
+int grtrace_ring_map_init(struct grtrace_ring_map *map);
+void grtrace_ring_map_destroy(struct grtrace_ring_map *map);
+struct grtrace_ring_map_entry *
+grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
+		      unsigned long tag);
+struct grtrace_ring_map_entry *
+grtrace_ring_map_add(struct grtrace_ring_map *map,
+		     struct grtrace_ring_map_entry *entry,
+		     const struct grtrace_ring_info *info);
+
+int grtrace_claim_driver(const char *driver);
+void grtrace_release_driver(const char *driver);
 
 #endif /* _LINUX_GRTRACE_H */

@@ -306,8 +306,7 @@ static int sec_stats_show(struct seq_file *m, void *v)
 
 static int rings_show(struct seq_file *m, void *v)
 {
-	grtrace_rings_show(m);
-	return 0;
+	return grtrace_rings_show(m);
 }
 
 static int version_show(struct seq_file *m, void *v)
@@ -599,6 +598,7 @@ static void grtrace_create_files(struct dentry *dir)
 		debugfs_create_file(grtrace_knobs[i][0], 0600, dir,
 				    (void *)grtrace_knobs[i][1], &knob_fops);
 	debugfs_create_file("rings", 0400, dir, NULL, &rings_fops);
+	debugfs_create_file("adapters", 0400, dir, NULL, &grtrace_adapters_fops);
 	debugfs_create_file("version", 0400, dir, NULL, &version_fops);
 	if (emit_enable)
 		debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);

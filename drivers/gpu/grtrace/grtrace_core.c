@@ -630,6 +630,7 @@ void grtrace_stop_locked(void)
 	if (!grtrace_enabled)
 		return;
 	WRITE_ONCE(grtrace_enabled, false);
+	grtrace_rings_quiesce();
 	/* Let events that saw "enabled" finish before flushing behind them. */
 	synchronize_rcu();
 	relay_flush(grtrace_chan);

@@ -234,9 +234,13 @@ void grtrace_rl_reset(void);
 /* grtrace_rings.c */
 u16 grtrace_ring_engine(u32 ring_id);
 int grtrace_rings_write_metadata(void);
-void grtrace_rings_show(struct seq_file *m);
+void grtrace_rings_quiesce(void);
+int grtrace_rings_show(struct seq_file *m);
 
 /* grtrace_control.c */
 int grtrace_control_init(struct dentry *dir);
+
+/* grtrace_attach.c */
+extern const struct file_operations grtrace_adapters_fops;
 
 #endif /* _GRTRACE_INTERNAL_H */

@@ -9,17 +9,26 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/utsname.h>
 
 #include "grtrace_internal.h"
 
 /*
- * Slots are written under grtrace_lock.  The event path only reads
- * grtrace_ring_engines[], one u16 per ring, with READ_ONCE().
+ * The registry is changed from any context, hard interrupts included:
+ * adapters register a ring the first time a probe sees it.  So it is
+ * guarded by a spinlock taken with interrupts disabled, and nothing is
+ * allocated under it.  The event path only reads grtrace_ring_engines[],
+ * one u16 per ring, with READ_ONCE().
  */
+static DEFINE_SPINLOCK(grtrace_rings_lock);
+/* A METADATA was written this session: new rings get a RING record. */
+static bool grtrace_rings_announce;
 static struct grtrace_ring_desc grtrace_rings[GRTRACE_MAX_RINGS];
 static DECLARE_BITMAP(grtrace_ring_used, GRTRACE_MAX_RINGS);
 static u16 grtrace_ring_engines[GRTRACE_MAX_RINGS];
@@ -89,11 +98,36 @@ u16 grtrace_ring_engine(u32 ring_id)
 }
 
 /**
+ * grtrace_job_event() - a job event with adapter-defined detail
+ * @type: %GRTRACE_EV_SUBMIT, %GRTRACE_EV_COMMIT, %GRTRACE_EV_START,
+ *	%GRTRACE_EV_END or %GRTRACE_EV_COMPLETE
+ * @ring_id: ring of the job, from grtrace_ring_register()
+ * @ctx: dma-fence context of the job
+ * @seqno: dma-fence seqno of the job
+ * @aux0: detail the adapter documents, e.g. a command type
+ * @aux1: detail the adapter documents
+ *
+ * Like grtrace_submit() ... grtrace_complete(), for adapters that have
+ * more to say about a job than its key; the types whose aux words the
+ * stream format defines have their own functions.
+ * Context: any, hard interrupts included; never sleeps.
+ */
+void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
+		       u64 aux1)
+{
+	if (WARN_ON_ONCE(type < GRTRACE_EV_SUBMIT || type > GRTRACE_EV_COMPLETE))
+		return;
+	grtrace_event(type, ring_id, grtrace_ring_engine(ring_id), ctx, seqno,
+		      aux0, aux1);
+}
+EXPORT_SYMBOL_GPL(grtrace_job_event);
+
+/**
  * grtrace_ring_register() - register a ring and get its id
  * @info: driver, device and ring names and the engine class
  *
  * While tracing, a RING record describes the new ring in the stream.
- * Context: process context; takes grtrace_lock.
+ * Context: any, hard interrupts included; does not sleep or allocate.
  * Return: the ring id (>= 0), -EINVAL for a bad engine class, or -ENOSPC
  * when %GRTRACE_MAX_RINGS rings are registered.
  */
@@ -103,15 +137,16 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 		.hdr.type = GRTRACE_REC_RING,
 	};
 	struct grtrace_ring_desc *d;
+	unsigned long flags;
 	int id;
 
 	if (info->engine >= GRTRACE_ENGINE_NR)
 		return -EINVAL;
 
-	mutex_lock(&grtrace_lock);
+	spin_lock_irqsave(&grtrace_rings_lock, flags);
 	id = find_first_zero_bit(grtrace_ring_used, GRTRACE_MAX_RINGS);
 	if (id == GRTRACE_MAX_RINGS) {
-		mutex_unlock(&grtrace_lock);
+		spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 		return -ENOSPC;
 	}
 	d = &grtrace_rings[id];
@@ -125,12 +160,16 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 	set_bit(id, grtrace_ring_used);
 	WRITE_ONCE(grtrace_ring_engines[id], info->engine);
 
-	/* A full buffer is counted in ctl_dropped; the ring still exists. */
-	if (grtrace_enabled) {
+	/*
+	 * Written under the lock, so a METADATA snapshot either holds the
+	 * ring or precedes this record.  A full buffer is counted in
+	 * ctl_dropped; the ring still exists.
+	 */
+	if (grtrace_rings_announce) {
 		rec.ring = *d;
 		grtrace_write_control(&rec, sizeof(rec));
 	}
-	mutex_unlock(&grtrace_lock);
+	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 	return id;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_register);
@@ -142,60 +181,398 @@ EXPORT_SYMBOL_GPL(grtrace_ring_register);
  *
  * The id may be handed out again later; the new owner's RING record or the
  * next METADATA tells readers.
- * Context: process context; takes grtrace_lock.
+ * Context: any; does not sleep.
  */
 void grtrace_ring_unregister(int ring_id)
 {
+	unsigned long flags;
+
 	if (ring_id < 0 || ring_id >= GRTRACE_MAX_RINGS)
 		return;
-	mutex_lock(&grtrace_lock);
+	spin_lock_irqsave(&grtrace_rings_lock, flags);
 	WRITE_ONCE(grtrace_ring_engines[ring_id], GRTRACE_ENGINE_UNKNOWN);
 	clear_bit(ring_id, grtrace_ring_used);
-	mutex_unlock(&grtrace_lock);
+	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_unregister);
+
+/* Copy the registered rings into @out; returns how many. */
+static unsigned int __grtrace_rings_snapshot(struct grtrace_ring_desc *out)
+{
+	unsigned int n = 0;
+	int id;
+
+	lockdep_assert_held(&grtrace_rings_lock);
+	for_each_set_bit(id, grtrace_ring_used, GRTRACE_MAX_RINGS)
+		out[n++] = grtrace_rings[id];
+	return n;
+}
+
+static unsigned int grtrace_rings_snapshot(struct grtrace_ring_desc *out)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	n = __grtrace_rings_snapshot(out);
+	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	return n;
+}
+
+/**
+ * grtrace_rings_quiesce() - stop announcing new rings in the stream
+ *
+ * Called when tracing stops; the next METADATA lists every ring again.
+ */
+void grtrace_rings_quiesce(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	grtrace_rings_announce = false;
+	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+}
 
 /**
  * grtrace_rings_write_metadata() - write the METADATA record
  *
+ * The ring table is taken and written under the registry lock, and from
+ * then on every ring registered gets its own RING record: no ring can fall
+ * between the two, and no RING record can precede the METADATA that
+ * would not list it.
  * Context: grtrace_lock held; process context.
  * Return: 0 or the error of grtrace_write_control().
  */
 int grtrace_rings_write_metadata(void)
 {
 	struct grtrace_metadata *md;
-	unsigned int n = 0;
-	size_t size;
-	int id, ret;
+	unsigned long flags;
+	unsigned int n;
+	int ret;
 
 	lockdep_assert_held(&grtrace_lock);
-	size = struct_size(md, rings, GRTRACE_MAX_RINGS);
-	md = kzalloc(size, GFP_KERNEL);
+	md = kzalloc(struct_size(md, rings, GRTRACE_MAX_RINGS), GFP_KERNEL);
 	if (!md)
 		return -ENOMEM;
-	for_each_set_bit(id, grtrace_ring_used, GRTRACE_MAX_RINGS)
-		md->rings[n++] = grtrace_rings[id];
 	md->hdr.type = GRTRACE_REC_METADATA;
-	md->nr_rings = n;
 	md->ring_size = sizeof(struct grtrace_ring_desc);
 	strscpy(md->kernel, init_utsname()->release, sizeof(md->kernel));
+
+	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	n = __grtrace_rings_snapshot(md->rings);
+	md->nr_rings = n;
 	ret = grtrace_write_control(md, struct_size(md, rings, n));
+	grtrace_rings_announce = !ret;
+	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 	kfree(md);
 	return ret;
 }
 
-void grtrace_rings_show(struct seq_file *m)
+int grtrace_rings_show(struct seq_file *m)
 {
-	int id;
+	struct grtrace_ring_desc *r;
+	unsigned int i, n;
 
-	mutex_lock(&grtrace_lock);
+	r = kcalloc(GRTRACE_MAX_RINGS, sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	n = grtrace_rings_snapshot(r);
 	seq_puts(m, "id engine  instance driver          device                           name\n");
-	for_each_set_bit(id, grtrace_ring_used, GRTRACE_MAX_RINGS) {
-		const struct grtrace_ring_desc *d = &grtrace_rings[id];
-
-		seq_printf(m, "%-2u %-7s %-8u %-15s %-32s %s\n", d->ring_id,
-			   grtrace_engine_names[d->engine], d->instance,
-			   d->driver, d->device, d->name);
-	}
-	mutex_unlock(&grtrace_lock);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%-2u %-7s %-8u %-15s %-32s %s\n", r[i].ring_id,
+			   grtrace_engine_names[r[i].engine], r[i].instance,
+			   r[i].driver, r[i].device, r[i].name);
+	kfree(r);
+	return 0;
 }
+
+/*
+ * Driver claims.  A vendor adapter that traces a driver's rings itself
+ * claims the driver, and ring maps of other adapters (the drm_sched
+ * bridge) then skip that driver's objects instead of registering a second
+ * ring for the same hardware.  grtrace_claim_gen tells the maps when to
+ * look again.
+ */
+#define GRTRACE_MAX_CLAIMS	8
+
+static DEFINE_SPINLOCK(grtrace_claims_lock);
+static char grtrace_claims[GRTRACE_MAX_CLAIMS][sizeof_field(struct grtrace_ring_desc, driver)];
+static unsigned int grtrace_claim_gen;
+
+/**
+ * grtrace_claim_driver() - trace a driver's rings only through the caller
+ * @driver: driver name as adapters pass it in &grtrace_ring_info.driver,
+ *	e.g. "amdgpu"
+ *
+ * Generic adapters stop emitting events for objects of @driver from their
+ * next event on; they decide per object the first time they see it after
+ * the claim.  Claims do not nest: one adapter claims a driver.
+ * Context: any.
+ * Return: 0, -EBUSY if @driver is claimed already, -ENOSPC if
+ * %GRTRACE_MAX_CLAIMS drivers are claimed, -EINVAL for an empty name.
+ */
+int grtrace_claim_driver(const char *driver)
+{
+	unsigned long flags;
+	int i, free = -1, ret = 0;
+
+	if (!driver || !*driver)
+		return -EINVAL;
+	spin_lock_irqsave(&grtrace_claims_lock, flags);
+	for (i = 0; i < GRTRACE_MAX_CLAIMS; i++) {
+		if (!strcmp(grtrace_claims[i], driver)) {
+			ret = -EBUSY;
+			goto out;
+		}
+		if (free < 0 && !grtrace_claims[i][0])
+			free = i;
+	}
+	if (free < 0) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	strscpy(grtrace_claims[free], driver, sizeof(grtrace_claims[free]));
+	WRITE_ONCE(grtrace_claim_gen, grtrace_claim_gen + 1);
+out:
+	spin_unlock_irqrestore(&grtrace_claims_lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(grtrace_claim_driver);
+
+/**
+ * grtrace_release_driver() - undo grtrace_claim_driver()
+ * @driver: the name given to grtrace_claim_driver()
+ *
+ * Context: any.
+ */
+void grtrace_release_driver(const char *driver)
+{
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&grtrace_claims_lock, flags);
+	for (i = 0; i < GRTRACE_MAX_CLAIMS; i++) {
+		if (strcmp(grtrace_claims[i], driver))
+			continue;
+		grtrace_claims[i][0] = '\0';
+		WRITE_ONCE(grtrace_claim_gen, grtrace_claim_gen + 1);
+	}
+	spin_unlock_irqrestore(&grtrace_claims_lock, flags);
+}
+EXPORT_SYMBOL_GPL(grtrace_release_driver);
+
+/* Is @driver claimed?  Stores the generation the answer belongs to. */
+static bool grtrace_driver_claimed(const char *driver, unsigned int *gen)
+{
+	char name[sizeof_field(struct grtrace_ring_desc, driver)];
+	unsigned long flags;
+	bool claimed = false;
+	int i;
+
+	/* Compare what the registry would store: the truncated name. */
+	strscpy(name, driver ?: "", sizeof(name));
+	spin_lock_irqsave(&grtrace_claims_lock, flags);
+	*gen = grtrace_claim_gen;
+	for (i = 0; i < GRTRACE_MAX_CLAIMS && !claimed; i++)
+		claimed = name[0] && !strcmp(grtrace_claims[i], name);
+	spin_unlock_irqrestore(&grtrace_claims_lock, flags);
+	return claimed;
+}
+
+/*
+ * Ring maps.  Adapters see driver objects (schedulers, virtqueues) only
+ * in their probes, so rings are registered the first time an object shows
+ * up.  A map entry lives until its adapter goes or the module owning the
+ * object unloads: after that module's exit nothing of it runs any more,
+ * and a new object at the same address must not inherit the old ring.
+ */
+
+/**
+ * grtrace_ring_map_find() - look an object up in a ring map
+ * @map: the adapter's map
+ * @key: the object, as given to grtrace_ring_map_add()
+ * @tag: the object's tag, as given to grtrace_ring_map_add()
+ *
+ * Context: inside an RCU read-side critical section (a tracepoint probe
+ * is one); lock-free.
+ * Return: the entry, or NULL when the object is new, was replaced, or the
+ * claims changed since its ring was decided: call grtrace_ring_map_add().
+ */
+struct grtrace_ring_map_entry *
+grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
+		      unsigned long tag)
+{
+	struct grtrace_ring_map_entry *e;
+	unsigned int i, nr;
+
+	/* Pairs with the release in grtrace_ring_map_add(). */
+	nr = smp_load_acquire(&map->nr);
+
+	for (i = 0; i < nr; i++) {
+		e = rcu_dereference_check(map->slot[i], rcu_read_lock_any_held());
+		if (e && e->key == key && e->tag == tag)
+			return likely(e->claim_gen == READ_ONCE(grtrace_claim_gen)) ?
+			       e : NULL;
+	}
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(grtrace_ring_map_find);
+
+/* Index of @key's slot, or of a free one, or -ENOSPC; map->lock held. */
+static int grtrace_ring_map_slot(struct grtrace_ring_map *map,
+				 unsigned long key)
+{
+	struct grtrace_ring_map_entry *e;
+	int i, free = -ENOSPC;
+
+	lockdep_assert_held(&map->lock);
+	for (i = 0; i < GRTRACE_RING_MAP_SLOTS; i++) {
+		e = rcu_dereference_protected(map->slot[i],
+					      lockdep_is_held(&map->lock));
+		if (e && e->key == key)
+			return i;
+		if (!e && free < 0)
+			free = i;
+	}
+	return free;
+}
+
+/* Decide @new's ring, reusing @old's when still right; map->lock held. */
+static int grtrace_ring_map_decide(struct grtrace_ring_map_entry *new,
+				   struct grtrace_ring_map_entry *old,
+				   const struct grtrace_ring_info *info)
+{
+	bool claimed = grtrace_driver_claimed(info->driver, &new->claim_gen);
+	bool had_ring = old && old->ring_id >= 0;
+
+	if (old && old->tag == new->tag && had_ring != claimed) {
+		new->ring_id = old->ring_id;
+		return 0;
+	}
+	new->ring_id = claimed ? -EXDEV : grtrace_ring_register(info);
+	if (new->ring_id == -EXDEV || new->ring_id >= 0) {
+		if (old)
+			grtrace_ring_unregister(old->ring_id);
+		return 0;
+	}
+	return new->ring_id;
+}
+
+/**
+ * grtrace_ring_map_add() - map an object to a new ring
+ * @map: the adapter's map
+ * @entry: a kmalloc()ed entry (or the first member of one) with @key,
+ *	@tag and @owner set; grtrace owns it from here on
+ * @info: what to register for the object: the ring, and in @info->driver
+ *	the driver name that claims are matched against
+ *
+ * Registers a ring for the object unless its driver is claimed (then the
+ * entry's ring_id is -EXDEV), and publishes the entry.  If another CPU
+ * published an entry for the object first, that one is returned and
+ * @entry freed.
+ * Context: any, hard interrupts included.
+ * Return: the published entry, or an ERR_PTR (e.g. -ENOSPC: no ring id or
+ * no slot left) with @entry freed.
+ */
+struct grtrace_ring_map_entry *
+grtrace_ring_map_add(struct grtrace_ring_map *map,
+		     struct grtrace_ring_map_entry *entry,
+		     const struct grtrace_ring_info *info)
+{
+	struct grtrace_ring_map_entry *old = NULL, *ret = entry;
+	unsigned long flags;
+	int i, err;
+
+	spin_lock_irqsave(&map->lock, flags);
+	i = grtrace_ring_map_slot(map, entry->key);
+	if (i < 0) {
+		ret = ERR_PTR(i);
+		goto out_free;
+	}
+	old = rcu_dereference_protected(map->slot[i],
+					lockdep_is_held(&map->lock));
+	if (old && old->tag == entry->tag &&
+	    old->claim_gen == READ_ONCE(grtrace_claim_gen)) {
+		ret = old;
+		goto out_free;
+	}
+	err = grtrace_ring_map_decide(entry, old, info);
+	if (err) {
+		ret = ERR_PTR(err);
+		goto out_free;
+	}
+	rcu_assign_pointer(map->slot[i], entry);
+	if (i >= map->nr) /* readers that see the new @nr see the slot */
+		smp_store_release(&map->nr, i + 1);
+	spin_unlock_irqrestore(&map->lock, flags);
+	if (old)
+		kfree_rcu(old, rcu);
+	return entry;
+
+out_free:
+	spin_unlock_irqrestore(&map->lock, flags);
+	kfree(entry);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(grtrace_ring_map_add);
+
+/* Drop the entries of objects owned by @mod, or all when @mod is NULL. */
+static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
+				  struct module *mod)
+{
+	struct grtrace_ring_map_entry *e;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&map->lock, flags);
+	for (i = 0; i < map->nr; i++) {
+		e = rcu_dereference_protected(map->slot[i],
+					      lockdep_is_held(&map->lock));
+		if (!e || (mod && !within_module(e->owner, mod)))
+			continue;
+		RCU_INIT_POINTER(map->slot[i], NULL);
+		grtrace_ring_unregister(e->ring_id);
+		kfree_rcu(e, rcu);
+	}
+	spin_unlock_irqrestore(&map->lock, flags);
+}
+
+static int grtrace_ring_map_module(struct notifier_block *nb,
+				   unsigned long state, void *data)
+{
+	struct grtrace_ring_map *map = container_of(nb, struct grtrace_ring_map,
+						    nb);
+
+	if (state == MODULE_STATE_GOING)
+		grtrace_ring_map_drop(map, data);
+	return NOTIFY_DONE;
+}
+
+/**
+ * grtrace_ring_map_init() - set up an empty ring map
+ * @map: the map, zeroed (e.g. static)
+ *
+ * Context: process context.
+ * Return: 0 or the error of register_module_notifier().
+ */
+int grtrace_ring_map_init(struct grtrace_ring_map *map)
+{
+	spin_lock_init(&map->lock);
+	map->nb.notifier_call = grtrace_ring_map_module;
+	return register_module_notifier(&map->nb);
+}
+EXPORT_SYMBOL_GPL(grtrace_ring_map_init);
+
+/**
+ * grtrace_ring_map_destroy() - unregister every ring of a map, free it all
+ * @map: a map set up by grtrace_ring_map_init()
+ *
+ * Context: process context, after the adapter's probes are detached and
+ * tracepoint_synchronize_unregister() returned, so no reader is left.
+ */
+void grtrace_ring_map_destroy(struct grtrace_ring_map *map)
+{
+	unregister_module_notifier(&map->nb);
+	grtrace_ring_map_drop(map, NULL);
+}
+EXPORT_SYMBOL_GPL(grtrace_ring_map_destroy);
