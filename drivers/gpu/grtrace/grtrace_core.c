@@ -85,17 +85,24 @@ void grtrace_rl_reset(void)
 	atomic64_set(&grtrace_rl_tat, 0);
 }
 
+/* The one cross-CPU atomic of the path; gseq=0 turns it off. */
+static u64 grtrace_next_gseq(void)
+{
+	if (unlikely(READ_ONCE(grtrace_cfg.no_gseq)))
+		return 0;
+	return atomic64_inc_return(&grtrace_gseq) - 1;
+}
+
+/* cseq is taken only once the slot is reserved: it counts records. */
 static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
-			     struct grtrace_pcpu *pc, u64 ts)
+			     struct grtrace_pcpu *pc, u64 ts, u64 gseq)
 {
 	hdr->type = type;
 	hdr->size = size;
 	hdr->cpu = smp_processor_id();
 	hdr->flags = 0;
 	hdr->ts = ts;
-	/* The one cross-CPU atomic of the path; gseq=0 turns it off. */
-	hdr->gseq = likely(!READ_ONCE(grtrace_cfg.no_gseq)) ?
-		    atomic64_inc_return(&grtrace_gseq) - 1 : 0;
+	hdr->gseq = gseq;
 	hdr->cseq = pc->cseq++;
 }
 
@@ -109,22 +116,10 @@ static unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
 	return min_t(unsigned int, b, GRTRACE_HIST_BUCKETS - 1);
 }
 
-/*
- * Copy one complete record into this CPU's buffer.  Called with interrupts
- * disabled, so nothing else writes to this CPU's buffer meanwhile.
- * Returns false when the buffer is full.
- */
-static bool grtrace_copy(struct rchan *chan, struct grtrace_pcpu *pc,
-			 const void *rec, u16 size)
+static void grtrace_committed(struct grtrace_pcpu *pc, u16 size)
 {
-	void *slot = relay_reserve(chan, size);
-
-	if (unlikely(!slot))
-		return false;
-	memcpy(slot, rec, size);
 	pc->committed += size;
 	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
-	return true;
 }
 
 /* Does the watchlist drop this event?  Interrupts are off: RCU-sched. */
@@ -317,11 +312,11 @@ static void grtrace_count_sec(struct grtrace_pcpu *pc, bool written)
 void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		   u64 aux0, u64 aux1)
 {
-	struct grtrace_job_event ev;
+	struct grtrace_job_event *ev;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
-	u64 t0 = 0, ts;
+	u64 t0 = 0, ts, gseq;
 	int reason;
 
 	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES))
@@ -357,26 +352,30 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		goto drop;
 	}
 
-	grtrace_fill_hdr(&ev.hdr, type, sizeof(ev), pc, ts);
-	ev.ctx = ctx;
-	ev.seqno = seqno;
-	ev.ring_id = ring_id;
-	ev.engine = engine;
-	ev.reserved = 0;
-	ev.aux0 = aux0;
-	ev.aux1 = aux1;
-
 	/*
-	 * gseq was taken before the copy: a full buffer leaves a gap in gseq
-	 * exactly where events were lost, which the reader reports.
+	 * gseq is taken before the reservation: a full buffer leaves a gap
+	 * in gseq exactly where events were lost, which the reader reports.
+	 * The record is filled in place; readers only see finished
+	 * sub-buffers, so they never see it half-written.
 	 */
-	if (unlikely(!grtrace_copy(chan, pc, &ev, sizeof(ev)))) {
+	gseq = grtrace_next_gseq();
+	ev = relay_reserve(chan, sizeof(*ev));
+	if (unlikely(!ev)) {
 		reason = GRTRACE_DROP_BUFFER_FULL;
 		goto drop;
 	}
+	grtrace_fill_hdr(&ev->hdr, type, sizeof(*ev), pc, ts, gseq);
+	ev->ctx = ctx;
+	ev->seqno = seqno;
+	ev->ring_id = ring_id;
+	ev->engine = engine;
+	ev->reserved = 0;
+	ev->aux0 = aux0;
+	ev->aux1 = aux1;
+	grtrace_committed(pc, sizeof(*ev));
 	pc->cnt.written++;
 	pc->cnt.type_written[type]++;
-	pc->cnt.bytes += sizeof(ev);
+	pc->cnt.bytes += sizeof(*ev);
 	grtrace_count_sec(pc, true);
 	goto out;
 
@@ -392,7 +391,7 @@ out:
 
 /**
  * grtrace_write_control() - write a control record on this CPU
- * @rec: the record; its header's type is filled in by the caller
+ * @rec: the record; only the type of its header is used
  * @size: size of @rec in bytes, a multiple of %GRTRACE_ALIGN
  *
  * Stamps the header like an event's and copies the record, bypassing every
@@ -402,10 +401,12 @@ out:
  */
 int grtrace_write_control(const void *rec, u16 size)
 {
-	struct grtrace_hdr *hdr = (struct grtrace_hdr *)rec;
+	const struct grtrace_hdr *hdr = rec;
+	struct grtrace_hdr *slot;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
+	u64 ts, gseq;
 	int ret = 0;
 
 	/* Interrupts off before reading the channel: see close_channel. */
@@ -420,13 +421,19 @@ int grtrace_write_control(const void *rec, u16 size)
 		goto out;
 	}
 	pc = this_cpu_ptr(&grtrace_pcpu);
-	grtrace_fill_hdr(hdr, hdr->type, size, pc, grtrace_now());
-	if (grtrace_copy(chan, pc, rec, size)) {
-		pc->cnt.ctl_written++;
-	} else {
+	ts = grtrace_now();
+	gseq = grtrace_next_gseq();
+	slot = relay_reserve(chan, size);
+	if (!slot) {
 		pc->cnt.ctl_dropped++;
 		ret = -ENOSPC;
+		goto out;
 	}
+	grtrace_fill_hdr(slot, hdr->type, size, pc, ts, gseq);
+	memcpy((void *)slot + sizeof(*hdr), rec + sizeof(*hdr),
+	       size - sizeof(*hdr));
+	grtrace_committed(pc, size);
+	pc->cnt.ctl_written++;
 out:
 	local_irq_restore(flags);
 	return ret;
