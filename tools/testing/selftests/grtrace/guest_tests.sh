@@ -29,4 +29,6 @@ fi
 ./grtrace_test || rc=1
 ./grtrace_knobs_test || rc=1
 ./record_test.sh || rc=1
+./vgpu_test.sh || rc=1
+./adapters_test.sh || rc=1
 exit $rc

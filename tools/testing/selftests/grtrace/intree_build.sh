@@ -14,7 +14,9 @@ set -eu -o pipefail
 KSRC=$1 KVER=$2 OUT=$3
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
-TREE=${GRTRACE_CACHE:-/var/cache/grtrace}/intree-$(basename "$KSRC")
+# Bump when the way the tree is prepared changes: it is part of the key.
+PREP=2
+TREE=${GRTRACE_CACHE:-/var/cache/grtrace}/intree-$(basename "$KSRC")-p$PREP
 
 log() { printf 'intree: %s\n' "$*" >&2; }
 
@@ -49,18 +51,24 @@ cp "$TOP/include/linux/grtrace.h" "$TREE/include/linux/grtrace.h"
 cp "$TOP/include/uapi/linux/grtrace.h" "$TREE/include/uapi/linux/grtrace.h"
 
 if [ ! -e "$TREE/.grtrace-prepared" ]; then
-	"$TREE/scripts/config" --file "$TREE/.config" --module GRTRACE
+	"$TREE/scripts/config" --file "$TREE/.config" --module GRTRACE \
+		--module GRTRACE_DRM_BRIDGE --module GRTRACE_VIRTIO_GPU \
+		--module GRTRACE_VGPU
 	make -s -C "$TREE" olddefconfig
 	log "make modules_prepare"
 	make -s -C "$TREE" -j"$(nproc)" KERNELRELEASE="$KVER" modules_prepare
 	touch "$TREE/.grtrace-prepared"
 fi
-grep -qx 'CONFIG_GRTRACE=m' "$TREE/.config" ||
-	{ log "Kconfig did not offer CONFIG_GRTRACE"; exit 1; }
+for opt in GRTRACE GRTRACE_DRM_BRIDGE GRTRACE_VIRTIO_GPU GRTRACE_VGPU; do
+	grep -qx "CONFIG_$opt=m" "$TREE/.config" ||
+		{ log "Kconfig did not offer CONFIG_$opt"; exit 1; }
+done
 
 log "make M=drivers/gpu/grtrace"
 make -C "$TREE" KERNELRELEASE="$KVER" M=drivers/gpu/grtrace W=1 modules >"$OUT/intree.log" 2>&1
 ! grep -E 'warning:|error:' "$OUT/intree.log"
-modinfo -F vermagic "$TREE/drivers/gpu/grtrace/grtrace.ko" | grep -q "^$KVER " ||
-	{ log "vermagic is not $KVER"; exit 1; }
+for ko in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu; do
+	modinfo -F vermagic "$TREE/drivers/gpu/grtrace/$ko.ko" | grep -q "^$KVER " ||
+		{ log "$ko.ko missing or vermagic is not $KVER"; exit 1; }
+done
 log "ok: $TREE/drivers/gpu/grtrace/grtrace.ko"

@@ -104,7 +104,7 @@ say "in-tree build: Kconfig and Makefile hooks in Debian's kernel source"
 "$HERE/intree_build.sh" "$KSRC" "$KVER" "$OUT" >"$OUT/intree.err" 2>&1
 result "in-tree build (CONFIG_GRTRACE=m, M=drivers/gpu/grtrace, W=1)" $? \
 	"$OUT/intree.err"
-INTREE_KO=$GRTRACE_CACHE/intree-$(basename "$KSRC")/drivers/gpu/grtrace/grtrace.ko
+INTREE_KO=$(ls -d "$GRTRACE_CACHE/intree-$(basename "$KSRC")"-p*/drivers/gpu/grtrace/grtrace.ko 2>/dev/null | tail -n1)
 
 say "tools: build and host tests"
 make -C tools/grtrace clean >/dev/null 2>&1
@@ -128,10 +128,11 @@ make -C "$HERE" KSFT_DIR="$KSRC/tools/testing/selftests" \
 result "kselftests build" $? "$OUT/ksft-build.log"
 
 say "selftests: running in a QEMU guest on $KVER"
-"$HERE/vmtest.sh" -k "$KVER" -o "$OUT/vm" -- "$HERE/guest_tests.sh" "$INTREE_KO" \
+"$HERE/vmtest.sh" -k "$KVER" -o "$OUT/vm" -t 1500 -q "-device virtio-gpu-pci" \
+	-- "$HERE/guest_tests.sh" "$INTREE_KO" \
 	>"$OUT/vm.log" 2>"$OUT/vm.err"
 rc=$?
-expect_tap "$OUT/vm.log" "vm: " 27
+expect_tap "$OUT/vm.log" "vm: " 59
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $rc \
 	"$OUT/vm.err"
 

@@ -32,7 +32,8 @@ grtrace_setup() {
 
 	grtrace_apt_install build-essential make gcc bc flex bison libelf-dev libssl-dev \
 		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
-		trace-cmd python3 linux-image-amd64 linux-headers-amd64 ||
+		trace-cmd python3 libdrm-dev pkg-config \
+		linux-image-amd64 linux-headers-amd64 ||
 		{ grtrace_log "apt-get install failed"; return 1; }
 
 	# The test kernel is the distribution kernel linux-image-amd64 installed.

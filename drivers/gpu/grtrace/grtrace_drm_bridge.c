@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace adapter for the DRM GPU scheduler (gpu-sched), whatever driver
+ * uses it.
+ *
+ * 6.1 ... 6.16 tracepoints:          6.17+ (stable uAPI) tracepoints:
+ *   drm_sched_job          SUBMIT      drm_sched_job_queue
+ *   drm_run_job            COMMIT      drm_sched_job_run
+ *   drm_sched_process_job  END, COMPLETE (ERROR)  drm_sched_job_done
+ *   drm_sched_job_wait_dep SYNC_WAIT_ENTER, EXIT  drm_sched_job_unschedulable
+ *
+ * The job is the scheduler fence's finished fence, context:seqno; the ring
+ * is the scheduler, registered the first time a probe sees it.  SUBMIT and
+ * COMMIT carry the scheduler's job id in aux0, the number ftrace prints.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/dma-fence.h>
+#include <linux/grtrace.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <drm/gpu_scheduler.h>
+
+/* The scheduler's own header: declares check_trace_callback_type_*(). */
+#include "gpu_scheduler_trace.h"
+
+static struct grtrace_ring_map sched_rings;
+
+/* A SYNC_WAIT_EXIT to emit when the fence a job waits on signals. */
+struct sched_wait {
+	struct dma_fence_cb cb;
+	struct dma_fence *dep;
+	struct list_head link;
+	u32 ring_id;
+	u64 ctx, seqno;
+};
+
+/* Waits whose fence has not signalled: cancelled at unload. */
+static DEFINE_SPINLOCK(sched_waits_lock);
+static LIST_HEAD(sched_waits);
+
+static int sched_ring_slow(struct drm_gpu_scheduler *sched)
+{
+	struct grtrace_ring_map_entry *e;
+	struct grtrace_ring_info info = {
+		.driver = sched->dev ? dev_driver_string(sched->dev) : "drm_sched",
+		.device = sched->dev ? dev_name(sched->dev) : "",
+		.name = sched->name,
+		.engine = grtrace_engine_from_name(sched->name),
+	};
+
+	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	if (!e)
+		return -ENOMEM;
+	e->key = (unsigned long)sched;
+	e->tag = (unsigned long)sched->name;
+	e->owner = (unsigned long)sched->ops;
+	e = grtrace_ring_map_add(&sched_rings, e, &info);
+	return IS_ERR(e) ? PTR_ERR(e) : e->ring_id;
+}
+
+/* The ring of @sched, or a negative errno (-EXDEV: claimed by a vendor). */
+static int sched_ring(struct drm_gpu_scheduler *sched)
+{
+	struct grtrace_ring_map_entry *e;
+
+	e = grtrace_ring_map_find(&sched_rings, (unsigned long)sched,
+				  (unsigned long)sched->name);
+	if (likely(e))
+		return e->ring_id;
+	return sched_ring_slow(sched);
+}
+
+static void sched_job_event(struct grtrace_tp *gtp, u16 type,
+			    struct drm_sched_job *job)
+{
+	struct dma_fence *f = &job->s_fence->finished;
+	int ring = sched_ring(job->sched);
+
+	grtrace_tp_hit(gtp);
+	if (unlikely(ring < 0)) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
+	grtrace_job_event(type, ring, f->context, f->seqno, job->id, 0);
+}
+
+static void probe_queue(void *data, struct drm_sched_job *job,
+			struct drm_sched_entity *entity)
+{
+	sched_job_event(data, GRTRACE_EV_SUBMIT, job);
+}
+
+static void probe_run(void *data, struct drm_sched_job *job,
+		      struct drm_sched_entity *entity)
+{
+	sched_job_event(data, GRTRACE_EV_COMMIT, job);
+}
+
+/*
+ * Runs in the hardware fence's signalling path, often a hard interrupt.
+ * The finished fence has no error yet; the hardware fence carries the
+ * driver's verdict (e.g. -ETIME after a timeout, -ECANCELED after a reset),
+ * and the finished fence one set by the scheduler (guilty entity, killed).
+ */
+static void probe_done(void *data, struct drm_sched_fence *s_fence)
+{
+	struct dma_fence *parent = READ_ONCE(s_fence->parent);
+	struct dma_fence *f = &s_fence->finished;
+	struct grtrace_tp *gtp = data;
+	int ring = sched_ring(s_fence->sched);
+	int err;
+
+	grtrace_tp_hit(gtp);
+	if (unlikely(ring < 0)) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
+	grtrace_end(ring, f->context, f->seqno);
+	err = parent ? READ_ONCE(parent->error) : 0;
+	if (!err)
+		err = READ_ONCE(f->error);
+	if (unlikely(err < 0))
+		grtrace_error(ring, f->context, f->seqno, err, 0);
+	grtrace_complete(ring, f->context, f->seqno);
+}
+
+static void sched_wait_exit(struct sched_wait *w)
+{
+	grtrace_sync_wait_exit(w->ring_id, w->ctx, w->seqno, w->dep->context,
+			       w->dep->seqno);
+	dma_fence_put(w->dep);
+	kfree(w);
+}
+
+/* The dependency signalled; called under its lock, any context. */
+static void sched_wait_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
+{
+	struct sched_wait *w = container_of(cb, struct sched_wait, cb);
+	unsigned long flags;
+	bool mine;
+
+	/* Off the list means unload took it and frees it. */
+	spin_lock_irqsave(&sched_waits_lock, flags);
+	mine = !list_empty(&w->link);
+	list_del_init(&w->link);
+	spin_unlock_irqrestore(&sched_waits_lock, flags);
+	if (mine)
+		sched_wait_exit(w);
+}
+
+static void probe_wait(void *data, struct drm_sched_job *job,
+		       struct dma_fence *dep)
+{
+	struct dma_fence *f = &job->s_fence->finished;
+	struct grtrace_tp *gtp = data;
+	int ring = sched_ring(job->sched);
+	struct sched_wait *w;
+	unsigned long flags;
+
+	grtrace_tp_hit(gtp);
+	if (unlikely(ring < 0 || !dep)) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
+	grtrace_sync_wait_enter(ring, f->context, f->seqno, dep->context,
+				dep->seqno);
+
+	/* No memory: the wait has no EXIT, and the miss says so. */
+	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	if (unlikely(!w)) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
+	w->dep = dma_fence_get(dep);
+	w->ring_id = ring;
+	w->ctx = f->context;
+	w->seqno = f->seqno;
+	spin_lock_irqsave(&sched_waits_lock, flags);
+	list_add_tail(&w->link, &sched_waits);
+	spin_unlock_irqrestore(&sched_waits_lock, flags);
+	/* Signalled meanwhile: the callback will not run, exit now. */
+	if (dma_fence_add_callback(dep, &w->cb, sched_wait_cb))
+		sched_wait_cb(dep, &w->cb);
+}
+
+/*
+ * After the probes are gone no wait is added; take every pending one off
+ * its fence.  dma_fence_remove_callback() takes the fence lock, under
+ * which callbacks run, so once it returns sched_wait_cb() is not running
+ * on @w and never will.
+ */
+static void sched_waits_cancel(void)
+{
+	struct sched_wait *w;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&sched_waits_lock, flags);
+		w = list_first_entry_or_null(&sched_waits, struct sched_wait,
+					     link);
+		if (w)
+			list_del_init(&w->link);
+		spin_unlock_irqrestore(&sched_waits_lock, flags);
+		if (!w)
+			break;
+		dma_fence_remove_callback(w->dep, &w->cb);
+		dma_fence_put(w->dep);
+		kfree(w);
+	}
+}
+
+#ifdef GRTRACE_SCHED_TP_STABLE
+#define TP_QUEUE	drm_sched_job_queue
+#define TP_RUN		drm_sched_job_run
+#define TP_DONE		drm_sched_job_done
+#define TP_WAIT		drm_sched_job_unschedulable
+#else
+#define TP_QUEUE	drm_sched_job
+#define TP_RUN		drm_run_job
+#define TP_DONE		drm_sched_process_job
+#define TP_WAIT		drm_sched_job_wait_dep
+#endif
+
+#define SCHED_TP(_tp, _probe)	{ .name = __stringify(_tp), .probe = _probe }
+
+static struct grtrace_tp sched_tps[] = {
+	SCHED_TP(TP_QUEUE, probe_queue),
+	SCHED_TP(TP_RUN, probe_run),
+	SCHED_TP(TP_DONE, probe_done),
+	SCHED_TP(TP_WAIT, probe_wait),
+};
+
+static struct grtrace_adapter sched_adapter = {
+	.name = "drm_bridge",
+	.tps = sched_tps,
+	.nr_tps = ARRAY_SIZE(sched_tps),
+};
+
+/* Fails to compile if a probe does not match its tracepoint. */
+static void __init sched_check_probe_types(void)
+{
+	__PASTE(check_trace_callback_type_, TP_QUEUE)(probe_queue);
+	__PASTE(check_trace_callback_type_, TP_RUN)(probe_run);
+	__PASTE(check_trace_callback_type_, TP_DONE)(probe_done);
+	__PASTE(check_trace_callback_type_, TP_WAIT)(probe_wait);
+}
+
+static int __init grtrace_drm_bridge_init(void)
+{
+	int ret;
+
+	sched_check_probe_types();
+	ret = grtrace_ring_map_init(&sched_rings);
+	if (ret)
+		return ret;
+	ret = grtrace_adapter_register(&sched_adapter);
+	if (ret)
+		goto err_map;
+	return 0;
+
+err_map:
+	grtrace_ring_map_destroy(&sched_rings);
+	return ret;
+}
+
+static void __exit grtrace_drm_bridge_exit(void)
+{
+	grtrace_adapter_unregister(&sched_adapter);
+	sched_waits_cancel();
+	grtrace_ring_map_destroy(&sched_rings);
+}
+
+module_init(grtrace_drm_bridge_init);
+module_exit(grtrace_drm_bridge_exit);
+
+MODULE_DESCRIPTION("grtrace adapter for the DRM GPU scheduler");
+MODULE_LICENSE("GPL");

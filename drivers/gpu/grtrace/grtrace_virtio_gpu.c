@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace adapter for virtio-gpu: one ring per virtqueue.
+ *
+ *   virtio_gpu_cmd_queue     SUBMIT, COMMIT   aux0 = command type,
+ *                                             aux1 = command number on the ring
+ *   virtio_gpu_cmd_response  END, COMPLETE    aux0 = command type,
+ *                                             aux1 = response type
+ *                            ERROR            response type >= ERR_UNSPEC
+ *
+ * A fenced command is the job <device fence context>:<fence_id>, the
+ * dma-fence the driver emitted for it.  An unfenced one (fence_id 0) is
+ * <ring context>:<command number>, with a dma-fence context allocated for
+ * the ring, so keys never collide with real fences.
+ *
+ * The device answers the commands of a virtqueue in order, so the n-th
+ * response of a ring is for its n-th command: that is how an unfenced
+ * response finds its command.  The command types of the last
+ * VQ_SLOTS commands are kept for it; a fenced response must find its own
+ * fence_id there, else the order was broken and the hit is counted as
+ * missed (its events are still written, by fence).  Only the control
+ * queue has a response tracepoint; the cursor queue gets SUBMIT and
+ * COMMIT only.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-fence.h>
+#include <linux/grtrace.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/virtio.h>
+
+/* The driver's private headers, pinned to this kernel's source. */
+#include "virtgpu_drv.h"
+#include "virtgpu_trace.h"
+
+/* Commands in flight that pairing can follow: QEMU's queue has 256. */
+#define VQ_SLOTS	256
+
+/**
+ * struct vq_ring - a virtqueue as a ring
+ * @e: the ring map entry; first, so that the map frees the whole
+ * @ctx: dma-fence context of the ring's unfenced commands
+ * @queued: commands queued; updated under the driver's queue lock
+ * @answered: responses seen; updated by the driver's one dequeue worker
+ * @slot: command type and low fence_id bits of command n, at n % VQ_SLOTS
+ */
+struct vq_ring {
+	struct grtrace_ring_map_entry e;
+	u64 ctx;
+	u64 queued;
+	u64 answered;
+	struct {
+		u32 type;
+		u32 fence;
+	} slot[VQ_SLOTS];
+};
+
+static struct grtrace_ring_map vq_rings;
+
+static struct vq_ring *vq_ring_slow(struct virtqueue *vq)
+{
+	struct grtrace_ring_map_entry *e;
+	struct grtrace_ring_info info = {
+		.driver = "virtio_gpu",
+		.device = dev_name(&vq->vdev->dev),
+		.name = vq->name,
+		.engine = grtrace_engine_from_name(vq->name),
+		.instance = vq->vdev->index,
+	};
+	struct vq_ring *r;
+
+	r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r)
+		return NULL;
+	r->ctx = dma_fence_context_alloc(1);
+	r->e.key = (unsigned long)vq;
+	r->e.tag = vq->vdev->index;
+	r->e.owner = (unsigned long)vq->callback;
+	e = grtrace_ring_map_add(&vq_rings, &r->e, &info);
+	return IS_ERR(e) ? NULL : container_of(e, struct vq_ring, e);
+}
+
+static struct vq_ring *vq_ring(struct virtqueue *vq)
+{
+	struct grtrace_ring_map_entry *e;
+
+	e = grtrace_ring_map_find(&vq_rings, (unsigned long)vq,
+				  vq->vdev->index);
+	if (likely(e))
+		return container_of(e, struct vq_ring, e);
+	return vq_ring_slow(vq);
+}
+
+/*
+ * The job key of command @n of ring @r: its fence if @hdr is fenced,
+ * else the ring's own context and @n.
+ */
+static void vq_job(struct vq_ring *r, struct virtqueue *vq,
+		   const struct virtio_gpu_ctrl_hdr *hdr, u64 n, u64 *ctx,
+		   u64 *seqno)
+{
+	struct drm_device *ddev = vq->vdev->priv;
+	struct virtio_gpu_device *vgdev = ddev ? ddev->dev_private : NULL;
+
+	if ((hdr->flags & cpu_to_le32(VIRTIO_GPU_FLAG_FENCE)) && vgdev) {
+		*ctx = vgdev->fence_drv.context;
+		*seqno = le64_to_cpu(hdr->fence_id);
+	} else {
+		*ctx = r->ctx;
+		*seqno = n;
+	}
+}
+
+/* Called under the driver's lock of @vq: one caller per ring at a time. */
+static void probe_cmd_queue(void *data, struct virtqueue *vq,
+			    struct virtio_gpu_ctrl_hdr *hdr)
+{
+	struct grtrace_tp *gtp = data;
+	struct vq_ring *r = vq_ring(vq);
+	u32 type = le32_to_cpu(hdr->type);
+	u64 n, ctx, seqno;
+
+	grtrace_tp_hit(gtp);
+	if (unlikely(!r || r->e.ring_id < 0)) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
+	n = ++r->queued;
+	vq_job(r, vq, hdr, n, &ctx, &seqno);
+	r->slot[n % VQ_SLOTS].type = type;
+	r->slot[n % VQ_SLOTS].fence = ctx == r->ctx ? 0 : lower_32_bits(seqno);
+	grtrace_job_event(GRTRACE_EV_SUBMIT, r->e.ring_id, ctx, seqno, type, n);
+	grtrace_job_event(GRTRACE_EV_COMMIT, r->e.ring_id, ctx, seqno, type, n);
+}
+
+/* Called from the driver's one dequeue worker, in completion order. */
+static void probe_cmd_response(void *data, struct virtqueue *vq,
+			       struct virtio_gpu_ctrl_hdr *resp)
+{
+	struct grtrace_tp *gtp = data;
+	struct vq_ring *r = vq_ring(vq);
+	u32 rtype = le32_to_cpu(resp->type);
+	u64 n, ctx, seqno;
+	u32 type;
+
+	grtrace_tp_hit(gtp);
+	if (unlikely(!r || r->e.ring_id < 0)) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
+	n = ++r->answered;
+	vq_job(r, vq, resp, n, &ctx, &seqno);
+	type = r->slot[n % VQ_SLOTS].type;
+	if (unlikely(r->slot[n % VQ_SLOTS].fence !=
+		     (ctx == r->ctx ? 0 : lower_32_bits(seqno))))
+		grtrace_tp_miss(gtp);
+	grtrace_job_event(GRTRACE_EV_END, r->e.ring_id, ctx, seqno, type, rtype);
+	if (unlikely(rtype >= VIRTIO_GPU_RESP_ERR_UNSPEC))
+		grtrace_error(r->e.ring_id, ctx, seqno, -EIO, rtype);
+	grtrace_job_event(GRTRACE_EV_COMPLETE, r->e.ring_id, ctx, seqno, type,
+			  rtype);
+}
+
+static struct grtrace_tp vq_tps[] = {
+	{ .name = "virtio_gpu_cmd_queue", .probe = probe_cmd_queue },
+	{ .name = "virtio_gpu_cmd_response", .probe = probe_cmd_response },
+};
+
+static struct grtrace_adapter vq_adapter = {
+	.name = "virtio_gpu",
+	.tps = vq_tps,
+	.nr_tps = ARRAY_SIZE(vq_tps),
+};
+
+/* Fails to compile if a probe does not match its tracepoint. */
+static void __init vq_check_probe_types(void)
+{
+	check_trace_callback_type_virtio_gpu_cmd_queue(probe_cmd_queue);
+	check_trace_callback_type_virtio_gpu_cmd_response(probe_cmd_response);
+}
+
+static int __init grtrace_virtio_gpu_init(void)
+{
+	int ret;
+
+	vq_check_probe_types();
+	ret = grtrace_ring_map_init(&vq_rings);
+	if (ret)
+		return ret;
+	ret = grtrace_adapter_register(&vq_adapter);
+	if (ret)
+		goto err_map;
+	return 0;
+
+err_map:
+	grtrace_ring_map_destroy(&vq_rings);
+	return ret;
+}
+
+static void __exit grtrace_virtio_gpu_exit(void)
+{
+	grtrace_adapter_unregister(&vq_adapter);
+	grtrace_ring_map_destroy(&vq_rings);
+}
+
+module_init(grtrace_virtio_gpu_init);
+module_exit(grtrace_virtio_gpu_exit);
+
+MODULE_DESCRIPTION("grtrace adapter for virtio-gpu");
+MODULE_LICENSE("GPL");
