@@ -1,0 +1,310 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - what one event costs: grtrace against an ftrace event of the
+# same payload, in the QEMU guest of vmtest.sh.  A benchmark, not a test:
+# it reports what it measures and fails only when it cannot measure.
+#
+# On the host it builds grtrace.ko and grtrace_bench.ko, then boots one VM
+# per kernel command line (by default two: the default clocksource, which
+# is hpet under TCG, and tsc=reliable) and runs itself there with --guest.
+
+set -u -o pipefail
+
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd -- "$HERE/../../../../.." && pwd)
+GRTRACE_KO=$TOP/drivers/gpu/grtrace/grtrace.ko
+BENCH_KO=$HERE/grtrace_bench.ko
+
+N=200000 RUNS=5 PROFILE=0 BUILD=1 KVER='' APPENDS=() APPEND_SET=0
+
+usage() {
+	cat <<EOF
+usage: ${0##*/} [-n N] [-r RUNS] [-a APPEND]... [-k KVER] [-p] [-B]
+
+Measure ns per event of grtrace_submit() (written, and dropped for each
+cheap reason) and of an ftrace event with the same 40-byte payload, each
+RUNS times N calls; print the medians and the ratios to ftrace.
+
+  -n N        calls per run (default $N)
+  -r RUNS     runs per variant, the median is reported (default $RUNS)
+  -a APPEND   kernel command line of one VM run; repeat for several; -a ''
+              is the default command line (default: '' and 'tsc=reliable')
+  -k KVER     guest kernel (default: vmtest.sh's choice)
+  -p          also profile the written paths with perf in the guest
+  -B          do not build the modules, use the ones there
+EOF
+}
+
+note() { echo "bench: $*" >&2; }
+die() { note "FAIL: $*"; exit 1; }
+
+# ---------------------------------------------------------------- guest ---
+
+G=/sys/kernel/debug/grtrace
+RUN=/sys/kernel/debug/grtrace_bench/run
+T=/sys/kernel/tracing
+EV=$T/events/grtrace_bench/grtrace_bench_job
+
+# The variants, in table order.  Each round runs every variant once, so
+# that noise from the host (other guests on its cores stretch the guest's
+# clock) spreads over all of them alike.
+VARIANTS=(ft_mono ft_local ft_off gr_written gr_nogseq gr_type gr_sampled
+	  gr_rate gr_stopped empty p_ktime p_irqsave p_atomic p_memcpy)
+declare -A VNAME=(
+	[ft_mono]="ftrace, trace_clock mono"
+	[ft_local]="ftrace, trace_clock local"
+	[ft_off]="ftrace, event disabled"
+	[gr_written]="grtrace written, defaults"
+	[gr_nogseq]="grtrace written, gseq=0"
+	[gr_type]="grtrace dropped: filtered_type"
+	[gr_sampled]="grtrace dropped: sampled (sample=0)"
+	[gr_rate]="grtrace dropped: rate_limited (1/s)"
+	[gr_stopped]="grtrace dropped: disabled (stopped)"
+	[empty]="empty loop"
+	[p_ktime]="part: ktime_get_ns()"
+	[p_irqsave]="part: local_irq_save+restore"
+	[p_atomic]="part: atomic64_inc_return"
+	[p_memcpy]="part: memcpy() of 72 bytes"
+)
+declare -A VALS=()
+
+gstat() { awk -F= -v k="$1" '$1 == k { print $2 }' "$G/stats"; }
+gcfg() { echo "$1" >"$G/config" || die "config $1 refused"; }
+gctl() { echo "$1" >"$G/control" || die "control $1 refused"; }
+
+# check_stat KEY MIN: warn when grtrace did not count what was meant.
+check_stat() {
+	local v
+	v=$(gstat "$1")
+	((v >= $2)) || note "WARNING: $1=$v, expected at least $2"
+}
+
+ft_check() {
+	local entries overrun
+	entries=$(awk '$1 == "entries:" { s += $2 } END { print s }' "$T"/per_cpu/cpu*/stats)
+	overrun=$(awk '$1 == "overrun:" { s += $2 } END { print s }' "$T"/per_cpu/cpu*/stats)
+	((entries >= N && overrun == 0)) ||
+		note "WARNING: ftrace entries=$entries overrun=$overrun for N=$N"
+}
+
+ft_on() {
+	echo "$1" >"$T/trace_clock"
+	: >"$T/trace"
+	echo 1 >"$EV/enable"
+	echo 1 >"$T/tracing_on"
+}
+
+ft_off() {
+	echo 0 >"$T/tracing_on"
+	echo 0 >"$EV/enable"
+	: >"$T/trace"
+}
+
+# Fresh buffers, so that written events never meet a full one.
+gr_fresh() {
+	echo 32M >"$G/buffer_size" || die "buffer_size refused"
+	[[ -z ${1:-} ]] || gcfg "$1"
+	gcfg reset_stats
+	gctl start
+}
+
+gr_written_check() {
+	gctl stop
+	check_stat written "$N"
+	(($(gstat dropped_total) == 0)) ||
+		note "WARNING: dropped_total=$(gstat dropped_total) while writing"
+}
+
+# gr_drop KEY=VALUE: start with one knob set to drop everything.
+gr_drop() { gcfg reset_stats; gcfg "$1"; gctl start; }
+
+# vstep VARIANT before|after: set up for, and check after, one run.
+vstep() {
+	case $1:$2 in
+	ft_mono:before) ft_on mono ;;
+	ft_local:before) ft_on local ;;
+	ft_mono:after | ft_local:after) ft_check; ft_off ;;
+	gr_written:before) gr_fresh ;;
+	gr_nogseq:before) gr_fresh gseq=0 ;;
+	gr_written:after) gr_written_check ;;
+	gr_nogseq:after) gr_written_check; gcfg gseq=1 ;;
+	gr_type:before) gr_drop filter_type_mask=0x0 ;;
+	gr_type:after)
+		check_stat dropped_filtered_type "$N"
+		gctl stop; gcfg filter_type_mask=0xffffffff ;;
+	gr_sampled:before) gr_drop sample=0 ;;
+	gr_sampled:after) check_stat dropped_sampled "$N"; gctl stop; gcfg sample=100 ;;
+	gr_rate:before) gr_drop max_events_per_sec=1 ;;
+	gr_rate:after)
+		# One event per started second gets through.
+		check_stat dropped_rate_limited $((N - 5))
+		gctl stop; gcfg max_events_per_sec=0 ;;
+	gr_stopped:before) gcfg reset_stats ;;
+	gr_stopped:after) check_stat dropped_disabled "$N" ;;
+	esac
+}
+
+vmode() {
+	case $1 in
+	ft_*) echo ftrace ;;
+	gr_*) echo grtrace ;;
+	p_*) echo "${1#p_}" ;;
+	*) echo empty ;;
+	esac
+}
+
+# One run of a variant; appends its ns/event (two decimals) to VALS.
+run_once() {
+	local v
+	vstep "$1" before
+	echo "$(vmode "$1") $N" >"$RUN" || die "run $(vmode "$1") $N failed"
+	v=$(awk '{
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); r[kv[1]] = kv[2] }
+		printf "%.2f", r["total_ns"] / r["n"]
+	}' "$RUN")
+	vstep "$1" after
+	VALS[$1]+="$v "
+}
+
+# stats "VALUE...": "median min" of the blank-separated values.
+stats() {
+	tr -s ' ' '\n' <<<"$1" | grep . | sort -n |
+		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1] }'
+}
+
+print_table() {
+	local id med min ft empty
+	read -r ft _ <<<"$(stats "${VALS[ft_mono]}")"
+	read -r empty _ <<<"$(stats "${VALS[empty]}")"
+	printf '%-38s %8s %8s %8s %8s\n' variant median min "-loop" "/ftrace"
+	for id in "${VARIANTS[@]}"; do
+		read -r med min <<<"$(stats "${VALS[$id]}")"
+		awk -v n="${VNAME[$id]}" -v m="$med" -v l="$min" -v f="$ft" -v e="$empty" \
+			'BEGIN { printf "%-38s %8.1f %8.1f %8.1f %8.2f\n", n, m, l, m - e, m / f }'
+	done
+	echo "(ns per event; median and min of $RUNS runs of $N calls; -loop: median"
+	echo " less the empty loop's; /ftrace: median over the mono ftrace median)"
+}
+
+# perf profile of the CPU running 2 N calls of VARIANT.  cpu-clock samples
+# cannot land where interrupts are off, so grtrace_event() shows as one
+# lump after its local_irq_restore().
+profile() {
+	local data=/tmp/perf-$1.data
+	command -v perf >/dev/null || { note "no perf: no profile"; return; }
+	vstep "$1" before
+	echo "--- profile: ${VNAME[$1]} ($((2 * N)) calls on CPU 1, perf record -C 1 -e cpu-clock)"
+	if perf record -q -C 1 -e cpu-clock -o "$data" -- taskset -c 1 \
+		sh -c "echo '$(vmode "$1") $((2 * N))' >$RUN" >/dev/null 2>&1; then
+		perf report -i "$data" --stdio --sort sym 2>/dev/null |
+			grep -v -e '^#' -e '^$' | head -n 12
+	else
+		note "perf record failed: no profile"
+	fi
+	vstep "$1" after
+}
+
+guest_main() {
+	local r id
+	# Nothing is ever loaded into the host's kernel.
+	[[ ${GRTRACE_VM:-} == 1 ]] || die "--guest runs only in vmtest.sh's guest"
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	mountpoint -q "$T" || mount -t tracefs none "$T"
+	insmod "$GRTRACE_KO" || die "insmod $GRTRACE_KO"
+	insmod "$BENCH_KO" || die "insmod $BENCH_KO"
+	[[ -w $RUN && -d $EV ]] || die "no $RUN or $EV"
+
+	echo "kernel: $(uname -r)"
+	echo "cmdline: $(cat /proc/cmdline)"
+	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+	echo "N=$N runs=$RUNS cpus=$(nproc)"
+	echo 32768 >"$T/buffer_size_kb"
+
+	for ((r = 1; r <= RUNS; r++)); do
+		for id in "${VARIANTS[@]}"; do
+			run_once "$id"
+		done
+		echo "round $r done" >&2
+	done
+	for id in "${VARIANTS[@]}"; do
+		echo "  ${VNAME[$id]}: ${VALS[$id]}" >&2
+	done
+	echo
+	print_table
+	if ((PROFILE)); then
+		profile ft_mono
+		profile gr_written
+	fi
+	rmmod grtrace_bench grtrace
+}
+
+# ----------------------------------------------------------------- host ---
+
+# Build output less the note that BTF needs a vmlinux, to stderr.
+quiet() { grep -v 'Skipping BTF' >&2 || true; }
+
+newest_kver() {
+	local d
+	for d in /lib/modules/*-amd64; do
+		[[ -e /boot/vmlinuz-${d##*/} ]] && echo "${d##*/}"
+	done | sort -V | tail -n 1
+}
+
+host_main() {
+	local kdir a rc=0 out host_cpu gargs=(--guest -n "$N" -r "$RUNS")
+	[[ -n $KVER ]] || KVER=$(newest_kver)
+	kdir=/lib/modules/$KVER/build
+	if ((BUILD)); then
+		make -s -C "$TOP/drivers/gpu/grtrace" KDIR="$kdir" 2>&1 | quiet ||
+			die "grtrace.ko does not build"
+		make -s -C "$HERE" KDIR="$kdir" 2>&1 | quiet ||
+			die "grtrace_bench.ko does not build"
+	fi
+	[[ -e $GRTRACE_KO && -e $BENCH_KO ]] || die "no $GRTRACE_KO or $BENCH_KO"
+	((APPEND_SET)) || APPENDS=('' 'tsc=reliable')
+	((PROFILE)) && gargs+=(-p)
+	host_cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	echo "host: $host_cpu, $(nproc) CPUs, $(qemu-system-x86_64 --version | head -n 1)"
+	for a in "${APPENDS[@]}"; do
+		out=$(mktemp -d /tmp/grtrace-bench.XXXXXX)
+		echo
+		echo "=== VM run, extra kernel args: '${a}' (output in $out)"
+		echo "host load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+		# Only the guest's own output is the result; vmtest's notes go to stderr.
+		(cd "$TOP" && "$HERE/../vmtest.sh" -k "$KVER" -o "$out" -t 1200 \
+			${a:+-a "$a"} -- "$HERE/bench.sh" "${gargs[@]}") || rc=1
+		echo "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	done
+	return $rc
+}
+
+main() {
+	local guest=0 opt
+	if [[ ${1:-} == --guest ]]; then
+		guest=1
+		shift
+	fi
+	while getopts "n:r:a:k:pBh" opt; do
+		case $opt in
+		n) N=$OPTARG ;;
+		r) RUNS=$OPTARG ;;
+		a) APPENDS+=("$OPTARG") APPEND_SET=1 ;;
+		k) KVER=$OPTARG ;;
+		p) PROFILE=1 ;;
+		B) BUILD=0 ;;
+		h) usage; exit 0 ;;
+		*) usage >&2; exit 2 ;;
+		esac
+	done
+	[[ $N =~ ^[1-9][0-9]*$ && $RUNS =~ ^[1-9][0-9]*$ ]] ||
+		die "-n and -r take positive integers"
+	if ((guest)); then
+		guest_main
+	else
+		host_main
+	fi
+}
+
+# One line: bash has read all of it before the script could change.
+main "$@"; exit

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace_bench: what one event costs, grtrace against ftrace.
+ *
+ * Writing "MODE N" to /sys/kernel/debug/grtrace_bench/run makes N calls in
+ * a tight loop and times the loop with ktime_get_ns().  MODE is "grtrace"
+ * (grtrace_submit(), the whole event path), "ftrace" (the tracepoint
+ * grtrace_bench_job, whose payload has the size of a grtrace job event's)
+ * or "empty" (the loop alone).  To tell where the time of an event goes,
+ * "ktime" calls ktime_get_ns(), "irqsave" pairs local_irq_save() with
+ * local_irq_restore(), "atomic" does atomic64_inc_return() on one shared
+ * counter and "memcpy" copies 72 bytes (a grtrace job event) through an
+ * out-of-line memcpy(): the clock read, interrupt masking, global sequence
+ * number and record copy of grtrace's event path.  Preemption is disabled per chunk of calls,
+ * so the loop stays on one CPU without stalling the machine.  Reading the
+ * file gives the last result.  Whether each call was written or dropped
+ * depends on how grtrace or ftrace is set up, which is the caller's job
+ * (bench.sh).
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/grtrace.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#define CREATE_TRACE_POINTS
+#include "grtrace_bench_trace.h"
+
+#define BENCH_CHUNK	1000		/* calls per preemption-off stretch */
+#define BENCH_MAX_N	10000000
+#define BENCH_CTX	0x6272ULL	/* fence context of the fake jobs */
+
+enum bench_mode {
+	BENCH_EMPTY,
+	BENCH_GRTRACE,
+	BENCH_FTRACE,
+	BENCH_KTIME,
+	BENCH_IRQSAVE,
+	BENCH_ATOMIC,
+	BENCH_MEMCPY,
+	BENCH_NR_MODES,
+};
+
+static const char * const bench_mode_names[BENCH_NR_MODES] = {
+	[BENCH_EMPTY]	= "empty",
+	[BENCH_GRTRACE]	= "grtrace",
+	[BENCH_FTRACE]	= "ftrace",
+	[BENCH_KTIME]	= "ktime",
+	[BENCH_IRQSAVE]	= "irqsave",
+	[BENCH_ATOMIC]	= "atomic",
+	[BENCH_MEMCPY]	= "memcpy",
+};
+
+/* Serialises runs; protects the last result. */
+static DEFINE_MUTEX(bench_lock);
+static enum bench_mode bench_last_mode;
+static u32 bench_last_n;
+static u64 bench_last_ns;
+static struct dentry *bench_dir;
+static atomic64_t bench_seq = ATOMIC64_INIT(0);
+static u64 bench_sink;
+static u64 bench_rec[2][9];	/* 72 bytes, as a job event */
+
+/* The parts of grtrace's event path, n times each; returns a sum to keep. */
+static u64 bench_parts(enum bench_mode mode, u32 n)
+{
+	size_t size = sizeof(bench_rec[0]);
+	unsigned long flags;
+	u64 sum = 0;
+	u32 i;
+
+	switch (mode) {
+	case BENCH_KTIME:
+		for (i = 0; i < n; i++)
+			sum += ktime_get_ns();
+		break;
+	case BENCH_IRQSAVE:
+		for (i = 0; i < n; i++) {
+			local_irq_save(flags);
+			barrier();
+			local_irq_restore(flags);
+		}
+		break;
+	case BENCH_ATOMIC:
+		for (i = 0; i < n; i++)
+			sum += atomic64_inc_return(&bench_seq);
+		break;
+	default:
+		/* A size unknown at compile time, as in grtrace_copy(). */
+		OPTIMIZER_HIDE_VAR(size);
+		for (i = 0; i < n; i++)
+			memcpy(bench_rec[i & 1], bench_rec[!(i & 1)], size);
+		break;
+	}
+	return sum;
+}
+
+/* Make calls for seqnos [first, first + n) on this CPU. */
+static void bench_chunk(enum bench_mode mode, u32 first, u32 n)
+{
+	u32 i;
+
+	preempt_disable();
+	switch (mode) {
+	case BENCH_GRTRACE:
+		for (i = first; i < first + n; i++)
+			grtrace_submit(0, BENCH_CTX, i);
+		break;
+	case BENCH_FTRACE:
+		for (i = first; i < first + n; i++)
+			trace_grtrace_bench_job(BENCH_CTX, i, 0, 0, 0, 0);
+		break;
+	case BENCH_EMPTY:
+		/* The compiler may not drop the loop across a barrier. */
+		for (i = first; i < first + n; i++)
+			barrier();
+		break;
+	default:
+		WRITE_ONCE(bench_sink, bench_parts(mode, n));
+		break;
+	}
+	preempt_enable();
+}
+
+static u64 bench_run(enum bench_mode mode, u32 n)
+{
+	u32 done, chunk;
+	u64 t0;
+
+	t0 = ktime_get_ns();
+	for (done = 0; done < n; done += chunk) {
+		chunk = min_t(u32, n - done, BENCH_CHUNK);
+		bench_chunk(mode, done, chunk);
+		cond_resched();
+	}
+	return ktime_get_ns() - t0;
+}
+
+static ssize_t bench_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	char buf[32], *arg, *name;
+	int mode;
+	u32 n;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	arg = strim(buf);
+	name = strsep(&arg, " ");
+	mode = match_string(bench_mode_names, BENCH_NR_MODES, name);
+	if (mode < 0 || !arg || kstrtou32(skip_spaces(arg), 0, &n) ||
+	    !n || n > BENCH_MAX_N)
+		return -EINVAL;
+
+	mutex_lock(&bench_lock);
+	bench_last_ns = bench_run(mode, n);
+	bench_last_mode = mode;
+	bench_last_n = n;
+	mutex_unlock(&bench_lock);
+	return count;
+}
+
+static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	char buf[96];
+	u64 centi;
+	int len;
+
+	mutex_lock(&bench_lock);
+	if (!bench_last_n) {
+		len = scnprintf(buf, sizeof(buf), "none\n");
+	} else {
+		centi = div_u64(bench_last_ns * 100, bench_last_n);
+		len = scnprintf(buf, sizeof(buf),
+				"mode=%s n=%u total_ns=%llu ns_per_event=%llu.%02llu\n",
+				bench_mode_names[bench_last_mode], bench_last_n,
+				bench_last_ns, div_u64(centi, 100), centi % 100);
+	}
+	mutex_unlock(&bench_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations bench_fops = {
+	.owner	= THIS_MODULE,
+	.read	= bench_read,
+	.write	= bench_write,
+	.llseek	= default_llseek,
+};
+
+static int __init bench_init(void)
+{
+	bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR(bench_dir))
+		return PTR_ERR(bench_dir);
+	debugfs_create_file("run", 0600, bench_dir, NULL, &bench_fops);
+	return 0;
+}
+
+static void __exit bench_exit(void)
+{
+	debugfs_remove_recursive(bench_dir);
+}
+
+module_init(bench_init);
+module_exit(bench_exit);
+MODULE_DESCRIPTION("grtrace: cost of an event against an ftrace event");
+MODULE_LICENSE("GPL");
