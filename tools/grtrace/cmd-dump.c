@@ -17,7 +17,7 @@
 #include "util.h"
 
 static const char dump_help[] =
-	"Usage: grtrace dump [-i FILE]\n"
+	"Usage: grtrace dump [-i FILE] [--raw]\n"
 	"\n"
 	"Print the records of a stream written by 'grtrace record', one line per\n"
 	"record ordered by gseq:\n"
@@ -26,6 +26,8 @@ static const char dump_help[] =
 	"Options:\n"
 	"  -i, --input FILE  the stream to read; '-' is standard input, which is\n"
 	"                    also the default when it is not a terminal\n"
+	"      --raw         after each record's line, its bytes in hex, 16 a line\n"
+	"                    with their offset in the record\n"
 	"  -h, --help        show this help\n"
 	"\n"
 	"A truncated or corrupt stream prints the records before the bad one, then\n"
@@ -33,6 +35,7 @@ static const char dump_help[] =
 
 static const struct option dump_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
+	{ "raw",   no_argument,       NULL, 'r' },
 	{ "help",  no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -66,6 +69,19 @@ static void print_ring(const struct gr_ring *r)
 	printf(" driver=%s device=%s name=%s", drv, dev, name);
 }
 
+static void print_raw(const struct gr_rec *rec)
+{
+	unsigned int i;
+
+	for (i = 0; i < rec->size; i++) {
+		if (i % 16 == 0)
+			printf("    %04x:", i);
+		printf(" %02x", rec->data[i]);
+		if (i % 16 == 15 || i + 1 == rec->size)
+			putchar('\n');
+	}
+}
+
 static void print_record(const struct gr_rec *rec)
 {
 	char tbuf[16], ebuf[16];
@@ -77,7 +93,8 @@ static void print_record(const struct gr_rec *rec)
 	if (gr_type_is_job(rec->type)) {
 		struct gr_job j;
 
-		gr_decode_job(rec, &j);
+		if (gr_decode_job(rec, &j) < 0)
+			return;
 		printf(" ctx=%" PRIu64 " seqno=%" PRIu64 " ring=%" PRIu32
 		       " engine=%s", j.ctx, j.seqno, j.ring_id,
 		       gr_engine_name(j.engine, ebuf, sizeof(ebuf)));
@@ -148,7 +165,7 @@ int cmd_dump(int argc, char **argv)
 	struct gr_iter it;
 	struct gr_rec rec;
 	uint8_t *buf;
-	int c, fd, ret;
+	int c, fd, ret, raw = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -156,6 +173,9 @@ int cmd_dump(int argc, char **argv)
 		switch (c) {
 		case 'i':
 			input = optarg;
+			break;
+		case 'r':
+			raw = 1;
 			break;
 		case 'h':
 			fputs(dump_help, stdout);
@@ -203,8 +223,11 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (nents)
 		qsort(ents, nents, sizeof(*ents), cmp_ent);
-	for (i = 0; i < nents; i++)
+	for (i = 0; i < nents; i++) {
 		print_record(&ents[i].rec);
+		if (raw)
+			print_raw(&ents[i].rec);
+	}
 
 	free(ents);
 	free(buf);

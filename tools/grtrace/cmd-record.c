@@ -9,7 +9,6 @@
  * whole records, grouped in per-CPU chunks; "grtrace dump" orders them by
  * gseq.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -31,10 +30,9 @@
 
 #define READ_CHUNK	(1u << 20)	/* bytes asked of one read() */
 #define POLL_MS		100		/* drain partial sub-buffers this often */
-#define MAX_CPUS	4096
 
 static const char record_help[] =
-	"Usage: grtrace record -o FILE [-d SECONDS]\n"
+	"Usage: grtrace record -o FILE [-d SECONDS] [-b SIZE]\n"
 	"\n"
 	"Record the event streams of all CPUs into FILE until Ctrl-C (SIGINT),\n"
 	"SIGTERM, or the duration given with -d.  If tracing is stopped, record\n"
@@ -45,11 +43,19 @@ static const char record_help[] =
 	"Options:\n"
 	"  -o, --output FILE       file to write; '-' is standard output\n"
 	"  -d, --duration SECONDS  stop after this long (fractions allowed)\n"
-	"  -h, --help              show this help\n";
+	"  -b, --buffer-size SIZE  per-CPU buffer for this recording: bytes, or a\n"
+	"                          number with K or M; a multiple of 32K in\n"
+	"                          [64K, 256M].  Needs tracing stopped; the old\n"
+	"                          size is restored at the end\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"When standard error is a terminal, a progress line shows events/s, MB\n"
+	"written and events dropped so far.\n";
 
 static const struct option record_opts[] = {
 	{ "output",   required_argument, NULL, 'o' },
 	{ "duration", required_argument, NULL, 'd' },
+	{ "buffer-size", required_argument, NULL, 'b' },
 	{ "help",     no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -63,8 +69,8 @@ struct cpu_reader {
 	size_t carry_len;
 	uint64_t consumed;	/* stream offset of carry[0] */
 	uint64_t records;
-	uint64_t events;
-	uint64_t bytes;
+	_Atomic uint64_t events;	/* read by the progress line */
+	_Atomic uint64_t bytes;
 	int failed;
 };
 
@@ -76,6 +82,7 @@ static struct {
 	atomic_int stopping;	/* set once tracing is stopped (or left on) */
 	atomic_int final_until_empty;	/* final drain may read to EOF */
 	atomic_int abort;	/* a fatal error in a reader */
+	int started_here;	/* we started tracing (and stop it) */
 } rec = {
 	.out_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -97,7 +104,7 @@ static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len)
 		r->failed = 1;
 		return -1;
 	}
-	r->bytes += len;
+	atomic_fetch_add_explicit(&r->bytes, len, memory_order_relaxed);
 	return 0;
 }
 
@@ -129,7 +136,8 @@ static int flush_whole(struct cpu_reader *r)
 		if (emit(r, r->carry, off) < 0)
 			return -1;
 		r->records += records;
-		r->events += events;
+		atomic_fetch_add_explicit(&r->events, events,
+					  memory_order_relaxed);
 		memmove(r->carry, r->carry + off, r->carry_len - off);
 		r->carry_len -= off;
 		r->consumed += off;
@@ -225,54 +233,6 @@ static void *reader_main(void *arg)
 	}
 }
 
-static int cmp_uint(const void *a, const void *b)
-{
-	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The CPU numbers of the events<cpu> files, sorted; count or -1. */
-static int list_event_files(unsigned int *cpus, int max)
-{
-	const char *dir = debugfs_dir();
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	d = opendir(dir);
-	if (!d) {
-		err_debugfs(dir, "cannot open");
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		const char *p = de->d_name;
-		unsigned long v;
-		char *end;
-
-		if (strncmp(p, "events", 6) || p[6] < '0' || p[6] > '9')
-			continue;
-		errno = 0;
-		v = strtoul(p + 6, &end, 10);
-		if (*end || errno || v >= MAX_CPUS)
-			continue;
-		if (n == max) {
-			err_msg("%s: more than %d events files", dir, max);
-			closedir(d);
-			return -1;
-		}
-		cpus[n++] = (unsigned int)v;
-	}
-	closedir(d);
-	if (!n) {
-		err_msg("no events<cpu> files in %s (is grtrace.ko loaded?)",
-			dir);
-		return -1;
-	}
-	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_uint);
-	return n;
-}
-
 static double now_sec(void)
 {
 	struct timespec ts;
@@ -281,8 +241,61 @@ static double now_sec(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The live progress line: only for a terminal, refreshed every second. */
+struct progress {
+	int on;
+	double last;
+	uint64_t last_events;
+	uint64_t drops0;	/* dropped_total when recording began */
+};
+
+static uint64_t sum_events(const struct cpu_reader *rd, int n, uint64_t *bytes)
+{
+	uint64_t events = 0;
+	int i;
+
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		events += atomic_load_explicit(&rd[i].events, memory_order_relaxed);
+		*bytes += atomic_load_explicit(&rd[i].bytes, memory_order_relaxed);
+	}
+	return events;
+}
+
+static void progress_tick(struct progress *p, const struct cpu_reader *rd,
+			  int n)
+{
+	uint64_t events, bytes, drops = 0;
+	struct gr_stats st;
+	double now = now_sec();
+	int found = 0;
+
+	if (!p->on || now - p->last < 1.0)
+		return;
+	events = sum_events(rd, n, &bytes);
+	if (stats_read(&st) == 0)
+		drops = stats_get(&st, "dropped_total", &found);
+	fprintf(stderr, "\rgrtrace: %.0f events/s, %.1f MB written, ",
+		(double)(events - p->last_events) / (now - p->last), bytes / 1e6);
+	if (found)
+		fprintf(stderr, "%" PRIu64 " dropped\033[K",
+			drops >= p->drops0 ? drops - p->drops0 : drops);
+	else
+		fprintf(stderr, "dropped unknown\033[K");
+	p->last = now;
+	p->last_events = events;
+}
+
+static void progress_end(const struct progress *p)
+{
+	if (p->on)
+		fputs("\r\033[K", stderr);
+}
+
 /* Wait for SIGINT/SIGTERM (blocked), the deadline, or a reader's abort. */
-static void wait_for_stop(const sigset_t *sigs, double duration)
+static void wait_for_stop(const sigset_t *sigs, double duration,
+			  struct progress *prog, const struct cpu_reader *rd,
+			  int n)
 {
 	double deadline = duration > 0 ? now_sec() + duration : 0;
 
@@ -294,18 +307,90 @@ static void wait_for_stop(const sigset_t *sigs, double duration)
 			double left = deadline - now_sec();
 
 			if (left <= 0)
-				return;
+				break;
 			if (left < POLL_MS / 1000.0) {
 				ts.tv_sec = 0;
 				ts.tv_nsec = (long)(left * 1e9);
 			}
 		}
 		sig = sigtimedwait(sigs, NULL, &ts);
-		if (sig > 0)
-			return;
-		if (atomic_load(&rec.abort))
-			return;
+		if (sig > 0 || atomic_load(&rec.abort))
+			break;
+		progress_tick(prog, rd, n);
 	}
+	progress_end(prog);
+}
+
+static void open_output(const char *output)
+{
+	if (!strcmp(output, "-")) {
+		rec.out_fd = STDOUT_FILENO;
+		rec.out_name = "<stdout>";
+		return;
+	}
+	rec.out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	rec.out_name = output;
+	if (rec.out_fd < 0)
+		fatal_errno("cannot create %s", output);
+}
+
+/* ---- -b: the buffer size for this recording ------------------------------------ */
+
+#define BUF_MIN		(64ull << 10)
+#define BUF_MAX		(256ull << 20)
+#define BUF_STEP	(32ull << 10)
+
+/* "4M", "65536", "512K": bytes, checked as the module checks them. */
+static uint64_t parse_buffer_size(const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k') {
+		v <<= 10;
+		end++;
+	} else if (*end == 'M' || *end == 'm') {
+		v <<= 20;
+		end++;
+	}
+	if (*s < '0' || *s > '9' || errno || *end || v > BUF_MAX ||
+	    v < BUF_MIN || v % BUF_STEP)
+		usage_error("record", "record: invalid buffer size '%s': a multiple of 32K in [64K, 256M]",
+			    s);
+	return v;
+}
+
+/*
+ * Set buffer_size for the recording; @old gets the value to restore.  The
+ * module only resizes a stopped buffer, and a resize discards its data.
+ */
+static int set_buffer_size(uint64_t size, int started, char *old, size_t len)
+{
+	char val[32];
+
+	if (started) {
+		err_msg("record: -b needs tracing stopped: a started buffer cannot be resized ('grtrace stop' first)");
+		return -1;
+	}
+	if (debugfs_read("buffer_size", old, len) < 0)
+		return -1;
+	old[strcspn(old, "\n")] = '\0';
+	snprintf(val, sizeof(val), "%" PRIu64, size);
+	if (debugfs_write("buffer_size", val) < 0)
+		return -1;
+	err_msg("buffer_size %s -> %s bytes per CPU for this recording", old, val);
+	return 0;
+}
+
+static int restore_buffer_size(const char *old)
+{
+	if (debugfs_write("buffer_size", old) < 0) {
+		err_msg("WARNING: buffer_size could not be restored to %s", old);
+		return -1;
+	}
+	return 0;
 }
 
 static int stats_is_dropped(const char *key)
@@ -319,20 +404,27 @@ static uint64_t delta(uint64_t before, uint64_t after)
 	return after >= before ? after - before : after;
 }
 
+static void forget_drops(struct gr_stats *st)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strncmp(st->ent[i].key, "dropped_", 8))
+			st->ent[i].val = 0;
+}
+
 static void print_summary(const struct cpu_reader *rd, int n,
 			  const struct gr_stats *before,
 			  const struct gr_stats *after, int have_stats)
 {
-	uint64_t records = 0, events = 0, bytes = 0, dropped = 0, total;
+	uint64_t records = 0, events = 0, bytes = 0, dropped = 0, total, bufsize;
 	char reasons[1024] = "";
 	size_t rl = 0;
 	int i, found;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		records += rd[i].records;
-		events += rd[i].events;
-		bytes += rd[i].bytes;
-	}
+	events = sum_events(rd, n, &bytes);
 	err_msg("recorded %" PRIu64 " records (%" PRIu64 " events) to %s, %" PRIu64 " bytes",
 		records, events, rec.out_name, bytes);
 	if (!have_stats) {
@@ -365,12 +457,18 @@ static void print_summary(const struct cpu_reader *rd, int n,
 		err_msg("dropped: 0");
 		return;
 	}
+	if (!rec.started_here)
+		err_msg("(tracing was already started: drops are counted since the module's counters were last reset)");
 	err_msg("dropped: %" PRIu64 " (%s)", dropped,
 		reasons[0] ? reasons : "reason not reported");
 	err_msg("WARNING: %" PRIu64 " records were DROPPED by the kernel; this recording is INCOMPLETE.",
 		dropped);
-	err_msg("WARNING: to lose fewer: raise the per-CPU buffer (echo buffer_size=<bytes> > %s/config while stopped),",
-		debugfs_dir());
+	bufsize = stats_get(after, "buffer_size", &found);
+	if (found)
+		err_msg("WARNING: to lose fewer: record with a bigger buffer_size (now %" PRIu64 " bytes per CPU; e.g. grtrace record -b 64M),",
+			bufsize);
+	else
+		err_msg("WARNING: to lose fewer: record with a bigger buffer_size (e.g. grtrace record -b 64M),");
 	err_msg("WARNING: record to a faster disk (e.g. tmpfs), or trace fewer events (sampling or filters).");
 }
 
@@ -378,15 +476,18 @@ int cmd_record(int argc, char **argv)
 {
 	struct cpu_reader *rd;
 	struct gr_stats before, after;
-	unsigned int cpus[MAX_CPUS];
+	unsigned int cpus[MAX_EVENT_FILES];
 	const char *output = NULL;
 	double duration = 0;
+	uint64_t bufsize = 0;
+	char old_bufsize[64] = "";
+	struct progress prog = { .on = isatty(STDERR_FILENO) };
 	int have_stats = 1, started = 0, state, n, i, c, ret = 0;
 	sigset_t sigs, oldsigs;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:d:h", record_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:b:h", record_opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -400,6 +501,9 @@ int cmd_record(int argc, char **argv)
 			    duration <= 0 || duration > 1e9)
 				usage_error("record", "record: invalid duration '%s'",
 					    optarg);
+			break;
+		case 'b':
+			bufsize = parse_buffer_size(optarg);
 			break;
 		case 'h':
 			fputs(record_help, stdout);
@@ -418,11 +522,16 @@ int cmd_record(int argc, char **argv)
 	if (!output)
 		usage_error("record", "record: an output file is required (-o FILE)");
 
-	n = list_event_files(cpus, MAX_CPUS);
+	n = list_event_files(cpus, MAX_EVENT_FILES);
 	if (n < 0)
 		return 1;
 	state = control_state();
 	if (state < 0)
+		return 1;
+	open_output(output);
+	/* Before opening the events files: a resize replaces them. */
+	if (bufsize && set_buffer_size(bufsize, state, old_bufsize,
+				       sizeof(old_bufsize)) < 0)
 		return 1;
 
 	rd = calloc((size_t)n, sizeof(*rd));
@@ -442,21 +551,13 @@ int cmd_record(int argc, char **argv)
 				free(rd[i].carry);
 			}
 			free(rd);
+			if (old_bufsize[0])
+				restore_buffer_size(old_bufsize);
 			return 1;
 		}
 		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
 	}
 
-	if (!strcmp(output, "-")) {
-		rec.out_fd = STDOUT_FILENO;
-		rec.out_name = "<stdout>";
-	} else {
-		rec.out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-				  0644);
-		rec.out_name = output;
-		if (rec.out_fd < 0)
-			fatal_errno("cannot create %s", output);
-	}
 	if (pipe(rec.stop_pipe) < 0)
 		fatal_errno("pipe");
 
@@ -468,12 +569,24 @@ int cmd_record(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, &oldsigs);
 
 	if (!state) {
-		if (control_write("start") < 0)
+		if (control_write("start") < 0) {
+			if (old_bufsize[0])
+				restore_buffer_size(old_bufsize);
 			return 1;
+		}
 		started = 1;
 	}
 	if (stats_read(&before) < 0)
 		have_stats = 0;
+	prog.last = now_sec();
+	prog.drops0 = stats_get(&before, "dropped_total", NULL);
+	/*
+	 * Joining a started session, the file gets what the buffers held
+	 * before we came: count its drops from the counters' reset, not now.
+	 */
+	rec.started_here = started;
+	if (!started)
+		forget_drops(&before);
 
 	for (i = 0; i < n; i++) {
 		int err = pthread_create(&rd[i].thread, NULL, reader_main, &rd[i]);
@@ -494,7 +607,7 @@ int cmd_record(int argc, char **argv)
 			n, n == 1 ? "" : "s", rec.out_name);
 
 	if (!atomic_load(&rec.abort))
-		wait_for_stop(&sigs, duration);
+		wait_for_stop(&sigs, duration, &prog, rd, n);
 
 	if (have_stats && stats_read(&after) < 0)
 		have_stats = 0;
@@ -520,6 +633,8 @@ int cmd_record(int argc, char **argv)
 			ret = 1;
 		}
 	}
+	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)
+		ret = 1;
 	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
 		err_errno("cannot write %s", rec.out_name);
 		ret = 1;

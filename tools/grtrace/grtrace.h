@@ -21,5 +21,7 @@ int cmd_stop(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 #endif /* GRTRACE_H */

@@ -42,12 +42,6 @@ static const char *const engine_names[GRTRACE_ENGINE_NR] = {
 	[GRTRACE_ENGINE_CONTROL]	= "control",
 };
 
-int gr_type_is_job(uint16_t type)
-{
-	return type < sizeof(type_names) / sizeof(type_names[0]) &&
-	       type_names[type] != NULL;
-}
-
 const char *gr_type_name(uint16_t type, char *buf, size_t len)
 {
 	if (gr_type_is_job(type))
@@ -97,18 +91,6 @@ size_t gr_type_min_size(uint16_t type)
 		return sizeof(struct grtrace_ring_record);
 	}
 	return 0;
-}
-
-void gr_parse_hdr(const uint8_t *p, struct gr_rec *rec)
-{
-	rec->data = p;
-	rec->type = gr_le16(p + offsetof(struct grtrace_hdr, type));
-	rec->size = gr_le16(p + offsetof(struct grtrace_hdr, size));
-	rec->cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
-	rec->flags = gr_le16(p + offsetof(struct grtrace_hdr, flags));
-	rec->ts = gr_le64(p + offsetof(struct grtrace_hdr, ts));
-	rec->gseq = gr_le64(p + offsetof(struct grtrace_hdr, gseq));
-	rec->cseq = gr_le64(p + offsetof(struct grtrace_hdr, cseq));
 }
 
 static void set_msg(char *buf, size_t len, const char *fmt, ...)
@@ -238,23 +220,6 @@ static void copy_str(char *dst, size_t dstlen, const uint8_t *src,
 		n++;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
-}
-
-int gr_decode_job(const struct gr_rec *rec, struct gr_job *job)
-{
-	const uint8_t *p = rec->data;
-
-	if (!gr_type_is_job(rec->type) ||
-	    rec->size < sizeof(struct grtrace_job_event))
-		return -1;
-	job->ctx = gr_le64(p + offsetof(struct grtrace_job_event, ctx));
-	job->seqno = gr_le64(p + offsetof(struct grtrace_job_event, seqno));
-	job->ring_id = gr_le32(p + offsetof(struct grtrace_job_event, ring_id));
-	job->engine = gr_le16(p + offsetof(struct grtrace_job_event, engine));
-	job->reserved = gr_le16(p + offsetof(struct grtrace_job_event, reserved));
-	job->aux0 = gr_le64(p + offsetof(struct grtrace_job_event, aux0));
-	job->aux1 = gr_le64(p + offsetof(struct grtrace_job_event, aux1));
-	return 0;
 }
 
 int gr_decode_stream_info(const struct gr_rec *rec, struct gr_stream_info *si)

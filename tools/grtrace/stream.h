@@ -70,8 +70,6 @@ long gr_check_record(const uint8_t *p, size_t avail, char *errmsg,
 
 /* Minimal size of a record of @type, or 0 for an unknown type. */
 size_t gr_type_min_size(uint16_t type);
-/* True for SUBMIT .. ERROR. */
-int gr_type_is_job(uint16_t type);
 /* "SUBMIT", ..., "RING"; unknown types get "TYPE_0x7777" in @buf. */
 const char *gr_type_name(uint16_t type, char *buf, size_t len);
 /* "gfx", ...; out of range values get their number in @buf. */
@@ -120,7 +118,6 @@ struct gr_metadata {
  * Decoders for records returned by gr_iter_next() (or accepted by
  * gr_check_record()).  Each returns 0, or -1 if @rec is not of its type.
  */
-int gr_decode_job(const struct gr_rec *rec, struct gr_job *job);
 int gr_decode_stream_info(const struct gr_rec *rec, struct gr_stream_info *si);
 int gr_decode_metadata(const struct gr_rec *rec, struct gr_metadata *md);
 /* Entry @i (< md->nr_rings) of the METADATA ring table. */
@@ -129,8 +126,6 @@ int gr_decode_metadata_ring(const struct gr_rec *rec,
 			    struct gr_ring *ring);
 int gr_decode_ring(const struct gr_rec *rec, struct gr_ring *ring);
 
-/* Header fields of the record at @p (at least GR_HDR_SIZE bytes). */
-void gr_parse_hdr(const uint8_t *p, struct gr_rec *rec);
 
 /*
  * Write @s to @buf (capacity @len) as dump prints strings: bytes outside
@@ -152,6 +147,43 @@ static inline uint32_t gr_le32(const uint8_t *p)
 static inline uint64_t gr_le64(const uint8_t *p)
 {
 	return (uint64_t)gr_le32(p) | (uint64_t)gr_le32(p + 4) << 32;
+}
+
+/* True for SUBMIT .. ERROR.  Inline: the report asks it of every record. */
+static inline int gr_type_is_job(uint16_t type)
+{
+	return type >= GRTRACE_EV_SUBMIT && type <= GRTRACE_EV_ERROR;
+}
+
+/* Decode a job event; 0, or -1 if @rec is not one.  Inline as above. */
+static inline int gr_decode_job(const struct gr_rec *rec, struct gr_job *job)
+{
+	const uint8_t *p = rec->data;
+
+	if (!gr_type_is_job(rec->type) ||
+	    rec->size < sizeof(struct grtrace_job_event))
+		return -1;
+	job->ctx = gr_le64(p + offsetof(struct grtrace_job_event, ctx));
+	job->seqno = gr_le64(p + offsetof(struct grtrace_job_event, seqno));
+	job->ring_id = gr_le32(p + offsetof(struct grtrace_job_event, ring_id));
+	job->engine = gr_le16(p + offsetof(struct grtrace_job_event, engine));
+	job->reserved = gr_le16(p + offsetof(struct grtrace_job_event, reserved));
+	job->aux0 = gr_le64(p + offsetof(struct grtrace_job_event, aux0));
+	job->aux1 = gr_le64(p + offsetof(struct grtrace_job_event, aux1));
+	return 0;
+}
+
+/* Header fields of the record at @p (at least GR_HDR_SIZE bytes). */
+static inline void gr_parse_hdr(const uint8_t *p, struct gr_rec *rec)
+{
+	rec->data = p;
+	rec->type = gr_le16(p + offsetof(struct grtrace_hdr, type));
+	rec->size = gr_le16(p + offsetof(struct grtrace_hdr, size));
+	rec->cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
+	rec->flags = gr_le16(p + offsetof(struct grtrace_hdr, flags));
+	rec->ts = gr_le64(p + offsetof(struct grtrace_hdr, ts));
+	rec->gseq = gr_le64(p + offsetof(struct grtrace_hdr, gseq));
+	rec->cseq = gr_le64(p + offsetof(struct grtrace_hdr, cseq));
 }
 
 #endif /* GRTRACE_STREAM_H */

@@ -2,6 +2,7 @@
 /*
  * grtrace: error reporting, I/O and debugfs helpers.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -208,27 +209,34 @@ int debugfs_read(const char *name, char *buf, size_t len)
 	return 0;
 }
 
-int debugfs_write(const char *name, const char *text)
+int debugfs_write_quiet(const char *name, const char *text)
 {
 	char path[4096];
-	int fd;
+	int fd, err = 0;
 
 	debugfs_path(path, sizeof(path), name);
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0) {
-		err_debugfs(path, "cannot open");
-		return -1;
-	}
-	if (write_all(fd, text, strlen(text)) < 0) {
-		err_debugfs(path, "cannot write to");
-		close(fd);
-		return -1;
-	}
-	if (close(fd) < 0) {
-		err_debugfs(path, "cannot write to");
-		return -1;
-	}
-	return 0;
+	if (fd < 0)
+		return -errno;
+	if (write_all(fd, text, strlen(text)) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	return err;
+}
+
+int debugfs_write(const char *name, const char *text)
+{
+	char path[4096];
+	int err = debugfs_write_quiet(name, text);
+
+	if (!err)
+		return 0;
+	debugfs_path(path, sizeof(path), name);
+	errno = -err;
+	err_debugfs(path, err == -ENOENT || err == -EACCES || err == -EPERM ?
+		    "cannot open" : "cannot write to");
+	return -1;
 }
 
 int control_state(void)
@@ -251,6 +259,53 @@ int control_state(void)
 int control_write(const char *cmd)
 {
 	return debugfs_write("control", cmd);
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int list_event_files(unsigned int *cpus, int max)
+{
+	const char *dir = debugfs_dir();
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		err_debugfs(dir, "cannot open");
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		const char *p = de->d_name;
+		unsigned long v;
+		char *end;
+
+		if (strncmp(p, "events", 6) || p[6] < '0' || p[6] > '9')
+			continue;
+		errno = 0;
+		v = strtoul(p + 6, &end, 10);
+		if (*end || errno || v >= MAX_EVENT_FILES)
+			continue;
+		if (n == max) {
+			err_msg("%s: more than %d events files", dir, max);
+			closedir(d);
+			return -1;
+		}
+		cpus[n++] = (unsigned int)v;
+	}
+	closedir(d);
+	if (!n) {
+		err_msg("no events<cpu> files in %s (is grtrace.ko loaded?)",
+			dir);
+		return -1;
+	}
+	qsort(cpus, (size_t)n, sizeof(*cpus), cmp_uint);
+	return n;
 }
 
 int stats_read(struct gr_stats *st)

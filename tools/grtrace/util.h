@@ -40,10 +40,16 @@ void err_debugfs(const char *path, const char *what);
 int debugfs_read(const char *name, char *buf, size_t len);
 /* Write @text to a debugfs file; -1 on error (reported). */
 int debugfs_write(const char *name, const char *text);
+/* The same, unreported: 0 or -errno. */
+int debugfs_write_quiet(const char *name, const char *text);
 
 /* 1 if tracing is started, 0 if stopped, -1 on error (reported). */
 int control_state(void);
 int control_write(const char *cmd);
+
+/* The CPU numbers of the events<cpu> files, sorted: count, or -1 (reported). */
+#define MAX_EVENT_FILES	4096
+int list_event_files(unsigned int *cpus, int max);
 
 /* A parsed "stats" file: key=value lines. */
 #define GR_STATS_MAX	64

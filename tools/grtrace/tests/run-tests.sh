@@ -5,15 +5,19 @@
 # exits non-zero if any test fails.
 #
 # Environment: GRTRACE (the built tool), TEST_STREAM (the decoder unit test
-# binary), GOLDEN (tools/testing/selftests/grtrace/golden).  No kernel module
-# is involved: start/stop/status/record run against a fake debugfs
-# directory given by GRTRACE_DEBUGFS.
+# binary), GOLDEN (tools/testing/selftests/grtrace/golden), GEN_TRACE (the
+# synthetic trace generator), FUZZ (the libFuzzer target, if clang built
+# it).  No kernel module is involved: start/stop/status/config/record and
+# live report run against a fake debugfs directory given by GRTRACE_DEBUGFS.
 
 set -u
 
 : "${GRTRACE:=./grtrace}"
 : "${TEST_STREAM:=./tests/test-stream}"
 : "${GOLDEN:=../testing/selftests/grtrace/golden}"
+: "${GEN_TRACE:=./tests/gen-trace}"
+: "${FUZZ:=./tests/fuzz-report}"
+TESTS=$(dirname "$0")
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/grtrace-test.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
@@ -164,12 +168,12 @@ fi
 run "$GRTRACE" help
 st=$rc
 grep -q '^Usage: grtrace COMMAND' "$TMP/out" || st=1
-for c in start stop status record dump help; do
+for c in start stop status config record report dump help; do
 	grep -q "^  $c " "$TMP/out" || st=1
 done
 result "help lists the commands" $st
 
-for c in start stop status record dump; do
+for c in start stop status config record report dump; do
 	run "$GRTRACE" $c --help
 	st=$rc
 	cp "$TMP/out" "$TMP/help1"
@@ -213,6 +217,204 @@ for d in 0 -1 abc 1x; do
 	grep -q "^grtrace: record: invalid duration '$d'" "$TMP/err" || st=1
 	result "record rejects -d $d" $st "$(cat "$TMP/err")"
 done
+
+# ---- report: golden traces -------------------------------------------------
+
+RG=$TMP/report-golden
+mkdir -p "$RG"
+if command -v python3 > /dev/null 2>&1; then
+	python3 "$TESTS/report_golden.py" gen "$RG" &&
+		python3 "$TESTS/report_golden.py" check "$GRTRACE" "$RG" > "$TMP/rg" 2>&1
+	rg_rc=$?
+	grep -E '^(ok |not ok |# )' "$TMP/rg" >> "$RESULTS"
+	result "report golden checks ran cleanly" $rg_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/rg" | head -20)"
+else
+	ok "report golden checks # SKIP no python3"
+fi
+
+RULES="--long-queue-us 5 --slow-exec-us 9 --dep-wait-us 10"
+run "$GRTRACE" report -i "$RG/basic.bin" $RULES --per-ring --topn 2 --hist lat
+st=$rc
+[ -s "$TMP/err" ] && st=1
+grep -q '^window:   1000 \.\. 50000 ns (49000 ns)$' "$TMP/out" || st=1
+grep -q '^lost:     none (gseq 0 \.\. 37 has no gap)$' "$TMP/out" || st=1
+grep -q '^jobs:     7 (2 incomplete' "$TMP/out" || st=1
+grep -q '^ring 0 gfx0 (gfx; testdrv 0000:00:02.0): 4 jobs, busy 55.10% (27000 ns), queue depth avg 1.224 max 3$' "$TMP/out" || st=1
+grep -Eq '^100:3 +0 +gfx0 +gfx +1\.000 +16\.000\* +10\.000\* +0\.000 +0\.500 +27\.500  long_queue,slow_exec$' "$TMP/out" || st=1
+grep -Eq '^300:7 +1 +sdma0 +copy +- +0\.100 ' "$TMP/out" || st=1
+grep -q '^top 2 jobs by t_total' "$TMP/out" || st=1
+result "report text: header, ring block, derived start marked, NA as -" $st "$(cat "$TMP/out" "$TMP/err" | head -40)"
+
+# Every option in the option table is in --help, the man page and the
+# completion.
+opts=$(sed -n 's/^	{ "\([a-z-]*\)", *\(required\|no\)_argument.*/\1/p' cmd-report.c)
+run "$GRTRACE" report --help
+st=$rc
+missing=
+for o in $opts; do
+	grep -q -- "--$o" "$TMP/out" || { st=1; missing="$missing help:--$o"; }
+	grep -q -- "--$o" Documentation/grtrace.rst || { st=1; missing="$missing man:--$o"; }
+	grep -q -- "--$o" grtrace-completion.bash || { st=1; missing="$missing completion:--$o"; }
+done
+[ "$(echo "$opts" | wc -w)" -ge 20 ] || { st=1; missing="$missing (found only: $opts)"; }
+result "report --help, the man page and the completion name every option" $st "missing:$missing"
+
+st=0
+missing=
+for c in start stop status config record report dump help; do
+	grep -q "^$c\$" Documentation/grtrace.rst || { st=1; missing="$missing man:$c"; }
+	grep -q "$c" grtrace-completion.bash || { st=1; missing="$missing completion:$c"; }
+done
+for col in ctx seqno ring ring_name engine t_submit_host t_queue t_exec \
+	   t_gpu_wait t_complete t_total start_derived label busy_pct \
+	   depth_avg pct_exact bottleneck; do
+	grep -q "\`\`$col\`\`" Documentation/grtrace.rst || { st=1; missing="$missing column:$col"; }
+done
+result "the man page covers every subcommand and column" $st "missing:$missing"
+
+RST2MAN=$(command -v rst2man || command -v rst2man.py)
+if [ -n "$RST2MAN" ]; then
+	"$RST2MAN" --halt=warning Documentation/grtrace.rst > "$TMP/grtrace.1" 2> "$TMP/err"
+	st=$?
+	grep -q '^\.TH "\{0,1\}GRTRACE' "$TMP/grtrace.1" || st=1
+	result "the man page builds with rst2man, no warning" $st "$(cat "$TMP/err")"
+else
+	ok "the man page builds with rst2man # SKIP rst2man not installed (python3-docutils)"
+fi
+
+if command -v bash > /dev/null 2>&1; then
+	out=$(bash -c '. ./grtrace-completion.bash
+		COMP_WORDS=(grtrace report --per); COMP_CWORD=2; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace re); COMP_CWORD=1; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace report --hist ""); COMP_CWORD=3; _grtrace
+		echo "${COMPREPLY[*]}"' 2>&1)
+	st=0
+	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx" "record report" "lat size result")" ] || st=1
+	result "bash completion completes commands, options and values" $st "$out"
+fi
+
+# ---- report: bad input, one line each, never a crash ----------------------
+
+rep_bad() {	# NAME FILE EXPECTED-STDERR-LINE
+	run "$GRTRACE" report -i "$2"
+	st=0
+	[ $rc -eq 1 ] || st=1
+	[ "$(cat "$TMP/err")" = "grtrace: $2: $3" ] || st=1
+	grep -q "^error:    $3: the report covers the records before it\$" "$TMP/out" || st=1
+	result "report: $1" $st "exit $rc" "$(cat "$TMP/err")" "$(grep error: "$TMP/out")"
+}
+head -c 700 "$GOLDEN/emit-basic.bin" > "$TMP/cut.bin"
+rep_bad "a truncated file" "$TMP/cut.bin" "truncated record at byte 672: only 28 of the 32 header bytes present"
+head -c 64 "$GOLDEN/emit-basic.bin" > "$TMP/bad.bin"
+printf '\001\000\041\000' >> "$TMP/bad.bin"
+head -c 100 /dev/zero >> "$TMP/bad.bin"
+rep_bad "a corrupt record size" "$TMP/bad.bin" "corrupt record at byte 64: size 33 is not a multiple of 8"
+{ printf '\000\001\100\000'; head -c 28 /dev/zero; printf 'XXXX'; head -c 28 /dev/zero; } > "$TMP/magic.bin"
+rep_bad "a wrong magic" "$TMP/magic.bin" "not a grtrace stream: STREAM_INFO at byte 0 has magic 0x58585858"
+
+run "$GRTRACE" report -i "$TMP/cut.bin" --format json
+st=0
+[ $rc -eq 1 ] || st=1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["summary"]["error"].startswith("truncated record at byte 672"), d["summary"]' "$TMP/out" 2> "$TMP/perr" || st=1
+result "report: JSON of a truncated file is valid and names the error" $st "$(cat "$TMP/perr" "$TMP/err")"
+
+: > "$TMP/empty.bin"
+run "$GRTRACE" report -i "$TMP/empty.bin" --per-ring --hist lat --topn 3
+st=$rc
+[ -s "$TMP/err" ] && st=1
+grep -q '^records:  0$' "$TMP/out" || st=1
+result "report: an empty file is an empty report" $st "$(cat "$TMP/out" "$TMP/err")"
+
+run "$GRTRACE" report -i "$TMP/does-not-exist"
+st=0
+[ $rc -eq 1 ] || st=1
+[ "$(cat "$TMP/err")" = "grtrace: cannot open $TMP/does-not-exist: No such file or directory" ] || st=1
+result "report: a missing file" $st "$(cat "$TMP/err")"
+
+# Random bytes, and every 7th cut of a golden trace: no crash, at most one
+# error line.
+st=0
+diag=
+for seed in 1 2 3 4 5 6 7 8; do
+	head -c $((seed * 997)) /dev/urandom > "$TMP/rand.bin"
+	"$GRTRACE" report -i "$TMP/rand.bin" --per-ring --per-ctx --hist lat --topn 2 > /dev/null 2> "$TMP/err"
+	rc=$?
+	{ [ $rc -le 1 ] && [ "$(wc -l < "$TMP/err")" -le 1 ]; } || { st=1; diag="random $seed: exit $rc $(cat "$TMP/err")"; }
+done
+len=$(wc -c < "$RG/basic.bin")
+n=1
+while [ $n -lt "$len" ]; do
+	head -c $n "$RG/basic.bin" > "$TMP/cut.bin"
+	"$GRTRACE" report -i "$TMP/cut.bin" --format json --per-ring --hist size > /dev/null 2> "$TMP/err"
+	rc=$?
+	{ [ $rc -le 1 ] && [ "$(wc -l < "$TMP/err")" -le 1 ]; } || { st=1; diag="cut $n: exit $rc $(cat "$TMP/err")"; }
+	n=$((n + 7))
+done
+result "report: random bytes and cut traces end in one line or none" $st "$diag"
+
+# Records of one CPU swapped: reported as out of order, still merged.
+python3 - "$RG/basic.bin" "$TMP/swap.bin" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+recs, off = [], 0
+while off < len(d):
+    size = struct.unpack_from("<H", d, off + 2)[0]
+    recs.append(d[off:off + size])
+    off += size
+cpu = [struct.unpack_from("<H", r, 4)[0] for r in recs]
+i = next(k for k in range(1, len(recs)) if cpu[k] == cpu[k - 1] and len(recs[k]) == 72)
+recs[i - 1], recs[i] = recs[i], recs[i - 1]
+open(sys.argv[2], "wb").write(b"".join(recs))
+PY
+run "$GRTRACE" report -i "$TMP/swap.bin" --format json
+st=$rc
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["out_of_order_records"] >= 1 and s["jobs"] >= 7, s' "$TMP/out" 2> "$TMP/perr" || st=1
+result "report: records out of gseq order are counted" $st "$(cat "$TMP/perr" "$TMP/err")"
+
+cat "$RG/basic.bin" | "$GRTRACE" report -i - --format json $RULES > "$TMP/pipe.json" 2> "$TMP/err"
+st=$?
+"$GRTRACE" report -i "$RG/basic.bin" --format json $RULES > "$TMP/file.json"
+sed 's/"input":"[^"]*"//' "$TMP/pipe.json" > "$TMP/a"
+sed 's/"input":"[^"]*"//' "$TMP/file.json" > "$TMP/b"
+cmp -s "$TMP/a" "$TMP/b" || st=1
+result "report -i - reads a pipe like the file" $st "$(cat "$TMP/err")"
+
+run "$GRTRACE" report -i "$RG/basic.bin" --format json --max-open 2
+st=$rc
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["jobs_closed_early"] > 0 and s["open_max"] <= 3, s' "$TMP/out" 2> "$TMP/perr" || st=1
+result "report: --max-open closes the oldest jobs early and says so" $st "$(cat "$TMP/perr" "$TMP/err")"
+
+for bad in "--format xml:unknown format 'xml'" "--hist foo:unknown histogram 'foo'" \
+	   "--topn x:invalid number 'x' for --topn" "--engine gpu:unknown engine 'gpu'" \
+	   "--since 1x:invalid time '1x' for --since" \
+	   "--long-queue-us -3:invalid value '-3' for --long-queue-us" \
+	   "--format csv --per-ring --topn 3:CSV holds one table"; do
+	args=${bad%%:*}
+	msg=${bad#*:}
+	run "$GRTRACE" report -i "$RG/basic.bin" $args
+	st=0
+	[ $rc -eq 1 ] || st=1
+	grep -q "^grtrace: report: $msg" "$TMP/err" || st=1
+	result "report rejects $args" $st "exit $rc" "$(cat "$TMP/err")"
+done
+
+# ---- report: large synthetic traces --------------------------------------
+
+"$GEN_TRACE" -c 4 -r 6 8 "$TMP/gen.dat"
+run "$GRTRACE" report -i "$TMP/gen.dat" --format json --limit 0 --per-ring
+st=$rc
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["summary"]
+assert s["lost_records"] == 0 and s["out_of_order_records"] == 0, s
+assert s["jobs"] > 20000 and s["jobs_incomplete"] <= 6 * 4, s
+assert len(d["rings"]) == 6, d["rings"]
+' "$TMP/out" 2> "$TMP/perr" || st=1
+result "report: a 4-CPU synthetic trace merges in order, nothing lost" $st "$(cat "$TMP/perr" "$TMP/err")"
+
 
 # ---- fake debugfs ------------------------------------------------------------
 
@@ -296,6 +498,8 @@ mkfifo "$FAKE/events0"
   exec 3>&- ) &
 writer=$!
 run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
+# A writer still blocked opening the FIFO had no reader: do not hang on it.
+kill $writer 2>/dev/null
 wait $writer
 st=$rc
 cmp -s "$TMP/rec.dat" "$GOLDEN/emit-basic.bin" || st=1
@@ -377,7 +581,132 @@ grep -q "^grtrace: no events<cpu> files in $FAKE" "$TMP/err" || st=1
 [ "$(cat "$FAKE/control")" = stopped ] || st=1
 result "record without events files fails before starting" $st "$(cat "$TMP/err")"
 
-# ---- report ---------------------------------------------------------------
+# ---- live report, config, record -b, progress (fake debugfs) ---------------
+
+# The basic golden trace, one file per CPU, as the module's buffers.
+fake_split() {
+	python3 - "$RG/basic.bin" "$FAKE" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+out, off = {}, 0
+while off < len(d):
+    size, cpu = struct.unpack_from("<HH", d, off + 2)
+    out.setdefault(cpu, []).append(d[off:off + size])
+    off += size
+for cpu, recs in out.items():
+    open("%s/events%d" % (sys.argv[2], cpu), "wb").write(b"".join(recs))
+PY
+}
+
+fake_setup stopped
+fake_split
+run "$GRTRACE" report --format json $RULES
+st=$rc
+sed 's/"input":"[^"]*"//' "$TMP/out" > "$TMP/a"
+cmp -s "$TMP/a" "$TMP/b" || st=1
+[ -s "$TMP/err" ] && st=1
+result "live report reads every events file: same as the file" $st "$(cat "$TMP/err")" "$(diff "$TMP/a" "$TMP/b" | head -5)"
+
+fake_setup started
+fake_split
+run "$GRTRACE" report --hist result
+st=$rc
+grep -q "^grtrace: warning: tracing is still started" "$TMP/err" || st=1
+grep -Eq '^  written +36 \|#+$' "$TMP/out" || st=1
+grep -Eq '^  dropped_buffer_full +0 \|$' "$TMP/out" || st=1
+result "live report: warns while started, --hist result uses the stats file" $st "$(cat "$TMP/out" "$TMP/err" | tail -8)"
+
+run "$GRTRACE" report -i "$RG/basic.bin" --hist result
+st=$rc
+grep -q "drops by reason are not in a trace file" "$TMP/out" || st=1
+result "report --hist result of a file says the drops are not in it" $st
+
+fake_setup stopped
+printf 'level=normal\nclock=monotonic\nfilter_ring_id=-1\n' > "$FAKE/config"
+run "$GRTRACE" config
+st=$rc
+cmp -s "$TMP/out" "$FAKE/config" || st=1
+run "$GRTRACE" config clock level
+[ $rc -eq 0 ] || st=1
+[ "$(cat "$TMP/out")" = "$(printf 'clock=monotonic\nlevel=normal')" ] || st=1
+result "config prints the file, or the keys asked for" $st "$(cat "$TMP/out" "$TMP/err")"
+
+run "$GRTRACE" config level=verbose filter_ring_id=3
+st=$rc
+[ "$(cat "$FAKE/config")" = "$(printf 'level=verbose\nfilter_ring_id=3')" ] || st=1
+[ -s "$TMP/out" ] && st=1
+result "config KEY=VALUE... writes the settings in one write" $st "$(cat "$FAKE/config" "$TMP/err")"
+
+printf 'level=normal\n' > "$FAKE/config"
+run "$GRTRACE" config bogus
+st=0
+[ $rc -eq 1 ] || st=1
+grep -q "^grtrace: config: no key 'bogus'" "$TMP/err" || st=1
+result "config of an unknown key fails" $st "$(cat "$TMP/err")"
+
+# record -b: set for the recording, restored after; refused while started.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+echo 4194304 > "$FAKE/buffer_size"
+run "$GRTRACE" record -o "$TMP/rec.dat" -d 0.3 -b 64K
+st=$rc
+grep -q "^grtrace: buffer_size 4194304 -> 65536 bytes per CPU for this recording\$" "$TMP/err" || st=1
+[ "$(cat "$FAKE/buffer_size")" = 4194304 ] || st=1
+cmp -s "$TMP/rec.dat" "$GOLDEN/emit-basic.bin" || st=1
+result "record -b sets buffer_size and restores it" $st "exit $rc" "$(cat "$TMP/err")"
+
+fake_setup started
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+echo 4194304 > "$FAKE/buffer_size"
+run "$GRTRACE" record -o "$TMP/rec.dat" -d 0.3 -b 1M
+st=0
+[ $rc -eq 1 ] || st=1
+grep -q "^grtrace: record: -b needs tracing stopped" "$TMP/err" || st=1
+[ "$(cat "$FAKE/buffer_size")" = 4194304 ] || st=1
+[ "$(cat "$FAKE/control")" = started ] || st=1
+result "record -b is refused while tracing is started" $st "$(cat "$TMP/err")"
+
+for b in 1000 100K 512M 4G x; do
+	run "$GRTRACE" record -o "$TMP/rec.dat" -b $b
+	st=0
+	[ $rc -eq 1 ] || st=1
+	grep -q "^grtrace: record: invalid buffer size '$b'" "$TMP/err" || st=1
+	result "record rejects -b $b" $st "$(cat "$TMP/err")"
+done
+
+if command -v script > /dev/null 2>&1; then
+	fake_setup stopped
+	cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+	script -qec "'$GRTRACE' record -o '$TMP/rec.dat' -d 1.6" /dev/null > "$TMP/out" 2>&1
+	st=$?
+	grep -q 'events/s, [0-9.]* MB written, 0 dropped' "$TMP/out" || st=1
+	fake_setup stopped
+	cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+	run "$GRTRACE" record -o "$TMP/rec.dat" -d 1.6
+	grep -q 'events/s' "$TMP/err" && st=1
+	result "record shows progress on a terminal only" $st "$(tr '\r' '\n' < "$TMP/out" | head -5)"
+fi
+
+run "$GRTRACE" dump -i "$GOLDEN/emit-basic.bin" --raw
+st=$rc
+[ "$(sed -n 2p "$TMP/out")" = "    0000: 00 01 40 00 00 00 00 00 00 00 00 00 00 00 00 00" ] || st=1
+# 64 + 104 + 8 x 72 bytes: 4 + 7 + 8 x 5 lines
+[ "$(grep -c '^    00[0-9a-f]0:' "$TMP/out")" -eq 51 ] || st=1
+grep -v '^    ' "$TMP/out" | cmp -s - "$GOLDEN/emit-basic.dump" || st=1
+result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
+
+# ---- fuzz smoke ----------------------------------------------------------------
+
+if [ -x "$FUZZ" ]; then
+	mkdir -p "$TMP/fuzz"
+	"$FUZZ" -runs=3000 -max_len=16384 -seed=1 -artifact_prefix="$TMP/fuzz/" \
+		"$TMP/fuzz" "$TESTS/corpus" > "$TMP/fuzz.log" 2>&1
+	result "fuzz smoke: the corpus and 3000 mutations" $? "$(tail -20 "$TMP/fuzz.log")"
+else
+	ok "fuzz smoke # SKIP the fuzz target needs clang (apt-get install clang)"
+fi
+
+# ---- summary -------------------------------------------------------------
 
 total=$(grep -cE '^(ok|not ok) ' "$RESULTS")
 echo "TAP version 13"

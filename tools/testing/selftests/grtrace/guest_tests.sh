@@ -29,6 +29,7 @@ fi
 ./grtrace_test || rc=1
 ./grtrace_knobs_test || rc=1
 ./record_test.sh || rc=1
+./report_test.sh || rc=1
 ./vgpu_test.sh || rc=1
 ./adapters_test.sh || rc=1
 exit $rc

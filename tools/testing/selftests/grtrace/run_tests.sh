@@ -132,7 +132,7 @@ say "selftests: running in a QEMU guest on $KVER"
 	-- "$HERE/guest_tests.sh" "$INTREE_KO" \
 	>"$OUT/vm.log" 2>"$OUT/vm.err"
 rc=$?
-expect_tap "$OUT/vm.log" "vm: " 59
+expect_tap "$OUT/vm.log" "vm: " 69
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $rc \
 	"$OUT/vm.err"
 

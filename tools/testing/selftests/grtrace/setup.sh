@@ -32,7 +32,8 @@ grtrace_setup() {
 
 	grtrace_apt_install build-essential make gcc bc flex bison libelf-dev libssl-dev \
 		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
-		trace-cmd python3 libdrm-dev pkg-config \
+		trace-cmd python3 libdrm-dev pkg-config clang libclang-rt-14-dev \
+		python3-docutils time shellcheck \
 		linux-image-amd64 linux-headers-amd64 ||
 		{ grtrace_log "apt-get install failed"; return 1; }
 

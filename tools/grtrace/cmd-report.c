@@ -1,0 +1,501 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace report: where did each GPU job spend its time, and which ring or
+ * context is the bottleneck.  Reads a file written by "grtrace record", or
+ * the module's buffers directly, merges the CPUs by gseq and hands every
+ * record to the report engine (report.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grtrace.h"
+#include "merge.h"
+#include "report.h"
+#include "util.h"
+
+static const char report_help[] =
+	"Usage: grtrace report [-i FILE] [OPTIONS]\n"
+	"\n"
+	"Report where every GPU job spent its time, and which ring or context is\n"
+	"the bottleneck.  Jobs are named ctx:seqno; per job:\n"
+	"  t_submit_host = COMMIT - SUBMIT   t_queue    = START - COMMIT\n"
+	"  t_exec        = END - START       t_gpu_wait = sum of SYNC_WAIT_EXIT - ENTER\n"
+	"  t_complete    = COMPLETE - END    t_total    = first to last of them\n"
+	"A metric whose events are missing is NA.  Without a START, an in-order\n"
+	"ring's job starts at max(COMMIT, previous END on the ring): start_derived.\n"
+	"The header gives the window, the records per type, the records lost\n"
+	"(gseq gaps) and seqno wraps; the rules section counts the labelled jobs.\n"
+	"\n"
+	"Input:\n"
+	"  -i, --input FILE      a file written by 'grtrace record' ('-': standard\n"
+	"                        input).  Without -i: the module's buffers, read until\n"
+	"                        empty (this consumes them; stop tracing first)\n"
+	"\n"
+	"Output:\n"
+	"  -f, --format FMT      text (default), csv or json; times are in ns except\n"
+	"                        in text (us).  CSV holds one table: the jobs, or the\n"
+	"                        one of --per-ring, --per-ctx, --topn, --hist given\n"
+	"      --per-ring        per ring: count, p50/p90/p99/max of each metric, busy %,\n"
+	"                        queue depth avg/max, label shares, bottleneck hint\n"
+	"      --per-ctx         the same per context\n"
+	"      --topn N          the N slowest jobs by t_total\n"
+	"      --hist KIND       12 log2 buckets of lat (t_total) or size (queue depth\n"
+	"                        at COMMIT); or result: events written, lost, dropped\n"
+	"      --limit N         print at most N job rows (0: none); summaries still\n"
+	"                        cover every job\n"
+	"\n"
+	"Selection (summaries and rows cover the selected jobs only):\n"
+	"      --since TIME      jobs whose first event is TIME or more after the first\n"
+	"                        record (TIME: ns, or a number with ns, us, ms or s)\n"
+	"      --until TIME      ... and less than TIME after it\n"
+	"      --ring ID         jobs of ring ID\n"
+	"      --ctx CTX         jobs of context CTX\n"
+	"      --engine ENGINE   jobs of engine class ENGINE (gfx, compute, copy, video,\n"
+	"                        display, control, unknown, or a number)\n"
+	"\n"
+	"Labels and rules (also as key=value lines in a --rules FILE; options win):\n"
+	"      --rules FILE\n"
+	"      --long-queue-us N  long_queue: t_queue > N us (long_queue_us, 1000)\n"
+	"      --slow-exec-us N   slow_exec: t_exec > N us (slow_exec_us, 5000)\n"
+	"      --dep-wait-us N    dependency_wait: t_gpu_wait > N us (dep_wait_us, 1000)\n"
+	"      --preempt-min N    preempted: N or more CTX_SWITCHes away from the job\n"
+	"                         while it ran; 0: off (preempt_min, 1)\n"
+	"      --busy-pct P       bottleneck: a ring busy P% or more (busy_pct, 90)\n"
+	"      --queue-ratio R    bottleneck: p90 t_queue >= R x p90 t_exec (queue_ratio, 2)\n"
+	"  error: the job had an ERROR event (always on)\n"
+	"\n"
+	"Limits:\n"
+	"      --max-open N      jobs waiting for their COMPLETE held at most\n"
+	"                        (default 1048576); beyond, the oldest is reported\n"
+	"                        as it is and counted as closed early\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"A truncated or corrupt input is reported with its byte offset after the\n"
+	"report of the records before it, and the exit status is 1.\n";
+
+enum {
+	OPT_PER_RING = 256, OPT_PER_CTX, OPT_TOPN, OPT_HIST, OPT_LIMIT,
+	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
+	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
+	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_MAX_OPEN,
+};
+
+static const struct option report_opts[] = {
+	{ "input",         required_argument, NULL, 'i' },
+	{ "format",        required_argument, NULL, 'f' },
+	{ "per-ring",      no_argument,       NULL, OPT_PER_RING },
+	{ "per-ctx",       no_argument,       NULL, OPT_PER_CTX },
+	{ "topn",          required_argument, NULL, OPT_TOPN },
+	{ "hist",          required_argument, NULL, OPT_HIST },
+	{ "limit",         required_argument, NULL, OPT_LIMIT },
+	{ "since",         required_argument, NULL, OPT_SINCE },
+	{ "until",         required_argument, NULL, OPT_UNTIL },
+	{ "ring",          required_argument, NULL, OPT_RING },
+	{ "ctx",           required_argument, NULL, OPT_CTX },
+	{ "engine",        required_argument, NULL, OPT_ENGINE },
+	{ "rules",         required_argument, NULL, OPT_RULES },
+	{ "long-queue-us", required_argument, NULL, OPT_LONG_QUEUE },
+	{ "slow-exec-us",  required_argument, NULL, OPT_SLOW_EXEC },
+	{ "dep-wait-us",   required_argument, NULL, OPT_DEP_WAIT },
+	{ "preempt-min",   required_argument, NULL, OPT_PREEMPT_MIN },
+	{ "busy-pct",      required_argument, NULL, OPT_BUSY_PCT },
+	{ "queue-ratio",   required_argument, NULL, OPT_QUEUE_RATIO },
+	{ "max-open",      required_argument, NULL, OPT_MAX_OPEN },
+	{ "help",          no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The rule options, OPT_LONG_QUEUE on, and their names in a --rules file. */
+static const struct {
+	const char *opt;
+	const char *rule;
+} rule_of_opt[] = {
+	{ "long-queue-us", "long_queue_us" },
+	{ "slow-exec-us", "slow_exec_us" },
+	{ "dep-wait-us", "dep_wait_us" },
+	{ "preempt-min", "preempt_min" },
+	{ "busy-pct", "busy_pct" },
+	{ "queue-ratio", "queue_ratio" },
+};
+
+#define NR_RULE_OPTS	(sizeof(rule_of_opt) / sizeof(rule_of_opt[0]))
+
+struct report_args {
+	struct rp_opts o;
+	const char *input;
+	const char *rules_file;
+	const char *rule_val[NR_RULE_OPTS];	/* from the command line */
+};
+
+static uint64_t parse_count(const char *opt, const char *s)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*s < '0' || *s > '9' || errno || *end)
+		usage_error("report", "report: invalid number '%s' for %s", s, opt);
+	return v;
+}
+
+/* "1500", "1500ns", "1.5us", "2ms", "0.25s" -> ns */
+static uint64_t parse_time(const char *opt, const char *s)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s >= '0' && *s <= '9' && !errno && end != s) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			double ns = v * units[i].ns;
+
+			if (!strcmp(end, units[i].unit) && ns < 1.8e19)
+				return (uint64_t)(ns + 0.5);
+		}
+	}
+	usage_error("report", "report: invalid time '%s' for %s (ns, or a number with ns, us, ms or s)",
+		    s, opt);
+}
+
+static uint16_t parse_engine(const char *s)
+{
+	char buf[16];
+	uint64_t v;
+	uint16_t e;
+
+	for (e = 0; e < GRTRACE_ENGINE_NR; e++)
+		if (!strcmp(s, gr_engine_name(e, buf, sizeof(buf))))
+			return e;
+	if (*s < '0' || *s > '9')
+		usage_error("report", "report: unknown engine '%s'", s);
+	v = parse_count("--engine", s);
+	if (v > UINT16_MAX)
+		usage_error("report", "report: invalid engine '%s'", s);
+	return (uint16_t)v;
+}
+
+static enum rp_hist parse_hist(const char *s)
+{
+	if (!strcmp(s, "lat"))
+		return RP_HIST_LAT;
+	if (!strcmp(s, "size"))
+		return RP_HIST_SIZE;
+	if (!strcmp(s, "result"))
+		return RP_HIST_RESULT;
+	usage_error("report", "report: unknown histogram '%s' (lat, size or result)", s);
+}
+
+static enum rp_format parse_format(const char *s)
+{
+	if (!strcmp(s, "text"))
+		return RP_TEXT;
+	if (!strcmp(s, "csv"))
+		return RP_CSV;
+	if (!strcmp(s, "json"))
+		return RP_JSON;
+	usage_error("report", "report: unknown format '%s' (text, csv or json)", s);
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && strchr(" \t\r\n", e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* A --rules file: key=value lines, blank lines and # comments. */
+static void read_rules(const char *path, struct rp_rules *rules)
+{
+	char line[512];
+	unsigned int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fatal_errno("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *s = trim(line), *eq;
+
+		n++;
+		if (!*s || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq)
+			fatal("%s:%u: expected key=value, got '%s'", path, n, s);
+		*eq = '\0';
+		if (rp_set_rule(rules, trim(s), trim(eq + 1)) < 0)
+			fatal("%s:%u: unknown rule or invalid value: '%s=%s'",
+			      path, n, trim(s), trim(eq + 1));
+	}
+	if (ferror(f))
+		fatal_errno("cannot read %s", path);
+	fclose(f);
+}
+
+static void parse_option(struct report_args *a, int c, const char *arg,
+			 const char *opt)
+{
+	struct rp_opts *o = &a->o;
+
+	switch (c) {
+	case 'i': a->input = arg; break;
+	case 'f': o->format = parse_format(arg); break;
+	case OPT_PER_RING: o->per_ring = 1; break;
+	case OPT_PER_CTX: o->per_ctx = 1; break;
+	case OPT_TOPN:
+		o->topn = (unsigned int)parse_count(opt, arg);
+		if (o->topn != parse_count(opt, arg) || o->topn > 1000000)
+			usage_error("report", "report: --topn %s is too large", arg);
+		break;
+	case OPT_HIST: o->hist = parse_hist(arg); break;
+	case OPT_LIMIT: o->limit = parse_count(opt, arg); break;
+	case OPT_SINCE: o->has_since = 1; o->since = parse_time(opt, arg); break;
+	case OPT_UNTIL: o->has_until = 1; o->until = parse_time(opt, arg); break;
+	case OPT_RING:
+		if (parse_count(opt, arg) > UINT32_MAX)
+			usage_error("report", "report: invalid ring id '%s'", arg);
+		o->has_ring = 1;
+		o->ring = (uint32_t)parse_count(opt, arg);
+		break;
+	case OPT_CTX: o->has_ctx = 1; o->ctx = parse_count(opt, arg); break;
+	case OPT_ENGINE: o->has_engine = 1; o->engine = parse_engine(arg); break;
+	case OPT_RULES: a->rules_file = arg; break;
+	case OPT_MAX_OPEN:
+		o->max_open = parse_count(opt, arg);
+		if (!o->max_open || o->max_open > UINT32_MAX / 2)
+			usage_error("report", "report: --max-open must be 1 .. %u",
+				    UINT32_MAX / 2);
+		break;
+	default:
+		a->rule_val[c - OPT_LONG_QUEUE] = arg;
+		break;
+	}
+}
+
+/* Returns 1 if --help was printed. */
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	size_t i;
+	int c, li;
+
+	memset(a, 0, sizeof(*a));
+	rp_default_rules(&a->o.rules);
+	a->o.limit = UINT64_MAX;
+	a->o.max_open = 1u << 20;
+	optind = 0;
+	opterr = 0;
+	while ((li = -1, c = getopt_long(argc, argv, "+:i:f:h", report_opts,
+					 &li)) != -1) {
+		char name[32];
+
+		if (c == 'h') {
+			fputs(report_help, stdout);
+			return 1;
+		}
+		if (c == ':')
+			usage_error("report", "report: option '%s' needs an argument",
+				    argv[optind - 1]);
+		if (c == '?')
+			usage_error("report", "report: unknown option '%s'",
+				    argv[optind - 1]);
+		snprintf(name, sizeof(name), "--%s",
+			 li >= 0 ? report_opts[li].name : "?");
+		parse_option(a, c, optarg, name);
+	}
+	if (optind < argc)
+		usage_error("report", "report: unexpected argument '%s'", argv[optind]);
+	if (a->o.format == RP_CSV &&
+	    a->o.per_ring + a->o.per_ctx + !!a->o.topn + (a->o.hist != RP_HIST_NONE) > 1)
+		usage_error("report", "report: CSV holds one table: give one of --per-ring, --per-ctx, --topn, --hist");
+	if (a->o.has_since && a->o.has_until && a->o.until <= a->o.since)
+		usage_error("report", "report: --until must be after --since");
+	/* The file first, then the options, whatever their order. */
+	if (a->rules_file)
+		read_rules(a->rules_file, &a->o.rules);
+	for (i = 0; i < NR_RULE_OPTS; i++)
+		if (a->rule_val[i] &&
+		    rp_set_rule(&a->o.rules, rule_of_opt[i].rule, a->rule_val[i]) < 0)
+			usage_error("report", "report: invalid value '%s' for --%s",
+				    a->rule_val[i], rule_of_opt[i].opt);
+	return 0;
+}
+
+/* ---- input ------------------------------------------------------------------ */
+
+/* A pipe cannot be mapped: copy it to an unlinked temporary file. */
+static int spool_pipe(int fd)
+{
+	FILE *t = tmpfile();
+	char buf[65536];
+	ssize_t n;
+
+	if (!t)
+		fatal_errno("cannot create a temporary file");
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fatal_errno("cannot read <stdin>");
+		if (write_all(fileno(t), buf, (size_t)n) < 0)
+			fatal_errno("cannot write a temporary file");
+	}
+	return dup(fileno(t));
+}
+
+/* Map @path ('-': stdin); *lenp 0 gives NULL. */
+static const uint8_t *map_input(const char *path, size_t *lenp)
+{
+	int fd = STDIN_FILENO;
+	struct stat st;
+	void *p;
+
+	if (strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fatal_errno("cannot open %s", path);
+	}
+	if (fstat(fd, &st) < 0)
+		fatal_errno("cannot stat %s", path);
+	if (!S_ISREG(st.st_mode)) {
+		fd = spool_pipe(fd);
+		if (fd < 0 || fstat(fd, &st) < 0)
+			fatal_errno("cannot read %s", path);
+	}
+	*lenp = (size_t)st.st_size;
+	if (!*lenp)
+		return NULL;
+	p = mmap(NULL, *lenp, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED)
+		fatal_errno("cannot map %s", path);
+	madvise(p, *lenp, MADV_SEQUENTIAL);
+	close(fd);
+	return p;
+}
+
+struct live {
+	int fds[MAX_EVENT_FILES];
+	char *names[MAX_EVENT_FILES];
+	unsigned int n;
+	struct gr_stats stats;
+	int have_stats;
+};
+
+/* The module's buffers: every events<cpu> file, read until empty. */
+static int open_live(struct live *lv)
+{
+	unsigned int cpus[MAX_EVENT_FILES];
+	int n, i, state;
+
+	state = control_state();
+	if (state < 0)
+		return -1;
+	if (state)
+		err_msg("warning: tracing is still started: the report covers what the buffers hold now ('grtrace stop' first for a complete one)");
+	n = list_event_files(cpus, MAX_EVENT_FILES);
+	if (n < 0)
+		return -1;
+	lv->have_stats = stats_read(&lv->stats) == 0;
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "events%u", cpus[i]);
+		lv->names[i] = xmalloc(4096);
+		debugfs_path(lv->names[i], 4096, name);
+		lv->fds[i] = open(lv->names[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (lv->fds[i] < 0) {
+			err_debugfs(lv->names[i], "cannot open");
+			free(lv->names[i]);
+			while (i-- > 0) {
+				close(lv->fds[i]);
+				free(lv->names[i]);
+			}
+			return -1;
+		}
+	}
+	lv->n = (unsigned int)n;
+	return 0;
+}
+
+static void close_live(struct live *lv)
+{
+	unsigned int i;
+
+	for (i = 0; i < lv->n; i++) {
+		close(lv->fds[i]);
+		free(lv->names[i]);
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a;
+	struct rp_input in = { 0 };
+	struct live lv = { .n = 0 };
+	const uint8_t *buf = NULL;
+	char errbuf[GR_ERRMSG_LEN + 128];
+	struct merge m;
+	struct gr_rec rec;
+	size_t len = 0;
+	struct rp *rp;
+	int ret = 0;
+
+	if (parse_args(argc, argv, &a))
+		return 0;
+	if (a.input) {
+		buf = map_input(a.input, &len);
+		merge_init_buf(&m, buf, len, buf != NULL);
+		in.name = strcmp(a.input, "-") ? a.input : "<stdin>";
+	} else {
+		if (open_live(&lv) < 0)
+			return 1;
+		merge_init_fds(&m, lv.fds, lv.names, lv.n);
+		in.name = debugfs_dir();
+		in.stats = lv.have_stats ? &lv.stats : NULL;
+	}
+
+	rp = rp_new(&a.o, stdout);
+	while (merge_next(&m, &rec) > 0) {
+		if (rp_record(rp, &rec) < 0) {
+			in.error = rp_errmsg(rp);
+			break;
+		}
+	}
+	if (!in.error && m.failed) {
+		snprintf(errbuf, sizeof(errbuf), "%s", m.errmsg);
+		in.error = errbuf;
+	}
+	if (rp_finish(rp, &in) < 0)
+		ret = 1;
+	if (in.error) {
+		fflush(stdout);
+		if (a.input)
+			err_msg("%s: %s", in.name, in.error);
+		else
+			err_msg("%s", in.error);
+		ret = 1;
+	}
+	rp_free(rp);
+	merge_free(&m);
+	if (buf)
+		munmap((void *)buf, len);
+	close_live(&lv);
+	return ret;
+}

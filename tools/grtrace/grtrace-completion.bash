@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bash completion for grtrace(1): source it, or install it as
+# /usr/share/bash-completion/completions/grtrace.
+
+_grtrace_words() {
+	case $1 in
+	commands)	echo "start stop status config record report dump help" ;;
+	record)		echo "-o --output -d --duration -b --buffer-size -h --help" ;;
+	dump)		echo "-i --input --raw -h --help" ;;
+	report)		echo "-i --input -f --format --per-ring --per-ctx --topn
+			      --hist --limit --since --until --ring --ctx
+			      --engine --rules --long-queue-us --slow-exec-us
+			      --dep-wait-us --preempt-min --busy-pct
+			      --queue-ratio --max-open -h --help" ;;
+	config)		echo "level= clock= filter_type_mask= filter_engine_mask=
+			      filter_ring_id= reset_stats=1 -h --help" ;;
+	*)		echo "-h --help" ;;
+	esac
+}
+
+_grtrace() {
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+	local cmd=${COMP_WORDS[1]}
+
+	COMPREPLY=()
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words commands)" -- "$cur")
+		return
+	fi
+	case $prev in
+	-i|--input|-o|--output|--rules)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return ;;
+	-f|--format)
+		mapfile -t COMPREPLY < <(compgen -W "text csv json" -- "$cur")
+		return ;;
+	--hist)
+		mapfile -t COMPREPLY < <(compgen -W "lat size result" -- "$cur")
+		return ;;
+	--engine)
+		mapfile -t COMPREPLY < <(compgen -W "unknown gfx compute copy video display control" -- "$cur")
+		return ;;
+	-d|--duration|-b|--buffer-size|--topn|--limit|--since|--until|--ring|\
+	--ctx|--long-queue-us|--slow-exec-us|--dep-wait-us|--preempt-min|\
+	--busy-pct|--queue-ratio|--max-open)
+		return ;;
+	esac
+	if [ "$cmd" = help ]; then
+		[ "$COMP_CWORD" -eq 2 ] &&
+			mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words commands)" -- "$cur")
+		return
+	fi
+	mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words "$cmd")" -- "$cur")
+	[ "$cmd" = config ] && compopt -o nospace 2>/dev/null
+}
+
+complete -F _grtrace grtrace

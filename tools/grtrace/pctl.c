@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace: percentiles of a stream of values in bounded memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pctl.h"
+#include "util.h"
+
+/*
+ * Values below 2^(SUB_BITS + 1) have a bucket each; above, every power of
+ * two is split into 2^SUB_BITS buckets.
+ */
+#define SUB_BITS	6
+#define SUB_COUNT	(1u << SUB_BITS)
+#define LINEAR		(2u * SUB_COUNT)
+#define NBUCKETS	(LINEAR + (63 - SUB_BITS) * SUB_COUNT)
+
+static unsigned int bucket_of(uint64_t v)
+{
+	unsigned int msb, shift;
+
+	if (v < LINEAR)
+		return (unsigned int)v;
+	msb = 63u - (unsigned int)__builtin_clzll(v);
+	shift = msb - SUB_BITS;
+	return LINEAR + (msb - SUB_BITS - 1) * SUB_COUNT +
+	       (unsigned int)(v >> shift) - SUB_COUNT;
+}
+
+/* The midpoint of bucket @b: what a percentile falling in it reports. */
+static uint64_t bucket_mid(unsigned int b)
+{
+	unsigned int octave, shift;
+	uint64_t lo;
+
+	if (b < LINEAR)
+		return b;
+	octave = (b - LINEAR) / SUB_COUNT;
+	shift = octave + 1;
+	lo = (uint64_t)(SUB_COUNT + (b - LINEAR) % SUB_COUNT) << shift;
+	return lo + ((1ull << shift) - 1) / 2;
+}
+
+static void to_sketch(struct pctl *p)
+{
+	uint32_t i;
+
+	p->buckets = calloc(NBUCKETS, sizeof(*p->buckets));
+	if (!p->buckets)
+		fatal("out of memory");
+	for (i = 0; i < p->nvals; i++)
+		p->buckets[bucket_of(p->vals[i])]++;
+	free(p->vals);
+	p->vals = NULL;
+	p->nvals = p->cap = 0;
+}
+
+void pctl_add(struct pctl *p, uint64_t v)
+{
+	p->n++;
+	if (v > p->max)
+		p->max = v;
+	if (p->buckets) {
+		p->buckets[bucket_of(v)]++;
+		return;
+	}
+	if (p->nvals == p->cap) {
+		if (p->cap == PCTL_EXACT_MAX) {
+			to_sketch(p);
+			p->buckets[bucket_of(v)]++;
+			return;
+		}
+		p->cap = p->cap ? p->cap * 2 : 16;
+		p->vals = xrealloc(p->vals, p->cap * sizeof(*p->vals));
+	}
+	p->vals[p->nvals++] = v;
+	p->sorted = 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t pctl_get(struct pctl *p, unsigned int pct)
+{
+	uint64_t rank = (p->n * pct + 99) / 100, seen = 0;
+	unsigned int b;
+
+	if (!rank)
+		rank = 1;
+	if (!p->buckets) {
+		if (!p->sorted) {
+			qsort(p->vals, p->nvals, sizeof(*p->vals), cmp_u64);
+			p->sorted = 1;
+		}
+		return p->vals[rank - 1];
+	}
+	for (b = 0; b < NBUCKETS; b++) {
+		seen += p->buckets[b];
+		if (seen >= rank)
+			break;
+	}
+	/* The midpoint may overshoot the largest value actually seen. */
+	return b < NBUCKETS && bucket_mid(b) < p->max ? bucket_mid(b) : p->max;
+}
+
+int pctl_is_exact(const struct pctl *p)
+{
+	return !p->buckets;
+}
+
+void pctl_free(struct pctl *p)
+{
+	free(p->vals);
+	free(p->buckets);
+	memset(p, 0, sizeof(*p));
+}

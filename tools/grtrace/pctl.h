@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace: percentiles of a stream of values in bounded memory.
+ *
+ * The first PCTL_EXACT_MAX values are kept as they are, so small groups
+ * get exact nearest-rank percentiles.  Beyond that they move into a
+ * log-linear histogram with 64 sub-buckets per power of two: each
+ * percentile is then the midpoint of its bucket, within 0.8% of the true
+ * value, and the memory stays fixed however long the trace is.
+ */
+#ifndef GRTRACE_PCTL_H
+#define GRTRACE_PCTL_H
+
+#include <stdint.h>
+
+#define PCTL_EXACT_MAX	1024
+
+struct pctl {
+	uint64_t n;		/* values added */
+	uint64_t max;
+	uint64_t *vals;		/* exact mode: the values, @nvals of @cap */
+	uint32_t nvals;
+	uint32_t cap;
+	int sorted;		/* @vals is sorted (cleared by pctl_add) */
+	uint64_t *buckets;	/* sketch mode once non-NULL */
+};
+
+void pctl_add(struct pctl *p, uint64_t v);
+/*
+ * The nearest-rank @pct-th percentile (1..100): the smallest value with at
+ * least @pct percent of the values at or below it.  @p must hold a value.
+ */
+uint64_t pctl_get(struct pctl *p, unsigned int pct);
+/* True while every percentile is exact. */
+int pctl_is_exact(const struct pctl *p);
+void pctl_free(struct pctl *p);
+
+#endif /* GRTRACE_PCTL_H */

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace report: the rules, and the summaries of a ring or a context
+ * (percentiles, busy time, queue depth, label shares, bottleneck hint).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+
+const char *const rp_metric_names[NR_METRICS] = {
+	"t_submit_host", "t_queue", "t_exec", "t_gpu_wait", "t_complete",
+	"t_total",
+};
+
+const char *const rp_label_names[NR_LABELS] = {
+	"long_queue", "slow_exec", "dependency_wait", "preempted", "error",
+};
+
+/* ---- rules ---------------------------------------------------------------- */
+
+void rp_default_rules(struct rp_rules *rules)
+{
+	rules->long_queue_us = 1000;
+	rules->slow_exec_us = 5000;
+	rules->dep_wait_us = 1000;
+	rules->preempt_min = 1;
+	rules->busy_pct = 90;
+	rules->queue_ratio = 2;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *v)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(x) || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int rp_set_rule(struct rp_rules *rules, const char *key, const char *val)
+{
+	/* Thresholds in us are multiplied by 1000: keep that from wrapping. */
+	const uint64_t us_max = UINT64_MAX / 1000;
+
+	if (!strcmp(key, "long_queue_us"))
+		return parse_u64(val, &rules->long_queue_us) ||
+		       rules->long_queue_us > us_max ? -1 : 0;
+	if (!strcmp(key, "slow_exec_us"))
+		return parse_u64(val, &rules->slow_exec_us) ||
+		       rules->slow_exec_us > us_max ? -1 : 0;
+	if (!strcmp(key, "dep_wait_us"))
+		return parse_u64(val, &rules->dep_wait_us) ||
+		       rules->dep_wait_us > us_max ? -1 : 0;
+	if (!strcmp(key, "preempt_min"))
+		return parse_u64(val, &rules->preempt_min);
+	if (!strcmp(key, "busy_pct"))
+		return parse_double(val, 0, 100, &rules->busy_pct);
+	if (!strcmp(key, "queue_ratio"))
+		return parse_double(val, 0, 1e9, &rules->queue_ratio);
+	return -1;
+}
+
+/* ---- the window ------------------------------------------------------------- */
+
+uint64_t rp_window_end(const struct rp *rp)
+{
+	return rp->ts_max < rp->win_until ? rp->ts_max : rp->win_until;
+}
+
+uint64_t rp_window(const struct rp *rp)
+{
+	uint64_t end = rp_window_end(rp);
+
+	return rp->have_first && end > rp->win_start ? end - rp->win_start : 0;
+}
+
+/* ---- busy time: the union of [start, end] of the jobs ---------------------------- */
+
+/*
+ * Fold the older half of the open intervals into the sum: they merge with
+ * nothing now.  Half at a time keeps the memmove off the per-job path.
+ */
+static void fold_oldest(struct group *g)
+{
+	unsigned int i, n = GROUP_IVALS / 2;
+
+	for (i = 0; i < n; i++)
+		g->busy_folded += g->iv[i].end - g->iv[i].start;
+	g->frontier = g->iv[n - 1].end;
+	g->niv -= n;
+	memmove(&g->iv[0], &g->iv[n], g->niv * sizeof(g->iv[0]));
+}
+
+void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
+		    uint64_t end)
+{
+	unsigned int i, j;
+
+	if (start < rp->win_start)
+		start = rp->win_start;
+	if (end > rp->win_until)
+		end = rp->win_until;
+	/* Time already folded is never counted twice. */
+	if (start < g->frontier)
+		start = g->frontier;
+	if (end <= start)
+		return;
+	/* Jobs end roughly in order: search from the newest interval. */
+	for (i = g->niv; i > 0 && g->iv[i - 1].start > start; i--)
+		;
+	if (i > 0 && g->iv[i - 1].end >= start) {
+		i--;
+		if (end > g->iv[i].end)
+			g->iv[i].end = end;
+	} else {
+		if (g->niv == GROUP_IVALS) {
+			fold_oldest(g);
+			if (i < GROUP_IVALS / 2) {
+				/* It fell behind the frontier just moved. */
+				group_add_busy(rp, g, start, end);
+				return;
+			}
+			i -= GROUP_IVALS / 2;
+		}
+		memmove(&g->iv[i + 1], &g->iv[i], (g->niv - i) * sizeof(g->iv[0]));
+		g->iv[i] = (struct ival){ start, end };
+		g->niv++;
+	}
+	/* Swallow the followers it now reaches. */
+	for (j = i + 1; j < g->niv && g->iv[j].start <= g->iv[i].end; j++)
+		if (g->iv[j].end > g->iv[i].end)
+			g->iv[i].end = g->iv[j].end;
+	memmove(&g->iv[i + 1], &g->iv[j], (g->niv - j) * sizeof(g->iv[0]));
+	g->niv -= j - i - 1;
+}
+
+uint64_t group_busy(const struct group *g)
+{
+	uint64_t busy = g->busy_folded;
+	unsigned int i;
+
+	for (i = 0; i < g->niv; i++)
+		busy += g->iv[i].end - g->iv[i].start;
+	return busy;
+}
+
+/* ---- queue depth ---------------------------------------------------------------- */
+
+void group_depth(struct rp *rp, struct group *g, uint64_t ts, int delta)
+{
+	uint64_t from = g->depth_last > rp->win_start ? g->depth_last :
+			rp->win_start;
+	uint64_t to = ts < rp->win_until ? ts : rp->win_until;
+
+	if (to > from)
+		g->depth_area += (double)g->depth * (double)(to - from);
+	if (ts > g->depth_last)
+		g->depth_last = ts;
+	if (delta > 0)
+		g->depth++;
+	else if (delta < 0 && g->depth)
+		g->depth--;
+	if (g->depth > g->depth_max)
+		g->depth_max = g->depth;
+}
+
+/* ---- jobs ------------------------------------------------------------------------ */
+
+void group_add_row(struct group *g, const struct row *row)
+{
+	int k;
+
+	g->jobs++;
+	for (k = 0; k < NR_METRICS; k++)
+		if (row->mhave & (1u << k))
+			pctl_add(&g->metric[k], row->m[k]);
+	for (k = 0; k < NR_LABELS; k++)
+		if (row->labels & (1u << k))
+			g->labels[k]++;
+}
+
+void group_free(struct group *g)
+{
+	int k;
+
+	for (k = 0; k < NR_METRICS; k++)
+		pctl_free(&g->metric[k]);
+}
+
+/* ---- the bottleneck hint ----------------------------------------------------------- */
+
+static void fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.1f us", ns / 1e3);
+	else if (ns < 10000000000ull)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
+{
+	const struct rp_rules *ru = &rp->o.rules;
+	struct pctl *q = &r->g.metric[M_QUEUE], *e = &r->g.metric[M_EXEC];
+	uint64_t window = rp_window(rp), p90q = 0, p90e = 0;
+	double busy = window ? 100.0 * (double)group_busy(&r->g) / (double)window : 0;
+	int saturated = window && busy >= ru->busy_pct, queued = 0;
+	char sq[32], se[32];
+
+	if (q->n && e->n) {
+		p90q = pctl_get(q, 90);
+		p90e = pctl_get(e, 90);
+		queued = p90q > 0 && (double)p90q >= ru->queue_ratio * (double)p90e;
+	}
+	if (!saturated && !queued)
+		return 0;
+	fmt_ns(sq, sizeof(sq), p90q);
+	fmt_ns(se, sizeof(se), p90e);
+	if (saturated && queued)
+		snprintf(buf, len, "ring %" PRIu32 " %s is saturated: busy %.2f%% of the window, and jobs queue for it (p90 t_queue %s vs p90 t_exec %s)",
+			 r->ring_id, r->name[0] ? r->name : "(unnamed)", busy,
+			 sq, se);
+	else if (saturated)
+		snprintf(buf, len, "ring %" PRIu32 " %s is saturated: busy %.2f%% of the window",
+			 r->ring_id, r->name[0] ? r->name : "(unnamed)", busy);
+	else
+		snprintf(buf, len, "ring %" PRIu32 " %s: jobs wait longer than they run (p90 t_queue %s vs p90 t_exec %s) though it is busy only %.2f%%: work arrives in bursts",
+			 r->ring_id, r->name[0] ? r->name : "(unnamed)", sq, se,
+			 busy);
+	return 1;
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace report: what the engine (report.c), the summaries
+ * (report-group.c) and the output (report-out.c) share.
+ */
+#ifndef GRTRACE_REPORT_INT_H
+#define GRTRACE_REPORT_INT_H
+
+#include "pctl.h"
+#include "report.h"
+
+#define NIL	UINT32_MAX
+
+/* Points in a job's life, each from its event. */
+enum { ST_SUBMIT, ST_COMMIT, ST_START, ST_END, ST_COMPLETE, NR_STAMPS };
+
+/* The per-job metrics, in column order. */
+enum {
+	M_SUBMIT_HOST,		/* COMMIT - SUBMIT */
+	M_QUEUE,		/* START - COMMIT */
+	M_EXEC,			/* END - START */
+	M_GPU_WAIT,		/* sum of SYNC_WAIT_EXIT - SYNC_WAIT_ENTER */
+	M_COMPLETE,		/* COMPLETE - END */
+	M_TOTAL,		/* first to last of SUBMIT .. COMPLETE */
+	NR_METRICS,
+};
+
+enum {
+	L_LONG_QUEUE,
+	L_SLOW_EXEC,
+	L_DEP_WAIT,
+	L_PREEMPTED,
+	L_ERROR,
+	NR_LABELS,
+};
+
+extern const char *const rp_metric_names[NR_METRICS];
+extern const char *const rp_label_names[NR_LABELS];
+
+/* Busy intervals kept open for merging; older ones are folded into a sum. */
+#define GROUP_IVALS	64
+
+struct ival {
+	uint64_t start;
+	uint64_t end;
+};
+
+/* Summary of the selected jobs of one ring or one context. */
+struct group {
+	uint64_t jobs;
+	struct pctl metric[NR_METRICS];
+	uint64_t labels[NR_LABELS];
+	/* Union of [start, end] of the jobs, within the window. */
+	struct ival iv[GROUP_IVALS];
+	unsigned int niv;
+	uint64_t busy_folded;
+	uint64_t frontier;	/* nothing before this is added again */
+	/* Jobs committed but not ended, integrated over time. */
+	uint64_t depth;
+	uint64_t depth_max;
+	uint64_t depth_last;	/* time of the last change */
+	double depth_area;	/* depth x ns */
+};
+
+struct ring {
+	uint32_t ring_id;
+	uint16_t engine;
+	uint16_t instance;
+	int described;		/* by a METADATA or RING record */
+	char driver[sizeof(((struct gr_ring *)0)->driver)];
+	char device[sizeof(((struct gr_ring *)0)->device)];
+	char name[sizeof(((struct gr_ring *)0)->name)];
+	int have_last_end;
+	uint64_t last_end;	/* latest END of any job on the ring */
+	uint32_t rq_head;	/* jobs committed, not ended: oldest first */
+	uint32_t rq_tail;
+	uint32_t rq_len;
+	struct group g;
+};
+
+struct ctx {
+	uint64_t ctx;
+	int have_seqno;
+	uint64_t max_seqno;	/* highest seqno since the last wrap */
+	struct group g;
+};
+
+/* A finished job: everything the output and the summaries need. */
+struct row {
+	uint64_t ctx;
+	uint64_t seqno;
+	uint32_t ring;		/* index in rp->rings */
+	uint16_t engine;
+	uint8_t have;		/* bit per ST_* */
+	uint8_t start_derived;
+	uint8_t mhave;		/* bit per M_* */
+	uint8_t labels;		/* bit per L_* */
+	uint64_t ts[NR_STAMPS];
+	uint64_t m[NR_METRICS];
+	uint32_t preempts;
+	uint32_t errors;
+	int64_t error;		/* aux0 of the last ERROR: a negative errno */
+	uint32_t qsize;		/* ring queue depth at COMMIT, itself included */
+	uint64_t first_gseq;
+};
+
+/* log2 buckets: [0] holds 0, [k] holds values of bit length k. */
+#define LOG2_BUCKETS	65
+
+struct rp {
+	struct rp_opts o;
+	FILE *out;
+	char errmsg[GR_ERRMSG_LEN];
+
+	/* The input, for the header. */
+	uint64_t records;
+	uint64_t by_type[GRTRACE_EV_NR_JOB_TYPES];
+	uint64_t stream_infos, metadatas, ring_recs, unknown;
+	int have_first;
+	uint64_t t0;		/* ts of the first record */
+	uint64_t ts_max;
+	uint64_t gseq_min, gseq_max, gseq_prev;
+	uint64_t gseq_gaps;	/* forward jumps in gseq */
+	uint64_t gseq_late;	/* records at or below the gseq before */
+	int gseq_off;		/* a session without FEAT_GSEQ: no loss count */
+	uint16_t version_max;
+	uint64_t seqno_wraps;
+	uint64_t key_reuse;	/* an event a job already had: a new job */
+	uint64_t inconsistent;	/* metrics left NA: events out of order */
+	uint64_t late_start;	/* START after END: ignored */
+
+	/* The window: [t0 + since, t0 + until or the last ts]. */
+	uint64_t win_start;
+	uint64_t win_until;
+
+	/* Rings: the current ring id -> ring table, and all rings seen. */
+	struct ring *rings;
+	uint32_t nrings, rings_cap;
+	struct u64map *ring_map;
+	struct ctx *ctxs;
+	uint32_t nctxs, ctxs_cap;
+	struct u64map *ctx_map;
+
+	/* Open jobs: a pool, a hash by ctx:seqno, and a list by age. */
+	struct job *jobs;
+	uint32_t jobs_cap;
+	uint32_t free_job;
+	uint32_t *hash;
+	uint32_t hash_mask;
+	uint64_t open;
+	uint64_t open_max;
+	uint32_t lru_head, lru_tail;
+
+	/* The selected, finished jobs. */
+	uint64_t jobs_done;
+	uint64_t jobs_incomplete;
+	uint64_t jobs_evicted;
+	uint64_t label_hits[NR_LABELS];
+	uint64_t hist[LOG2_BUCKETS];
+	struct row *top;	/* a min-heap of the --topn slowest */
+	unsigned int ntop;
+
+	/* Output state. */
+	uint64_t rows_out;
+	FILE *spool;		/* text: job rows, printed after the summary */
+};
+
+/* report-group.c */
+void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
+		    uint64_t end);
+uint64_t group_busy(const struct group *g);
+void group_depth(struct rp *rp, struct group *g, uint64_t ts, int delta);
+void group_add_row(struct group *g, const struct row *row);
+void group_free(struct group *g);
+uint64_t rp_window_end(const struct rp *rp);
+uint64_t rp_window(const struct rp *rp);
+/* "bottleneck ..." for @r into @buf, or 0 when the ring looks fine. */
+int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len);
+
+/* report-out.c */
+void out_begin(struct rp *rp);
+void out_row(struct rp *rp, const struct row *row);
+int out_end(struct rp *rp, const struct rp_input *in);
+
+#endif /* GRTRACE_REPORT_INT_H */

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace report: the engine.  Follows every job from its first event to
+ * its COMPLETE, then turns it into a row (report-out.c) and into the
+ * summaries of its ring and context (report-group.c).
+ *
+ * A job is named by ctx:seqno.  It is finished by its COMPLETE, by an
+ * event it already had (the key was reused: a new job starts), by the
+ * --max-open limit (the oldest open job goes), or by the end of the input.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-int.h"
+#include "u64map.h"
+
+/* A CTX_SWITCH looks this far into a ring's queue for the job it stops. */
+#define PREEMPT_SCAN	64
+
+struct job {
+	uint64_t ctx;
+	uint64_t seqno;
+	uint64_t ts[NR_STAMPS];
+	uint64_t wait_enter;	/* sums of the SYNC_WAIT_ENTER / _EXIT times */
+	uint64_t wait_exit;
+	uint32_t nenter, nexit;
+	uint64_t first_gseq;
+	uint32_t ring, ctxo;
+	uint32_t lru_prev, lru_next;	/* open jobs, oldest first */
+	uint32_t rq_prev, rq_next;	/* its ring's queue */
+	uint32_t qsize;
+	uint32_t preempts;
+	uint32_t errors;
+	int64_t error;
+	uint16_t engine;
+	uint8_t have;		/* bit per ST_* */
+	uint8_t selected;	/* passes the filters: summarised and printed */
+	uint8_t start_derived;
+	uint8_t in_rq;
+	uint8_t in_depth;	/* counted in its groups' queue depth */
+};
+
+/* The ST_* an event type stamps, or -1. */
+static int stamp_of_type(uint16_t type)
+{
+	switch (type) {
+	case GRTRACE_EV_SUBMIT:
+		return ST_SUBMIT;
+	case GRTRACE_EV_COMMIT:
+		return ST_COMMIT;
+	case GRTRACE_EV_START:
+		return ST_START;
+	case GRTRACE_EV_END:
+		return ST_END;
+	case GRTRACE_EV_COMPLETE:
+		return ST_COMPLETE;
+	}
+	return -1;
+}
+
+/* ---- rings and contexts ------------------------------------------------------- */
+
+static uint32_t new_ring(struct rp *rp, uint32_t ring_id, uint16_t engine)
+{
+	struct ring *r;
+
+	if (rp->nrings == rp->rings_cap) {
+		rp->rings_cap = rp->rings_cap ? rp->rings_cap * 2 : 16;
+		rp->rings = xrealloc(rp->rings, rp->rings_cap * sizeof(*r));
+	}
+	r = &rp->rings[rp->nrings];
+	memset(r, 0, sizeof(*r));
+	r->ring_id = ring_id;
+	r->engine = engine;
+	r->rq_head = r->rq_tail = NIL;
+	u64map_set(rp->ring_map, ring_id, rp->nrings);
+	return rp->nrings++;
+}
+
+/* The ring an event names: from the ring table, or a ring without a name. */
+static uint32_t ring_for(struct rp *rp, uint32_t ring_id, uint16_t engine)
+{
+	int64_t i = u64map_get(rp->ring_map, ring_id);
+
+	return i >= 0 ? (uint32_t)i : new_ring(rp, ring_id, engine);
+}
+
+static int same_desc(const struct ring *r, const struct gr_ring *d)
+{
+	return r->described && r->ring_id == d->ring_id &&
+	       r->engine == d->engine && r->instance == d->instance &&
+	       !strcmp(r->driver, d->driver) && !strcmp(r->device, d->device) &&
+	       !strcmp(r->name, d->name);
+}
+
+/*
+ * A ring described by METADATA or RING.  The same description again (the
+ * next session) continues the same ring; a ring id reused for another ring
+ * starts a new one.
+ */
+static void describe_ring(struct rp *rp, const struct gr_ring *d)
+{
+	struct ring *r;
+	uint32_t i;
+
+	for (i = 0; i < rp->nrings; i++) {
+		if (same_desc(&rp->rings[i], d)) {
+			u64map_set(rp->ring_map, d->ring_id, i);
+			return;
+		}
+	}
+	i = new_ring(rp, d->ring_id, d->engine);
+	r = &rp->rings[i];
+	r->described = 1;
+	r->instance = d->instance;
+	memcpy(r->driver, d->driver, sizeof(r->driver));
+	memcpy(r->device, d->device, sizeof(r->device));
+	memcpy(r->name, d->name, sizeof(r->name));
+}
+
+static void on_metadata(struct rp *rp, const struct gr_rec *rec)
+{
+	struct gr_metadata md;
+	struct gr_ring d;
+	uint32_t i;
+
+	rp->metadatas++;
+	if (gr_decode_metadata(rec, &md) < 0)
+		return;
+	/* A new session: rings not listed again were unregistered. */
+	u64map_clear(rp->ring_map);
+	for (i = 0; i < md.nr_rings; i++)
+		if (gr_decode_metadata_ring(rec, &md, i, &d) == 0)
+			describe_ring(rp, &d);
+}
+
+static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
+{
+	int64_t i = u64map_get(rp->ctx_map, ctx);
+	struct ctx *c;
+
+	if (i >= 0)
+		return (uint32_t)i;
+	if (rp->nctxs == rp->ctxs_cap) {
+		rp->ctxs_cap = rp->ctxs_cap ? rp->ctxs_cap * 2 : 16;
+		rp->ctxs = xrealloc(rp->ctxs, rp->ctxs_cap * sizeof(*c));
+	}
+	c = &rp->ctxs[rp->nctxs];
+	memset(c, 0, sizeof(*c));
+	c->ctx = ctx;
+	u64map_set(rp->ctx_map, ctx, rp->nctxs);
+	return rp->nctxs++;
+}
+
+/*
+ * Fence seqnos of a context grow; one that falls back by more than half
+ * of the u32 range (where most drivers keep them) wrapped around.
+ */
+static void note_seqno(struct rp *rp, struct ctx *c, uint64_t seqno)
+{
+	if (c->have_seqno && seqno < c->max_seqno &&
+	    c->max_seqno - seqno > (1ull << 31)) {
+		rp->seqno_wraps++;
+		c->max_seqno = seqno;
+	} else if (!c->have_seqno || seqno > c->max_seqno) {
+		c->max_seqno = seqno;
+	}
+	c->have_seqno = 1;
+}
+
+/* ---- the table of open jobs ----------------------------------------------------- */
+
+static uint64_t job_hash(uint64_t ctx, uint64_t seqno)
+{
+	return mix64(ctx * 0x9e3779b97f4a7c15ULL ^ seqno);
+}
+
+static uint32_t *hash_slot(struct rp *rp, uint64_t ctx, uint64_t seqno)
+{
+	uint64_t i = job_hash(ctx, seqno) & rp->hash_mask;
+
+	for (;; i = (i + 1) & rp->hash_mask) {
+		uint32_t j = rp->hash[i];
+
+		if (j == NIL ||
+		    (rp->jobs[j].ctx == ctx && rp->jobs[j].seqno == seqno))
+			return &rp->hash[i];
+	}
+}
+
+static void hash_resize(struct rp *rp, uint64_t size)
+{
+	uint32_t *old = rp->hash;
+	uint64_t i, old_size = old ? (uint64_t)rp->hash_mask + 1 : 0;
+
+	rp->hash = xmalloc(size * sizeof(*rp->hash));
+	memset(rp->hash, 0xff, size * sizeof(*rp->hash));
+	rp->hash_mask = (uint32_t)(size - 1);
+	for (i = 0; i < old_size; i++) {
+		if (old[i] != NIL) {
+			struct job *j = &rp->jobs[old[i]];
+
+			*hash_slot(rp, j->ctx, j->seqno) = old[i];
+		}
+	}
+	free(old);
+}
+
+/* Linear probing without tombstones: pull the followers back. */
+static void hash_remove(struct rp *rp, uint32_t *slot)
+{
+	uint64_t i = (uint64_t)(slot - rp->hash), j = i;
+
+	rp->hash[i] = NIL;
+	for (;;) {
+		uint64_t home;
+		struct job *jb;
+
+		j = (j + 1) & rp->hash_mask;
+		if (rp->hash[j] == NIL)
+			return;
+		jb = &rp->jobs[rp->hash[j]];
+		home = job_hash(jb->ctx, jb->seqno) & rp->hash_mask;
+		/* Leave it if its home lies cyclically in (i, j]. */
+		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+			continue;
+		rp->hash[i] = rp->hash[j];
+		rp->hash[j] = NIL;
+		i = j;
+	}
+}
+
+static uint32_t job_alloc(struct rp *rp)
+{
+	uint32_t i, n;
+
+	if (rp->free_job == NIL) {
+		n = rp->jobs_cap ? rp->jobs_cap * 2 : 1024;
+		rp->jobs = xrealloc(rp->jobs, n * sizeof(*rp->jobs));
+		for (i = rp->jobs_cap; i < n; i++)
+			rp->jobs[i].lru_next = i + 1 < n ? i + 1 : NIL;
+		rp->free_job = rp->jobs_cap;
+		rp->jobs_cap = n;
+	}
+	i = rp->free_job;
+	rp->free_job = rp->jobs[i].lru_next;
+	return i;
+}
+
+static int job_selected(const struct rp *rp, const struct gr_job *ev,
+			uint64_t ts)
+{
+	const struct rp_opts *o = &rp->o;
+
+	return (!o->has_ring || ev->ring_id == o->ring) &&
+	       (!o->has_ctx || ev->ctx == o->ctx) &&
+	       (!o->has_engine || ev->engine == o->engine) &&
+	       (!o->has_since || ts >= rp->win_start) &&
+	       (!o->has_until || ts < rp->win_until);
+}
+
+static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
+			const struct gr_rec *rec)
+{
+	uint32_t i, *slot;
+	struct job *j;
+
+	if (2 * (rp->open + 1) > (uint64_t)rp->hash_mask + 1)
+		hash_resize(rp, 2 * ((uint64_t)rp->hash_mask + 1));
+	i = job_alloc(rp);
+	j = &rp->jobs[i];
+	memset(j, 0, sizeof(*j));
+	j->ctx = ev->ctx;
+	j->seqno = ev->seqno;
+	j->engine = ev->engine;
+	j->first_gseq = rec->gseq;
+	j->ring = ring_for(rp, ev->ring_id, ev->engine);
+	j->ctxo = ctx_for(rp, ev->ctx);
+	j->rq_prev = j->rq_next = NIL;
+	j->selected = job_selected(rp, ev, rec->ts);
+	note_seqno(rp, &rp->ctxs[j->ctxo], ev->seqno);
+
+	j->lru_prev = rp->lru_tail;
+	j->lru_next = NIL;
+	if (rp->lru_tail != NIL)
+		rp->jobs[rp->lru_tail].lru_next = i;
+	else
+		rp->lru_head = i;
+	rp->lru_tail = i;
+
+	slot = hash_slot(rp, ev->ctx, ev->seqno);
+	*slot = i;
+	if (++rp->open > rp->open_max)
+		rp->open_max = rp->open;
+	return i;
+}
+
+/* ---- a ring's queue: committed, not yet ended ------------------------------------ */
+
+static void depth_change(struct rp *rp, struct job *j, uint64_t ts, int delta)
+{
+	if (rp->o.per_ring)
+		group_depth(rp, &rp->rings[j->ring].g, ts, delta);
+	if (rp->o.per_ctx)
+		group_depth(rp, &rp->ctxs[j->ctxo].g, ts, delta);
+}
+
+static void rq_enter(struct rp *rp, uint32_t i, uint64_t ts)
+{
+	struct job *j = &rp->jobs[i];
+	struct ring *r = &rp->rings[j->ring];
+
+	j->rq_prev = r->rq_tail;
+	j->rq_next = NIL;
+	if (r->rq_tail != NIL)
+		rp->jobs[r->rq_tail].rq_next = i;
+	else
+		r->rq_head = i;
+	r->rq_tail = i;
+	j->in_rq = 1;
+	j->qsize = ++r->rq_len;
+	if (j->selected) {
+		j->in_depth = 1;
+		depth_change(rp, j, ts, 1);
+	}
+}
+
+static void rq_leave(struct rp *rp, uint32_t i, uint64_t ts)
+{
+	struct job *j = &rp->jobs[i];
+	struct ring *r = &rp->rings[j->ring];
+
+	if (j->in_rq) {
+		if (j->rq_prev != NIL)
+			rp->jobs[j->rq_prev].rq_next = j->rq_next;
+		else
+			r->rq_head = j->rq_next;
+		if (j->rq_next != NIL)
+			rp->jobs[j->rq_next].rq_prev = j->rq_prev;
+		else
+			r->rq_tail = j->rq_prev;
+		r->rq_len--;
+		j->in_rq = 0;
+	}
+	if (j->in_depth) {
+		j->in_depth = 0;
+		depth_change(rp, j, ts, -1);
+	}
+}
+
+/*
+ * The ring switched away from context @old: the job of @old it was running
+ * was preempted.  That is the first of @old's queued jobs that has started,
+ * or the head of the queue (in-order rings run their oldest job).
+ */
+static void on_ctx_switch(struct rp *rp, const struct gr_job *ev)
+{
+	struct ring *r = &rp->rings[ring_for(rp, ev->ring_id, ev->engine)];
+	uint32_t k = r->rq_head, n;
+
+	if (ev->aux0 == ev->ctx)
+		return;
+	for (n = 0; k != NIL && n < PREEMPT_SCAN; n++) {
+		struct job *j = &rp->jobs[k];
+
+		if (j->ctx == ev->aux0 &&
+		    ((j->have & (1u << ST_START)) || k == r->rq_head)) {
+			j->preempts++;
+			return;
+		}
+		k = j->rq_next;
+	}
+}
+
+/* ---- finishing a job ---------------------------------------------------------------- */
+
+static void set_metric(struct rp *rp, struct row *row, int m, uint64_t from,
+		       uint64_t to)
+{
+	if (to < from) {
+		rp->inconsistent++;
+		return;
+	}
+	row->m[m] = to - from;
+	row->mhave |= 1u << m;
+}
+
+static void row_metrics(struct rp *rp, const struct job *j, struct row *row)
+{
+	static const int pairs[][3] = {
+		{ M_SUBMIT_HOST, ST_SUBMIT, ST_COMMIT },
+		{ M_QUEUE, ST_COMMIT, ST_START },
+		{ M_EXEC, ST_START, ST_END },
+		{ M_COMPLETE, ST_END, ST_COMPLETE },
+	};
+	int first = -1, last = -1;
+	size_t k;
+
+	for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+		unsigned int need = 1u << pairs[k][1] | 1u << pairs[k][2];
+
+		if ((j->have & need) == need)
+			set_metric(rp, row, pairs[k][0], j->ts[pairs[k][1]],
+				   j->ts[pairs[k][2]]);
+	}
+	/* Unpaired waits leave the sum unknown; no waits at all is 0. */
+	if (j->nenter == j->nexit)
+		set_metric(rp, row, M_GPU_WAIT, j->wait_enter, j->wait_exit);
+	for (k = 0; k < NR_STAMPS; k++) {
+		if (!(j->have & (1u << k)))
+			continue;
+		if (first < 0 && k <= ST_START)
+			first = (int)k;
+		if (k >= ST_END)
+			last = (int)k;
+	}
+	if (first >= 0 && last >= 0)
+		set_metric(rp, row, M_TOTAL, j->ts[first], j->ts[last]);
+}
+
+static void row_labels(const struct rp *rp, struct row *row)
+{
+	const struct rp_rules *ru = &rp->o.rules;
+
+	if ((row->mhave & (1u << M_QUEUE)) &&
+	    row->m[M_QUEUE] > ru->long_queue_us * 1000)
+		row->labels |= 1u << L_LONG_QUEUE;
+	if ((row->mhave & (1u << M_EXEC)) &&
+	    row->m[M_EXEC] > ru->slow_exec_us * 1000)
+		row->labels |= 1u << L_SLOW_EXEC;
+	if ((row->mhave & (1u << M_GPU_WAIT)) &&
+	    row->m[M_GPU_WAIT] > ru->dep_wait_us * 1000)
+		row->labels |= 1u << L_DEP_WAIT;
+	if (ru->preempt_min && row->preempts >= ru->preempt_min)
+		row->labels |= 1u << L_PREEMPTED;
+	if (row->errors)
+		row->labels |= 1u << L_ERROR;
+}
+
+static void make_row(struct rp *rp, const struct job *j, struct row *row)
+{
+	memset(row, 0, sizeof(*row));
+	row->ctx = j->ctx;
+	row->seqno = j->seqno;
+	row->ring = j->ring;
+	row->engine = j->engine;
+	row->have = j->have;
+	row->start_derived = j->start_derived;
+	memcpy(row->ts, j->ts, sizeof(row->ts));
+	row->preempts = j->preempts;
+	row->errors = j->errors;
+	row->error = j->error;
+	row->qsize = j->qsize;
+	row->first_gseq = j->first_gseq;
+	row_metrics(rp, j, row);
+	row_labels(rp, row);
+}
+
+/* Is @a slower than @b?  Ties go to the job seen first. */
+static int top_less(const struct row *a, const struct row *b)
+{
+	if (a->m[M_TOTAL] != b->m[M_TOTAL])
+		return a->m[M_TOTAL] < b->m[M_TOTAL];
+	return a->first_gseq > b->first_gseq;
+}
+
+/* Keep the --topn slowest in a min-heap: the root is the one to beat. */
+static void top_add(struct rp *rp, const struct row *row)
+{
+	unsigned int i, n = rp->o.topn;
+
+	if (!n || !(row->mhave & (1u << M_TOTAL)))
+		return;
+	if (rp->ntop < n) {
+		i = rp->ntop++;
+		while (i && top_less(row, &rp->top[(i - 1) / 2])) {
+			rp->top[i] = rp->top[(i - 1) / 2];
+			i = (i - 1) / 2;
+		}
+		rp->top[i] = *row;
+		return;
+	}
+	if (!top_less(&rp->top[0], row))
+		return;
+	/* Replace the root and sift the new row down. */
+	for (i = 0;;) {
+		unsigned int c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && top_less(&rp->top[c + 1], &rp->top[c]))
+			c++;
+		if (!top_less(&rp->top[c], row))
+			break;
+		rp->top[i] = rp->top[c];
+		i = c;
+	}
+	rp->top[i] = *row;
+}
+
+static unsigned int bit_length(uint64_t v)
+{
+	return v ? 64u - (unsigned int)__builtin_clzll(v) : 0;
+}
+
+static void account(struct rp *rp, const struct job *j, const struct row *row)
+{
+	int k;
+
+	rp->jobs_done++;
+	if ((row->have & ((1u << NR_STAMPS) - 1)) != (1u << NR_STAMPS) - 1)
+		rp->jobs_incomplete++;
+	for (k = 0; k < NR_LABELS; k++)
+		if (row->labels & (1u << k))
+			rp->label_hits[k]++;
+	if (rp->o.per_ring)
+		group_add_row(&rp->rings[j->ring].g, row);
+	if (rp->o.per_ctx)
+		group_add_row(&rp->ctxs[j->ctxo].g, row);
+	if (rp->o.hist == RP_HIST_LAT && (row->mhave & (1u << M_TOTAL)))
+		rp->hist[bit_length(row->m[M_TOTAL])]++;
+	if (rp->o.hist == RP_HIST_SIZE && (row->have & (1u << ST_COMMIT)))
+		rp->hist[bit_length(row->qsize)]++;
+	top_add(rp, row);
+	out_row(rp, row);
+}
+
+/* The job is done: report it and forget it.  @now closes its queue time. */
+static void job_finish(struct rp *rp, uint32_t i, uint64_t now)
+{
+	struct job *j = &rp->jobs[i];
+	struct row row;
+
+	rq_leave(rp, i, now);
+	if (j->selected) {
+		make_row(rp, j, &row);
+		account(rp, j, &row);
+	}
+	if (j->lru_prev != NIL)
+		rp->jobs[j->lru_prev].lru_next = j->lru_next;
+	else
+		rp->lru_head = j->lru_next;
+	if (j->lru_next != NIL)
+		rp->jobs[j->lru_next].lru_prev = j->lru_prev;
+	else
+		rp->lru_tail = j->lru_prev;
+	hash_remove(rp, hash_slot(rp, j->ctx, j->seqno));
+	rp->open--;
+	j->lru_next = rp->free_job;
+	rp->free_job = i;
+}
+
+/* ---- events -------------------------------------------------------------------------- */
+
+/* END: fix the start the job ran from; derive it when START is missing. */
+static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
+{
+	struct job *j = &rp->jobs[i];
+	struct ring *r = &rp->rings[j->ring];
+
+	if (!(j->have & (1u << ST_START)) && (j->have & (1u << ST_COMMIT))) {
+		uint64_t start = j->ts[ST_COMMIT];
+
+		/* An in-order ring starts a job when the one before ends. */
+		if (r->have_last_end && r->last_end > start)
+			start = r->last_end;
+		j->ts[ST_START] = start;
+		j->have |= 1u << ST_START;
+		j->start_derived = 1;
+	}
+	if (!r->have_last_end || ts > r->last_end)
+		r->last_end = ts;
+	r->have_last_end = 1;
+	rq_leave(rp, i, ts);
+	if (j->selected && (j->have & (1u << ST_START))) {
+		if (rp->o.per_ring)
+			group_add_busy(rp, &r->g, j->ts[ST_START], ts);
+		if (rp->o.per_ctx)
+			group_add_busy(rp, &rp->ctxs[j->ctxo].g,
+				       j->ts[ST_START], ts);
+	}
+}
+
+static void apply(struct rp *rp, uint32_t i, uint16_t type,
+		  const struct gr_job *ev, uint64_t ts)
+{
+	struct job *j = &rp->jobs[i];
+	int st = stamp_of_type(type);
+
+	if (st >= 0) {
+		j->ts[st] = ts;
+		j->have |= 1u << st;
+	}
+	switch (type) {
+	case GRTRACE_EV_COMMIT:
+		if (!j->in_rq && !(j->have & (1u << ST_END)))
+			rq_enter(rp, i, ts);
+		break;
+	case GRTRACE_EV_END:
+		on_end(rp, i, ts);
+		break;
+	case GRTRACE_EV_SYNC_WAIT_ENTER:
+		j->nenter++;
+		j->wait_enter += ts;
+		break;
+	case GRTRACE_EV_SYNC_WAIT_EXIT:
+		j->nexit++;
+		j->wait_exit += ts;
+		break;
+	case GRTRACE_EV_ERROR:
+		j->errors++;
+		j->error = (int64_t)ev->aux0;
+		break;
+	}
+}
+
+static void on_job_event(struct rp *rp, const struct gr_rec *rec)
+{
+	struct gr_job ev;
+	uint32_t *slot, i;
+	int st;
+
+	if (gr_decode_job(rec, &ev) < 0)
+		return;
+	if (rec->type == GRTRACE_EV_CTX_SWITCH) {
+		on_ctx_switch(rp, &ev);
+		return;
+	}
+	if (rec->type == GRTRACE_EV_IRQ)
+		return;
+	st = stamp_of_type(rec->type);
+	slot = hash_slot(rp, ev.ctx, ev.seqno);
+	i = *slot;
+	if (i != NIL && rec->type == GRTRACE_EV_START &&
+	    (rp->jobs[i].have & (1u << ST_END))) {
+		/* Its start was fixed at END: too late to change the row. */
+		rp->late_start++;
+		return;
+	}
+	if (i != NIL && st >= 0 && (rp->jobs[i].have & (1u << st))) {
+		rp->key_reuse++;
+		job_finish(rp, i, rec->ts);
+		i = NIL;
+	}
+	if (i == NIL)
+		i = job_new(rp, &ev, rec);
+	apply(rp, i, rec->type, &ev, rec->ts);
+	if (rec->type == GRTRACE_EV_COMPLETE)
+		job_finish(rp, i, rec->ts);
+	while (rp->open > rp->o.max_open) {
+		rp->jobs_evicted++;
+		job_finish(rp, rp->lru_head, rec->ts);
+	}
+}
+
+/* ---- the input as a whole ------------------------------------------------------------------ */
+
+static void note_header(struct rp *rp, const struct gr_rec *rec)
+{
+	rp->records++;
+	if (!rp->have_first) {
+		rp->have_first = 1;
+		rp->t0 = rp->ts_max = rec->ts;
+		rp->gseq_min = rp->gseq_max = rec->gseq;
+		rp->win_start = rp->o.has_since && rec->ts + rp->o.since >= rec->ts ?
+				rec->ts + rp->o.since : rec->ts;
+		if (rp->o.has_until)
+			rp->win_until = rec->ts + rp->o.until >= rec->ts ?
+					rec->ts + rp->o.until : UINT64_MAX;
+	} else if (!rp->gseq_off) {
+		if (rec->gseq > rp->gseq_prev + 1)
+			rp->gseq_gaps++;
+		if (rec->gseq <= rp->gseq_prev)
+			rp->gseq_late++;
+		if (rec->gseq < rp->gseq_min)
+			rp->gseq_min = rec->gseq;
+		if (rec->gseq > rp->gseq_max)
+			rp->gseq_max = rec->gseq;
+	}
+	if (rec->ts > rp->ts_max)
+		rp->ts_max = rec->ts;
+	rp->gseq_prev = rec->gseq;
+}
+
+static int on_stream_info(struct rp *rp, const struct gr_rec *rec)
+{
+	struct gr_stream_info si;
+
+	rp->stream_infos++;
+	gr_decode_stream_info(rec, &si);
+	if (si.magic != GRTRACE_MAGIC) {
+		snprintf(rp->errmsg, sizeof(rp->errmsg),
+			 "not a grtrace stream: STREAM_INFO at byte %" PRIu64 " has magic 0x%08" PRIx32,
+			 rec->offset, si.magic);
+		return -1;
+	}
+	if (si.version > rp->version_max)
+		rp->version_max = si.version;
+	/* Without a global gseq, loss cannot be seen and order is by ts. */
+	if (!(si.features & GRTRACE_FEAT_GSEQ))
+		rp->gseq_off = 1;
+	return 0;
+}
+
+int rp_record(struct rp *rp, const struct gr_rec *rec)
+{
+	struct gr_ring d;
+
+	note_header(rp, rec);
+	if (gr_type_is_job(rec->type)) {
+		rp->by_type[rec->type]++;
+		on_job_event(rp, rec);
+		return 0;
+	}
+	switch (rec->type) {
+	case GRTRACE_REC_STREAM_INFO:
+		return on_stream_info(rp, rec);
+	case GRTRACE_REC_METADATA:
+		on_metadata(rp, rec);
+		return 0;
+	case GRTRACE_REC_RING:
+		rp->ring_recs++;
+		if (gr_decode_ring(rec, &d) == 0)
+			describe_ring(rp, &d);
+		return 0;
+	}
+	rp->unknown++;
+	return 0;
+}
+
+const char *rp_errmsg(const struct rp *rp)
+{
+	return rp->errmsg;
+}
+
+struct rp *rp_new(const struct rp_opts *opts, FILE *out)
+{
+	struct rp *rp = xmalloc(sizeof(*rp));
+
+	memset(rp, 0, sizeof(*rp));
+	rp->o = *opts;
+	if (!rp->o.max_open)
+		rp->o.max_open = 1;
+	rp->out = out;
+	rp->ring_map = u64map_new();
+	rp->ctx_map = u64map_new();
+	rp->free_job = NIL;
+	rp->lru_head = rp->lru_tail = NIL;
+	rp->win_until = UINT64_MAX;
+	hash_resize(rp, 1024);
+	if (rp->o.topn)
+		rp->top = xmalloc(rp->o.topn * sizeof(*rp->top));
+	out_begin(rp);
+	return rp;
+}
+
+int rp_finish(struct rp *rp, const struct rp_input *in)
+{
+	uint64_t end = rp_window_end(rp);
+	uint32_t i;
+
+	/* What is still open ends with the trace. */
+	while (rp->lru_head != NIL)
+		job_finish(rp, rp->lru_head, end);
+	for (i = 0; i < rp->nrings; i++)
+		group_depth(rp, &rp->rings[i].g, end, 0);
+	for (i = 0; i < rp->nctxs; i++)
+		group_depth(rp, &rp->ctxs[i].g, end, 0);
+	return out_end(rp, in);
+}
+
+void rp_free(struct rp *rp)
+{
+	uint32_t i;
+
+	if (!rp)
+		return;
+	for (i = 0; i < rp->nrings; i++)
+		group_free(&rp->rings[i].g);
+	for (i = 0; i < rp->nctxs; i++)
+		group_free(&rp->ctxs[i].g);
+	free(rp->rings);
+	free(rp->ctxs);
+	u64map_free(rp->ring_map);
+	u64map_free(rp->ctx_map);
+	free(rp->jobs);
+	free(rp->hash);
+	free(rp->top);
+	if (rp->spool)
+		fclose(rp->spool);
+	free(rp);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace report: per-job latencies, per-ring and per-context summaries,
+ * labels and histograms from records fed in gseq order.
+ *
+ * The engine holds only what is still open: jobs not yet completed, the
+ * rings and contexts seen, and fixed-size summaries (see pctl.h), so its
+ * memory follows the number of jobs in flight, not the trace length.
+ */
+#ifndef GRTRACE_REPORT_H
+#define GRTRACE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stream.h"
+#include "util.h"
+
+enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
+enum rp_hist { RP_HIST_NONE, RP_HIST_LAT, RP_HIST_SIZE, RP_HIST_RESULT };
+
+/* Thresholds of the labels and of the bottleneck hint. */
+struct rp_rules {
+	uint64_t long_queue_us;		/* t_queue above: long_queue */
+	uint64_t slow_exec_us;		/* t_exec above: slow_exec */
+	uint64_t dep_wait_us;		/* t_gpu_wait above: dependency_wait */
+	uint64_t preempt_min;		/* preemptions at least: preempted */
+	double busy_pct;		/* a ring this busy is saturated */
+	double queue_ratio;		/* p90 t_queue >= this x p90 t_exec */
+};
+
+struct rp_opts {
+	struct rp_rules rules;
+	enum rp_format format;
+	int per_ring;
+	int per_ctx;
+	unsigned int topn;
+	enum rp_hist hist;
+	uint64_t limit;			/* job rows printed at most */
+	uint64_t max_open;		/* jobs held open at most */
+	int has_since, has_until;
+	uint64_t since, until;		/* ns after the first record */
+	int has_ring, has_ctx, has_engine;
+	uint32_t ring;
+	uint64_t ctx;
+	uint16_t engine;
+};
+
+/* What the report says about its input. */
+struct rp_input {
+	const char *name;		/* file name, or the debugfs directory */
+	const struct gr_stats *stats;	/* live: the stats file, else NULL */
+	const char *error;		/* why the input stopped early, or NULL */
+};
+
+struct rp;
+
+void rp_default_rules(struct rp_rules *rules);
+/* Set rule @key (as in a --rules file) to @val; -1 if either is invalid. */
+int rp_set_rule(struct rp_rules *rules, const char *key, const char *val);
+
+struct rp *rp_new(const struct rp_opts *opts, FILE *out);
+/*
+ * Feed the next record in gseq order.  Returns 0, or -1 when the record
+ * makes the rest of the input untrustworthy (a STREAM_INFO with a wrong
+ * magic); rp_errmsg() says why.
+ */
+int rp_record(struct rp *rp, const struct gr_rec *rec);
+const char *rp_errmsg(const struct rp *rp);
+/* Close the open jobs and print everything; 0, or -1 on an output error. */
+int rp_finish(struct rp *rp, const struct rp_input *in);
+void rp_free(struct rp *rp);
+
+#endif /* GRTRACE_REPORT_H */

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: the stream decoder and the whole report path, from the
+ * per-CPU merge to every output format, on arbitrary bytes taken as a file
+ * written by "grtrace record".
+ *
+ * Built with clang -fsanitize=fuzzer,address,undefined by "make fuzz".
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../merge.h"
+#include "../report.h"
+
+static FILE *devnull;
+
+/* Every record through the iterator and the decoder of its type. */
+static void decode_all(const uint8_t *data, size_t size)
+{
+	struct gr_stream_info si;
+	struct gr_metadata md;
+	struct gr_ring ring;
+	struct gr_job job;
+	struct gr_iter it;
+	struct gr_rec rec;
+	uint32_t i;
+
+	gr_iter_init(&it, data, size);
+	while (gr_iter_next(&it, &rec) > 0) {
+		gr_decode_job(&rec, &job);
+		gr_decode_stream_info(&rec, &si);
+		gr_decode_ring(&rec, &ring);
+		if (gr_decode_metadata(&rec, &md) == 0)
+			for (i = 0; i < md.nr_rings; i++)
+				gr_decode_metadata_ring(&rec, &md, i, &ring);
+	}
+}
+
+static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
+{
+	struct rp_input in = { .name = "fuzz" };
+	struct merge m;
+	struct gr_rec rec;
+	struct rp *rp;
+
+	merge_init_buf(&m, data, size, 0);
+	rp = rp_new(o, devnull);
+	while (merge_next(&m, &rec) > 0)
+		if (rp_record(rp, &rec) < 0)
+			break;
+	in.error = m.failed ? m.errmsg : NULL;
+	rp_finish(rp, &in);
+	rp_free(rp);
+	merge_free(&m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rp_opts o;
+
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	decode_all(data, size);
+
+	memset(&o, 0, sizeof(o));
+	rp_default_rules(&o.rules);
+	o.limit = 4;
+	/* A small limit makes the eviction path run too. */
+	o.max_open = 8;
+	o.per_ring = o.per_ctx = 1;
+	o.topn = 3;
+	o.hist = RP_HIST_LAT;
+	report(data, size, &o);
+
+	o.format = RP_JSON;
+	o.hist = RP_HIST_SIZE;
+	o.max_open = 1u << 20;
+	o.has_since = o.has_until = 1;
+	o.since = 100;
+	o.until = 1000000;
+	report(data, size, &o);
+
+	memset(&o, 0, sizeof(o));
+	rp_default_rules(&o.rules);
+	o.format = RP_CSV;
+	o.limit = UINT64_MAX;
+	o.max_open = 1u << 20;
+	report(data, size, &o);
+	o.hist = RP_HIST_RESULT;
+	report(data, size, &o);
+	return 0;
+}

@@ -1,0 +1,544 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Golden traces for "grtrace report", and the checks of its output.
+
+The traces are written from the stream format of
+Documentation/gpu/grtrace.rst, independently of the C code, and every
+expected value below was worked out by hand from the timestamps (the
+comments show the arithmetic).  Usage:
+
+    report_golden.py gen DIR             write DIR/<scenario>.bin
+    report_golden.py check GRTRACE DIR   run GRTRACE report on them and print
+                                         one "ok NAME" / "not ok NAME" per check
+"""
+
+import csv
+import io
+import json
+import struct
+import subprocess
+import sys
+
+HDR = "<HHHHQQQ"            # type size cpu flags ts gseq cseq
+JOB = "<QQIHHQQ"            # ctx seqno ring_id engine reserved aux0 aux1
+RING = "<IHH16s32s24s"      # ring_id engine instance driver device name
+TYPES = dict(submit=1, commit=2, start=3, end=4, complete=5, ctx_switch=6,
+             irq=7, sync_wait_enter=8, sync_wait_exit=9, error=10)
+GFX, COPY = 1, 3
+MASK = (1 << 64) - 1
+
+
+class Trace:
+    """Records in gseq order; written as per-CPU chunks like "record"."""
+
+    def __init__(self, version=1):
+        self.recs = []          # (cpu, bytes without the header, type, ts)
+        self.version = version
+
+    def add(self, rtype, ts, body, cpu=0, gseq=None):
+        self.recs.append([cpu, rtype, ts, body, gseq])
+
+    def stream_info(self, ts, magic=0x52545247):
+        self.add(0x100, ts, struct.pack("<IHHIIQQ", magic, self.version, 32,
+                                        1, 2, 7, 1))
+
+    def metadata(self, ts, rings):
+        body = struct.pack("<IHH64s", len(rings), 80, 0, b"golden")
+        for r in rings:
+            body += struct.pack(RING, *r)
+        self.add(0x101, ts, body)
+
+    def ev(self, ts, name, ctx, seqno, ring, engine, aux0=0, aux1=0, cpu=0,
+           trailing=b""):
+        self.add(TYPES[name], ts, struct.pack(JOB, ctx, seqno, ring, engine,
+                                              0, aux0 & MASK, aux1 & MASK)
+                 + trailing, cpu)
+
+    def unknown(self, ts, rtype, size, cpu=0):
+        self.add(rtype, ts, b"\xa5" * (size - 32), cpu)
+
+    def chunks(self, chunk=3, swap=True):
+        """Bytes of the file: each CPU's records in order, cut into chunks
+        of @chunk records, interleaved; with @swap CPU 1 goes first, so the
+        file is not in gseq order."""
+        per_cpu = {}
+        cseq = {}
+        for g, (cpu, rtype, ts, body, gseq) in enumerate(self.recs):
+            gseq = g if gseq is None else gseq
+            cseq[cpu] = cseq.get(cpu, -1) + 1
+            rec = struct.pack(HDR, rtype, 32 + len(body), cpu, 0, ts, gseq,
+                              cseq[cpu]) + body
+            per_cpu.setdefault(cpu, []).append(rec)
+        cpus = sorted(per_cpu, reverse=swap)
+        out = b""
+        i = 0
+        while any(i < len(per_cpu[c]) for c in cpus):
+            for c in cpus:
+                out += b"".join(per_cpu[c][i:i + chunk])
+            i += chunk
+        return out
+
+
+RINGS = [(0, GFX, 0, b"testdrv", b"0000:00:02.0", b"gfx0"),
+         (1, COPY, 0, b"testdrv", b"0000:00:02.0", b"sdma0")]
+
+
+def basic():
+    """Two in-order rings; a derived start, a dependency wait, a preemption,
+    an error, a job without SUBMIT and one never completed."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    g = lambda ts, n, s, **k: t.ev(ts, n, 100, s, 0, GFX, cpu=s % 2, **k)
+    c = lambda ts, n, ctx, s, **k: t.ev(ts, n, ctx, s, 1, COPY, cpu=1, **k)
+    g(1000, "submit", 1)
+    g(1500, "submit", 2)
+    g(2000, "commit", 1)
+    g(2500, "commit", 2)
+    g(3000, "start", 1)
+    g(3000, "submit", 3)
+    g(4000, "commit", 3)
+    c(5000, "submit", 200, 1)
+    c(5100, "sync_wait_enter", 200, 1, aux0=100, aux1=3)
+    c(6000, "submit", 200, 2)
+    t.ev(8000, "ctx_switch", 101, 0, 0, GFX, aux0=100)
+    g(13000, "end", 1)
+    g(13000, "start", 2)
+    g(14000, "complete", 1)
+    g(20000, "end", 2)
+    g(21000, "complete", 2)
+    g(30000, "end", 3)               # no START: derived
+    c(30000, "sync_wait_exit", 200, 1, aux0=100, aux1=3)
+    g(30500, "complete", 3)
+    c(30100, "commit", 200, 1)
+    c(30200, "start", 200, 1)
+    c(31200, "end", 200, 1)
+    c(31300, "complete", 200, 1)
+    c(31500, "commit", 200, 2)
+    c(31600, "start", 200, 2)
+    c(40000, "error", 200, 2, aux0=-62)
+    c(41600, "end", 200, 2)
+    c(41700, "complete", 200, 2)
+    c(42000, "commit", 300, 7)       # no SUBMIT
+    c(42100, "start", 300, 7)
+    c(43100, "end", 300, 7)
+    c(43200, "complete", 300, 7)
+    g(44000, "submit", 4)            # never ends
+    g(44500, "commit", 4)
+    g(45000, "start", 4)
+    t.ev(50000, "irq", 0, 0, 0, GFX, aux0=1)
+    return t
+
+
+# The window is 1000 .. 50000: 49000 ns.  (submit, commit, start, end,
+# complete) and the metrics of each job of basic():
+BASIC_JOBS = {
+    # 100:1: 1000 2000 3000 13000 14000; preempted at 8000
+    (100, 1): dict(ring=0, t_submit_host=1000, t_queue=1000, t_exec=10000,
+                   t_gpu_wait=0, t_complete=1000, t_total=13000,
+                   start_derived=False, queue_depth=1, preempts=1,
+                   error=None, label="slow_exec|preempted"),
+    # 100:2: 1500 2500 13000 20000 21000
+    (100, 2): dict(ring=0, t_submit_host=1000, t_queue=10500, t_exec=7000,
+                   t_gpu_wait=0, t_complete=1000, t_total=19500,
+                   start_derived=False, queue_depth=2, label="long_queue"),
+    # 100:3: 3000 4000 (max(4000, END 20000) = 20000) 30000 30500
+    (100, 3): dict(ring=0, t_submit_host=1000, t_queue=16000, t_exec=10000,
+                   t_gpu_wait=0, t_complete=500, t_total=27500,
+                   start_derived=True, start_ts=20000, queue_depth=3,
+                   label="long_queue|slow_exec"),
+    # 200:1: 5000 30100 30200 31200 31300; waited 5100 .. 30000
+    (200, 1): dict(ring=1, ring_name="sdma0", engine="copy",
+                   t_submit_host=25100, t_queue=100, t_exec=1000,
+                   t_gpu_wait=24900, t_complete=100, t_total=26300,
+                   queue_depth=1, label="dependency_wait"),
+    # 200:2: 6000 31500 31600 41600 41700; ERROR -62 at 40000
+    (200, 2): dict(ring=1, t_submit_host=25500, t_queue=100, t_exec=10000,
+                   t_gpu_wait=0, t_complete=100, t_total=35700, error=-62,
+                   label="slow_exec|error"),
+    # 300:7: - 42000 42100 43100 43200
+    (300, 7): dict(ring=1, t_submit_host=None, submit_ts=None, t_queue=100,
+                   t_exec=1000, t_complete=100, t_total=1200, label=""),
+    # 100:4: 44000 44500 45000 - -
+    (100, 4): dict(ring=0, ring_name="gfx0", engine="gfx", t_submit_host=500,
+                   t_queue=500, t_exec=None, t_complete=None, t_total=None,
+                   end_ts=None, complete_ts=None, label=""),
+}
+
+BASIC_RULES = ["--long-queue-us", "5", "--slow-exec-us", "9",
+               "--dep-wait-us", "10"]
+
+BASIC_RINGS = {
+    0: dict(ring_name="gfx0", engine="gfx", driver="testdrv", jobs=4,
+            window_ns=49000,
+            # [3000,13000] + [13000,20000] + [20000,30000]
+            busy_ns=27000, busy_pct=55.102,
+            # 500x1 + 1500x2 + 9000x3 + 7000x2 + 10000x1 + 5500x1 = 60000
+            depth_avg=1.224, depth_max=3,
+            t_submit_host_count=4, t_submit_host_p50=1000,
+            t_submit_host_max=1000,
+            # sorted 500 1000 10500 16000: ranks 2, 4, 4
+            t_queue_p50=1000, t_queue_p90=16000, t_queue_p99=16000,
+            t_queue_max=16000,
+            # sorted 7000 10000 10000
+            t_exec_count=3, t_exec_p50=10000, t_exec_p90=10000,
+            t_total_p50=19500, t_total_p90=27500, t_total_max=27500,
+            long_queue_pct=50.0, slow_exec_pct=50.0, preempted_pct=25.0,
+            error_pct=0.0, pct_exact=True, bottleneck=None),
+    1: dict(ring_name="sdma0", engine="copy", jobs=3,
+            # 1000 + 10000 + 1000
+            busy_ns=12000, busy_pct=24.490,
+            # 1100 + 10100 + 1100 = 12300
+            depth_avg=0.251, depth_max=1,
+            t_exec_p50=1000, t_exec_p90=10000, t_gpu_wait_max=24900,
+            error_pct=33.333, dependency_wait_pct=33.333),
+}
+
+
+def pct():
+    """100 jobs on one ring, t_exec 1..100 us in a scrambled order."""
+    t = Trace()
+    t.stream_info(0)
+    t.metadata(0, RINGS[:1])
+    ts = 100
+    for k in range(100):
+        ex = ((k * 37) % 100 + 1) * 1000
+        for name, at in (("submit", 0), ("commit", 10), ("start", 20),
+                         ("end", 20 + ex), ("complete", 30 + ex)):
+            t.ev(ts + at, name, 7, k + 1, 0, GFX, cpu=k % 2)
+        ts += 100 + ex
+    return t
+
+
+def sketch():
+    """5000 jobs: beyond the exact percentiles, t_exec 1..5000 us."""
+    t = Trace()
+    t.stream_info(0)
+    t.metadata(0, RINGS[:1])
+    ts = 100
+    for k in range(5000):
+        ex = (k + 1) * 1000
+        t.ev(ts, "commit", 7, k + 1, 0, GFX, cpu=k % 2)
+        t.ev(ts + 10, "start", 7, k + 1, 0, GFX, cpu=k % 2)
+        t.ev(ts + 10 + ex, "end", 7, k + 1, 0, GFX, cpu=k % 2)
+        t.ev(ts + 20 + ex, "complete", 7, k + 1, 0, GFX, cpu=k % 2)
+        ts += 100 + ex
+    return t
+
+
+def gaps():
+    """Lost records (gseq 4..6 missing) and a seqno wrap of context 500."""
+    t = Trace()
+    t.stream_info(0)
+    t.metadata(0, RINGS[:1])
+    t.ev(10, "submit", 500, 0xFFFFFFF0, 0, GFX)
+    t.ev(20, "complete", 500, 0xFFFFFFF0, 0, GFX)
+    t.ev(30, "submit", 500, 5, 0, GFX, cpu=1)
+    t.recs[-1][4] = 7
+    t.ev(40, "complete", 500, 5, 0, GFX, cpu=1)
+    t.recs[-1][4] = 8
+    return t
+
+
+def future():
+    """Version 2: a longer SUBMIT and an unknown record type, both skipped
+    over by size; the job is still whole."""
+    t = Trace(version=2)
+    t.stream_info(0)
+    t.metadata(0, RINGS[:1])
+    t.ev(100, "submit", 9, 1, 0, GFX, trailing=b"\x01" * 16)
+    t.unknown(150, 0x200, 48)
+    for name, ts in (("commit", 200), ("start", 300), ("end", 400),
+                     ("complete", 500)):
+        t.ev(ts, name, 9, 1, 0, GFX)
+    return t
+
+
+SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
+                 future=future)
+
+JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
+               "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
+               "t_complete t_total start_derived queue_depth preempts error "
+               "label").split()
+
+
+def gen(outdir):
+    for name, fn in SCENARIOS.items():
+        with open("%s/%s.bin" % (outdir, name), "wb") as f:
+            f.write(fn().chunks())
+    # The same trace in gseq order in the file: the report must not differ.
+    with open("%s/basic-ordered.bin" % outdir, "wb") as f:
+        f.write(basic().chunks(chunk=1000, swap=False))
+
+
+class Checker:
+    def __init__(self, tool, d):
+        self.tool = tool
+        self.dir = d
+        self.failed = 0
+
+    def run(self, scenario, args):
+        p = subprocess.run([self.tool, "report", "-i",
+                            "%s/%s.bin" % (self.dir, scenario)] + args,
+                           capture_output=True, text=True)
+        return p.returncode, p.stdout, p.stderr
+
+    def json(self, scenario, args):
+        rc, out, err = self.run(scenario, ["--format", "json"] + args)
+        if rc != 0:
+            raise AssertionError("exit %d: %s" % (rc, err.strip()))
+        return json.loads(out)
+
+    def check(self, name, fn):
+        try:
+            fn()
+            print("ok %s" % name)
+        except (AssertionError, ValueError, KeyError, IndexError,
+                TypeError) as e:
+            self.failed = 1
+            print("not ok %s" % name)
+            for line in str(e).splitlines() or ["(no message)"]:
+                print("# %s" % line)
+
+
+def expect(what, got, want, tol=0.0):
+    if isinstance(want, float) and got is not None:
+        ok = abs(got - want) <= tol + 0.0005
+    else:
+        ok = got == want and type(got) is type(want)
+    if not ok:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def expect_fields(what, obj, want):
+    for k, v in want.items():
+        expect("%s %s" % (what, k), obj.get(k, "<missing>"), v)
+
+
+def check_basic_jobs(c):
+    doc = c.json("basic", BASIC_RULES)
+    expect("jobs", len(doc["jobs"]), len(BASIC_JOBS))
+    for j in doc["jobs"]:
+        expect("job columns", list(j), JOB_COLUMNS)
+        want = BASIC_JOBS[(j["ctx"], j["seqno"])]
+        expect_fields("job %d:%d" % (j["ctx"], j["seqno"]), j, want)
+
+
+def check_basic_summary(c):
+    s = c.json("basic", BASIC_RULES)["summary"]
+    expect_fields("summary", s, dict(
+        records=38, window_start_ns=1000, window_end_ns=50000,
+        window_ns=49000, jobs=7, jobs_incomplete=2, lost_records=0,
+        gseq_gaps=0, out_of_order_records=0, seqno_wraps=0, error=None))
+    expect_fields("events_by_type", s["events_by_type"], dict(
+        SUBMIT=6, COMMIT=7, START=6, END=6, COMPLETE=6, CTX_SWITCH=1, IRQ=1,
+        SYNC_WAIT_ENTER=1, SYNC_WAIT_EXIT=1, ERROR=1, STREAM_INFO=1,
+        METADATA=1, RING=0))
+
+
+def check_basic_rules(c):
+    r = c.json("basic", BASIC_RULES)["rules"]
+    expect_fields("rules", r, dict(long_queue_us=5, slow_exec_us=9,
+                                   dep_wait_us=10))
+    expect_fields("hits", r["hits"], {"long_queue": 2, "slow_exec": 3,
+                                      "dependency_wait": 1, "preempted": 1,
+                                      "error": 1})
+
+
+def check_basic_rings(c):
+    doc = c.json("basic", BASIC_RULES + ["--per-ring"])
+    rings = {r["ring"]: r for r in doc["rings"]}
+    expect("rings", sorted(rings), [0, 1])
+    for rid, want in BASIC_RINGS.items():
+        expect_fields("ring %d" % rid, rings[rid], want)
+
+
+def check_basic_ctxs(c):
+    doc = c.json("basic", BASIC_RULES + ["--per-ctx"])
+    ctxs = {x["ctx"]: x for x in doc["ctxs"]}
+    expect("ctx jobs", {k: v["jobs"] for k, v in ctxs.items()},
+           {100: 4, 200: 2, 300: 1})
+    expect_fields("ctx 200", ctxs[200], dict(busy_ns=11000,
+                                             t_gpu_wait_max=24900))
+
+
+def check_rules_file(c):
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".rules") as f:
+        f.write("# thresholds of the basic trace\nlong_queue_us = 5\n\n"
+                "slow_exec_us=9\ndep_wait_us=10\n")
+        f.flush()
+        hits = c.json("basic", ["--rules", f.name])["rules"]["hits"]
+        expect("hits from a rules file", hits["slow_exec"], 3)
+        # Options win over the file whatever their order.
+        hits = c.json("basic", ["--slow-exec-us", "9999", "--rules",
+                                f.name])["rules"]["hits"]
+        expect("option over file", hits["slow_exec"], 0)
+
+
+def check_hints(c):
+    rings = c.json("basic", BASIC_RULES + ["--per-ring", "--busy-pct", "50"])
+    hint = rings["rings"][0]["bottleneck"]
+    if not hint or "ring 0 gfx0 is saturated: busy 55.10%" not in hint:
+        raise AssertionError("saturation hint: %r" % hint)
+    if rings["rings"][1]["bottleneck"] is not None:
+        raise AssertionError("ring 1 has a hint: %r" %
+                             rings["rings"][1]["bottleneck"])
+    # p90 t_queue 16000 >= 1.5 x p90 t_exec 10000
+    rings = c.json("basic", ["--per-ring", "--queue-ratio", "1.5"])
+    hint = rings["rings"][0]["bottleneck"]
+    if not hint or "jobs wait longer than they run" not in hint:
+        raise AssertionError("queue hint: %r" % hint)
+
+
+def check_hist(c):
+    # t_total 1200 13000 19500 26300 27500 35700; 35700 < 2^16
+    h = c.json("basic", ["--hist", "lat"])["hist"]
+    expect("lat bounds", h["bounds"], [0] + [1 << e for e in range(5, 17)])
+    expect("lat counts", h["counts"], [0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 3, 1])
+    # queue depth at COMMIT: 1 x5, 2, 3
+    h = c.json("basic", ["--hist", "size"])["hist"]
+    expect("size bounds", h["bounds"], [0] + [1 << e for e in range(0, 12)])
+    expect("size counts", h["counts"], [0, 5, 2] + [0] * 9)
+    rc, out, err = c.run("basic", ["--hist", "lat"])
+    lines = out.splitlines()
+    i = [k for k, l in enumerate(lines) if l.startswith("histogram")][0]
+    expect("text hist first line", lines[i],
+           "histogram of t_total (ns), 12 log2 buckets, bounds: 0 32 64 128 "
+           "256 512 1024 2048 4096 8192 16384 32768 65536")
+    expect("text hist bar", lines[i + 11].split("|")[1], "#" * 40)
+    h = c.json("basic", ["--hist", "result"])["hist"]
+    expect("result written", h["written"], 36)
+    expect("result lost", h["lost"], 0)
+    expect("result dropped", h["dropped"], None)
+    if "stats file" not in h["note"]:
+        raise AssertionError("result note: %r" % h["note"])
+
+
+def check_topn_limit(c):
+    doc = c.json("basic", ["--topn", "3", "--limit", "2"])
+    expect("topn", [(j["ctx"], j["seqno"], j["t_total"]) for j in doc["topn"]],
+           [(200, 2, 35700), (100, 3, 27500), (200, 1, 26300)])
+    expect("limited rows", len(doc["jobs"]), 2)
+    expect("jobs still counted", doc["summary"]["jobs"], 7)
+
+
+def check_filters(c):
+    for args, want in ((["--ring", "1"], 3), (["--ctx", "100"], 4),
+                       (["--engine", "copy"], 3), (["--engine", "3"], 3),
+                       (["--since", "40000"], 2), (["--until", "5us"], 4),
+                       (["--since", "1000", "--until", "5000"], 2)):
+        got = c.json("basic", args)["summary"]["jobs"]
+        expect("jobs with %s" % " ".join(args), got, want)
+
+
+def check_csv(c):
+    rc, out, err = c.run("basic", BASIC_RULES + ["--format", "csv"])
+    rows = list(csv.reader(io.StringIO(out)))
+    expect("csv header", rows[0], JOB_COLUMNS)
+    expect("csv rows", len(rows), 8)
+    byk = {(r[0], r[1]): dict(zip(JOB_COLUMNS, r)) for r in rows[1:]}
+    expect_fields("csv 100:3", byk[("100", "3")], dict(
+        t_queue="16000", start_derived="1", label="long_queue|slow_exec",
+        ring_name="gfx0", error=""))
+    expect_fields("csv 300:7", byk[("300", "7")], dict(
+        t_submit_host="", submit_ts="", t_total="1200", start_derived="0"))
+    rc, out, err = c.run("basic", ["--format", "csv", "--per-ring"])
+    rows = list(csv.reader(io.StringIO(out)))
+    head = rows[0]
+    for col in ("ring", "ring_name", "busy_pct", "depth_avg", "depth_max",
+                "t_queue_p50", "t_queue_p90", "t_queue_p99", "t_queue_max",
+                "long_queue_pct", "pct_exact", "bottleneck"):
+        if col not in head:
+            raise AssertionError("ring CSV lacks %s: %s" % (col, head))
+    expect("ring csv rows", len(rows), 3)
+    rc, out, err = c.run("basic", ["--format", "csv", "--per-ring", "--topn",
+                                   "1"])
+    expect("csv with two tables is refused", rc, 1)
+
+
+def check_order_independent(c):
+    a = c.json("basic", BASIC_RULES + ["--per-ring"])
+    b = c.json("basic-ordered", BASIC_RULES + ["--per-ring"])
+    a["summary"].pop("input")
+    b["summary"].pop("input")
+    expect("same report for any chunk order", a, b)
+
+
+def check_pct(c):
+    r = c.json("pct", ["--per-ring"])["rings"][0]
+    expect_fields("pct ring", r, dict(
+        jobs=100, t_exec_p50=50000, t_exec_p90=90000, t_exec_p99=99000,
+        t_exec_max=100000, pct_exact=True))
+
+
+def check_sketch(c):
+    r = c.json("sketch", ["--per-ring", "--limit", "0"])["rings"][0]
+    expect("sketch jobs", r["jobs"], 5000)
+    expect("sketch exact", r["pct_exact"], False)
+    expect("sketch max", r["t_exec_max"], 5000000)
+    for p, want in (("p50", 2500000), ("p90", 4500000), ("p99", 4950000)):
+        got = r["t_exec_" + p]
+        if abs(got - want) > want * 0.008:
+            raise AssertionError("sketch %s: got %d, want %d within 0.8%%" %
+                                 (p, got, want))
+
+
+def check_gaps(c):
+    s = c.json("gaps", [])["summary"]
+    expect_fields("gaps", s, dict(lost_records=3, gseq_gaps=1, seqno_wraps=1,
+                                  jobs=2, gseq_first=0, gseq_last=8))
+    rc, out, err = c.run("gaps", [])
+    if "lost:     3 records in 1 gseq gaps" not in out or \
+       "seqno:    1 wraps detected" not in out:
+        raise AssertionError("text header:\n" + out)
+
+
+def check_future(c):
+    doc = c.json("future", [])
+    expect_fields("future", doc["summary"], dict(
+        format_version=2, unknown_records=1, jobs=1, jobs_incomplete=0))
+    expect("future job", doc["jobs"][0]["t_total"], 400)
+    rc, out, err = c.run("future", [])
+    if "stream format version 2 is newer" not in out:
+        raise AssertionError("no version warning:\n" + out)
+
+
+CHECKS = [
+    ("report: per-job metrics, derived start, labels (JSON)",
+     check_basic_jobs),
+    ("report: header counts (JSON summary)", check_basic_summary),
+    ("report: rules and their hits", check_basic_rules),
+    ("report: --per-ring percentiles, busy %, queue depth", check_basic_rings),
+    ("report: --per-ctx", check_basic_ctxs),
+    ("report: --rules file, options win", check_rules_file),
+    ("report: bottleneck hints", check_hints),
+    ("report: --hist lat, size, result", check_hist),
+    ("report: --topn and --limit", check_topn_limit),
+    ("report: --ring --ctx --engine --since --until", check_filters),
+    ("report: CSV columns and NA", check_csv),
+    ("report: chunk order does not change the report",
+     check_order_independent),
+    ("report: exact percentiles", check_pct),
+    ("report: percentiles past the exact limit within 0.8%", check_sketch),
+    ("report: gseq gaps and seqno wrap", check_gaps),
+    ("report: a newer format version is read", check_future),
+]
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "gen":
+        gen(sys.argv[2])
+        return 0
+    if len(sys.argv) == 4 and sys.argv[1] == "check":
+        c = Checker(sys.argv[2], sys.argv[3])
+        for name, fn in CHECKS:
+            c.check(name, lambda: fn(c))
+        return c.failed
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
