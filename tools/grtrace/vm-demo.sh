@@ -1,12 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm-demo.sh - see grtrace work on a machine without a GPU.
+# vm-demo.sh - see grtrace find a GPU bottleneck on a machine without a GPU.
 #
-# Installs what it needs (Debian 12, as root), builds grtrace.ko and the
-# grtrace tool, boots Debian's kernel in a QEMU guest, loads grtrace, runs a
-# short workload emitted from two CPUs, records it with "grtrace record" and
-# decodes it with "grtrace dump".  Leaves everything in OUTDIR.
+# Installs what it needs (Debian 12, as root), builds the grtrace modules
+# and tool, and boots Debian's kernel in a QEMU guest with a virtio-gpu
+# device.  There it loads grtrace, the DRM scheduler bridge, the virtio-gpu
+# adapter and the virtual GPU, and records a mixed workload with
+# "grtrace record": KMS page flips and fenced virtio-gpu commands, and jobs
+# on the virtual GPU's three rings with cross-ring dependencies, one ring
+# (copy) given far more work than it can do.  Back on the host it prints
+# "grtrace report --per-ring --topn 5", whose per-ring section should name
+# the copy ring as the bottleneck.
+#
+# Everything stays in OUTDIR: trace.dat, report.txt (with every job),
+# summary.txt (what is printed), jobs.csv, jobs.json, record.txt (record's
+# summary) and the VM's console.log.
 #
 # Usage: tools/grtrace/vm-demo.sh [-o OUTDIR]
 
@@ -15,19 +24,44 @@ set -u -o pipefail
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../.." && pwd)
 KSFT=$TOP/tools/testing/selftests/grtrace
+KODIR=$TOP/drivers/gpu/grtrace
+TOOL=$HERE/grtrace
 OUT=''
 
 say() { printf 'vm-demo: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 # --- guest side: runs inside the VM as root -------------------------------
-guest() {
-	local ko=$TOP/drivers/gpu/grtrace/grtrace.ko tool=$HERE/grtrace
-	local d=/sys/kernel/debug/grtrace cpu rec pids=()
 
-	insmod "$ko" || die "insmod grtrace.ko failed"
-	say "guest: grtrace loaded; recording for 4 s"
-	"$tool" record -o "$OUT/trace.dat" -d 4 2>"$OUT/record.txt" &
+# The virtual GPU's workload, lines of RING CTX COUNT EXEC_US [dep=RING:CTX]
+# 40 times, as fast as the guest's shell goes (about 0.1 s apiece under
+# TCG): gfx and compute (which waits for gfx) use a few percent of their
+# rings, while copy is given 200 ms of work each time, more than it can
+# do: it saturates and its queue grows.
+vgpu_workload() {
+	local v=/sys/kernel/debug/grtrace_vgpu tick
+
+	for tick in $(seq 40); do
+		printf '%s\n' "gfx 0 1 500" "compute 1 1 300 dep=gfx:0" \
+			"copy 2 4 50000" >"$v/submit" || return 1
+		[ $((tick % 4)) -eq 0 ] && { echo "gfx 3 2 200" >"$v/submit" || return 1; }
+		sleep 0.05
+	done
+	cat "$v/wait" >/dev/null
+}
+
+guest() {
+	local d=/sys/kernel/debug/grtrace rec m
+
+	say "guest: loading virtio_gpu, gpu-sched and grtrace (core, drm_bridge, virtio_gpu, vgpu)"
+	modprobe virtio_gpu && modprobe gpu-sched || die "modprobe failed"
+	for m in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu; do
+		insmod "$KODIR/$m.ko" || die "insmod $m.ko failed"
+	done
+	cat "$d/adapters" >"$OUT/adapters.txt"
+
+	say "guest: recording (grtrace record -o trace.dat, until the workload is done)"
+	"$TOOL" record -o "$OUT/trace.dat" 2>"$OUT/record.txt" &
 	rec=$!
 	for _ in $(seq 50); do
 		grep -q started "$d/control" && break
@@ -35,28 +69,19 @@ guest() {
 	done
 	grep -q started "$d/control" || die "tracing did not start"
 
-	# Two CPUs at once each push 100 jobs through three rings, 5 events
-	# per job.
-	for cpu in 0 1; do
-		taskset -c "$cpu" bash -c '
-			for j in $(seq 1 100); do
-				ring=$(( j % 3 )); ctx=$(( 1000 + '"$cpu"' ))
-				printf "submit %d 1 %d %d\ncommit %d 1 %d %d\nstart %d 1 %d %d\nend %d 1 %d %d\ncomplete %d 1 %d %d\n" \
-					$ctx $ring $j $ctx $ring $j $ctx $ring $j \
-					$ctx $ring $j $ctx $ring $j >'"$d"'/emit || exit 1
-			done' &
-		pids+=($!)
-	done
-	wait "${pids[0]}" && wait "${pids[1]}" || die "emitting failed"
-	say "guest: workload done (1000 events); waiting for record"
+	say "guest: workload: page flips + fenced virtio-gpu commands, vgpu jobs on gfx/compute/copy"
+	"$KSFT/virtgpu_client" -f 60 -c 30 >"$OUT/client.txt" 2>&1 &
+	vgpu_workload || die "vgpu workload failed"
+	wait $! || die "virtgpu_client failed: $(cat "$OUT/client.txt")"
+	say "guest: workload done; stopping grtrace record"
+	kill -INT "$rec"
 	wait "$rec" || die "grtrace record failed: $(cat "$OUT/record.txt")"
-	"$tool" status >"$OUT/status.txt" 2>&1
-	"$tool" dump -i "$OUT/trace.dat" >"$OUT/dump.txt" ||
-		die "grtrace dump failed"
-	rmmod grtrace || die "rmmod grtrace failed"
+	cat "$d/rings" >"$OUT/rings.txt"
+	cat /sys/kernel/debug/grtrace_vgpu/stats >"$OUT/vgpu-stats.txt"
 }
 
 if [ "${1:-}" = "--guest" ]; then
+	[ "${GRTRACE_VM:-}" = 1 ] || die "--guest runs inside the test VM only"
 	OUT=$2
 	guest
 	exit 0
@@ -66,32 +91,40 @@ fi
 while getopts 'o:h' opt; do
 	case $opt in
 	o) OUT=$OPTARG ;;
-	*) sed -n '3,11p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 OUT=${OUT:-$(mktemp -d /tmp/grtrace-demo.XXXXXX)}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+start=$SECONDS
 
 # shellcheck source=../testing/selftests/grtrace/setup.sh
 . "$KSFT/setup.sh"
-say "preparing the machine (packages, kernel source)"
+say "preparing the machine (packages, kernel source; cached after the first run)"
 grtrace_setup || die "setup failed"
 
-say "building grtrace.ko for $KVER and the grtrace tool"
-make -C "$TOP/drivers/gpu/grtrace" KDIR="$KDIR" >"$OUT/build.log" 2>&1 ||
-	die "module build failed, see $OUT/build.log"
-make -C "$HERE" >>"$OUT/build.log" 2>&1 ||
-	die "tool build failed, see $OUT/build.log"
+say "building the modules for $KVER, the grtrace tool and the virtio-gpu client"
+{
+	make -C "$KODIR" KDIR="$KDIR" &&
+	make -C "$HERE" &&
+	make -C "$KSFT" KSFT_DIR="$KSRC/tools/testing/selftests" virtgpu_client
+} >"$OUT/build.log" 2>&1 || die "build failed, see $OUT/build.log"
 
-say "booting $KVER in QEMU (TCG, 2 vCPUs)"
-"$KSFT/vmtest.sh" -k "$KVER" -o "$OUT" -- "$HERE/vm-demo.sh" --guest "$OUT" ||
+say "booting $KVER in QEMU (TCG, 2 vCPUs, virtio-gpu)"
+"$KSFT/vmtest.sh" -k "$KVER" -o "$OUT" -q "-device virtio-gpu-pci" \
+	-- "$HERE/vm-demo.sh" --guest "$OUT" ||
 	die "the VM run failed, see $OUT/console.log"
 
 say "record summary:"
-cat "$OUT/record.txt"
-say "first records of the trace (grtrace dump):"
-head -n 14 "$OUT/dump.txt"
-say "$(wc -l <"$OUT/dump.txt") records; per type:"
-awk '{ n[$4]++ } END { for (t in n) printf "  %-16s %d\n", t, n[t] }' \
-	"$OUT/dump.txt" | sort
-say "output in $OUT: trace.dat, dump.txt, record.txt, status.txt, console.log"
+sed 's/^/  /' "$OUT/record.txt" >&2
+say "writing report.txt, jobs.csv and jobs.json"
+"$TOOL" report -i "$OUT/trace.dat" --per-ring --topn 5 >"$OUT/report.txt" &&
+	"$TOOL" report -i "$OUT/trace.dat" --per-ring --topn 5 --limit 0 \
+		>"$OUT/summary.txt" &&
+	"$TOOL" report -i "$OUT/trace.dat" --format csv >"$OUT/jobs.csv" &&
+	"$TOOL" report -i "$OUT/trace.dat" --format json >"$OUT/jobs.json" ||
+	die "grtrace report failed"
+say "grtrace report --per-ring --topn 5 (job rows: see report.txt, jobs.csv):"
+cat "$OUT/summary.txt"
+say "done in $((SECONDS - start)) s; output in $OUT:"
+say "  trace.dat report.txt summary.txt jobs.csv jobs.json record.txt console.log"

@@ -529,7 +529,7 @@ void grtrace_config_free(void)
 	kfree(wc);
 }
 
-int grtrace_check_buffer_size(unsigned long long size)
+static int grtrace_check_buffer_size(unsigned long long size)
 {
 	if (size < SZ_64K || size > SZ_256M || size % SZ_32K)
 		return -EINVAL;

@@ -19,9 +19,36 @@
 #define GRTRACE_VERSION		"0.1.0"
 
 static unsigned long buffer_size = SZ_4M;
-module_param(buffer_size, ulong, 0444);
+
+/* The same syntax and range as the buffer_size file: "16M" works too. */
+static int buffer_size_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long size;
+	char *copy;
+	int ret;
+
+	copy = kstrdup(val, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	ret = grtrace_parse_buffer_size(strim(copy), &size);
+	kfree(copy);
+	if (ret) {
+		pr_err("buffer_size=%s: must be a multiple of 32K in [64K, 256M]\n",
+		       val);
+		return ret;
+	}
+	*(unsigned long *)kp->arg = size;
+	return 0;
+}
+
+static const struct kernel_param_ops buffer_size_param_ops = {
+	.set = buffer_size_param_set,
+	.get = param_get_ulong,
+};
+
+module_param_cb(buffer_size, &buffer_size_param_ops, &buffer_size, 0444);
 MODULE_PARM_DESC(buffer_size,
-		 "Relay buffer bytes per CPU: a multiple of 32K in [64K, 256M] (default 4M)");
+		 "Relay buffer bytes per CPU, K/M suffix allowed: a multiple of 32K in [64K, 256M] (default 4M)");
 
 static bool emit_enable = true;
 module_param(emit_enable, bool, 0444);
@@ -609,11 +636,6 @@ static int __init grtrace_init(void)
 	struct dentry *dir;
 	int ret;
 
-	if (grtrace_check_buffer_size(buffer_size)) {
-		pr_err("buffer_size=%lu: must be a multiple of 32K in [64K, 256M]\n",
-		       buffer_size);
-		return -EINVAL;
-	}
 	grtrace_buffer_size = buffer_size;
 	grtrace_config_defaults();
 

@@ -220,7 +220,6 @@ void grtrace_core_exit(void);
 int grtrace_config_set(char *line);
 void grtrace_config_show(struct seq_file *m);
 void grtrace_config_defaults(void);
-int grtrace_check_buffer_size(unsigned long long size);
 int grtrace_parse_buffer_size(const char *s, unsigned long *size);
 void grtrace_config_free(void);
 void grtrace_config_show_key(struct seq_file *m, const char *key);

@@ -34,6 +34,19 @@ TEST_F(grtrace, files_are_root_only)
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), nr_channels());
 }
 
+TEST_F(grtrace, buffer_size_module_parameter)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, unload_module());
+	EXPECT_EQ(-EINVAL, load_module("buffer_size=100K"));
+	EXPECT_EQ(-EINVAL, load_module("buffer_size=lots"));
+	EXPECT_EQ(-EINVAL, load_module("buffer_size=512M"));
+	ASSERT_EQ(0, load_module("buffer_size=8M"));
+	ASSERT_EQ(0, get("buffer_size", buf, sizeof(buf)));
+	EXPECT_STREQ("8388608\n", buf);
+}
+
 TEST_F(grtrace, emit_three_written_three)
 {
 	char buf[64];

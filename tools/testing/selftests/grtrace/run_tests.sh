@@ -122,6 +122,12 @@ result "tools: host tests under ASan+UBSan" $? "$OUT/tools-san.log"
 make -C tools/grtrace clean >/dev/null 2>&1
 make -C tools/grtrace >/dev/null 2>&1
 
+say "README: the build commands, on the host"
+"$HERE/readme_test.sh" --host >"$OUT/readme-host.log" 2>&1
+rc=$?
+expect_tap "$OUT/readme-host.log" "" 1
+result "README: host commands exit status" $rc "$OUT/readme-host.log"
+
 say "selftests: build"
 make -C "$HERE" KSFT_DIR="$KSRC/tools/testing/selftests" \
 	>"$OUT/ksft-build.log" 2>&1
@@ -132,9 +138,27 @@ say "selftests: running in a QEMU guest on $KVER"
 	-- "$HERE/guest_tests.sh" "$INTREE_KO" \
 	>"$OUT/vm.log" 2>"$OUT/vm.err"
 rc=$?
-expect_tap "$OUT/vm.log" "vm: " 69
+expect_tap "$OUT/vm.log" "vm: " 75
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $rc \
 	"$OUT/vm.err"
+
+say "main job: tools/grtrace/vm-demo.sh"
+demo_ok() {
+	local f
+
+	for f in trace.dat report.txt summary.txt jobs.csv jobs.json record.txt; do
+		[ -s "$OUT/demo/$f" ] || { echo "no $f"; return 1; }
+	done
+	grep -E '^  bottleneck: ring [0-9]+ vgpu0-copy is saturated' \
+		"$OUT/demo/summary.txt" || { echo "copy not named"; return 1; }
+	python3 -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["jobs"] else 1)' "$OUT/demo/jobs.json"
+}
+"$TOP/tools/grtrace/vm-demo.sh" -o "$OUT/demo" >"$OUT/demo.log" 2>&1
+result "main job: vm-demo.sh runs" $? "$OUT/demo.log"
+demo_ok >>"$OUT/demo.log" 2>&1
+result "main job: artefacts exist, the report names the saturated copy ring" \
+	$? "$OUT/demo.log"
 
 say "logs in $OUT"
 if [ "$SKIP" -gt 0 ]; then

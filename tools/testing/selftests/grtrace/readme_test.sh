@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# readme_test.sh [--host] - run README.md's commands, so that the README
+# cannot rot.
+#
+# Every ```sh block of the README runs, in order, each with "bash -e": a
+# failing command fails its block.  With --host, the blocks that only build
+# (every line a "make") run on the host, in the tree: under TCG a build
+# takes minutes.  Without it, every other block runs as root inside the
+# test VM, in a writable copy of the tree (the shared root is read-only);
+# while the block that records runs, the virtual GPU is kept busy so that
+# there is something to record, and the trace must then hold jobs.  The
+# two set-up commands (vm-demo.sh and run_tests.sh) boot VMs of their own:
+# run_tests.sh runs the first as its main-job step and is the second, so
+# they are not run again here.  TAP output.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd -- "$HERE/../../../.." && pwd)
+WORK=$(mktemp -d)
+N=0 FAILED=0
+
+ok() {
+	N=$((N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $N - $2"
+	else
+		echo "not ok $N - $2"
+		FAILED=1
+	fi
+}
+
+# The vgpu keeps three rings busy until the file $WORK/stop appears.
+vgpu_busy() {
+	local v=/sys/kernel/debug/grtrace_vgpu
+
+	while [ ! -e "$WORK/stop" ]; do
+		printf '%s\n' "gfx 0 4 300" "copy 1 2 2000 dep=gfx:0" >"$v/submit"
+		sleep 0.1
+	done
+}
+
+HOST=0
+[ "${1:-}" = --host ] && HOST=1
+
+echo "TAP version 13"
+if [ $HOST = 1 ]; then
+	ln -s "$TOP" "$WORK/repo"
+	# The host runs some other kernel: "uname -r" answers the one the
+	# suite builds for ($KVER, from setup.sh), as it would on a machine
+	# running it.
+	mkdir "$WORK/bin"
+	printf '#!/bin/sh
+[ "$1" = -r ] && echo "%s" && exit 0
+exec /bin/uname "$@"
+' \
+		"${KVER:?run by run_tests.sh, which sets KVER}" >"$WORK/bin/uname"
+	chmod +x "$WORK/bin/uname"
+	export PATH=$WORK/bin:$PATH
+else
+	cp -a "$TOP" "$WORK/repo" || { echo "Bail out! cannot copy the tree"; exit 1; }
+fi
+python3 - "$TOP/README.md" "$WORK" <<'EOF' || { echo "Bail out! no blocks"; exit 1; }
+import re, sys
+text = open(sys.argv[1]).read()
+blocks = re.findall(r'^```sh\n(.*?)^```', text, re.M | re.S)
+for i, b in enumerate(blocks):
+    open(f'{sys.argv[2]}/block{i:02d}.sh', 'w').write(b)
+print(f'# {len(blocks)} sh blocks in README.md', file=sys.stderr)
+EOF
+
+cd "$WORK/repo" || exit 1
+busy=
+for f in "$WORK"/block*.sh; do
+	first=$(grep -m1 -v '^\s*$' "$f")
+	if grep -qE 'vm-demo\.sh|run_tests\.sh' "$f"; then
+		echo "# not run here (it boots its own VM; run_tests.sh covers it): $first"
+		continue
+	fi
+	# Build-only blocks run on the host, the others in the VM.
+	if ! grep -v '^\s*$' "$f" | grep -qv '^make '; then
+		[ $HOST = 1 ] || { echo "# run on the host: $first"; continue; }
+	elif [ $HOST = 1 ]; then
+		continue
+	fi
+	if grep -q 'grtrace record' "$f"; then
+		modprobe gpu-sched && insmod "$TOP/drivers/gpu/grtrace/grtrace_vgpu.ko" ||
+			{ echo "Bail out! cannot load the virtual GPU"; exit 1; }
+		vgpu_busy &
+		busy=$!
+	fi
+	bash -e "$f" >"$f.log" 2>&1
+	rc=$?
+	ok $rc "README: $first"
+	[ $rc -eq 0 ] || sed 's/^/#   /' "$f.log" | tail -n 15
+	if [ -n "$busy" ]; then
+		touch "$WORK/stop"
+		wait "$busy"
+		busy=
+		tools/grtrace/grtrace report -i trace.dat --format json >"$WORK/r.json"
+		python3 -c 'import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["jobs"] else 1)' "$WORK/r.json"
+		ok $? "README: the recorded trace holds the virtual GPU's jobs"
+	fi
+done
+if [ $HOST = 1 ]; then
+	[ "$N" -ge 1 ] || ok 1 "README has its build block"
+	rm -rf "$WORK"
+	exit $FAILED
+fi
+[ "$N" -ge 4 ] || ok 1 "README has its runnable blocks (found $N)"
+
+cat /sys/kernel/debug/grtrace_vgpu/wait >/dev/null 2>&1
+for m in grtrace_vgpu grtrace_drm_bridge grtrace; do
+	rmmod "$m" 2>/dev/null
+done
+rm -rf "$WORK"
+exit $FAILED
