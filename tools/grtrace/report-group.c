@@ -253,5 +253,6 @@ int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 		snprintf(buf, len, "ring %" PRIu32 " %s: jobs wait longer than they run (p90 t_queue %s vs p90 t_exec %s) though it is busy only %.2f%%: work arrives in bursts",
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", sq, se,
 			 busy);
-	return 1;
+	/* Only a saturated ring is a bottleneck; bursts are worth a note. */
+	return saturated ? 1 : 2;
 }

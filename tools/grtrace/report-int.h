@@ -174,7 +174,11 @@ void group_add_row(struct group *g, const struct row *row);
 void group_free(struct group *g);
 uint64_t rp_window_end(const struct rp *rp);
 uint64_t rp_window(const struct rp *rp);
-/* "bottleneck ..." for @r into @buf, or 0 when the ring looks fine. */
+/*
+ * A hint for @r into @buf: 1 when the ring is saturated (a bottleneck),
+ * 2 when its jobs queue longer than they run though it is not (bursts),
+ * 0 when it looks fine.
+ */
 int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len);
 
 /* report-out.c */

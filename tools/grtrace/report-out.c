@@ -983,8 +983,14 @@ static void text_rings(struct rp *rp)
 		fputc(')', rp->out);
 		text_group_line(rp, &r->g);
 		text_group(rp, &r->g);
-		if (ring_hint(rp, r, hint, sizeof(hint)))
+		switch (ring_hint(rp, r, hint, sizeof(hint))) {
+		case 1:
 			fprintf(rp->out, "  bottleneck: %s\n", hint);
+			break;
+		case 2:
+			fprintf(rp->out, "  queueing: %s\n", hint);
+			break;
+		}
 	}
 }
 
