@@ -172,6 +172,10 @@ struct grtrace_ring_map_entry {
 /**
  * struct grtrace_ring_map - lazily registered rings of one adapter
  * @lock: serialises changes of @slot; readers use RCU
+ * @claimer: driver that this map's adapter claims with
+ *	grtrace_claim_driver(), or NULL.  A claimer's map holds objects of
+ *	that driver only and ignores claims: its entries are decided once.
+ *	Set before grtrace_ring_map_init().
  * @nr: slots in use at most; only grows
  * @nb: module notifier that drops the entries of an unloading module
  * @slot: the entries
@@ -181,6 +185,7 @@ struct grtrace_ring_map_entry {
  */
 struct grtrace_ring_map {
 	spinlock_t lock;	/* serialises changes of @slot */
+	const char *claimer;
 	unsigned int nr;
 	struct notifier_block nb;
 	struct grtrace_ring_map_entry __rcu *slot[GRTRACE_RING_MAP_SLOTS];

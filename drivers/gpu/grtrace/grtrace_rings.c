@@ -411,8 +411,8 @@ grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
 	for (i = 0; i < nr; i++) {
 		e = rcu_dereference_check(map->slot[i], rcu_read_lock_any_held());
 		if (e && e->key == key && e->tag == tag)
-			return likely(e->claim_gen == READ_ONCE(grtrace_claim_gen)) ?
-			       e : NULL;
+			return likely(e->claim_gen == READ_ONCE(grtrace_claim_gen) ||
+				      map->claimer) ? e : NULL;
 	}
 	return NULL;
 }
@@ -438,12 +438,17 @@ static int grtrace_ring_map_slot(struct grtrace_ring_map *map,
 }
 
 /* Decide @new's ring, reusing @old's when still right; map->lock held. */
-static int grtrace_ring_map_decide(struct grtrace_ring_map_entry *new,
+static int grtrace_ring_map_decide(struct grtrace_ring_map *map,
+				   struct grtrace_ring_map_entry *new,
 				   struct grtrace_ring_map_entry *old,
 				   const struct grtrace_ring_info *info)
 {
 	bool claimed = grtrace_driver_claimed(info->driver, &new->claim_gen);
 	bool had_ring = old && old->ring_id >= 0;
+
+	/* The claimer's own map traces the driver it claimed. */
+	if (map->claimer)
+		claimed = false;
 
 	if (old && old->tag == new->tag && had_ring != claimed) {
 		new->ring_id = old->ring_id;
@@ -492,11 +497,11 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 	old = rcu_dereference_protected(map->slot[i],
 					lockdep_is_held(&map->lock));
 	if (old && old->tag == entry->tag &&
-	    old->claim_gen == READ_ONCE(grtrace_claim_gen)) {
+	    (old->claim_gen == READ_ONCE(grtrace_claim_gen) || map->claimer)) {
 		ret = old;
 		goto out_free;
 	}
-	err = grtrace_ring_map_decide(entry, old, info);
+	err = grtrace_ring_map_decide(map, entry, old, info);
 	if (err) {
 		ret = ERR_PTR(err);
 		goto out_free;

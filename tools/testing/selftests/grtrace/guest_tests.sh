@@ -32,5 +32,6 @@ fi
 ./report_test.sh || rc=1
 ./vgpu_test.sh || rc=1
 ./adapters_test.sh || rc=1
+./vendor_test.sh || rc=1
 ./readme_test.sh || rc=1
 exit $rc

@@ -15,7 +15,7 @@ KSRC=$1 KVER=$2 OUT=$3
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
 # Bump when the way the tree is prepared changes: it is part of the key.
-PREP=2
+PREP=3
 TREE=${GRTRACE_CACHE:-/var/cache/grtrace}/intree-$(basename "$KSRC")-p$PREP
 
 log() { printf 'intree: %s\n' "$*" >&2; }
@@ -53,13 +53,16 @@ cp "$TOP/include/uapi/linux/grtrace.h" "$TREE/include/uapi/linux/grtrace.h"
 if [ ! -e "$TREE/.grtrace-prepared" ]; then
 	"$TREE/scripts/config" --file "$TREE/.config" --module GRTRACE \
 		--module GRTRACE_DRM_BRIDGE --module GRTRACE_VIRTIO_GPU \
-		--module GRTRACE_VGPU
+		--module GRTRACE_VGPU --module GRTRACE_I915 \
+		--module GRTRACE_AMDGPU --module GRTRACE_NOUVEAU \
+		--module GRTRACE_XLATE_TEST
 	make -s -C "$TREE" olddefconfig
 	log "make modules_prepare"
 	make -s -C "$TREE" -j"$(nproc)" KERNELRELEASE="$KVER" modules_prepare
 	touch "$TREE/.grtrace-prepared"
 fi
-for opt in GRTRACE GRTRACE_DRM_BRIDGE GRTRACE_VIRTIO_GPU GRTRACE_VGPU; do
+for opt in GRTRACE GRTRACE_DRM_BRIDGE GRTRACE_VIRTIO_GPU GRTRACE_VGPU \
+	   GRTRACE_I915 GRTRACE_AMDGPU GRTRACE_NOUVEAU; do
 	grep -qx "CONFIG_$opt=m" "$TREE/.config" ||
 		{ log "Kconfig did not offer CONFIG_$opt"; exit 1; }
 done
@@ -67,7 +70,8 @@ done
 log "make M=drivers/gpu/grtrace"
 make -C "$TREE" KERNELRELEASE="$KVER" M=drivers/gpu/grtrace W=1 modules >"$OUT/intree.log" 2>&1
 ! grep -E 'warning:|error:' "$OUT/intree.log"
-for ko in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu; do
+for ko in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu \
+	  grtrace_i915 grtrace_amdgpu grtrace_nouveau; do
 	modinfo -F vermagic "$TREE/drivers/gpu/grtrace/$ko.ko" | grep -q "^$KVER " ||
 		{ log "$ko.ko missing or vermagic is not $KVER"; exit 1; }
 done

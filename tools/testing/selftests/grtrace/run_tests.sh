@@ -138,7 +138,7 @@ say "selftests: running in a QEMU guest on $KVER"
 	-- "$HERE/guest_tests.sh" "$INTREE_KO" \
 	>"$OUT/vm.log" 2>"$OUT/vm.err"
 rc=$?
-expect_tap "$OUT/vm.log" "vm: " 75
+expect_tap "$OUT/vm.log" "vm: " 100
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $rc \
 	"$OUT/vm.err"
 
@@ -151,6 +151,8 @@ demo_ok() {
 	done
 	grep -E '^  bottleneck: ring [0-9]+ vgpu0-copy is saturated' \
 		"$OUT/demo/summary.txt" || { echo "copy not named"; return 1; }
+	[ "$(grep -c '^  bottleneck:' "$OUT/demo/summary.txt")" = 1 ] ||
+		{ echo "another ring named a bottleneck"; return 1; }
 	python3 -c 'import json, sys
 sys.exit(0 if json.load(open(sys.argv[1]))["jobs"] else 1)' "$OUT/demo/jobs.json"
 }

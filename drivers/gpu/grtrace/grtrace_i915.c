@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace adapter for i915: one ring per engine.
+ *
+ *   i915_request_add         SUBMIT            aux0 = uabi class, aux1 = instance
+ *   i915_request_in          START             (LOW_LEVEL_TRACEPOINTS only)
+ *   i915_request_out         END               (LOW_LEVEL_TRACEPOINTS only)
+ *   i915_request_retire      [ERROR], COMPLETE
+ *   i915_request_wait_begin  SYNC_WAIT_ENTER   a CPU thread waits for the
+ *   i915_request_wait_end    SYNC_WAIT_EXIT    request (i915_request_wait())
+ *
+ * The job is the request's fence, context:seqno.  The ring is rq->engine,
+ * named as i915 names it ("rcs0", "vcs1"), with the engine class of its
+ * uabi class; it is registered the first time a probe sees the engine.
+ *
+ * i915_request_in/out exist only with CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
+ * (off in distribution kernels); without it the kernel's i915_trace.h makes
+ * them empty inline functions, and this adapter has no START and END.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/dma-fence.h>
+#include <linux/grtrace.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+/* i915's private headers, pinned to this kernel's source. */
+#include "i915_drv.h"
+#include "i915_request.h"
+#include "i915_trace.h"
+
+static struct grtrace_ring_map engine_rings;
+
+static u16 engine_class(u16 uabi_class)
+{
+	switch (uabi_class) {
+	case I915_ENGINE_CLASS_RENDER:
+		return GRTRACE_ENGINE_GFX;
+	case I915_ENGINE_CLASS_COPY:
+		return GRTRACE_ENGINE_COPY;
+	case I915_ENGINE_CLASS_VIDEO:
+	case I915_ENGINE_CLASS_VIDEO_ENHANCE:
+		return GRTRACE_ENGINE_VIDEO;
+	case I915_ENGINE_CLASS_COMPUTE:
+		return GRTRACE_ENGINE_COMPUTE;
+	default:
+		return GRTRACE_ENGINE_UNKNOWN;
+	}
+}
+
+/*
+ * The tag: class and instance, so that a new engine at a freed one's
+ * address with another identity is not taken for it.
+ */
+static unsigned long engine_tag(const struct intel_engine_cs *engine)
+{
+	return (unsigned long)engine->uabi_class << 16 | engine->uabi_instance;
+}
+
+static int engine_ring_slow(struct intel_engine_cs *engine)
+{
+	struct drm_device *drm = &engine->i915->drm;
+	struct grtrace_ring_map_entry *e;
+	struct grtrace_ring_info info = {
+		.driver = "i915",
+		.device = drm->dev ? dev_name(drm->dev) : "",
+		.name = engine->name,
+		.engine = engine_class(engine->uabi_class),
+		.instance = engine->uabi_instance,
+	};
+
+	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	if (!e)
+		return -ENOMEM;
+	e->key = (unsigned long)engine;
+	e->tag = engine_tag(engine);
+	/* i915's struct drm_driver: the entry goes when i915 unloads. */
+	e->owner = (unsigned long)drm->driver;
+	e = grtrace_ring_map_add(&engine_rings, e, &info);
+	return IS_ERR(e) ? PTR_ERR(e) : e->ring_id;
+}
+
+/* The ring of @rq's engine, or a negative errno. */
+static int rq_ring(struct i915_request *rq)
+{
+	struct intel_engine_cs *engine = READ_ONCE(rq->engine);
+	struct grtrace_ring_map_entry *e;
+
+	e = grtrace_ring_map_find(&engine_rings, (unsigned long)engine,
+				  engine_tag(engine));
+	if (likely(e))
+		return e->ring_id;
+	return engine_ring_slow(engine);
+}
+
+/* Counts the hit; the ring, or a negative errno counted as missed. */
+static int rq_hit(struct grtrace_tp *gtp, struct i915_request *rq)
+{
+	int ring = rq_ring(rq);
+
+	grtrace_tp_hit(gtp);
+	if (unlikely(ring < 0))
+		grtrace_tp_miss(gtp);
+	return ring;
+}
+
+static void probe_add(void *data, struct i915_request *rq)
+{
+	int ring = rq_hit(data, rq);
+
+	if (likely(ring >= 0))
+		grtrace_job_event(GRTRACE_EV_SUBMIT, ring, rq->fence.context,
+				  rq->fence.seqno, rq->engine->uabi_class,
+				  rq->engine->uabi_instance);
+}
+
+/* Retired: completed, or cancelled with an error (reset, guilty, banned). */
+static void probe_retire(void *data, struct i915_request *rq)
+{
+	int ring = rq_hit(data, rq);
+	int err = READ_ONCE(rq->fence.error);
+
+	if (unlikely(ring < 0))
+		return;
+	if (unlikely(err < 0))
+		grtrace_error(ring, rq->fence.context, rq->fence.seqno, err, 0);
+	grtrace_complete(ring, rq->fence.context, rq->fence.seqno);
+}
+
+/*
+ * i915_request_wait() after its busy-wait: a CPU thread sleeps until the
+ * request completes or the wait times out or is interrupted.  The waiter
+ * is not a job; the fence waited on is the request's own.
+ */
+static void probe_wait_begin(void *data, struct i915_request *rq,
+			     unsigned int flags)
+{
+	int ring = rq_hit(data, rq);
+
+	if (likely(ring >= 0))
+		grtrace_sync_wait_enter(ring, rq->fence.context,
+					rq->fence.seqno, rq->fence.context,
+					rq->fence.seqno);
+}
+
+static void probe_wait_end(void *data, struct i915_request *rq)
+{
+	int ring = rq_hit(data, rq);
+
+	if (likely(ring >= 0))
+		grtrace_sync_wait_exit(ring, rq->fence.context,
+				       rq->fence.seqno, rq->fence.context,
+				       rq->fence.seqno);
+}
+
+#ifdef CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
+/* Execlists or GuC put the request on port @port of the hardware. */
+static void probe_in(void *data, struct i915_request *rq, unsigned int port)
+{
+	int ring = rq_hit(data, rq);
+
+	if (likely(ring >= 0))
+		grtrace_start(ring, rq->fence.context, rq->fence.seqno);
+}
+
+static void probe_out(void *data, struct i915_request *rq)
+{
+	int ring = rq_hit(data, rq);
+
+	if (likely(ring >= 0))
+		grtrace_end(ring, rq->fence.context, rq->fence.seqno);
+}
+#endif
+
+static struct grtrace_tp rq_tps[] = {
+	{ .name = "i915_request_add", .probe = probe_add },
+#ifdef CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
+	{ .name = "i915_request_in", .probe = probe_in },
+	{ .name = "i915_request_out", .probe = probe_out },
+#endif
+	{ .name = "i915_request_retire", .probe = probe_retire },
+	{ .name = "i915_request_wait_begin", .probe = probe_wait_begin },
+	{ .name = "i915_request_wait_end", .probe = probe_wait_end },
+};
+
+static struct grtrace_adapter rq_adapter = {
+	.name = "i915",
+	.tps = rq_tps,
+	.nr_tps = ARRAY_SIZE(rq_tps),
+};
+
+/* Fails to compile if a probe does not match its tracepoint. */
+static void __init rq_check_probe_types(void)
+{
+	check_trace_callback_type_i915_request_add(probe_add);
+#ifdef CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
+	check_trace_callback_type_i915_request_in(probe_in);
+	check_trace_callback_type_i915_request_out(probe_out);
+#endif
+	check_trace_callback_type_i915_request_retire(probe_retire);
+	check_trace_callback_type_i915_request_wait_begin(probe_wait_begin);
+	check_trace_callback_type_i915_request_wait_end(probe_wait_end);
+}
+
+static int __init grtrace_i915_init(void)
+{
+	int ret;
+
+	rq_check_probe_types();
+	ret = grtrace_ring_map_init(&engine_rings);
+	if (ret)
+		return ret;
+	ret = grtrace_adapter_register(&rq_adapter);
+	if (ret)
+		goto err_map;
+	return 0;
+
+err_map:
+	grtrace_ring_map_destroy(&engine_rings);
+	return ret;
+}
+
+static void __exit grtrace_i915_exit(void)
+{
+	grtrace_adapter_unregister(&rq_adapter);
+	grtrace_ring_map_destroy(&engine_rings);
+}
+
+module_init(grtrace_i915_init);
+module_exit(grtrace_i915_exit);
+
+MODULE_DESCRIPTION("grtrace adapter for i915");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace_xlate_test: the scenarios its parts provide.  Every job key is a
+ * fixed fence context (XLATE_CTX + n) so that the selftest can name it.
+ */
+#ifndef _GRTRACE_XLATE_H
+#define _GRTRACE_XLATE_H
+
+#include <linux/types.h>
+
+/* Far above the contexts dma_fence_context_alloc() hands out. */
+#define XLATE_CTX	0x7e5700000000ULL
+
+int xlate_i915(void);
+int xlate_amdgpu(void);
+void xlate_amdgpu_exit(void);
+int xlate_dedup(void);
+int xlate_nouveau(void);
+
+struct drm_sched_job;
+struct drm_sched_fence;
+
+/* grtrace_xlate_sched.c: the gpu_scheduler tracepoints, defined here. */
+void xlate_sched_queue(struct drm_sched_job *job);
+void xlate_sched_run(struct drm_sched_job *job);
+void xlate_sched_done(struct drm_sched_fence *s_fence);
+
+#endif /* _GRTRACE_XLATE_H */

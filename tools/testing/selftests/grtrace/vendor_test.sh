@@ -1,0 +1,329 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vendor_test.sh - the i915, amdgpu and nouveau adapters:
+#  - against the real drivers, which load in the VM without their hardware:
+#    each adapter attaches when its driver loads, waits when it unloads and
+#    attaches again, in both load orders;
+#  - their translations, with grtrace_xlate_test.ko: it defines the drivers'
+#    tracepoints from their own headers and fires them (and the kernel's
+#    dma_fence ones) with constructed driver objects, so the adapters' real
+#    probes run; the recorded stream must hold exactly the expected events,
+#    fence keys, rings and aux words;
+#  - the amdgpu claim: with the drm_sched bridge loaded too, an amdgpu job
+#    is traced once, by whichever adapter the claim designates.
+# Real event flow needs the GPUs; nothing here submits work to hardware.
+# TAP output; runs as root inside the test VM (vmtest.sh).
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd -- "$HERE/../../../.." && pwd)
+KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
+KODIR=$(dirname -- "$KO")
+TOOL=${GRTRACE_TOOL:-$TOP/tools/grtrace/grtrace}
+D=/sys/kernel/debug/grtrace
+X=/sys/kernel/debug/grtrace_xlate
+TMP=$(mktemp -d)
+N=0 FAILED=0
+
+ok() {
+	N=$((N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $N - $2"
+	else
+		echo "not ok $N - $2"
+		FAILED=1
+	fi
+}
+
+# check NAME: run the comparison's lines "PASS|FAIL detail" as TAP.
+check() {
+	local verdict rest
+
+	while read -r verdict rest; do
+		case $verdict in
+		PASS) ok 0 "$1: $rest" ;;
+		FAIL) ok 1 "$1: $rest" ;;
+		*) echo "# $verdict $rest" ;;
+		esac
+	done
+}
+
+# tps ADAPTER STATE [MODULE]: how many of its tracepoints are in STATE.
+tps() {
+	awk -v a="$1" -v s="$2" -v m="${3:-}" \
+		'$1 == a && $3 == s && (m == "" || $4 == m) { n++ } END { print n + 0 }' \
+		"$D/adapters"
+}
+
+# expect ADAPTER "STATE MODULE COUNT"...: the adapters view, or say why not.
+expect() {
+	local a=$1 want state mod count got rc=0
+
+	shift
+	for want in "$@"; do
+		read -r state mod count <<< "$want"
+		got=$(tps "$a" "$state" "${mod#-}")
+		[ "$got" -eq "$count" ] ||
+			{ echo "# $a: $got of $count tracepoints $state ${mod#-}"; rc=1; }
+	done
+	[ $rc -eq 0 ] || sed 's/^/#   /' "$D/adapters"
+	return $rc
+}
+
+timed() {
+	local t0=$SECONDS rc
+
+	"$@"
+	rc=$?
+	echo "# $* took $((SECONDS - t0)) s"
+	return $rc
+}
+
+record_start() {
+	"$TOOL" record -o "$1" 2>"$1.err" &
+	REC=$!
+	for _ in $(seq 100); do
+		grep -q started "$D/control" && return 0
+		kill -0 $REC 2>/dev/null || break
+		sleep 0.1
+	done
+	sed 's/^/# /' "$1.err"
+	return 1
+}
+
+record_stop() {
+	kill -INT "$REC" && wait "$REC" && grep -q 'dropped: 0' "$1.err" &&
+		"$TOOL" dump -i "$1" > "$1.dump"
+}
+
+# record NAME SCENARIO...: run the scenarios while recording NAME.dat.
+record() {
+	local f=$TMP/$1 s
+
+	shift
+	record_start "$f.dat" || return 1
+	for s in "$@"; do
+		echo "$s" > "$X/run" || { record_stop "$f.dat"; return 1; }
+	done
+	record_stop "$f.dat"
+}
+
+# Which i915 tracepoints exist: in/out only with LOW_LEVEL_TRACEPOINTS.
+I915_TPS=4
+grep -qs '^CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS=y' "/boot/config-$(uname -r)" &&
+	I915_TPS=6
+
+# parse DUMP: the rings and the events of the test's fence contexts (and
+# IRQs) in stream order, for the comparisons below.
+PARSE='
+import re, sys
+C = 0x7e5700000000
+def unescape(s):
+    return re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m[1], 16)), s)
+def lines(path):
+    try:
+        return open(path).readlines()
+    except OSError as e:
+        print("#", e)
+        return []
+def parse(path):
+    rings, ev = {}, []
+    for line in lines(path):
+        m = re.search(r"id=(\d+) engine=(\S+) instance=(\d+) driver=(\S*) device=(\S*) name=(\S*)", line)
+        if m:
+            rings[int(m[1])] = (unescape(m[4]), unescape(m[6]), m[2], int(m[3]), unescape(m[5]))
+            continue
+        f = line.split()
+        if len(f) > 4 and f[4].startswith("ctx="):
+            kv = dict(x.split("=", 1) for x in f[4:])
+            ctx = int(kv["ctx"])
+            if ctx >= C or f[3] == "IRQ":
+                ev.append((int(f[2]), f[3], ctx - C if ctx else 0, int(kv["seqno"]),
+                           int(kv["ring"]), int(kv["aux0"]), int(kv["aux1"])))
+    ev.sort()
+    return rings, [(t, c, s, rings.get(r), a0, a1) for _, t, c, s, r, a0, a1 in ev]
+def verdict(ok, what, got, want):
+    print("PASS" if ok else "FAIL", what)
+    if not ok:
+        for g in got:
+            print("# got ", g)
+        for w in want:
+            print("# want", w)
+'
+
+# compare_xlate DUMP: every event of the three scenarios, exactly.
+compare_xlate() {
+	python3 -c "$PARSE"'
+rings, ev = parse(sys.argv[1])
+rcs = ("i915", "rcs0", "gfx", 0, "0000:00:02.0")
+vcs = ("i915", "vcs1", "video", 1, "0000:00:02.0")
+comp = ("amdgpu", "comp_1.0.1", "compute", 5, "0000:03:00.0")
+ih1 = ("amdgpu", "ih1", "unknown", 1, "0000:03:00.0")
+ch = ("nouveau", "xlate[42]", "unknown", 0, "")
+copy = ("nouveau", "copy engine channel", "copy", 0, "")
+want = {
+  "i915": [("SUBMIT", 1, 1, rcs, 0, 0),
+           ("SYNC_WAIT_ENTER", 1, 1, rcs, C + 1, 1),
+           ("SYNC_WAIT_EXIT", 1, 1, rcs, C + 1, 1),
+           ("COMPLETE", 1, 1, rcs, 0, 0),
+           ("SUBMIT", 2, 7, vcs, 2, 1),
+           ("ERROR", 2, 7, vcs, -5, 0),
+           ("COMPLETE", 2, 7, vcs, 0, 0)],
+  "amdgpu": [("SUBMIT", 3, 11, comp, 1011, 2), ("COMMIT", 3, 11, comp, 1011, 2),
+             ("END", 3, 11, comp, 0, 0), ("COMPLETE", 3, 11, comp, 0, 0),
+             ("SUBMIT", 3, 12, comp, 1012, 2), ("COMMIT", 3, 12, comp, 1012, 2),
+             ("END", 3, 12, comp, 0, 0), ("ERROR", 3, 12, comp, -62, 0),
+             ("COMPLETE", 3, 12, comp, 0, 0),
+             ("IRQ", 0, 0, ih1, 10 << 32 | 181, 0xdead)],
+  "nouveau": [("SUBMIT", 6, 3, ch, 0, 0), ("COMMIT", 6, 3, ch, 0, 0),
+              ("END", 6, 3, ch, 0, 0), ("COMPLETE", 6, 3, ch, 0, 0),
+              ("SUBMIT", 7, 4, copy, 0, 0), ("COMMIT", 7, 4, copy, 0, 0),
+              ("END", 7, 4, copy, 0, 0), ("ERROR", 7, 4, copy, -19, 0),
+              ("COMPLETE", 7, 4, copy, 0, 0)],
+}
+rest = list(ev)
+for name, w in want.items():
+    drv = w[0][3][0]
+    got = [e for e in ev if e[3] and e[3][0] == drv]
+    rest = [e for e in rest if e not in got]
+    verdict(got == w, f"{name}: {len(w)} events in order, keys, rings and aux exact", got, w)
+verdict(not rest, "no other event (other drivers\x27 objects, unknown schedulers)", rest, [])
+' "$1"
+}
+
+# compare_dedup BRIDGE CLAIMED RELEASED: the job once in each recording.
+compare_dedup() {
+	python3 -c "$PARSE"'
+bridge = ("amdgpu", "comp_1.0.1", "compute", 0, "0000:03:00.0")
+amd = ("amdgpu", "comp_1.0.1", "compute", 5, "0000:03:00.0")
+def job(ring, ibs):
+    return [("SUBMIT", 4, 21, ring, 1021, ibs), ("COMMIT", 4, 21, ring, 1021, ibs),
+            ("END", 4, 21, ring, 0, 0), ("COMPLETE", 4, 21, ring, 0, 0)]
+for path, w, what in ((sys.argv[1], job(bridge, 0), "bridge alone: the job once, on the bridge\x27s ring"),
+                      (sys.argv[2], job(amd, 2), "amdgpu claimed: the job once, on amdgpu\x27s ring; the bridge\x27s ring gone"),
+                      (sys.argv[3], job(bridge, 0), "claim released: the job once, on the bridge\x27s ring again")):
+    rings, ev = parse(path)
+    got = [e for e in ev if e[1] == 4]
+    ok = got == w and sum(r[1] == "comp_1.0.1" for r in rings.values()) == 1
+    verdict(ok, what, got + sorted(rings.values()), w)
+' "$@"
+}
+
+echo "TAP version 13"
+echo "1..27"
+echo "# i915, amdgpu and nouveau load here without their GPUs: attaching is"
+echo "# real, event flow is not (it needs the hardware); translations are"
+echo "# tested with constructed driver objects."
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+for m in grtrace_xlate_test grtrace_i915 grtrace_amdgpu grtrace_nouveau \
+	grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu grtrace; do
+	rmmod $m 2>/dev/null
+done
+if ! insmod "$KO"; then
+	echo "Bail out! cannot load $KO"
+	exit 1
+fi
+for a in i915 amdgpu nouveau; do
+	if [ ! -e "$KODIR/grtrace_$a.ko" ]; then
+		echo "Bail out! no grtrace_$a.ko: see the build log for why"
+		exit 1
+	fi
+done
+
+# 1-5: i915, adapter first then driver first.
+insmod "$KODIR/grtrace_i915.ko" && expect i915 "waiting - $I915_TPS"
+ok $? "i915: adapter before the driver: $I915_TPS tracepoints waiting"
+timed modprobe i915 && expect i915 "attached i915 $I915_TPS"
+ok $? "i915: modprobe i915: attached to i915"
+rmmod i915 && expect i915 "waiting - $I915_TPS"
+ok $? "i915: rmmod i915: waiting"
+timed modprobe i915 && expect i915 "attached i915 $I915_TPS"
+ok $? "i915: modprobe i915 again: attached again"
+rmmod grtrace_i915 && insmod "$KODIR/grtrace_i915.ko" &&
+	expect i915 "attached i915 $I915_TPS" && rmmod i915 &&
+	expect i915 "waiting - $I915_TPS" && rmmod grtrace_i915
+ok $? "i915: adapter after the driver: attached; driver unloaded under it"
+
+# 6-10: amdgpu; drm_sched_process_job is gpu-sched's, which stays loaded.
+insmod "$KODIR/grtrace_amdgpu.ko" && expect amdgpu "waiting - 4"
+ok $? "amdgpu: adapter before the driver: 4 tracepoints waiting"
+timed modprobe amdgpu &&
+	expect amdgpu "attached amdgpu 3" "attached gpu_sched 1"
+ok $? "amdgpu: modprobe amdgpu: attached to amdgpu (3) and gpu_sched (1)"
+rmmod amdgpu && expect amdgpu "waiting - 3" "attached gpu_sched 1"
+ok $? "amdgpu: rmmod amdgpu: its 3 waiting"
+timed modprobe amdgpu && expect amdgpu "attached amdgpu 3"
+ok $? "amdgpu: modprobe amdgpu again: attached again"
+rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_amdgpu.ko" &&
+	expect amdgpu "attached amdgpu 3" "attached gpu_sched 1" &&
+	rmmod amdgpu && rmmod gpu_sched && expect amdgpu "waiting - 4" &&
+	rmmod grtrace_amdgpu
+ok $? "amdgpu: adapter after the driver: attached; amdgpu and gpu-sched unloaded under it"
+
+# 11-13: nouveau; the dma_fence tracepoints are the kernel's own.
+insmod "$KODIR/grtrace_nouveau.ko" && expect nouveau "attached kernel 2"
+ok $? "nouveau: adapter attached to the kernel's dma_fence tracepoints"
+timed modprobe nouveau && expect nouveau "attached kernel 2" &&
+	rmmod nouveau && expect nouveau "attached kernel 2" &&
+	! grep -q ' nouveau ' "$D/rings"
+ok $? "nouveau: modprobe and rmmod nouveau: still attached, no ring left"
+rmmod grtrace_nouveau && timed modprobe nouveau &&
+	insmod "$KODIR/grtrace_nouveau.ko" && expect nouveau "attached kernel 2" &&
+	rmmod grtrace_nouveau && rmmod nouveau
+ok $? "nouveau: adapter after the driver: attached; both unload"
+
+# 14-19: translations.  The drivers must be gone: the test module defines
+# their tracepoints itself.
+for m in i915 amdgpu nouveau gpu_sched; do
+	! grep -q "^$m " /proc/modules || rmmod $m
+done
+insmod "$KODIR/grtrace_i915.ko" && insmod "$KODIR/grtrace_amdgpu.ko" &&
+	insmod "$KODIR/grtrace_nouveau.ko" &&
+	insmod "$KODIR/grtrace_xlate_test.ko" &&
+	expect i915 "attached grtrace_xlate_test $I915_TPS" &&
+	expect amdgpu "attached grtrace_xlate_test 4" &&
+	[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau " ]
+ok $? "xlate: adapters attached to the test module's tracepoints"
+echo level=verbose > "$D/config" && record xlate i915 amdgpu nouveau
+ok $? "xlate: i915, amdgpu and nouveau scenarios recorded without a drop"
+compare_xlate "$TMP/xlate.dat.dump" > "$TMP/xlate.res" 2>&1
+check "xlate" < "$TMP/xlate.res"
+
+# 20: the adapters counted their drivers' objects only, and missed none.
+rc=0
+for want in "i915 i915_request_add 2" "i915 i915_request_retire 2" \
+	"i915 i915_request_wait_begin 1" "i915 i915_request_wait_end 1" \
+	"amdgpu amdgpu_cs_ioctl 2" "amdgpu amdgpu_sched_run_job 2" \
+	"amdgpu drm_sched_process_job 2" "amdgpu amdgpu_iv 1" \
+	"nouveau dma_fence_init 2" "nouveau dma_fence_signaled 2"; do
+	read -r a tp hits <<< "$want"
+	got=$(awk -v a="$a" -v t="$tp" '$1 == a && $2 == t { print $5, $6 }' "$D/adapters")
+	[ "$got" = "$hits 0" ] || { echo "# $a $tp: hits/missed $got, want $hits 0"; rc=1; }
+done
+ok $rc "xlate: hits count only the driver's own objects, none missed"
+
+# 21-25: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
+# adapter loaded, the amdgpu adapter alone; after it unloads, the bridge.
+rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_drm_bridge.ko" &&
+	expect drm_bridge "attached grtrace_xlate_test 4" &&
+	record bridge dedup
+ok $? "dedup: bridge alone recorded"
+insmod "$KODIR/grtrace_amdgpu.ko" && record claimed dedup &&
+	rmmod grtrace_amdgpu && record released dedup
+ok $? "dedup: with grtrace_amdgpu, and after it unloaded, recorded"
+compare_dedup "$TMP/bridge.dat.dump" \
+	"$TMP/claimed.dat.dump" "$TMP/released.dat.dump" > "$TMP/dedup.res" 2>&1
+check "dedup" < "$TMP/dedup.res"
+
+# 26-27: nothing is left behind.
+rmmod grtrace_xlate_test && [ "$(wc -l < "$D/rings")" -eq 1 ] &&
+	expect drm_bridge "waiting - 4" && expect i915 "waiting - $I915_TPS"
+ok $? "test module unloaded: its rings gone, adapters waiting"
+rmmod grtrace_drm_bridge && rmmod grtrace_i915 && rmmod grtrace_nouveau &&
+	[ "$(wc -l < "$D/adapters")" -eq 1 ] && rmmod grtrace
+ok $? "adapters and grtrace unload"
+
+[ $FAILED -eq 0 ] || tail -n 5 "$TMP"/*.err | sed 's/^/# /'
+rm -rf "$TMP"
+exit $FAILED
