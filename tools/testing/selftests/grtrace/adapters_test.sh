@@ -15,27 +15,12 @@
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd -- "$HERE/../../../.." && pwd)
-KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
-KODIR=$(dirname -- "$KO")
-TOOL=$TOP/tools/grtrace/grtrace
-D=/sys/kernel/debug/grtrace
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
 V=/sys/kernel/debug/grtrace_vgpu
 TR=/sys/kernel/tracing
 FT=$TR/instances/grtrace_adapters
-TMP=$(mktemp -d)
-N=0 FAILED=0
 CYCLES=${ADAPTERS_CYCLES:-100}
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
 
 skip() {
 	N=$((N + 1))
@@ -43,19 +28,6 @@ skip() {
 }
 
 # check NAME: run the comparison's lines "PASS|FAIL name: detail" as TAP.
-check() {
-	local verdict rest
-
-	while read -r verdict rest; do
-		case $verdict in
-		PASS) ok 0 "$1: $rest" ;;
-		FAIL) ok 1 "$1: $rest" ;;
-		\#) echo "# $rest" ;;
-		*) echo "# $verdict $rest" ;;
-		esac
-	done
-}
-
 # ftrace_on SYSTEM / ftrace_off: a private instance on the monotonic clock,
 # so its timestamps are grtrace's.
 ftrace_on() {

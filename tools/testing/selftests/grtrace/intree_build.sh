@@ -43,9 +43,8 @@ fi
 # Refresh the overlay: fresh copies, never through a hard link.
 rm -rf "$TREE/drivers/gpu/grtrace"
 cp -r "$TOP/drivers/gpu/grtrace" "$TREE/drivers/gpu/grtrace"
-make -s -C "$TREE/drivers/gpu/grtrace" KDIR=/nonexistent clean 2>/dev/null || true
-find "$TREE/drivers/gpu/grtrace" -name '*.o' -o -name '*.ko' -o -name '.*.cmd' |
-	xargs -r rm -f
+find "$TREE/drivers/gpu/grtrace" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \) \
+	-exec rm -f {} +
 rm -f "$TREE/include/linux/grtrace.h" "$TREE/include/uapi/linux/grtrace.h"
 cp "$TOP/include/linux/grtrace.h" "$TREE/include/linux/grtrace.h"
 cp "$TOP/include/uapi/linux/grtrace.h" "$TREE/include/uapi/linux/grtrace.h"

@@ -17,19 +17,9 @@
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd -- "$HERE/../../../.." && pwd)
-WORK=$(mktemp -d)
-N=0 FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+WORK=$TMP
 
 # The vgpu keeps three rings busy until the file $WORK/stop appears.
 vgpu_busy() {

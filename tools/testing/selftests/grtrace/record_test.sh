@@ -8,24 +8,8 @@
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd -- "$HERE/../../../.." && pwd)
-KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
-TOOL=$TOP/tools/grtrace/grtrace
-D=/sys/kernel/debug/grtrace
-TMP=$(mktemp -d)
-N=0 FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
-
-stat_of() { sed -n "s/^$1=//p" "$D/stats"; }
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
 
 emit_jobs() {	# CPU JOBS: JOBS jobs of 5 events each, from CPU
 	taskset -c "$1" bash -c '

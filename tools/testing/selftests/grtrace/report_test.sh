@@ -9,24 +9,8 @@
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd -- "$HERE/../../../.." && pwd)
-KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
-TOOL=$TOP/tools/grtrace/grtrace
-D=/sys/kernel/debug/grtrace
-TMP=$(mktemp -d)
-N=0 FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
-
-stat_of() { sed -n "s/^$1=//p" "$D/stats"; }
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
 
 # JSON field of a report, by a Python expression on "d".
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }

@@ -153,13 +153,18 @@ demo_ok() {
 		"$OUT/demo/summary.txt" || { echo "copy not named"; return 1; }
 	[ "$(grep -c '^  bottleneck:' "$OUT/demo/summary.txt")" = 1 ] ||
 		{ echo "another ring named a bottleneck"; return 1; }
-	python3 -c 'import json, sys
-sys.exit(0 if json.load(open(sys.argv[1]))["jobs"] else 1)' "$OUT/demo/jobs.json"
+	# The copy ring runs 50 ms jobs: the report's t_exec must say so.
+	python3 -c 'import json, statistics, sys
+jobs = json.load(open(sys.argv[1]))["jobs"]
+ex = [j["t_exec"] for j in jobs if j["ring_name"] == "vgpu0-copy"]
+med = statistics.median(ex) if ex else 0
+print("copy jobs", len(ex), "median t_exec", med, "ns")
+sys.exit(0 if len(ex) == 160 and 49e6 <= med <= 55e6 else 1)' "$OUT/demo/jobs.json"
 }
 "$TOP/tools/grtrace/vm-demo.sh" -o "$OUT/demo" >"$OUT/demo.log" 2>&1
 result "main job: vm-demo.sh runs" $? "$OUT/demo.log"
 demo_ok >>"$OUT/demo.log" 2>&1
-result "main job: artefacts exist, the report names the saturated copy ring" \
+result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec" \
 	$? "$OUT/demo.log"
 
 say "logs in $OUT"

@@ -17,38 +17,11 @@
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd -- "$HERE/../../../.." && pwd)
-KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
-KODIR=$(dirname -- "$KO")
-TOOL=${GRTRACE_TOOL:-$TOP/tools/grtrace/grtrace}
-D=/sys/kernel/debug/grtrace
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
 X=/sys/kernel/debug/grtrace_xlate
-TMP=$(mktemp -d)
-N=0 FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
 
 # check NAME: run the comparison's lines "PASS|FAIL detail" as TAP.
-check() {
-	local verdict rest
-
-	while read -r verdict rest; do
-		case $verdict in
-		PASS) ok 0 "$1: $rest" ;;
-		FAIL) ok 1 "$1: $rest" ;;
-		*) echo "# $verdict $rest" ;;
-		esac
-	done
-}
-
 # tps ADAPTER STATE [MODULE]: how many of its tracepoints are in STATE.
 tps() {
 	awk -v a="$1" -v s="$2" -v m="${3:-}" \

@@ -11,24 +11,13 @@
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-TOP=$(cd -- "$HERE/../../../.." && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
 KO=${GRTRACE_VGPU_KO:-$TOP/drivers/gpu/grtrace/grtrace_vgpu.ko}
 CYCLES=${VGPU_CYCLES:-20}
 D=/sys/kernel/debug/grtrace_vgpu
 T=/sys/kernel/tracing
 EVENTS="drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep"
-TMP=$(mktemp -d)
-N=0 FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
 
 # stat_of RING KEY: a counter of one ring from the stats file.
 stat_of() {

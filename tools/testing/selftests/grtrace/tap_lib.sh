@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# tap_lib.sh - what the shell tests that run in the test VM share: where
+# things are, a scratch directory, and TAP output.  Source it after setting
+# HERE; a test may override KO, TOOL or D after sourcing.
+# shellcheck shell=bash disable=SC2034
+
+TOP=$(cd -- "$HERE/../../../.." && pwd)
+KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
+KODIR=$(dirname -- "$KO")
+TOOL=${GRTRACE_TOOL:-$TOP/tools/grtrace/grtrace}
+D=/sys/kernel/debug/grtrace
+TMP=$(mktemp -d)
+N=0 FAILED=0
+
+# ok STATUS NAME: one TAP result; a non-zero STATUS fails the test.
+ok() {
+	N=$((N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $N - $2"
+	else
+		echo "not ok $N - $2"
+		FAILED=1
+	fi
+}
+
+# check NAME: turn a comparison's "PASS|FAIL detail" lines into results;
+# other lines become TAP comments.
+check() {
+	local verdict rest
+
+	while read -r verdict rest; do
+		case $verdict in
+		PASS) ok 0 "$1: $rest" ;;
+		FAIL) ok 1 "$1: $rest" ;;
+		\#) echo "# $rest" ;;
+		*) echo "# $verdict $rest" ;;
+		esac
+	done
+}
+
+# stat_of KEY: a value of grtrace's stats file.
+stat_of() { sed -n "s/^$1=//p" "$D/stats"; }
