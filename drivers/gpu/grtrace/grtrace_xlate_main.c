@@ -144,7 +144,7 @@ static int __init grtrace_xlate_init(void)
 {
 	xlate_dir = debugfs_create_dir("grtrace_xlate", NULL);
 	debugfs_create_file("run", 0200, xlate_dir, NULL, &xlate_run_fops);
-	debugfs_create_file("scenarios", 0444, xlate_dir, NULL,
+	debugfs_create_file("scenarios", 0400, xlate_dir, NULL,
 			    &xlate_scenarios_fops);
 	return 0;
 }
