@@ -29,6 +29,8 @@
 #include <linux/slab.h>
 #include <drm/gpu_scheduler.h>
 
+#include "grtrace_sched.h"
+
 /* amdgpu's private headers, pinned to this kernel's source. */
 #include "amdgpu.h"
 #include "amdgpu_trace.h"
@@ -145,11 +147,8 @@ static void probe_run_job(void *data, struct amdgpu_job *job)
  */
 static void probe_process_job(void *data, struct drm_sched_fence *s_fence)
 {
-	struct dma_fence *parent = READ_ONCE(s_fence->parent);
-	struct dma_fence *f = &s_fence->finished;
 	int ring = sched_ring_find(s_fence->sched);
 	struct grtrace_tp *gtp = data;
-	int err;
 
 	if (ring == -ENOENT)
 		return;
@@ -158,13 +157,7 @@ static void probe_process_job(void *data, struct drm_sched_fence *s_fence)
 		grtrace_tp_miss(gtp);
 		return;
 	}
-	grtrace_end(ring, f->context, f->seqno);
-	err = parent ? READ_ONCE(parent->error) : 0;
-	if (!err)
-		err = READ_ONCE(f->error);
-	if (unlikely(err < 0))
-		grtrace_error(ring, f->context, f->seqno, err, 0);
-	grtrace_complete(ring, f->context, f->seqno);
+	grtrace_sched_job_done(ring, s_fence);
 }
 
 /* The IH ring @iv was read from: @ih is its index in adev->irq. */

@@ -25,6 +25,8 @@
 #include <linux/spinlock.h>
 #include <drm/gpu_scheduler.h>
 
+#include "grtrace_sched.h"
+
 /* The scheduler's own header: declares check_trace_callback_type_*(). */
 #include "gpu_scheduler_trace.h"
 
@@ -101,32 +103,18 @@ static void probe_run(void *data, struct drm_sched_job *job,
 	sched_job_event(data, GRTRACE_EV_COMMIT, job);
 }
 
-/*
- * Runs in the hardware fence's signalling path, often a hard interrupt.
- * The finished fence has no error yet; the hardware fence carries the
- * driver's verdict (e.g. -ETIME after a timeout, -ECANCELED after a reset),
- * and the finished fence one set by the scheduler (guilty entity, killed).
- */
+/* In the hardware fence's signalling path: see grtrace_sched_job_done(). */
 static void probe_done(void *data, struct drm_sched_fence *s_fence)
 {
-	struct dma_fence *parent = READ_ONCE(s_fence->parent);
-	struct dma_fence *f = &s_fence->finished;
 	struct grtrace_tp *gtp = data;
 	int ring = sched_ring(s_fence->sched);
-	int err;
 
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0)) {
 		grtrace_tp_miss(gtp);
 		return;
 	}
-	grtrace_end(ring, f->context, f->seqno);
-	err = parent ? READ_ONCE(parent->error) : 0;
-	if (!err)
-		err = READ_ONCE(f->error);
-	if (unlikely(err < 0))
-		grtrace_error(ring, f->context, f->seqno, err, 0);
-	grtrace_complete(ring, f->context, f->seqno);
+	grtrace_sched_job_done(ring, s_fence);
 }
 
 static void sched_wait_exit(struct sched_wait *w)
