@@ -53,18 +53,8 @@ timed() {
 	return $rc
 }
 
-record_start() {
-	"$TOOL" record -o "$1" 2>"$1.err" &
-	REC=$!
-	for _ in $(seq 100); do
-		grep -q started "$D/control" && return 0
-		kill -0 $REC 2>/dev/null || break
-		sleep 0.1
-	done
-	sed 's/^/# /' "$1.err"
-	return 1
-}
-
+# record_stop FILE: stop record_start's record (tap_lib.sh); it must not
+# have dropped anything, and FILE.dump gets its dump.
 record_stop() {
 	kill -INT "$REC" && wait "$REC" && grep -q 'dropped: 0' "$1.err" &&
 		"$TOOL" dump -i "$1" > "$1.dump"
