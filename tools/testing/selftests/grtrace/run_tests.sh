@@ -122,6 +122,12 @@ result "tools: host tests under ASan+UBSan" $? "$OUT/tools-san.log"
 make -C tools/grtrace clean >/dev/null 2>&1
 make -C tools/grtrace >/dev/null 2>&1
 
+say "selftests: the drm_sched comparison's own checks"
+python3 "$HERE/sched_compare.py" --self-test >"$OUT/sched-compare.log" 2>&1
+rc=$?
+expect_tap "$OUT/sched-compare.log" "" 6
+result "sched_compare.py --self-test exit status" $rc "$OUT/sched-compare.log"
+
 say "README: the build commands, on the host"
 "$HERE/readme_test.sh" --host >"$OUT/readme-host.log" 2>&1
 rc=$?
@@ -141,6 +147,17 @@ rc=$?
 expect_tap "$OUT/vm.log" "vm: " 100
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $rc \
 	"$OUT/vm.err"
+
+say "selftests: timestamps against trace-cmd, 1 vCPU under icount"
+# The guest's clock counts its instructions (1 ns each): what lies between
+# grtrace's stamp and ftrace's is guest work, not the emulator's scheduling.
+"$HERE/vmtest.sh" -k "$KVER" -o "$OUT/vm-icount" -t 900 -c 1 \
+	-q "-icount shift=0,sleep=off" -- "$HERE/timestamps_test.sh" \
+	>"$OUT/vm-icount.log" 2>"$OUT/vm-icount.err"
+rc=$?
+expect_tap "$OUT/vm-icount.log" "vm-icount: " 8
+result "vm-icount: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
+	$rc "$OUT/vm-icount.err"
 
 say "main job: tools/grtrace/vm-demo.sh"
 demo_ok() {
