@@ -106,6 +106,12 @@ result "in-tree build (CONFIG_GRTRACE=m, M=drivers/gpu/grtrace, W=1)" $? \
 	"$OUT/intree.err"
 INTREE_KO=$(ls -d "$GRTRACE_CACHE/intree-$(basename "$KSRC")"-p*/drivers/gpu/grtrace/grtrace.ko 2>/dev/null | tail -n1)
 
+say "drm_bridge: the 6.17+ tracepoint set, against a stand-in header"
+"$HERE/stable_tp_build.sh" "$KDIR" >"$OUT/stable-tp.log" 2>&1
+rc=$?
+expect_tap "$OUT/stable-tp.log" "stable tracepoints: " 3
+result "stable tracepoints: stable_tp_build.sh exit status" $rc "$OUT/stable-tp.log"
+
 say "tools: build and host tests"
 make -C tools/grtrace clean >/dev/null 2>&1
 make -C tools/grtrace >"$OUT/tools-build.log" 2>&1
