@@ -356,7 +356,9 @@ static void rq_leave(struct rp *rp, uint32_t i, uint64_t ts)
  */
 static void on_ctx_switch(struct rp *rp, const struct gr_job *ev)
 {
-	struct ring *r = &rp->rings[ring_for(rp, ev->ring_id, ev->engine)];
+	/* ring_for() may grow rp->rings: index it only after the call. */
+	uint32_t ri = ring_for(rp, ev->ring_id, ev->engine);
+	struct ring *r = &rp->rings[ri];
 	uint32_t k = r->rq_head, n;
 
 	if (ev->aux0 == ev->ctx)

@@ -254,8 +254,22 @@ def future():
     return t
 
 
+def newring():
+    """16 rings known from their jobs, then a context switch on a 17th
+    ring: the first event of a ring that grows the report's ring table."""
+    t = Trace()
+    t.stream_info(0)
+    for ring in range(16):
+        t.ev(10 + ring, "submit", 600 + ring, 1, ring, GFX)
+    t.ev(100, "ctx_switch", 700, 0, 16, COPY, aux0=701)
+    for name, ts in (("submit", 200), ("commit", 300), ("end", 400),
+                     ("complete", 500)):
+        t.ev(ts, name, 700, 1, 16, COPY)
+    return t
+
+
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
-                 future=future)
+                 future=future, newring=newring)
 
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
@@ -495,6 +509,14 @@ def check_gaps(c):
         raise AssertionError("text header:\n" + out)
 
 
+def check_newring(c):
+    doc = c.json("newring", ["--per-ring", "--per-ctx"])
+    expect("newring rings", len(doc["rings"]), 17)
+    expect("newring jobs", doc["summary"]["jobs"], 17)
+    expect("newring ring 16 jobs",
+           [r["jobs"] for r in doc["rings"] if r["ring"] == 16], [1])
+
+
 def check_future(c):
     doc = c.json("future", [])
     expect_fields("future", doc["summary"], dict(
@@ -524,6 +546,7 @@ CHECKS = [
     ("report: percentiles past the exact limit within 0.8%", check_sketch),
     ("report: gseq gaps and seqno wrap", check_gaps),
     ("report: a newer format version is read", check_future),
+    ("report: a context switch on a ring not seen before", check_newring),
 ]
 
 
