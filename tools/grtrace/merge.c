@@ -27,8 +27,6 @@ struct chunk {
 struct merge_cursor {
 	const uint8_t *p;	/* next record: whole and validated */
 	const uint8_t *end;	/* end of the validated records */
-	uint64_t gseq;		/* of the record at @p */
-	uint64_t ts;		/* of the record at @p */
 	int in_heap;
 
 	/* Buffer input: chunks found by the scanner, not yet started. */
@@ -67,7 +65,8 @@ static void merge_error(struct merge *m, const char *fmt, ...)
  * heap holds the keys next to the cursor index: comparing touches nothing
  * else.
  */
-static int key_less(const struct merge_key *x, const struct merge_key *y)
+static inline int key_less(const struct merge_key *x,
+			    const struct merge_key *y)
 {
 	if (x->gseq != y->gseq)
 		return x->gseq < y->gseq;
@@ -76,18 +75,20 @@ static int key_less(const struct merge_key *x, const struct merge_key *y)
 	return x->cur < y->cur;
 }
 
+/* The key of the record at @p, which cursor @c is at. */
+static inline struct merge_key key_at(const uint8_t *p, unsigned int c)
+{
+	return (struct merge_key){
+		gr_le64(p + offsetof(struct grtrace_hdr, gseq)),
+		gr_le64(p + offsetof(struct grtrace_hdr, ts)), c };
+}
+
 static struct merge_key key_of(const struct merge *m, unsigned int c)
 {
-	return (struct merge_key){ m->cur[c].gseq, m->cur[c].ts, c };
+	return key_at(m->cur[c].p, c);
 }
 
-static void load_key(struct merge_cursor *c)
-{
-	c->gseq = gr_le64(c->p + offsetof(struct grtrace_hdr, gseq));
-	c->ts = gr_le64(c->p + offsetof(struct grtrace_hdr, ts));
-}
-
-static void heap_down(struct merge *m, unsigned int i)
+static inline void heap_down(struct merge *m, unsigned int i)
 {
 	struct merge_key k = m->heap[i];
 
@@ -148,7 +149,6 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 {
 	c->p = m->buf + ch.off;
 	c->end = m->buf + ch.end;
-	load_key(c);
 }
 
 static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end)
@@ -162,7 +162,8 @@ static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end)
 		heap_push(m, ci);
 		return;
 	}
-	tail = c->qlen ? &c->q[(c->qhead + c->qlen - 1) % c->qcap] : NULL;
+	/* @qcap is a power of two: the ring wraps with a mask. */
+	tail = c->qlen ? &c->q[(c->qhead + c->qlen - 1) & (c->qcap - 1)] : NULL;
 	if (tail && tail->end == off) {
 		tail->end = end;
 		return;
@@ -176,13 +177,13 @@ static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end)
 		struct chunk *nq = xmalloc(ncap * sizeof(*nq));
 
 		for (i = 0; i < c->qlen; i++)
-			nq[i] = c->q[(c->qhead + i) % c->qcap];
+			nq[i] = c->q[(c->qhead + i) & (c->qcap - 1)];
 		free(c->q);
 		c->q = nq;
 		c->qcap = ncap;
 		c->qhead = 0;
 	}
-	c->q[(c->qhead + c->qlen++) % c->qcap] = (struct chunk){ off, end };
+	c->q[(c->qhead + c->qlen++) & (c->qcap - 1)] = (struct chunk){ off, end };
 }
 
 /* Scan records up to byte @until, handing runs of one CPU to its cursor. */
@@ -312,8 +313,6 @@ static void fd_fill(struct merge *m, struct merge_cursor *c)
 			fd_validate(m, c);
 		}
 	}
-	if (c->p != c->end)
-		load_key(c);
 }
 
 void merge_init_fds(struct merge *m, const int *fds, char *const *names,
@@ -343,14 +342,9 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 
 /* ---- the merge ---------------------------------------------------------------- */
 
-/* Move @c to its next record; returns 0 when it has none for now. */
-static int advance(struct merge *m, struct merge_cursor *c)
+/* @c used up what it held: 1 when it found more (its next chunk, or read). */
+static int refill(struct merge *m, struct merge_cursor *c)
 {
-	c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
-	if (c->p != c->end) {
-		load_key(c);
-		return 1;
-	}
 	if (c->fd >= 0) {
 		fd_fill(m, c);
 		return c->p != c->end;
@@ -358,7 +352,7 @@ static int advance(struct merge *m, struct merge_cursor *c)
 	if (!c->qlen)
 		return 0;
 	start_chunk(m, c, c->q[c->qhead]);
-	c->qhead = (c->qhead + 1) % c->qcap;
+	c->qhead = (c->qhead + 1) & (c->qcap - 1);
 	c->qlen--;
 	return 1;
 }
@@ -372,9 +366,14 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 	 * only step past it when the caller asks for the next one.
 	 */
 	if (m->delivered) {
+		unsigned int ci = m->heap[0].cur;
+
+		c = &m->cur[ci];
 		m->delivered = 0;
-		if (advance(m, &m->cur[m->heap[0].cur])) {
-			m->heap[0] = key_of(m, m->heap[0].cur);
+		c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
+		if (c->p != c->end || refill(m, c)) {
+			/* The key goes straight into the heap: no copy to reload. */
+			m->heap[0] = key_at(c->p, ci);
 			heap_down(m, 0);
 		} else {
 			heap_pop(m);

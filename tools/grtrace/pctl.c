@@ -8,25 +8,14 @@
 #include "pctl.h"
 #include "util.h"
 
-/*
- * Values below 2^(SUB_BITS + 1) have a bucket each; above, every power of
- * two is split into 2^SUB_BITS buckets.
- */
-#define SUB_BITS	6
-#define SUB_COUNT	(1u << SUB_BITS)
-#define LINEAR		(2u * SUB_COUNT)
+#define SUB_BITS	PCTL_SUB_BITS
+#define SUB_COUNT	PCTL_SUB_COUNT
+#define LINEAR		PCTL_LINEAR
 #define NBUCKETS	(LINEAR + (63 - SUB_BITS) * SUB_COUNT)
 
 static unsigned int bucket_of(uint64_t v)
 {
-	unsigned int msb, shift;
-
-	if (v < LINEAR)
-		return (unsigned int)v;
-	msb = 63u - (unsigned int)__builtin_clzll(v);
-	shift = msb - SUB_BITS;
-	return LINEAR + (msb - SUB_BITS - 1) * SUB_COUNT +
-	       (unsigned int)(v >> shift) - SUB_COUNT;
+	return pctl_bucket_of(v);
 }
 
 /* The midpoint of bucket @b: what a percentile falling in it reports. */
@@ -57,7 +46,8 @@ static void to_sketch(struct pctl *p)
 	p->nvals = p->cap = 0;
 }
 
-void pctl_add(struct pctl *p, uint64_t v)
+/* pctl_add() of a value to a pctl still exact, or about to turn sketch. */
+void pctl_add_slow(struct pctl *p, uint64_t v)
 {
 	p->n++;
 	if (v > p->max)

@@ -25,7 +25,40 @@ struct pctl {
 	uint64_t *buckets;	/* sketch mode once non-NULL */
 };
 
-void pctl_add(struct pctl *p, uint64_t v);
+void pctl_add_slow(struct pctl *p, uint64_t v);
+
+/*
+ * Values below 2^(PCTL_SUB_BITS + 1) have a bucket each; above, every power
+ * of two is split into 2^PCTL_SUB_BITS buckets.
+ */
+#define PCTL_SUB_BITS	6
+#define PCTL_SUB_COUNT	(1u << PCTL_SUB_BITS)
+#define PCTL_LINEAR	(2u * PCTL_SUB_COUNT)
+
+static inline unsigned int pctl_bucket_of(uint64_t v)
+{
+	unsigned int msb, shift;
+
+	if (v < PCTL_LINEAR)
+		return (unsigned int)v;
+	msb = 63u - (unsigned int)__builtin_clzll(v);
+	shift = msb - PCTL_SUB_BITS;
+	return PCTL_LINEAR + (msb - PCTL_SUB_BITS - 1) * PCTL_SUB_COUNT +
+	       (unsigned int)(v >> shift) - PCTL_SUB_COUNT;
+}
+
+/* Every finished job adds a dozen values: the sketch case is inline. */
+static inline void pctl_add(struct pctl *p, uint64_t v)
+{
+	if (!p->buckets) {
+		pctl_add_slow(p, v);
+		return;
+	}
+	p->n++;
+	if (v > p->max)
+		p->max = v;
+	p->buckets[pctl_bucket_of(v)]++;
+}
 /*
  * The nearest-rank @pct-th percentile (1..100): the smallest value with at
  * least @pct percent of the values at or below it.  @p must hold a value.

@@ -145,14 +145,18 @@ void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 			}
 			i -= GROUP_IVALS / 2;
 		}
-		memmove(&g->iv[i + 1], &g->iv[i], (g->niv - i) * sizeof(g->iv[0]));
+		if (i < g->niv)
+			memmove(&g->iv[i + 1], &g->iv[i],
+				(g->niv - i) * sizeof(g->iv[0]));
 		g->iv[i] = (struct ival){ start, end };
 		g->niv++;
 	}
-	/* Swallow the followers it now reaches. */
+	/* Swallow the followers it now reaches (usually none). */
 	for (j = i + 1; j < g->niv && g->iv[j].start <= g->iv[i].end; j++)
 		if (g->iv[j].end > g->iv[i].end)
 			g->iv[i].end = g->iv[j].end;
+	if (j == i + 1)
+		return;
 	memmove(&g->iv[i + 1], &g->iv[j], (g->niv - j) * sizeof(g->iv[0]));
 	g->niv -= j - i - 1;
 }
@@ -197,7 +201,8 @@ void group_add_row(struct group *g, const struct row *row)
 	for (k = 0; k < NR_METRICS; k++)
 		if (row->mhave & (1u << k))
 			pctl_add(&g->metric[k], row->m[k]);
-	for (k = 0; k < NR_LABELS; k++)
+	/* Most jobs have no label. */
+	for (k = 0; k < NR_LABELS && row->labels; k++)
 		if (row->labels & (1u << k))
 			g->labels[k]++;
 }

@@ -163,6 +163,9 @@ struct rp {
 	/* Output state. */
 	uint64_t rows_out;
 	FILE *spool;		/* text: job rows, printed after the summary */
+	char *rowbuf;		/* job rows not yet written to @rowfile */
+	size_t rowlen;
+	FILE *rowfile;		/* @spool, or @out */
 };
 
 /* report-group.c */

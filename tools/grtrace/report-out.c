@@ -18,6 +18,7 @@
 
 #define HIST_BUCKETS	12
 #define BAR_WIDTH	40
+#define ROWBUF_SIZE	(64u << 10)	/* job rows gathered per write */
 
 /* ---- a line of output ------------------------------------------------------ */
 
@@ -30,7 +31,7 @@ struct line {
 	size_t n;
 };
 
-static void l_mem(struct line *l, const char *s, size_t n)
+static inline void l_mem(struct line *l, const char *s, size_t n)
 {
 	if (n > sizeof(l->b) - 1 - l->n)
 		n = sizeof(l->b) - 1 - l->n;
@@ -43,20 +44,84 @@ static void l_str(struct line *l, const char *s)
 	l_mem(l, s, strlen(s));
 }
 
-static void l_ch(struct line *l, char c)
+/* A byte at a time, as the escapes write: no call into memcpy() each. */
+static inline void l_ch(struct line *l, char c)
 {
-	l_mem(l, &c, 1);
+	if (l->n < sizeof(l->b) - 1)
+		l->b[l->n++] = c;
 }
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* The eight digits of @v < 10^8, leading zeros too, at @p. */
+static inline void put_dec8(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	/* Four independent pairs: no chain of divides to wait on. */
+	memcpy(p, &digit_pairs[2 * (hi / 100)], 2);
+	memcpy(p + 2, &digit_pairs[2 * (hi % 100)], 2);
+	memcpy(p + 4, &digit_pairs[2 * (lo / 100)], 2);
+	memcpy(p + 6, &digit_pairs[2 * (lo % 100)], 2);
+}
+
+/* The digits of @v, ending at @end; dec_len(@v) of them. */
+static inline void put_dec(char *end, uint64_t v)
+{
+	uint32_t w;
+
+	while (v >= 100000000) {
+		uint64_t q = v / 100000000;
+
+		end -= 8;
+		put_dec8(end, (uint32_t)(v - q * 100000000));
+		v = q;
+	}
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		end -= 2;
+		memcpy(end, &digit_pairs[2 * (w % 100)], 2);
+	}
+	if (w >= 10)
+		memcpy(end - 2, &digit_pairs[2 * w], 2);
+	else
+		end[-1] = (char)('0' + w);
+}
+
+static inline size_t dec_len(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+		10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+		100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/*
+	 * log10 from log2 (1233 / 4096 ~ log10(2)), then one compare; v | 1
+	 * gives 0 its digit and moves no other value across a power of ten.
+	 */
+	unsigned int t = (64u - (unsigned int)__builtin_clzll(v | 1)) * 1233 >> 12;
+
+	return t + 1 - ((v | 1) < pow10[t]);
+}
+
+/* Numbers are most of a row: written in place, not through a copy. */
 static void l_u64(struct line *l, uint64_t v)
 {
-	char buf[24], *p = buf + sizeof(buf);
+	size_t n = dec_len(v);
+	char buf[24];
 
-	do {
-		*--p = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	l_mem(l, p, (size_t)(buf + sizeof(buf) - p));
+	if (n <= sizeof(l->b) - 1 - l->n) {
+		put_dec(l->b + l->n + n, v);
+		l->n += n;
+		return;
+	}
+	put_dec(buf + n, v);
+	l_mem(l, buf, n);
 }
 
 static void l_i64(struct line *l, int64_t v)
@@ -78,16 +143,17 @@ static void l_pad(struct line *l, size_t col)
 /* @ns as microseconds with three decimals, right-aligned to @width. */
 static void l_us(struct line *l, uint64_t ns, size_t width)
 {
-	struct line t = { .n = 0 };
 	uint64_t frac = ns % 1000;
+	size_t n = dec_len(ns / 1000) + 4;
+	char buf[32];
 
-	l_u64(&t, ns / 1000);
-	l_ch(&t, '.');
-	l_ch(&t, (char)('0' + frac / 100));
-	l_ch(&t, (char)('0' + frac / 10 % 10));
-	l_ch(&t, (char)('0' + frac % 10));
-	l_pad(l, l->n + (t.n < width ? width - t.n : 0));
-	l_mem(l, t.b, t.n);
+	put_dec(buf + n - 4, ns / 1000);
+	buf[n - 4] = '.';
+	buf[n - 3] = (char)('0' + frac / 100);
+	buf[n - 2] = (char)('0' + frac / 10 % 10);
+	buf[n - 1] = (char)('0' + frac % 10);
+	l_pad(l, l->n + (n < width ? width - n : 0));
+	l_mem(l, buf, n);
 }
 
 static void l_right(struct line *l, const char *s, size_t width)
@@ -100,11 +166,12 @@ static void l_right(struct line *l, const char *s, size_t width)
 
 static void l_right_u64(struct line *l, uint64_t v, size_t width)
 {
-	struct line t = { .n = 0 };
+	size_t n = dec_len(v);
+	char buf[24];
 
-	l_u64(&t, v);
-	t.b[t.n] = '\0';
-	l_right(l, t.b, width);
+	put_dec(buf + n, v);
+	buf[n] = '\0';
+	l_right(l, buf, width);
 }
 
 /* JSON string: bytes outside ASCII are taken as Latin-1, so always valid. */
@@ -132,8 +199,14 @@ static void l_json_str(struct line *l, const char *s)
 
 static void l_csv_str(struct line *l, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		l_str(l, s);
+	const char *t;
+
+	/* Names are short: a loop beats strpbrk() and strlen() both. */
+	for (t = s; *t; t++)
+		if (*t == ',' || *t == '"' || *t == '\r' || *t == '\n')
+			break;
+	if (!*t) {
+		l_mem(l, s, (size_t)(t - s));
 		return;
 	}
 	l_ch(l, '"');
@@ -166,7 +239,7 @@ struct fields {
 };
 
 /* Starts a field; returns 0 when only its name was wanted. */
-static int f_key(struct fields *f, const char *key)
+static inline int f_key(struct fields *f, const char *key)
 {
 	if (f->n++)
 		l_ch(f->l, ',');
@@ -181,19 +254,19 @@ static int f_key(struct fields *f, const char *key)
 	return 1;
 }
 
-static void f_u64(struct fields *f, const char *key, uint64_t v)
+static inline void f_u64(struct fields *f, const char *key, uint64_t v)
 {
 	if (f_key(f, key))
 		l_u64(f->l, v);
 }
 
-static void f_na(struct fields *f, const char *key)
+static inline void f_na(struct fields *f, const char *key)
 {
 	if (f_key(f, key) && f->json)
 		l_str(f->l, "null");
 }
 
-static void f_opt(struct fields *f, const char *key, int have, uint64_t v)
+static inline void f_opt(struct fields *f, const char *key, int have, uint64_t v)
 {
 	if (have)
 		f_u64(f, key, v);
@@ -245,15 +318,20 @@ static void label_str(const struct row *row, char sep, char *buf, size_t len)
 	size_t n = 0;
 	int k;
 
+	/* All the labels take 52 bytes: the callers' 128 never cut them. */
 	buf[0] = '\0';
-	for (k = 0; k < NR_LABELS; k++) {
+	for (k = 0; k < NR_LABELS && row->labels; k++) {
+		size_t m;
+
 		if (!(row->labels & (1u << k)))
 			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%s%s",
-				      n ? (char[]){ sep, '\0' } : "",
-				      rp_label_names[k]);
-		if (n >= len)
+		m = strlen(rp_label_names[k]);
+		if (n + 1 + m >= len)
 			break;
+		if (n)
+			buf[n++] = sep;
+		memcpy(buf + n, rp_label_names[k], m + 1);
+		n += m;
 	}
 }
 
@@ -335,56 +413,54 @@ static void text_job_header(FILE *out)
 	l_flush(&l, out);
 }
 
-static void text_job_row(const struct rp *rp, FILE *out, const struct row *row)
+/* A job's text row into @l, without its newline. */
+static void text_job_line(const struct rp *rp, struct line *l,
+			  const struct row *row)
 {
 	const struct ring *r = &rp->rings[row->ring];
 	char ebuf[16], lbuf[128], name[4 * sizeof(r->name)];
-	struct line l;
 	int k;
 
-	l.n = 0;
-	l_u64(&l, row->ctx);
-	l_ch(&l, ':');
-	l_u64(&l, row->seqno);
-	l_pad(&l, TC_KEY - 1);
-	l_ch(&l, ' ');
-	l_u64(&l, r->ring_id);
-	l_pad(&l, TC_RING - 1);
-	l_ch(&l, ' ');
+	l->n = 0;
+	l_u64(l, row->ctx);
+	l_ch(l, ':');
+	l_u64(l, row->seqno);
+	l_pad(l, TC_KEY - 1);
+	l_ch(l, ' ');
+	l_u64(l, r->ring_id);
+	l_pad(l, TC_RING - 1);
+	l_ch(l, ' ');
 	gr_escape(r->name, name, sizeof(name));
-	l_str(&l, name[0] ? name : "-");
-	l_pad(&l, TC_NAME - 1);
-	l_ch(&l, ' ');
-	l_str(&l, gr_engine_name(row->engine, ebuf, sizeof(ebuf)));
-	l_pad(&l, TC_ENGINE - 1);
-	l_ch(&l, ' ');
+	l_str(l, name[0] ? name : "-");
+	l_pad(l, TC_NAME - 1);
+	l_ch(l, ' ');
+	l_str(l, gr_engine_name(row->engine, ebuf, sizeof(ebuf)));
+	l_pad(l, TC_ENGINE - 1);
+	l_ch(l, ' ');
 	for (k = 0; k < NR_METRICS; k++) {
 		if (row->mhave & (1u << k))
-			l_us(&l, row->m[k], TC_METRIC - 1);
+			l_us(l, row->m[k], TC_METRIC - 1);
 		else
-			l_right(&l, "-", TC_METRIC - 1);
+			l_right(l, "-", TC_METRIC - 1);
 		/* The start was derived: queue and exec lean on it. */
-		l_ch(&l, row->start_derived && (k == M_QUEUE || k == M_EXEC) ?
+		l_ch(l, row->start_derived && (k == M_QUEUE || k == M_EXEC) ?
 		     '*' : ' ');
 	}
 	label_str(row, ',', lbuf, sizeof(lbuf));
-	l_ch(&l, ' ');
-	l_str(&l, lbuf[0] ? lbuf : "-");
-	l_flush(&l, out);
+	l_ch(l, ' ');
+	l_str(l, lbuf[0] ? lbuf : "-");
 }
 
-static void json_job(const struct rp *rp, FILE *out, const struct row *row,
-		     int first)
+/* A job's JSON object into @l, after the separator it needs. */
+static void json_job_line(const struct rp *rp, struct line *l,
+			  const struct row *row, int first)
 {
-	struct fields f = { .l = NULL, .json = 1, .header = 0 };
-	struct line l;
+	struct fields f = { .l = l, .json = 1, .header = 0 };
 
-	l.n = 0;
-	f.l = &l;
-	l_str(&l, first ? "\n{" : ",\n{");
+	l->n = 0;
+	l_str(l, first ? "\n{" : ",\n{");
 	job_fields(rp, &f, row);
-	l_ch(&l, '}');
-	fwrite(l.b, 1, l.n, out);
+	l_ch(l, '}');
 }
 
 static int csv_table_is_jobs(const struct rp *rp)
@@ -412,6 +488,18 @@ void out_begin(struct rp *rp)
 			fatal_errno("cannot create a temporary file");
 		break;
 	}
+	if (rp->o.limit) {
+		rp->rowbuf = xmalloc(ROWBUF_SIZE);
+		rp->rowfile = rp->spool ? rp->spool : rp->out;
+	}
+}
+
+/* Rows are a line each; one fwrite() per row would cost more than it. */
+static void rows_flush(struct rp *rp)
+{
+	if (rp->rowlen)
+		fwrite(rp->rowbuf, 1, rp->rowlen, rp->rowfile);
+	rp->rowlen = 0;
 }
 
 void out_row(struct rp *rp, const struct row *row)
@@ -425,18 +513,23 @@ void out_row(struct rp *rp, const struct row *row)
 	f.l = &l;
 	switch (rp->o.format) {
 	case RP_JSON:
-		json_job(rp, rp->out, row, !rp->rows_out);
+		json_job_line(rp, &l, row, !rp->rows_out);
 		break;
 	case RP_CSV:
 		if (!csv_table_is_jobs(rp))
 			return;
 		job_fields(rp, &f, row);
-		l_flush(&l, rp->out);
+		l.b[l.n++] = '\n';
 		break;
 	case RP_TEXT:
-		text_job_row(rp, rp->spool, row);
+		text_job_line(rp, &l, row);
+		l.b[l.n++] = '\n';
 		break;
 	}
+	if (rp->rowlen + l.n > ROWBUF_SIZE)
+		rows_flush(rp);
+	memcpy(rp->rowbuf + rp->rowlen, l.b, l.n);
+	rp->rowlen += l.n;
 	rp->rows_out++;
 }
 
@@ -1041,8 +1134,12 @@ static void text_report(struct rp *rp, const struct rp_input *in)
 		fprintf(rp->out, "\ntop %u jobs by t_total (times in us):\n",
 			rp->o.topn);
 		text_job_header(rp->out);
-		for (i = 0; i < rp->ntop; i++)
-			text_job_row(rp, rp->out, &rp->top[i]);
+		for (i = 0; i < rp->ntop; i++) {
+			struct line l;
+
+			text_job_line(rp, &l, &rp->top[i]);
+			l_flush(&l, rp->out);
+		}
 	}
 	if (rp->o.hist == RP_HIST_LAT || rp->o.hist == RP_HIST_SIZE) {
 		fputc('\n', rp->out);
@@ -1150,8 +1247,12 @@ static void json_report(struct rp *rp, const struct rp_input *in)
 	if (rp->o.topn) {
 		sort_top(rp);
 		fputs(",\n\"topn\": [", rp->out);
-		for (i = 0; i < rp->ntop; i++)
-			json_job(rp, rp->out, &rp->top[i], !i);
+		for (i = 0; i < rp->ntop; i++) {
+			struct line l;
+
+			json_job_line(rp, &l, &rp->top[i], !i);
+			fwrite(l.b, 1, l.n, rp->out);
+		}
 		fputs("\n]", rp->out);
 	}
 	if (rp->o.hist == RP_HIST_LAT || rp->o.hist == RP_HIST_SIZE)
@@ -1193,6 +1294,7 @@ static void csv_report(struct rp *rp, const struct rp_input *in)
 
 int out_end(struct rp *rp, const struct rp_input *in)
 {
+	rows_flush(rp);
 	switch (rp->o.format) {
 	case RP_TEXT:
 		text_report(rp, in);

@@ -26,6 +26,7 @@ struct job {
 	uint64_t wait_exit;
 	uint32_t nenter, nexit;
 	uint64_t first_gseq;
+	uint32_t hash;		/* job_hash(): the table is never wider */
 	uint32_t ring, ctxo;
 	uint32_t lru_prev, lru_next;	/* open jobs, oldest first */
 	uint32_t rq_prev, rq_next;	/* its ring's queue */
@@ -171,14 +172,16 @@ static void note_seqno(struct rp *rp, struct ctx *c, uint64_t seqno)
 
 /* ---- the table of open jobs ----------------------------------------------------- */
 
-static uint64_t job_hash(uint64_t ctx, uint64_t seqno)
+static uint32_t job_hash(uint64_t ctx, uint64_t seqno)
 {
-	return mix64(ctx * 0x9e3779b97f4a7c15ULL ^ seqno);
+	return (uint32_t)mix64(ctx * 0x9e3779b97f4a7c15ULL ^ seqno);
 }
 
-static uint32_t *hash_slot(struct rp *rp, uint64_t ctx, uint64_t seqno)
+/* The slot of ctx:seqno, whose job_hash() is @h: its job's, or a free one. */
+static uint32_t *hash_slot(struct rp *rp, uint32_t h, uint64_t ctx,
+			   uint64_t seqno)
 {
-	uint64_t i = job_hash(ctx, seqno) & rp->hash_mask;
+	uint64_t i = h & rp->hash_mask;
 
 	for (;; i = (i + 1) & rp->hash_mask) {
 		uint32_t j = rp->hash[i];
@@ -201,7 +204,7 @@ static void hash_resize(struct rp *rp, uint64_t size)
 		if (old[i] != NIL) {
 			struct job *j = &rp->jobs[old[i]];
 
-			*hash_slot(rp, j->ctx, j->seqno) = old[i];
+			*hash_slot(rp, j->hash, j->ctx, j->seqno) = old[i];
 		}
 	}
 	free(old);
@@ -221,7 +224,7 @@ static void hash_remove(struct rp *rp, uint32_t *slot)
 		if (rp->hash[j] == NIL)
 			return;
 		jb = &rp->jobs[rp->hash[j]];
-		home = job_hash(jb->ctx, jb->seqno) & rp->hash_mask;
+		home = jb->hash & rp->hash_mask;
 		/* Leave it if its home lies cyclically in (i, j]. */
 		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
 			continue;
@@ -261,7 +264,7 @@ static int job_selected(const struct rp *rp, const struct gr_job *ev,
 }
 
 static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
-			const struct gr_rec *rec)
+			const struct gr_rec *rec, uint32_t h)
 {
 	uint32_t i, *slot;
 	struct job *j;
@@ -273,6 +276,7 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	memset(j, 0, sizeof(*j));
 	j->ctx = ev->ctx;
 	j->seqno = ev->seqno;
+	j->hash = h;
 	j->engine = ev->engine;
 	j->first_gseq = rec->gseq;
 	j->ring = ring_for(rp, ev->ring_id, ev->engine);
@@ -289,7 +293,7 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 		rp->lru_head = i;
 	rp->lru_tail = i;
 
-	slot = hash_slot(rp, ev->ctx, ev->seqno);
+	slot = hash_slot(rp, h, ev->ctx, ev->seqno);
 	*slot = i;
 	if (++rp->open > rp->open_max)
 		rp->open_max = rp->open;
@@ -547,7 +551,7 @@ static void job_finish(struct rp *rp, uint32_t i, uint64_t now)
 		rp->jobs[j->lru_next].lru_prev = j->lru_prev;
 	else
 		rp->lru_tail = j->lru_prev;
-	hash_remove(rp, hash_slot(rp, j->ctx, j->seqno));
+	hash_remove(rp, hash_slot(rp, j->hash, j->ctx, j->seqno));
 	rp->open--;
 	j->lru_next = rp->free_job;
 	rp->free_job = i;
@@ -620,7 +624,7 @@ static void apply(struct rp *rp, uint32_t i, uint16_t type,
 static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 {
 	struct gr_job ev;
-	uint32_t *slot, i;
+	uint32_t *slot, i, h;
 	int st;
 
 	if (gr_decode_job(rec, &ev) < 0)
@@ -632,7 +636,8 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 	if (rec->type == GRTRACE_EV_IRQ)
 		return;
 	st = stamp_of_type(rec->type);
-	slot = hash_slot(rp, ev.ctx, ev.seqno);
+	h = job_hash(ev.ctx, ev.seqno);
+	slot = hash_slot(rp, h, ev.ctx, ev.seqno);
 	i = *slot;
 	if (i != NIL && rec->type == GRTRACE_EV_START &&
 	    (rp->jobs[i].have & (1u << ST_END))) {
@@ -646,7 +651,7 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 		i = NIL;
 	}
 	if (i == NIL)
-		i = job_new(rp, &ev, rec);
+		i = job_new(rp, &ev, rec, h);
 	apply(rp, i, rec->type, &ev, rec->ts);
 	if (rec->type == GRTRACE_EV_COMPLETE)
 		job_finish(rp, i, rec->ts);
@@ -658,31 +663,31 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 
 /* ---- the input as a whole ------------------------------------------------------------------ */
 
-static void note_header(struct rp *rp, const struct gr_rec *rec)
+static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 {
 	rp->records++;
 	if (!rp->have_first) {
 		rp->have_first = 1;
-		rp->t0 = rp->ts_max = rec->ts;
-		rp->gseq_min = rp->gseq_max = rec->gseq;
-		rp->win_start = rp->o.has_since && rec->ts + rp->o.since >= rec->ts ?
-				rec->ts + rp->o.since : rec->ts;
+		rp->t0 = rp->ts_max = ts;
+		rp->gseq_min = rp->gseq_max = gseq;
+		rp->win_start = rp->o.has_since && ts + rp->o.since >= ts ?
+				ts + rp->o.since : ts;
 		if (rp->o.has_until)
-			rp->win_until = rec->ts + rp->o.until >= rec->ts ?
-					rec->ts + rp->o.until : UINT64_MAX;
+			rp->win_until = ts + rp->o.until >= ts ?
+					ts + rp->o.until : UINT64_MAX;
 	} else if (!rp->gseq_off) {
-		if (rec->gseq > rp->gseq_prev + 1)
+		if (gseq > rp->gseq_prev + 1)
 			rp->gseq_gaps++;
-		if (rec->gseq <= rp->gseq_prev)
+		if (gseq <= rp->gseq_prev)
 			rp->gseq_late++;
-		if (rec->gseq < rp->gseq_min)
-			rp->gseq_min = rec->gseq;
-		if (rec->gseq > rp->gseq_max)
-			rp->gseq_max = rec->gseq;
+		if (gseq < rp->gseq_min)
+			rp->gseq_min = gseq;
+		if (gseq > rp->gseq_max)
+			rp->gseq_max = gseq;
 	}
-	if (rec->ts > rp->ts_max)
-		rp->ts_max = rec->ts;
-	rp->gseq_prev = rec->gseq;
+	if (ts > rp->ts_max)
+		rp->ts_max = ts;
+	rp->gseq_prev = gseq;
 }
 
 static int on_stream_info(struct rp *rp, const struct gr_rec *rec)
@@ -709,7 +714,12 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 {
 	struct gr_ring d;
 
-	note_header(rp, rec);
+	/*
+	 * ts and gseq from the record itself: @rec was filled just now, and
+	 * one load of both fields would wait for their two stores to land.
+	 */
+	note_header(rp, gr_le64(rec->data + offsetof(struct grtrace_hdr, ts)),
+		    gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)));
 	if (gr_type_is_job(rec->type)) {
 		rp->by_type[rec->type]++;
 		on_job_event(rp, rec);
@@ -789,6 +799,7 @@ void rp_free(struct rp *rp)
 	free(rp->jobs);
 	free(rp->hash);
 	free(rp->top);
+	free(rp->rowbuf);
 	if (rp->spool)
 		fclose(rp->spool);
 	free(rp);
