@@ -17,24 +17,14 @@ set -u
 KDIR=${1:?usage: stable_tp_build.sh KDIR}
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd -- "$HERE/../../../../drivers/gpu/grtrace" && pwd)
-TMP=$(mktemp -d)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
 trap 'rm -rf "$TMP"' EXIT
 # The overlay's headers are found from the module's directory, ../../../include.
 MOD=$TMP/drivers/gpu/grtrace
 mkdir -p "$TMP/include/uapi/linux" "$TMP/include/linux"
 cp "$SRC/../../../include/linux/grtrace.h" "$TMP/include/linux/"
 cp "$SRC/../../../include/uapi/linux/grtrace.h" "$TMP/include/uapi/linux/"
-N=0 FAILED=0
-
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $N - $2"
-	else
-		echo "not ok $N - $2"
-		FAILED=1
-	fi
-}
 
 # standin DIR DONE_ARG: the stand-in source tree, drm_sched_job_done taking
 # DONE_ARG.
