@@ -18,6 +18,12 @@
 #define FD_READ_SIZE	(1u << 20)
 #define DROP_EVERY	65536		/* records between two page drops */
 #define DROP_MIN	(4u << 20)	/* bytes worth an madvise() */
+/*
+ * Prefetch distances: the scanner reads the file from memory for the first
+ * time; the merge reads it again, MERGE_LOOKAHEAD later, out of cache.
+ */
+#define SCAN_PREFETCH	4096
+#define MERGE_PREFETCH	512
 
 struct chunk {
 	size_t off;
@@ -198,6 +204,8 @@ static void scan(struct merge *m, size_t until)
 		uint16_t cpu;
 		long sz;
 
+		__builtin_prefetch(p + SCAN_PREFETCH);
+
 		/* Almost every record is a job event: check those inline. */
 		if (m->len - pos >= sizeof(struct grtrace_job_event) &&
 		    gr_le16(p + offsetof(struct grtrace_hdr, size)) ==
@@ -371,6 +379,7 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 		c = &m->cur[ci];
 		m->delivered = 0;
 		c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
+		__builtin_prefetch(c->p + MERGE_PREFETCH);
 		if (c->p != c->end || refill(m, c)) {
 			/* The key goes straight into the heap: no copy to reload. */
 			m->heap[0] = key_at(c->p, ci);

@@ -171,36 +171,19 @@ uint64_t group_busy(const struct group *g)
 	return busy;
 }
 
-/* ---- queue depth ---------------------------------------------------------------- */
-
-void group_depth(struct rp *rp, struct group *g, uint64_t ts, int delta)
-{
-	uint64_t from = g->depth_last > rp->win_start ? g->depth_last :
-			rp->win_start;
-	uint64_t to = ts < rp->win_until ? ts : rp->win_until;
-
-	if (to > from)
-		g->depth_area += (double)g->depth * (double)(to - from);
-	if (ts > g->depth_last)
-		g->depth_last = ts;
-	if (delta > 0)
-		g->depth++;
-	else if (delta < 0 && g->depth)
-		g->depth--;
-	if (g->depth > g->depth_max)
-		g->depth_max = g->depth;
-}
-
 /* ---- jobs ------------------------------------------------------------------------ */
 
 void group_add_row(struct group *g, const struct row *row)
 {
+	unsigned int have = row->mhave;
 	int k;
 
 	g->jobs++;
-	for (k = 0; k < NR_METRICS; k++)
-		if (row->mhave & (1u << k))
-			pctl_add(&g->metric[k], row->m[k]);
+	/* Only the metrics the job has: one step per set bit. */
+	for (; have; have &= have - 1) {
+		k = __builtin_ctz(have);
+		pctl_add(&g->metric[k], row->m[k]);
+	}
 	/* Most jobs have no label. */
 	for (k = 0; k < NR_LABELS && row->labels; k++)
 		if (row->labels & (1u << k))

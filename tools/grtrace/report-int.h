@@ -85,7 +85,10 @@ struct ctx {
 	struct group g;
 };
 
-/* A finished job: everything the output and the summaries need. */
+/*
+ * A finished job: everything the output and the summaries need.  make_row()
+ * sets every field, without a memset(): a new one goes there too.
+ */
 struct row {
 	uint64_t ctx;
 	uint64_t seqno;
@@ -102,6 +105,20 @@ struct row {
 	int64_t error;		/* aux0 of the last ERROR: a negative errno */
 	uint32_t qsize;		/* ring queue depth at COMMIT, itself included */
 	uint64_t first_gseq;
+};
+
+/* A slot of the open job table: the job, and its hash to probe by. */
+struct hslot {
+	uint32_t job;		/* index in rp->jobs, or NIL */
+	uint32_t hash;
+};
+
+/* A direct-mapped cache of id -> index lookups. */
+#define MAP_CACHE_BITS	8
+
+struct map_cache {
+	uint64_t key;
+	uint32_t idx;		/* NIL: empty */
 };
 
 /* log2 buckets: [0] holds 0, [k] holds values of bit length k. */
@@ -140,12 +157,15 @@ struct rp {
 	struct ctx *ctxs;
 	uint32_t nctxs, ctxs_cap;
 	struct u64map *ctx_map;
+	/* Recent lookups in the two maps: a job event needs both. */
+	struct map_cache ring_cache[1u << MAP_CACHE_BITS];
+	struct map_cache ctx_cache[1u << MAP_CACHE_BITS];
 
 	/* Open jobs: a pool, a hash by ctx:seqno, and a list by age. */
 	struct job *jobs;
 	uint32_t jobs_cap;
 	uint32_t free_job;
-	uint32_t *hash;
+	struct hslot *hash;
 	uint32_t hash_mask;
 	uint64_t open;
 	uint64_t open_max;
@@ -172,8 +192,28 @@ struct rp {
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		    uint64_t end);
 uint64_t group_busy(const struct group *g);
-void group_depth(struct rp *rp, struct group *g, uint64_t ts, int delta);
 void group_add_row(struct group *g, const struct row *row);
+
+/* Queue depth: every COMMIT and END of a job calls this, so it is inline. */
+static inline void group_depth(struct rp *rp, struct group *g, uint64_t ts,
+			       int delta)
+{
+	uint64_t from = g->depth_last > rp->win_start ? g->depth_last :
+			rp->win_start;
+	uint64_t to = ts < rp->win_until ? ts : rp->win_until;
+
+	if (to > from)
+		g->depth_area += (double)g->depth * (double)(to - from);
+	if (ts > g->depth_last)
+		g->depth_last = ts;
+	if (delta > 0)
+		g->depth++;
+	else if (delta < 0 && g->depth)
+		g->depth--;
+	if (g->depth > g->depth_max)
+		g->depth_max = g->depth;
+}
+
 void group_free(struct group *g);
 uint64_t rp_window_end(const struct rp *rp);
 uint64_t rp_window(const struct rp *rp);

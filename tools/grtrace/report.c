@@ -18,6 +18,7 @@
 /* A CTX_SWITCH looks this far into a ring's queue for the job it stops. */
 #define PREEMPT_SCAN	64
 
+/* job_new() sets every field, without a memset(): a new one goes there too. */
 struct job {
 	uint64_t ctx;
 	uint64_t seqno;
@@ -42,25 +43,34 @@ struct job {
 	uint8_t in_depth;	/* counted in its groups' queue depth */
 };
 
+/* The stamps are the first event types, in the same order. */
+_Static_assert(GRTRACE_EV_COMMIT - GRTRACE_EV_SUBMIT == ST_COMMIT &&
+	       GRTRACE_EV_START - GRTRACE_EV_SUBMIT == ST_START &&
+	       GRTRACE_EV_END - GRTRACE_EV_SUBMIT == ST_END &&
+	       GRTRACE_EV_COMPLETE - GRTRACE_EV_SUBMIT == ST_COMPLETE,
+	       "stamps follow the event types");
+
 /* The ST_* an event type stamps, or -1. */
-static int stamp_of_type(uint16_t type)
+static inline int stamp_of_type(uint16_t type)
 {
-	switch (type) {
-	case GRTRACE_EV_SUBMIT:
-		return ST_SUBMIT;
-	case GRTRACE_EV_COMMIT:
-		return ST_COMMIT;
-	case GRTRACE_EV_START:
-		return ST_START;
-	case GRTRACE_EV_END:
-		return ST_END;
-	case GRTRACE_EV_COMPLETE:
-		return ST_COMPLETE;
-	}
-	return -1;
+	return type >= GRTRACE_EV_SUBMIT && type <= GRTRACE_EV_COMPLETE ?
+	       type - GRTRACE_EV_SUBMIT : -1;
 }
 
 /* ---- rings and contexts ------------------------------------------------------- */
+
+/* The entry of @key in a cache of map lookups: the top bits of a product. */
+static inline struct map_cache *cache_of(struct map_cache *c, uint64_t key)
+{
+	return &c[(key * 0x9e3779b97f4a7c15ULL) >> (64 - MAP_CACHE_BITS)];
+}
+
+/* Ring id @ring_id is ring @i now: the map, and its cache. */
+static void ring_map_set(struct rp *rp, uint32_t ring_id, uint32_t i)
+{
+	u64map_set(rp->ring_map, ring_id, i);
+	*cache_of(rp->ring_cache, ring_id) = (struct map_cache){ ring_id, i };
+}
 
 static uint32_t new_ring(struct rp *rp, uint32_t ring_id, uint16_t engine)
 {
@@ -75,16 +85,23 @@ static uint32_t new_ring(struct rp *rp, uint32_t ring_id, uint16_t engine)
 	r->ring_id = ring_id;
 	r->engine = engine;
 	r->rq_head = r->rq_tail = NIL;
-	u64map_set(rp->ring_map, ring_id, rp->nrings);
+	ring_map_set(rp, ring_id, rp->nrings);
 	return rp->nrings++;
 }
 
 /* The ring an event names: from the ring table, or a ring without a name. */
 static uint32_t ring_for(struct rp *rp, uint32_t ring_id, uint16_t engine)
 {
-	int64_t i = u64map_get(rp->ring_map, ring_id);
+	struct map_cache *e = cache_of(rp->ring_cache, ring_id);
+	int64_t i;
 
-	return i >= 0 ? (uint32_t)i : new_ring(rp, ring_id, engine);
+	if (e->idx != NIL && e->key == ring_id)
+		return e->idx;
+	i = u64map_get(rp->ring_map, ring_id);
+	if (i < 0)
+		return new_ring(rp, ring_id, engine);
+	*e = (struct map_cache){ ring_id, (uint32_t)i };
+	return (uint32_t)i;
 }
 
 static int same_desc(const struct ring *r, const struct gr_ring *d)
@@ -107,7 +124,7 @@ static void describe_ring(struct rp *rp, const struct gr_ring *d)
 
 	for (i = 0; i < rp->nrings; i++) {
 		if (same_desc(&rp->rings[i], d)) {
-			u64map_set(rp->ring_map, d->ring_id, i);
+			ring_map_set(rp, d->ring_id, i);
 			return;
 		}
 	}
@@ -131,6 +148,7 @@ static void on_metadata(struct rp *rp, const struct gr_rec *rec)
 		return;
 	/* A new session: rings not listed again were unregistered. */
 	u64map_clear(rp->ring_map);
+	memset(rp->ring_cache, 0xff, sizeof(rp->ring_cache));
 	for (i = 0; i < md.nr_rings; i++)
 		if (gr_decode_metadata_ring(rec, &md, i, &d) == 0)
 			describe_ring(rp, &d);
@@ -138,11 +156,17 @@ static void on_metadata(struct rp *rp, const struct gr_rec *rec)
 
 static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
 {
-	int64_t i = u64map_get(rp->ctx_map, ctx);
+	struct map_cache *e = cache_of(rp->ctx_cache, ctx);
 	struct ctx *c;
+	int64_t i;
 
-	if (i >= 0)
+	if (e->idx != NIL && e->key == ctx)
+		return e->idx;
+	i = u64map_get(rp->ctx_map, ctx);
+	if (i >= 0) {
+		*e = (struct map_cache){ ctx, (uint32_t)i };
 		return (uint32_t)i;
+	}
 	if (rp->nctxs == rp->ctxs_cap) {
 		rp->ctxs_cap = rp->ctxs_cap ? rp->ctxs_cap * 2 : 16;
 		rp->ctxs = xrealloc(rp->ctxs, rp->ctxs_cap * sizeof(*c));
@@ -151,6 +175,7 @@ static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
 	memset(c, 0, sizeof(*c));
 	c->ctx = ctx;
 	u64map_set(rp->ctx_map, ctx, rp->nctxs);
+	*e = (struct map_cache){ ctx, rp->nctxs };
 	return rp->nctxs++;
 }
 
@@ -172,64 +197,74 @@ static void note_seqno(struct rp *rp, struct ctx *c, uint64_t seqno)
 
 /* ---- the table of open jobs ----------------------------------------------------- */
 
-static uint32_t job_hash(uint64_t ctx, uint64_t seqno)
+/*
+ * One multiply: seqnos of a context are consecutive, and the middle bits
+ * of the product (the table index) spread them well enough.
+ */
+static inline uint32_t job_hash(uint64_t ctx, uint64_t seqno)
 {
-	return (uint32_t)mix64(ctx * 0x9e3779b97f4a7c15ULL ^ seqno);
+	return (uint32_t)(((ctx * 0x9e3779b97f4a7c15ULL) ^ seqno) *
+			  0xff51afd7ed558ccdULL >> 32);
 }
 
-/* The slot of ctx:seqno, whose job_hash() is @h: its job's, or a free one. */
-static uint32_t *hash_slot(struct rp *rp, uint32_t h, uint64_t ctx,
-			   uint64_t seqno)
+/*
+ * The slot of ctx:seqno, whose job_hash() is @h: its job's, or a free one.
+ * The slot holds the hash: a probe looks at a job only when that matches.
+ */
+static inline struct hslot *hash_slot(struct rp *rp, uint32_t h, uint64_t ctx,
+				      uint64_t seqno)
 {
-	uint64_t i = h & rp->hash_mask;
+	uint32_t i = h & rp->hash_mask;
 
 	for (;; i = (i + 1) & rp->hash_mask) {
-		uint32_t j = rp->hash[i];
+		struct hslot *s = &rp->hash[i];
 
-		if (j == NIL ||
-		    (rp->jobs[j].ctx == ctx && rp->jobs[j].seqno == seqno))
-			return &rp->hash[i];
+		if (s->job == NIL ||
+		    (s->hash == h && rp->jobs[s->job].ctx == ctx &&
+		     rp->jobs[s->job].seqno == seqno))
+			return s;
 	}
 }
 
 static void hash_resize(struct rp *rp, uint64_t size)
 {
-	uint32_t *old = rp->hash;
+	struct hslot *old = rp->hash;
 	uint64_t i, old_size = old ? (uint64_t)rp->hash_mask + 1 : 0;
 
 	rp->hash = xmalloc(size * sizeof(*rp->hash));
 	memset(rp->hash, 0xff, size * sizeof(*rp->hash));
 	rp->hash_mask = (uint32_t)(size - 1);
 	for (i = 0; i < old_size; i++) {
-		if (old[i] != NIL) {
-			struct job *j = &rp->jobs[old[i]];
+		if (old[i].job != NIL) {
+			uint32_t k = old[i].hash & rp->hash_mask;
 
-			*hash_slot(rp, j->hash, j->ctx, j->seqno) = old[i];
+			/* Keys are distinct: the first free slot is its own. */
+			while (rp->hash[k].job != NIL)
+				k = (k + 1) & rp->hash_mask;
+			rp->hash[k] = old[i];
 		}
 	}
 	free(old);
 }
 
 /* Linear probing without tombstones: pull the followers back. */
-static void hash_remove(struct rp *rp, uint32_t *slot)
+static void hash_remove(struct rp *rp, struct hslot *slot)
 {
-	uint64_t i = (uint64_t)(slot - rp->hash), j = i;
+	uint32_t i = (uint32_t)(slot - rp->hash), j = i;
 
-	rp->hash[i] = NIL;
+	rp->hash[i].job = NIL;
 	for (;;) {
-		uint64_t home;
-		struct job *jb;
+		uint32_t home;
 
 		j = (j + 1) & rp->hash_mask;
-		if (rp->hash[j] == NIL)
+		if (rp->hash[j].job == NIL)
 			return;
-		jb = &rp->jobs[rp->hash[j]];
-		home = jb->hash & rp->hash_mask;
+		home = rp->hash[j].hash & rp->hash_mask;
 		/* Leave it if its home lies cyclically in (i, j]. */
 		if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
 			continue;
 		rp->hash[i] = rp->hash[j];
-		rp->hash[j] = NIL;
+		rp->hash[j].job = NIL;
 		i = j;
 	}
 }
@@ -263,38 +298,58 @@ static int job_selected(const struct rp *rp, const struct gr_job *ev,
 	       (!o->has_until || ts < rp->win_until);
 }
 
+/*
+ * A job for ctx:seqno; *@slotp is its free slot from the lookup, or NULL
+ * when that moved since.  On return *@slotp is the job's slot.
+ */
 static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
-			const struct gr_rec *rec, uint32_t h)
+			const struct gr_rec *rec, uint32_t h,
+			struct hslot **slotp)
 {
-	uint32_t i, *slot;
+	uint32_t i, ring, ctxo;
 	struct job *j;
 
-	if (2 * (rp->open + 1) > (uint64_t)rp->hash_mask + 1)
+	if (2 * (rp->open + 1) > (uint64_t)rp->hash_mask + 1) {
 		hash_resize(rp, 2 * ((uint64_t)rp->hash_mask + 1));
+		*slotp = NULL;
+	}
 	i = job_alloc(rp);
+	ring = ring_for(rp, ev->ring_id, ev->engine);
+	ctxo = ctx_for(rp, ev->ctx);
+	note_seqno(rp, &rp->ctxs[ctxo], ev->seqno);
+	/*
+	 * Every field, without a memset() first: GCC makes that "rep stos",
+	 * slow to start on CPUs without fast short string stores.
+	 */
 	j = &rp->jobs[i];
-	memset(j, 0, sizeof(*j));
 	j->ctx = ev->ctx;
 	j->seqno = ev->seqno;
-	j->hash = h;
-	j->engine = ev->engine;
+	memset(j->ts, 0, sizeof(j->ts));
+	j->wait_enter = j->wait_exit = 0;
+	j->nenter = j->nexit = 0;
 	j->first_gseq = rec->gseq;
-	j->ring = ring_for(rp, ev->ring_id, ev->engine);
-	j->ctxo = ctx_for(rp, ev->ctx);
-	j->rq_prev = j->rq_next = NIL;
-	j->selected = job_selected(rp, ev, rec->ts);
-	note_seqno(rp, &rp->ctxs[j->ctxo], ev->seqno);
-
+	j->hash = h;
+	j->ring = ring;
+	j->ctxo = ctxo;
 	j->lru_prev = rp->lru_tail;
 	j->lru_next = NIL;
+	j->rq_prev = j->rq_next = NIL;
+	j->qsize = j->preempts = j->errors = 0;
+	j->error = 0;
+	j->engine = ev->engine;
+	j->have = 0;
+	j->selected = job_selected(rp, ev, rec->ts);
+	j->start_derived = j->in_rq = j->in_depth = 0;
+
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
 	else
 		rp->lru_head = i;
 	rp->lru_tail = i;
 
-	slot = hash_slot(rp, h, ev->ctx, ev->seqno);
-	*slot = i;
+	if (!*slotp)
+		*slotp = hash_slot(rp, h, ev->ctx, ev->seqno);
+	**slotp = (struct hslot){ .job = i, .hash = h };
 	if (++rp->open > rp->open_max)
 		rp->open_max = rp->open;
 	return i;
@@ -302,7 +357,8 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 
 /* ---- a ring's queue: committed, not yet ended ------------------------------------ */
 
-static void depth_change(struct rp *rp, struct job *j, uint64_t ts, int delta)
+static inline void depth_change(struct rp *rp, struct job *j, uint64_t ts,
+				int delta)
 {
 	if (rp->o.per_ring)
 		group_depth(rp, &rp->rings[j->ring].g, ts, delta);
@@ -392,37 +448,34 @@ static void set_metric(struct rp *rp, struct row *row, int m, uint64_t from,
 	row->mhave |= 1u << m;
 }
 
+/* Metric @m from stamp @a to stamp @b, when the job has both. */
+static inline void stamp_metric(struct rp *rp, const struct job *j,
+				struct row *row, int m, int a, int b)
+{
+	unsigned int need = 1u << a | 1u << b;
+
+	if ((j->have & need) == need)
+		set_metric(rp, row, m, j->ts[a], j->ts[b]);
+}
+
+/* Every finished job comes here: no loops over tables of stamps. */
 static void row_metrics(struct rp *rp, const struct job *j, struct row *row)
 {
-	static const int pairs[][3] = {
-		{ M_SUBMIT_HOST, ST_SUBMIT, ST_COMMIT },
-		{ M_QUEUE, ST_COMMIT, ST_START },
-		{ M_EXEC, ST_START, ST_END },
-		{ M_COMPLETE, ST_END, ST_COMPLETE },
-	};
-	int first = -1, last = -1;
-	size_t k;
+	unsigned int early = j->have & (1u << ST_SUBMIT | 1u << ST_COMMIT |
+					1u << ST_START);
+	unsigned int late = j->have & (1u << ST_END | 1u << ST_COMPLETE);
 
-	for (k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
-		unsigned int need = 1u << pairs[k][1] | 1u << pairs[k][2];
-
-		if ((j->have & need) == need)
-			set_metric(rp, row, pairs[k][0], j->ts[pairs[k][1]],
-				   j->ts[pairs[k][2]]);
-	}
+	stamp_metric(rp, j, row, M_SUBMIT_HOST, ST_SUBMIT, ST_COMMIT);
+	stamp_metric(rp, j, row, M_QUEUE, ST_COMMIT, ST_START);
+	stamp_metric(rp, j, row, M_EXEC, ST_START, ST_END);
+	stamp_metric(rp, j, row, M_COMPLETE, ST_END, ST_COMPLETE);
 	/* Unpaired waits leave the sum unknown; no waits at all is 0. */
 	if (j->nenter == j->nexit)
 		set_metric(rp, row, M_GPU_WAIT, j->wait_enter, j->wait_exit);
-	for (k = 0; k < NR_STAMPS; k++) {
-		if (!(j->have & (1u << k)))
-			continue;
-		if (first < 0 && k <= ST_START)
-			first = (int)k;
-		if (k >= ST_END)
-			last = (int)k;
-	}
-	if (first >= 0 && last >= 0)
-		set_metric(rp, row, M_TOTAL, j->ts[first], j->ts[last]);
+	/* From the first of SUBMIT .. START to the last of END, COMPLETE. */
+	if (early && late)
+		set_metric(rp, row, M_TOTAL, j->ts[__builtin_ctz(early)],
+			   j->ts[31 - __builtin_clz(late)]);
 }
 
 static void row_labels(const struct rp *rp, struct row *row)
@@ -446,14 +499,17 @@ static void row_labels(const struct rp *rp, struct row *row)
 
 static void make_row(struct rp *rp, const struct job *j, struct row *row)
 {
-	memset(row, 0, sizeof(*row));
+	/* Every field, without a memset() first: see job_new(). */
 	row->ctx = j->ctx;
 	row->seqno = j->seqno;
 	row->ring = j->ring;
 	row->engine = j->engine;
 	row->have = j->have;
 	row->start_derived = j->start_derived;
+	row->mhave = 0;
+	row->labels = 0;
 	memcpy(row->ts, j->ts, sizeof(row->ts));
+	memset(row->m, 0, sizeof(row->m));
 	row->preempts = j->preempts;
 	row->errors = j->errors;
 	row->error = j->error;
@@ -517,7 +573,7 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 	rp->jobs_done++;
 	if ((row->have & ((1u << NR_STAMPS) - 1)) != (1u << NR_STAMPS) - 1)
 		rp->jobs_incomplete++;
-	for (k = 0; k < NR_LABELS; k++)
+	for (k = 0; k < NR_LABELS && row->labels; k++)
 		if (row->labels & (1u << k))
 			rp->label_hits[k]++;
 	if (rp->o.per_ring)
@@ -532,8 +588,12 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 	out_row(rp, row);
 }
 
-/* The job is done: report it and forget it.  @now closes its queue time. */
-static void job_finish(struct rp *rp, uint32_t i, uint64_t now)
+/*
+ * The job is done: report it and forget it.  @now closes its queue time;
+ * @slot is its hash slot, or NULL to look it up.
+ */
+static void job_finish(struct rp *rp, uint32_t i, struct hslot *slot,
+		       uint64_t now)
 {
 	struct job *j = &rp->jobs[i];
 	struct row row;
@@ -551,7 +611,7 @@ static void job_finish(struct rp *rp, uint32_t i, uint64_t now)
 		rp->jobs[j->lru_next].lru_prev = j->lru_prev;
 	else
 		rp->lru_tail = j->lru_prev;
-	hash_remove(rp, hash_slot(rp, j->hash, j->ctx, j->seqno));
+	hash_remove(rp, slot ? slot : hash_slot(rp, j->hash, j->ctx, j->seqno));
 	rp->open--;
 	j->lru_next = rp->free_job;
 	rp->free_job = i;
@@ -624,7 +684,8 @@ static void apply(struct rp *rp, uint32_t i, uint16_t type,
 static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 {
 	struct gr_job ev;
-	uint32_t *slot, i, h;
+	struct hslot *slot;
+	uint32_t i, h;
 	int st;
 
 	if (gr_decode_job(rec, &ev) < 0)
@@ -638,7 +699,7 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 	st = stamp_of_type(rec->type);
 	h = job_hash(ev.ctx, ev.seqno);
 	slot = hash_slot(rp, h, ev.ctx, ev.seqno);
-	i = *slot;
+	i = slot->job;
 	if (i != NIL && rec->type == GRTRACE_EV_START &&
 	    (rp->jobs[i].have & (1u << ST_END))) {
 		/* Its start was fixed at END: too late to change the row. */
@@ -647,17 +708,20 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 	}
 	if (i != NIL && st >= 0 && (rp->jobs[i].have & (1u << st))) {
 		rp->key_reuse++;
-		job_finish(rp, i, rec->ts);
+		/* Removing it moves the slots behind it. */
+		job_finish(rp, i, slot, rec->ts);
+		slot = NULL;
 		i = NIL;
 	}
 	if (i == NIL)
-		i = job_new(rp, &ev, rec, h);
+		i = job_new(rp, &ev, rec, h, &slot);
+	/* apply() leaves the table alone: @slot is still the job's. */
 	apply(rp, i, rec->type, &ev, rec->ts);
 	if (rec->type == GRTRACE_EV_COMPLETE)
-		job_finish(rp, i, rec->ts);
+		job_finish(rp, i, slot, rec->ts);
 	while (rp->open > rp->o.max_open) {
 		rp->jobs_evicted++;
-		job_finish(rp, rp->lru_head, rec->ts);
+		job_finish(rp, rp->lru_head, NULL, rec->ts);
 	}
 }
 
@@ -760,6 +824,8 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	rp->free_job = NIL;
 	rp->lru_head = rp->lru_tail = NIL;
 	rp->win_until = UINT64_MAX;
+	memset(rp->ring_cache, 0xff, sizeof(rp->ring_cache));
+	memset(rp->ctx_cache, 0xff, sizeof(rp->ctx_cache));
 	hash_resize(rp, 1024);
 	if (rp->o.topn)
 		rp->top = xmalloc(rp->o.topn * sizeof(*rp->top));
@@ -774,7 +840,7 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 
 	/* What is still open ends with the trace. */
 	while (rp->lru_head != NIL)
-		job_finish(rp, rp->lru_head, end);
+		job_finish(rp, rp->lru_head, NULL, end);
 	for (i = 0; i < rp->nrings; i++)
 		group_depth(rp, &rp->rings[i].g, end, 0);
 	for (i = 0; i < rp->nctxs; i++)
