@@ -44,7 +44,8 @@ struct job {
 };
 
 /* The stamps are the first event types, in the same order. */
-_Static_assert(GRTRACE_EV_COMMIT - GRTRACE_EV_SUBMIT == ST_COMMIT &&
+_Static_assert(ST_SUBMIT == 0 &&
+	       GRTRACE_EV_COMMIT - GRTRACE_EV_SUBMIT == ST_COMMIT &&
 	       GRTRACE_EV_START - GRTRACE_EV_SUBMIT == ST_START &&
 	       GRTRACE_EV_END - GRTRACE_EV_SUBMIT == ST_END &&
 	       GRTRACE_EV_COMPLETE - GRTRACE_EV_SUBMIT == ST_COMPLETE,
