@@ -25,25 +25,20 @@ echo "1..6"
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
 
-"$TOOL" record -o "$TMP/trace.dat" -d 6 2>"$TMP/record.err" &
-rec=$!
-for _ in $(seq 50); do
-	grep -q started "$D/control" && break
-	sleep 0.1
-done
+record_start "$TMP/trace.dat" -d 6 || { echo "Bail out! grtrace record did not start"; exit 1; }
 emit_jobs 0 200 & p0=$!
 emit_jobs 1 200 & p1=$!
 wait $p0 && wait $p1
 ok $? "two CPUs emitted 2000 events"
-wait $rec
+wait "$REC"
 ok $? "record exits 0"
 
 written=$(stat_of written)
 [ "$written" = 2000 ] && [ "$(stat_of dropped_total)" = 0 ]
 ok $? "module wrote all 2000 events (written=$written)"
 
-grep -q "(2000 events)" "$TMP/record.err" &&
-	grep -q "dropped: 0" "$TMP/record.err"
+grep -q "(2000 events)" "$TMP/trace.dat.err" &&
+	grep -q "dropped: 0" "$TMP/trace.dat.err"
 ok $? "record's summary reports 2000 events and no drops"
 
 "$TOOL" dump -i "$TMP/trace.dat" >"$TMP/dump.txt" 2>"$TMP/dump.err"
@@ -58,6 +53,6 @@ awk 'NR > 1 && $3 <= prev { bad = 1 } { prev = $3; n++; cpu[$2]++; t[$4]++ }
 ok $? "recorded file: 2002 records in strictly increasing gseq from both CPUs"
 
 rmmod grtrace
-[ $FAILED -eq 0 ] || { tail -n 5 "$TMP/record.err" "$TMP/dump.err" | sed 's/^/# /'; }
+[ $FAILED -eq 0 ] || { tail -n 5 "$TMP/trace.dat.err" "$TMP/dump.err" | sed 's/^/# /'; }
 rm -rf "$TMP"
 exit $FAILED

@@ -40,17 +40,12 @@ insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
 
 # ---- jobs from two CPUs, counted per ring ---------------------------------
 
-"$TOOL" record -o "$TMP/trace.dat" -d 6 2>"$TMP/record.err" &
-rec=$!
-for _ in $(seq 50); do
-	grep -q started "$D/control" && break
-	sleep 0.1
-done
+record_start "$TMP/trace.dat" -d 6 || { echo "Bail out! grtrace record did not start"; exit 1; }
 emit_jobs 0 100 150 & p0=$!
 emit_jobs 1 200 120 & p1=$!
 wait $p0 && wait $p1
 ok $? "two CPUs emitted 270 jobs"
-wait $rec
+wait "$REC"
 ok $? "record exits 0"
 
 "$TOOL" report -i "$TMP/trace.dat" --format json --per-ring \

@@ -43,10 +43,10 @@ check() {
 # stat_of KEY: a value of grtrace's stats file.
 stat_of() { sed -n "s/^$1=//p" "$D/stats"; }
 
-# record_start FILE: "grtrace record -o FILE" in the background ($REC),
-# once tracing has started; its stderr goes to FILE.err.
+# record_start FILE [ARGS...]: "grtrace record -o FILE ARGS" in the
+# background ($REC), once tracing has started; its stderr goes to FILE.err.
 record_start() {
-	"$TOOL" record -o "$1" 2>"$1.err" &
+	"$TOOL" record -o "$1" "${@:2}" 2>"$1.err" &
 	REC=$!
 	for _ in $(seq 100); do
 		grep -q started "$D/control" && return 0

@@ -124,7 +124,9 @@ prepare_initramfs() {
 	cp /bin/busybox "$stage/bin/busybox" || die "no /bin/busybox"
 	install -m 0755 "$INIT_SCRIPT" "$stage/init"
 	# Lets the kernel give PID 1 a console before devtmpfs is up.
-	mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null || true
+	# Without it (not root) the guest still boots: init mounts devtmpfs.
+	mknod -m 600 "$stage/dev/console" c 5 1 2>/dev/null ||
+		note "no /dev/console in the initramfs (not root?): early init output is lost"
 	# busybox insmod cannot read compressed modules: unpack them here.
 	while read -r f; do
 		name=${f##*/}

@@ -241,7 +241,8 @@ guest_main() {
 
 # ----------------------------------------------------------------- host ---
 
-# Build output less the note that BTF needs a vmlinux, to stderr.
+# Build output less the note that BTF needs a vmlinux, to stderr (grep -v
+# fails when it passes no line on: that is no error here).
 quiet() { grep -v 'Skipping BTF' >&2 || true; }
 
 newest_kver() {
