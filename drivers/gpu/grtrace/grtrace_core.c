@@ -49,7 +49,10 @@ DEFINE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
 
 /* Protects the settings, the channel and the start/stop state. */
 DEFINE_MUTEX(grtrace_lock);
-/* Serialises readers of the events files against each other. */
+/*
+ * Serialises readers of the events files against each other.  Never held
+ * across the removal of an events file: that waits for those readers.
+ */
 static DEFINE_MUTEX(grtrace_read_lock);
 
 bool grtrace_enabled;
@@ -567,7 +570,11 @@ static int grtrace_open_channel(unsigned long size)
 	struct rchan *chan;
 	int cpu;
 
-	/* Fresh buffers: reset the per-CPU read bookkeeping with them. */
+	/*
+	 * Fresh buffers: reset the per-CPU read bookkeeping with them.  No
+	 * reader runs: the old events files are gone, the new ones are not
+	 * there yet.
+	 */
 	for_each_possible_cpu(cpu) {
 		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
 
@@ -592,9 +599,14 @@ static void grtrace_close_channel(void)
 	WRITE_ONCE(grtrace_chan, NULL);
 	/* Event paths run with interrupts off: wait for those in flight. */
 	synchronize_rcu();
-	mutex_lock(&grtrace_read_lock);
+	/*
+	 * Not under grtrace_read_lock: removing an events file waits for the
+	 * reads in flight on it, and those take that lock.  Once this
+	 * returns, no read of the old channel runs or can start (debugfs
+	 * fails it with -EIO), so the read bookkeeping of every CPU is free
+	 * to be reset for the next channel.  Open files keep the buffers.
+	 */
 	relay_close(chan);
-	mutex_unlock(&grtrace_read_lock);
 }
 
 /**
