@@ -21,6 +21,7 @@
 #include <linux/grtrace.h>
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <drm/gpu_scheduler.h>
@@ -125,13 +126,18 @@ static void sched_wait_exit(struct sched_wait *w)
 	kfree(w);
 }
 
-/* The dependency signalled; called under its lock, any context. */
+/*
+ * The dependency signalled; called under its lock, any context.  The RCU
+ * read section lets unload wait for a callback that took its wait off the
+ * list and still runs (sched_waits_cancel() no longer sees that wait).
+ */
 static void sched_wait_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
 {
 	struct sched_wait *w = container_of(cb, struct sched_wait, cb);
 	unsigned long flags;
 	bool mine;
 
+	rcu_read_lock();
 	/* Off the list means unload took it and frees it. */
 	spin_lock_irqsave(&sched_waits_lock, flags);
 	mine = !list_empty(&w->link);
@@ -139,6 +145,7 @@ static void sched_wait_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
 	spin_unlock_irqrestore(&sched_waits_lock, flags);
 	if (mine)
 		sched_wait_exit(w);
+	rcu_read_unlock();
 }
 
 static void probe_wait(void *data, struct drm_sched_job *job,
@@ -180,7 +187,8 @@ static void probe_wait(void *data, struct drm_sched_job *job,
  * After the probes are gone no wait is added; take every pending one off
  * its fence.  dma_fence_remove_callback() takes the fence lock, under
  * which callbacks run, so once it returns sched_wait_cb() is not running
- * on @w and never will.
+ * on @w and never will.  A callback that took its wait off the list first
+ * may still be running: the caller waits for it with synchronize_rcu().
  */
 static void sched_waits_cancel(void)
 {
@@ -260,6 +268,8 @@ static void __exit grtrace_drm_bridge_exit(void)
 {
 	grtrace_adapter_unregister(&sched_adapter);
 	sched_waits_cancel();
+	/* Callbacks that were already past the list: see sched_wait_cb(). */
+	synchronize_rcu();
 	grtrace_ring_map_destroy(&sched_rings);
 }
 
