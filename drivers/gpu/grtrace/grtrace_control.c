@@ -550,7 +550,7 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	unsigned int on;
-	int ret;
+	int ret = 0;
 
 	if (kstrtouint_from_user(ubuf, count, 0, &on) || on > 1)
 		return -EINVAL;

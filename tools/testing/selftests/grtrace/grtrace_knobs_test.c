@@ -326,6 +326,12 @@ TEST_F(grtrace, per_knob_files_are_views_of_config)
 	EXPECT_STREQ("started\n", buf);
 	ASSERT_EQ(0, put("enable", "0"));
 	EXPECT_EQ(0, stat_of("enabled"));
+	/* Stopping what is stopped, and starting what is started, succeed. */
+	ASSERT_EQ(0, put("enable", "0"));
+	ASSERT_EQ(0, put("enable", "1"));
+	ASSERT_EQ(0, put("enable", "1"));
+	ASSERT_EQ(0, put("enable", "0"));
+	EXPECT_EQ(0, stat_of("enabled"));
 }
 
 TEST_F(grtrace, every_bad_value_is_refused)

@@ -43,7 +43,7 @@ static inline int unload_module(void)
 	return syscall(__NR_delete_module, "grtrace", O_NONBLOCK) ? -errno : 0;
 }
 
-/* Returns 0 or -errno of the write. */
+/* Returns 0, -errno of the write, or -EPROTO if it took less than all. */
 static inline int put(const char *file, const char *text)
 {
 	char path[256];
@@ -57,6 +57,9 @@ static inline int put(const char *file, const char *text)
 	n = write(fd, text, strlen(text));
 	if (n < 0)
 		n = -errno;
+	/* A control file takes all of a write or fails it: anything else is a bug. */
+	else if ((size_t)n != strlen(text))
+		n = -EPROTO;
 	close(fd);
 	return n < 0 ? n : 0;
 }
