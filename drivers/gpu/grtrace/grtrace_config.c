@@ -6,11 +6,13 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 
 #include "grtrace_internal.h"
@@ -559,16 +561,36 @@ int grtrace_parse_buffer_size(const char *s, unsigned long *size)
 	return 0;
 }
 
-/* Snapshot the counters; views report the difference. */
+static void grtrace_stats_snap(int cpu)
+{
+	memcpy(per_cpu_ptr(&grtrace_base, cpu),
+	       &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt,
+	       sizeof(struct grtrace_counters));
+}
+
+static void grtrace_stats_snap_local(void *unused)
+{
+	grtrace_stats_snap(smp_processor_id());
+}
+
+/*
+ * Snapshot the counters; views report the difference.  Each CPU takes its
+ * own snapshot in an IPI: its event path runs with interrupts off, so the
+ * snapshot never holds an event counted as emitted but not yet as written
+ * or dropped, which would leave emitted != written + dropped until the
+ * next reset.  An offline CPU emits nothing and is copied from here.
+ */
 void grtrace_stats_reset(void)
 {
 	int cpu;
 
 	lockdep_assert_held(&grtrace_lock);
+	cpus_read_lock();
+	on_each_cpu(grtrace_stats_snap_local, NULL, 1);
 	for_each_possible_cpu(cpu)
-		memcpy(per_cpu_ptr(&grtrace_base, cpu),
-		       &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt,
-		       sizeof(struct grtrace_counters));
+		if (!cpu_online(cpu))
+			grtrace_stats_snap(cpu);
+	cpus_read_unlock();
 	grtrace_reset_at = jiffies / HZ;
 }
 
