@@ -29,7 +29,6 @@ skip() {
 	echo "ok $N - $1 # SKIP $2"
 }
 
-# check NAME: run the comparison's lines "PASS|FAIL name: detail" as TAP.
 # ftrace_on SYSTEM / ftrace_off: a private instance on the monotonic clock,
 # so its timestamps are grtrace's.
 ftrace_on() {
@@ -124,7 +123,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q $TR || mount -t tracefs nodev $TR
 for m in grtrace_virtio_gpu grtrace_drm_bridge grtrace_vgpu grtrace; do
@@ -139,9 +138,9 @@ fi
 
 # 1: the bridge attached to gpu_sched's four tracepoints.
 [ "$(grep -c '^drm_bridge .* attached gpu_sched ' "$D/adapters")" -eq 4 ]
-ok $? "drm_bridge: 4 tracepoints attached in gpu_sched"
+ok $? "drm_bridge: 4 tracepoints attached in gpu_sched [attach-only]"
 
-# 2-7: a workload on three rings with dependencies, then a hanging job.
+# 2-9: a workload on three rings with dependencies, then a hanging job.
 ftrace_on gpu_scheduler && record_start "$TMP/sched.dat"
 ok $? "drm_bridge: ftrace and grtrace record started"
 printf '%s\n' 'gfx 0 200 20' 'compute 1 150 10 dep=gfx:0' \
@@ -155,11 +154,10 @@ ftrace_off "$TMP/sched.ftrace"
 [ $rc -eq 0 ] && grep -q 'dropped: 0' "$TMP/sched.dat.err" &&
 	"$TOOL" dump -i "$TMP/sched.dat" > "$TMP/sched.dump"
 ok $? "drm_bridge: 501 jobs recorded without a drop"
-python3 "$HERE/sched_compare.py" "$TMP/sched.ftrace" "$TMP/sched.dump" \
-	> "$TMP/sched.res" 2>&1
-check "drm_bridge" < "$TMP/sched.res"
+check "drm_bridge" python3 "$HERE/sched_compare.py" "$TMP/sched.ftrace" \
+	"$TMP/sched.dump"
 
-# 8: the adapter counted what ftrace saw, and translated every hit.
+# 10: the adapter counted what ftrace saw, and translated every hit.
 rc=0
 for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep; do
 	want=$(grep -c ": $tp: " "$TMP/sched.ftrace")
@@ -168,7 +166,7 @@ for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep
 done
 ok $rc "drm_bridge: adapters view hits equal ftrace's events, none missed"
 
-# 9-13: virtio-gpu.
+# 11-15: virtio-gpu.
 CLIENT=$HERE/virtgpu_client
 [ -x "$CLIENT" ] || { cc -O2 -o "$TMP/virtgpu_client" "$HERE/virtgpu_client.c" \
 	$(pkg-config --cflags --libs libdrm) && CLIENT=$TMP/virtgpu_client; }
@@ -192,16 +190,15 @@ else
 	ftrace_off "$TMP/vq.ftrace"
 	"$TOOL" dump -i "$TMP/vq.dat" > "$TMP/vq.dump"
 	ok $rc "virtio_gpu: client made 30 page flips and 20 fenced creations"
-	compare_virtio "$TMP/vq.ftrace" "$TMP/vq.dump" > "$TMP/vq.res" 2>&1
-	check "virtio_gpu" < "$TMP/vq.res"
+	check "virtio_gpu" compare_virtio "$TMP/vq.ftrace" "$TMP/vq.dump"
 	rmmod virtio_gpu
 	grep -q '^virtio_gpu .* waiting ' "$D/adapters" &&
 		! grep -q ' virtio_gpu ' "$D/rings" &&
 		rmmod grtrace_virtio_gpu
-	ok $? "virtio_gpu: driver unloaded while attached: probes waiting, rings gone"
+	ok $? "virtio_gpu: driver unloaded while attached: probes waiting, rings gone [attach-only]"
 fi
 
-# 14: load/unload cycles under traffic, in both orders with the driver.
+# 16: load/unload cycles under traffic, in both orders with the driver.
 touch "$TMP/run"
 ( while [ -e "$TMP/run" ]; do
 	echo 'gfx 0 20 5 dep=copy:1' > "$V/submit" 2>/dev/null
@@ -235,15 +232,15 @@ done
 rm -f "$TMP/run"; wait $traffic
 ok $rc "$CYCLES load/unload cycles of grtrace + drm_bridge under vgpu traffic"
 
-# 15-16: the drivers go while attached; nothing is left behind.
+# 17-19: the drivers go while attached; nothing is left behind.
 insmod "$KO" && insmod "$KODIR/grtrace_drm_bridge.ko" &&
 	echo 'gfx 0 50 5' > "$V/submit" && cat "$V/wait" >/dev/null &&
 	grep -q vgpu0-gfx "$D/rings" &&
 	rmmod grtrace_vgpu && ! grep -q vgpu0 "$D/rings" && rmmod gpu_sched &&
 	[ "$(grep -c '^drm_bridge .* waiting ' "$D/adapters")" -eq 4 ]
-ok $? "drm_bridge: vgpu and gpu-sched unloaded while attached: waiting, rings gone"
+ok $? "drm_bridge: vgpu and gpu-sched unloaded while attached: waiting, rings gone [attach-only]"
 rmmod grtrace_drm_bridge && adapters_empty
-ok $? "adapters view empty after the adapters unloaded"
+ok $? "adapters view empty after the adapters unloaded [attach-only]"
 rmmod grtrace
 ok $? "grtrace unloads"
 

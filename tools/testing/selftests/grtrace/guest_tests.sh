@@ -2,36 +2,58 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest_tests.sh [INTREE_KO] - the part of the suite that runs inside the test VM (as
-# root, on the distribution kernel): the kselftests and the record test, in
+# root, on the distribution kernel): the kselftests and the shell tests, in
 # TAP.  The VM runner checks the kernel log for panics, Oopses and WARNs
 # afterwards.
+#
+# Each sub-suite runs between "# suite NAME" and "# suite NAME exit RC",
+# after a first line "# suites: ..." naming them all, so that the host
+# (tap_merge.py) can tell a sub-suite that printed fewer results than its
+# plan, or never finished, from one that passed.
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
 export GRTRACE_KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
+SUITES="grtrace_test grtrace_knobs_test record_test.sh report_test.sh
+	vgpu_test.sh adapters_test.sh vendor_test.sh edges_test.sh readme_test.sh"
+
+# The in-tree build (run_tests.sh makes it) loads into the same kernel.
+intree() {
+	echo "TAP version 13"
+	echo "1..1"
+	insmod "$1" && grep -q format_version=1 /sys/kernel/debug/grtrace/version &&
+		rmmod grtrace
+	if [ $? -eq 0 ]; then
+		echo "ok 1 - in-tree grtrace.ko loads and unloads"
+	else
+		echo "not ok 1 - in-tree grtrace.ko loads and unloads"
+		return 1
+	fi
+}
+
+# suite NAME CMD...: one sub-suite between its markers.
+suite() {
+	local name=$1 rc
+
+	shift
+	echo "# suite $name"
+	"$@"
+	rc=$?
+	echo "# suite $name exit $rc"
+	return $rc
+}
 
 cd "$HERE" || exit 1
 [ -e "$GRTRACE_KO" ] || { echo "Bail out! no $GRTRACE_KO"; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
+echo "# suites:${1:+ intree}" $SUITES
 rc=0
-# The in-tree build (run_tests.sh makes it) loads into the same kernel.
 if [ -n "${1:-}" ]; then
-	if insmod "$1" && grep -q format_version=1 /sys/kernel/debug/grtrace/version &&
-		rmmod grtrace; then
-		echo "ok - in-tree grtrace.ko loads and unloads"
-	else
-		echo "not ok - in-tree grtrace.ko loads and unloads"
-		rc=1
-	fi
+	suite intree intree "$1" || rc=1
 fi
-./grtrace_test || rc=1
-./grtrace_knobs_test || rc=1
-./record_test.sh || rc=1
-./report_test.sh || rc=1
-./vgpu_test.sh || rc=1
-./adapters_test.sh || rc=1
-./vendor_test.sh || rc=1
-./readme_test.sh || rc=1
+for s in $SUITES; do
+	suite "$s" "./$s" || rc=1
+done
 exit $rc

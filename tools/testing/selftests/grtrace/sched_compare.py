@@ -10,7 +10,7 @@ FTRACE is ftrace's text of the gpu_scheduler events: a tracefs "trace" file
 It may hold other events (interrupts): they are only used to explain a late
 pair.  DUMP is "grtrace dump" of grtrace's recording of the same window.
 
-Prints one "PASS|FAIL what: detail" line per check, always five, and "#"
+Prints one "PASS|FAIL what: detail" line per check, always six, and "#"
 lines naming the worst pairs.  Jobs are matched through the scheduler's job
 id: ftrace prints it (with the ring) for drm_sched_job and drm_run_job, the
 bridge puts it in aux0 of SUBMIT and COMMIT; drm_sched_process_job prints
@@ -22,7 +22,11 @@ than one vCPU under TCG, the emulator running another vCPU) between the two
 probes makes ftrace's stamp late by as long as that takes.  Without
 --every-pair the median must be within 20 us: a clock other than ftrace's
 mono fails that by milliseconds.  With --every-pair (a guest whose clock is
-its instruction count, see timestamps_test.sh) every pair must be.
+its instruction count, see timestamps_test.sh) every pair must be.  In
+both, no grtrace stamp may come after ftrace's (by more than ftrace's
+resolution: a tracefs "trace" file truncates to microseconds): that holds
+exactly whatever the emulator does, and a probe run in the wrong order, or
+a stamp taken after work in the probe, fails it.
 --self-test checks that made-up recordings pass and fail as they should.
 """
 
@@ -55,6 +59,10 @@ def read_grtrace(path):
     return events
 
 
+# ftrace's resolution in ns, as read_ftrace() found it.
+FT_RES = [0]
+
+
 def read_ftrace(path):
     """Every event: (ts, cpu, name, args)."""
     out = []
@@ -62,6 +70,7 @@ def read_ftrace(path):
         m = FT_LINE.search(line)
         if m:
             scale = 1000 if len(m[3]) == 6 else 1
+            FT_RES[0] = max(FT_RES[0], scale if scale > 1 else 0)
             out.append((int(m[2]) * 10**9 + int(m[3]) * scale, int(m[1]),
                         m[4], m[5]))
     return out
@@ -130,6 +139,7 @@ def main(argv):
     # (|delta|, type, grtrace's stamp and cpu, ftrace's stamp and cpu)
     d = sorted((abs(a[0] - b[0]), x[0], a, b) for x in gq
                for a, b in zip(sorted(gq[x]), sorted(fq.get(x, []))))
+    after = [p for p in d if p[2][0] > p[3][0] + FT_RES[0]]
     late = [x for x in d if x[0] > LIMIT_NS]
     med = d[len(d) // 2][0] if d else 0
     worst = d[-1][0] if d else 0
@@ -154,6 +164,11 @@ def main(argv):
     for p in late[-5:]:
         cause = ' '.join(sorted(set(between(p)))) or 'no interrupt recorded'
         print(f'# later by {p[0]} ns: {p[1]} on cpu {p[3][1]}; between: {cause}')
+    print('PASS' if d and not after else 'FAIL',
+          f"grtrace stamps first: {len(after)} of {len(d)} pairs have grtrace's "
+          f"stamp after ftrace's by more than its resolution ({FT_RES[0]} ns)")
+    for p in after[:5]:
+        print(f'# grtrace later by {p[2][0] - p[3][0]} ns: {p[1]} on cpu {p[2][1]}')
 
     err = [(k, a0) for ts, c, t, k, r, a0, a1 in g if t == 'ERROR']
     subs = [x for x in g if x[2] == 'SUBMIT']
@@ -204,14 +219,16 @@ def self_test():
                 if not x.startswith('#')]
 
     cases = [
-        ('matching recordings pass', run(), ['PASS'] * 5),
+        ('matching recordings pass', run(), ['PASS'] * 6),
         ('one pair 25 us apart fails --every-pair', run(shift_ns=24000)[3], 'FAIL'),
         ('... but not the median check', run(shift_ns=24000, every=False)[3], 'PASS'),
         ('another clock (5 ms off) fails the median check',
          run(offset=5000000, every=False)[3], 'FAIL'),
         ('a missing ftrace event fails counts and pairing',
          run(drop=(1, 'COMMIT'))[0:3:2], ['FAIL', 'FAIL']),
-        ('an ERROR with another errno fails', run(err=-5)[4], 'FAIL'),
+        ('grtrace stamping 2 us after ftrace fails the order check',
+         run(offset=-3000, every=False)[3:5], ['PASS', 'FAIL']),
+        ('an ERROR with another errno fails', run(err=-5)[5], 'FAIL'),
     ]
     print(f'1..{len(cases)}')
     bad = 0

@@ -25,19 +25,33 @@ ok() {
 	fi
 }
 
-# check NAME: turn a comparison's "PASS|FAIL detail" lines into results;
-# other lines become TAP comments.
+# check NAME CMD [ARGS...]: run a comparison and turn its "PASS detail" and
+# "FAIL detail" lines into results, its "# ..." lines into comments.  A
+# comparison that prints anything else (a traceback), exits non-zero with
+# no FAIL, or prints no verdict at all is a failure too: its verdicts
+# would otherwise be lost.
 check() {
-	local verdict rest
+	local name=$1 out rc verdict rest n=0 fails=0 odd=0
 
-	while read -r verdict rest; do
+	shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	rc=$?
+	while IFS= read -r verdict; do
+		rest=${verdict#* }
 		case $verdict in
-		PASS) ok 0 "$1: $rest" ;;
-		FAIL) ok 1 "$1: $rest" ;;
-		\#) echo "# $rest" ;;
-		*) echo "# $verdict $rest" ;;
+		PASS\ *) ok 0 "$name: $rest"; n=$((n + 1)) ;;
+		FAIL\ *) ok 1 "$name: $rest"; n=$((n + 1)); fails=$((fails + 1)) ;;
+		\#*) echo "$verdict" ;;
+		'') ;;
+		*) echo "# $verdict"; odd=$((odd + 1)) ;;
 		esac
-	done
+	done <"$out"
+	rm -f "$out"
+	[ $odd -eq 0 ] || ok 1 "$name: the comparison printed $odd unexpected lines (above)"
+	[ $n -gt 0 ] || ok 1 "$name: the comparison gave no verdict"
+	[ $rc -eq 0 ] || [ $fails -gt 0 ] || [ $odd -gt 0 ] ||
+		ok 1 "$name: the comparison exited $rc without a FAIL"
 }
 
 # stat_of KEY: a value of grtrace's stats file.

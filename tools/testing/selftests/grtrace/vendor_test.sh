@@ -21,7 +21,6 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/tap_lib.sh"
 X=/sys/kernel/debug/grtrace_xlate
 
-# check NAME: run the comparison's lines "PASS|FAIL detail" as TAP.
 # tps ADAPTER STATE [MODULE]: how many of its tracepoints are in STATE.
 tps() {
 	awk -v a="$1" -v s="$2" -v m="${3:-}" \
@@ -196,45 +195,45 @@ done
 
 # 1-5: i915, adapter first then driver first.
 insmod "$KODIR/grtrace_i915.ko" && expect i915 "waiting - $I915_TPS"
-ok $? "i915: adapter before the driver: $I915_TPS tracepoints waiting"
+ok $? "i915: adapter before the driver: $I915_TPS tracepoints waiting [attach-only]"
 timed modprobe i915 && expect i915 "attached i915 $I915_TPS"
-ok $? "i915: modprobe i915: attached to i915"
+ok $? "i915: modprobe i915: attached to i915 [attach-only]"
 rmmod i915 && expect i915 "waiting - $I915_TPS"
-ok $? "i915: rmmod i915: waiting"
+ok $? "i915: rmmod i915: waiting [attach-only]"
 timed modprobe i915 && expect i915 "attached i915 $I915_TPS"
-ok $? "i915: modprobe i915 again: attached again"
+ok $? "i915: modprobe i915 again: attached again [attach-only]"
 rmmod grtrace_i915 && insmod "$KODIR/grtrace_i915.ko" &&
 	expect i915 "attached i915 $I915_TPS" && rmmod i915 &&
 	expect i915 "waiting - $I915_TPS" && rmmod grtrace_i915
-ok $? "i915: adapter after the driver: attached; driver unloaded under it"
+ok $? "i915: adapter after the driver: attached; driver unloaded under it [attach-only]"
 
 # 6-10: amdgpu; drm_sched_process_job is gpu-sched's, which stays loaded.
 insmod "$KODIR/grtrace_amdgpu.ko" && expect amdgpu "waiting - 4"
-ok $? "amdgpu: adapter before the driver: 4 tracepoints waiting"
+ok $? "amdgpu: adapter before the driver: 4 tracepoints waiting [attach-only]"
 timed modprobe amdgpu &&
 	expect amdgpu "attached amdgpu 3" "attached gpu_sched 1"
-ok $? "amdgpu: modprobe amdgpu: attached to amdgpu (3) and gpu_sched (1)"
+ok $? "amdgpu: modprobe amdgpu: attached to amdgpu (3) and gpu_sched (1) [attach-only]"
 rmmod amdgpu && expect amdgpu "waiting - 3" "attached gpu_sched 1"
-ok $? "amdgpu: rmmod amdgpu: its 3 waiting"
+ok $? "amdgpu: rmmod amdgpu: its 3 waiting [attach-only]"
 timed modprobe amdgpu && expect amdgpu "attached amdgpu 3"
-ok $? "amdgpu: modprobe amdgpu again: attached again"
+ok $? "amdgpu: modprobe amdgpu again: attached again [attach-only]"
 rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_amdgpu.ko" &&
 	expect amdgpu "attached amdgpu 3" "attached gpu_sched 1" &&
 	rmmod amdgpu && rmmod gpu_sched && expect amdgpu "waiting - 4" &&
 	rmmod grtrace_amdgpu
-ok $? "amdgpu: adapter after the driver: attached; amdgpu and gpu-sched unloaded under it"
+ok $? "amdgpu: adapter after the driver: attached; amdgpu and gpu-sched unloaded under it [attach-only]"
 
 # 11-13: nouveau; the dma_fence tracepoints are the kernel's own.
 insmod "$KODIR/grtrace_nouveau.ko" && expect nouveau "attached kernel 2"
-ok $? "nouveau: adapter attached to the kernel's dma_fence tracepoints"
+ok $? "nouveau: adapter attached to the kernel's dma_fence tracepoints [attach-only]"
 timed modprobe nouveau && expect nouveau "attached kernel 2" &&
 	rmmod nouveau && expect nouveau "attached kernel 2" &&
 	! grep -q ' nouveau ' "$D/rings"
-ok $? "nouveau: modprobe and rmmod nouveau: still attached, no ring left"
+ok $? "nouveau: modprobe and rmmod nouveau: still attached, no ring left [attach-only]"
 rmmod grtrace_nouveau && timed modprobe nouveau &&
 	insmod "$KODIR/grtrace_nouveau.ko" && expect nouveau "attached kernel 2" &&
 	rmmod grtrace_nouveau && rmmod nouveau
-ok $? "nouveau: adapter after the driver: attached; both unload"
+ok $? "nouveau: adapter after the driver: attached; both unload [attach-only]"
 
 # 14-19: translations.  The drivers must be gone: the test module defines
 # their tracepoints itself.
@@ -247,11 +246,10 @@ insmod "$KODIR/grtrace_i915.ko" && insmod "$KODIR/grtrace_amdgpu.ko" &&
 	expect i915 "attached grtrace_xlate_test $I915_TPS" &&
 	expect amdgpu "attached grtrace_xlate_test 4" &&
 	[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau " ]
-ok $? "xlate: adapters attached to the test module's tracepoints"
+ok $? "xlate: adapters attached to the test module's tracepoints [attach-only]"
 echo level=verbose > "$D/config" && record xlate i915 amdgpu nouveau
 ok $? "xlate: i915, amdgpu and nouveau scenarios recorded without a drop"
-compare_xlate "$TMP/xlate.dat.dump" > "$TMP/xlate.res" 2>&1
-check "xlate" < "$TMP/xlate.res"
+check "xlate" compare_xlate "$TMP/xlate.dat.dump"
 
 # 20: the adapters counted their drivers' objects only, and missed none.
 rc=0
@@ -275,17 +273,16 @@ ok $? "dedup: bridge alone recorded"
 insmod "$KODIR/grtrace_amdgpu.ko" && record claimed dedup &&
 	rmmod grtrace_amdgpu && record released dedup
 ok $? "dedup: with grtrace_amdgpu, and after it unloaded, recorded"
-compare_dedup "$TMP/bridge.dat.dump" \
-	"$TMP/claimed.dat.dump" "$TMP/released.dat.dump" > "$TMP/dedup.res" 2>&1
-check "dedup" < "$TMP/dedup.res"
+check "dedup" compare_dedup "$TMP/bridge.dat.dump" \
+	"$TMP/claimed.dat.dump" "$TMP/released.dat.dump"
 
 # 26-27: nothing is left behind.
 rmmod grtrace_xlate_test && [ "$(wc -l < "$D/rings")" -eq 1 ] &&
 	expect drm_bridge "waiting - 4" && expect i915 "waiting - $I915_TPS"
-ok $? "test module unloaded: its rings gone, adapters waiting"
+ok $? "test module unloaded: its rings gone, adapters waiting [attach-only]"
 rmmod grtrace_drm_bridge && rmmod grtrace_i915 && rmmod grtrace_nouveau &&
 	[ "$(wc -l < "$D/adapters")" -eq 1 ] && rmmod grtrace
-ok $? "adapters and grtrace unload"
+ok $? "adapters and grtrace unload [attach-only]"
 
 [ $FAILED -eq 0 ] || tail -n 5 "$TMP"/*.err | sed 's/^/# /'
 rm -rf "$TMP"

@@ -3,10 +3,10 @@
 #
 # vgpu_test.sh - grtrace_vgpu.ko, the virtual GPU on the real DRM scheduler:
 # a workload on three rings with cross-ring dependencies must produce
-# exactly the expected gpu_scheduler ftrace events in dependency order;
-# exec times are honoured on in-order engines; a hung job times out and the
-# ring goes on; bad input changes nothing; the module loads and unloads
-# cleanly with traffic in flight.  Prints the jobs/s it sustains.
+# exactly the expected gpu_scheduler ftrace events in dependency order; a
+# hung job times out and the ring goes on; bad input changes nothing; the
+# module loads and unloads cleanly with traffic in flight.  Prints the
+# jobs/s it sustains.  (Exec times are timestamps_test.sh's.)
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -119,7 +119,7 @@ dmesg_mark=$(dmesg | wc -l)
 new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..12"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q "$T" || mount -t tracefs none "$T"
 rmmod grtrace_vgpu 2>/dev/null
@@ -186,26 +186,11 @@ p0r=$(ent_field "$TMP/ent1" copy 1 4) p1r=$(ent_field "$TMP/ent1" copy 2 4)
 	[ "${p0r:-0}" -gt 0 ] && [ "${p1r:-0}" -gt 0 ] && [ "$c0r" -ge "$g0" ] && [ "$p0r" -ge "$c0d" ] && [ "$p1r" -ge "$g1" ]
 ok $? "dependencies hold: compute:0 runs after gfx:0 is done, copy:0 after compute:0, copy:1 after gfx:1"
 
-# 7-8. Exec time: one 2000 us job alone; ten queued on one in-order engine.
-trace_on
-submit "copy 3 1 2000\n" && wait_idle
-trace_off "$TMP/trace2"
-entity_times "$TMP/trace2" >"$TMP/ent2"
-one=$(awk '{ print $5 - $4 }' "$TMP/ent2")
-echo "# exec 2000 us: drm_run_job -> drm_sched_process_job = ${one:-?} us"
-[ -n "$one" ] && [ "$one" -ge 2000 ] && [ "$one" -lt 50000 ]
-ok $? "a 2000 us job completes 2000 us or more after run_job (and not 50 ms late)"
+# Exec times and in-order queueing are checked to 20 us in the icount
+# guest (timestamps_test.sh): on 2 vCPUs under TCG the guest's clock is
+# the host's, and the emulator's scheduling lands in any interval.
 
-trace_on
-submit "copy 3 10 2000\n" && wait_idle
-trace_off "$TMP/trace3"
-entity_times "$TMP/trace3" >"$TMP/ent3"
-ten=$(awk '{ print $5 - $4 }' "$TMP/ent3")
-echo "# 10 x 2000 us on one ring: first run -> last done = ${ten:-?} us"
-[ -n "$ten" ] && [ "$ten" -ge 20000 ] && [ "$ten" -lt 200000 ]
-ok $? "ten 2000 us jobs queue on the in-order engine: 20 ms or more in all"
-
-# 9-10. A hang: the job times out (timeout_ms=500) and the jobs behind it,
+# 7-8. A hang: the job times out (timeout_ms=500) and the jobs behind it,
 # on its ring and on a ring depending on it, still run.
 trace_on
 start=$(date +%s%N)
@@ -224,7 +209,7 @@ got+=" $(count "$TMP/trace4" drm_sched_process_job) $(count "$TMP/trace4" drm_sc
 [ "$got" = "6 6 6 2" ]
 ok $? "ftrace across the reset: 6 queued, 6 run, 6 done, 2 waits (got $got)"
 
-# 11. Throughput, tracing off: 30000 jobs of 0 us on three rings.
+# 9. Throughput, tracing off: 30000 jobs of 0 us on three rings.
 start=$(date +%s%N)
 submit "gfx 0 10000 0\ncompute 1 10000 0\ncopy 2 10000 0\n" && wait_idle
 rc=$?
@@ -238,7 +223,7 @@ echo "$old_size" >"$T/buffer_size_kb"
 rmmod grtrace_vgpu
 ok $? "rmmod when idle"
 
-# 12-13. Load and unload with traffic in flight: dependencies, hangs
+# 11-12. Load and unload with traffic in flight: dependencies, hangs
 # (timeout_ms=100) and a writer killed mid-write; events on.
 traffic() {
 	while printf 'gfx 0 20 500\ncompute 1 20 300 dep=gfx:0\ncopy 2 20 100 dep=compute:1\ngfx 3 1 0 hang\ncopy 4 5 0 dep=gfx:3\n' \

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# harness_test.sh - the suite's own plumbing must not lose a verdict.  Each
+# way a verdict can get lost is injected into a made-up sub-suite log or
+# comparison, and tap_merge.py (what run_tests.sh judges every sub-suite
+# with) or check (tap_lib.sh, what the shell tests run comparisons with)
+# must turn it into a failure; a clean log must stay clean.  TAP output;
+# runs on the host.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+MERGE=$HERE/tap_merge.py
+
+# merged NAME STATUS WANT_FAILS: tap_merge.py on $TMP/log with STATUS must
+# print exactly WANT_FAILS failures, and exit non-zero if there are any.
+merged() {
+	local out fails rc
+
+	out=$(python3 "$MERGE" "$TMP/log" "p: " "$2")
+	rc=$?
+	fails=$(grep -c '^not ok - ' <<<"$out")
+	if [ "$3" -eq 0 ]; then
+		[ "$fails" -eq 0 ] && [ $rc -eq 0 ]
+	else
+		[ "$fails" -eq "$3" ] && [ $rc -eq 1 ]
+	fi
+	ok $? "$1 (failures $fails, want $3)"
+	[ "$fails" -eq "$3" ] || sed 's/^/#   /' <<<"$out"
+}
+
+# checked NAME WANT_FAILS CMD...: check() on CMD must give WANT_FAILS
+# failures among its results.
+checked() {
+	local name=$1 want=$2 out fails
+
+	shift 2
+	out=$(N=0 FAILED=0; check "inner" "$@")
+	fails=$(grep -c '^not ok ' <<<"$out")
+	[ "$fails" -eq "$want" ]
+	ok $? "$name (failures $fails, want $want)"
+	[ "$fails" -eq "$want" ] || sed 's/^/#   /' <<<"$out"
+}
+
+echo "TAP version 13"
+echo "1..16"
+
+# 1-8: tap_merge.py on one sub-suite.
+printf 'TAP version 13\n1..3\nok 1 - a\nok 2 - b # SKIP no device\nok 3 - c\n' >"$TMP/log"
+merged "a clean sub-suite passes" 0 0
+printf 'TAP version 13\n1..102\n' >"$TMP/log"
+for i in $(seq 100); do echo "ok $i - t$i"; done >>"$TMP/log"
+merged "100 results of a plan of 102 fail" 0 1
+printf 'TAP version 13\nok 1 - a\n' >"$TMP/log"
+merged "results without a plan fail" 0 1
+printf 'TAP version 13\n1..2\nok 1 - a\nnot ok 2 - b\n' >"$TMP/log"
+merged "a failing result fails, and explains exit 1" 1 1
+printf 'TAP version 13\n1..1\nok 1 - a\n' >"$TMP/log"
+merged "exit 1 with every result ok fails" 1 1
+printf 'TAP version 13\n1..1\nok 1 - a\nTraceback (most recent call last):\n  File "x.py"\nKeyError: 1\n' >"$TMP/log"
+merged "a traceback fails" 0 1
+printf 'TAP version 13\n1..2\nok 1 - a\nBail out! no module\n' >"$TMP/log"
+merged "a bail-out fails (and the result it cut short)" 1 2
+printf 'make: Entering directory\nmake: *** [check] Error 2\n' >"$TMP/log"
+merged "a log with no TAP at all fails" 2 1
+
+# 9-11: the guest's log, sub-suites between markers.
+printf '%s\n' '# suites: a b' '# suite a' 'TAP version 13' '1..1' 'ok 1 - x' \
+	'# suite a exit 0' '# suite b' 'TAP version 13' '1..1' 'ok 1 - y' \
+	'# suite b exit 0' >"$TMP/log"
+merged "guest log: two clean sub-suites pass" 0 0
+printf '%s\n' '# suites: a b' '# suite a' 'TAP version 13' '1..2' 'ok 1 - x' >"$TMP/log"
+merged "guest log: a sub-suite cut short and one never started fail" 0 3
+printf '%s\n' '# suites: a' '# suite a' 'TAP version 13' '1..1' 'ok 1 - x' \
+	'# suite a exit 3' >"$TMP/log"
+merged "guest log: a sub-suite's unexplained exit status fails" 0 1
+
+# 12-16: check() around a comparison.
+checked "check: PASS and FAIL lines are results" 1 \
+	printf 'PASS one\nFAIL two\n# a comment\n'
+checked "check: a traceback among PASS lines fails" 1 \
+	python3 -c 'print("PASS one", flush=True); raise KeyError(1)'
+checked "check: exit 2 without a FAIL fails" 1 \
+	sh -c 'echo "PASS one"; exit 2'
+checked "check: no verdict at all fails" 1 true
+checked "check: a clean comparison passes" 0 \
+	printf 'PASS one\nPASS two\n'
+
+rm -rf "$TMP"
+exit $FAILED
