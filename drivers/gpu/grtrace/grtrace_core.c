@@ -567,6 +567,18 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
  */
 static int grtrace_events_open(struct inode *inode, struct file *file)
 {
+	struct rchan_buf *buf = inode->i_private;
+
+	/*
+	 * relay_open() creates a buffer's file before it initialises the
+	 * buffer's refcount: an open in between takes a reference that relay
+	 * then resets, and its close frees the buffer under the channel (seen
+	 * with readers opening while buffer_size is written).  A buffer is
+	 * ready once its channel is published, and stays alive while it is
+	 * being closed: the removal of the file waits for this open.
+	 */
+	if (buf->chan != smp_load_acquire(&grtrace_chan))
+		return -EAGAIN;
 	return relay_file_operations.open(inode, file);
 }
 
@@ -617,7 +629,8 @@ static int grtrace_open_channel(unsigned long size)
 			  GRTRACE_NR_SUBBUFS, &grtrace_relay_cb, NULL);
 	if (!chan)
 		return -ENOMEM;
-	WRITE_ONCE(grtrace_chan, chan);
+	/* Pairs with the acquire in grtrace_events_open(). */
+	smp_store_release(&grtrace_chan, chan);
 	return 0;
 }
 
