@@ -35,6 +35,8 @@ const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
 	[GRTRACE_DROP_BACKPRESSURE]	= "backpressure",
 	[GRTRACE_DROP_BUFFER_FULL]	= "buffer_full",
 	[GRTRACE_DROP_OVERSIZE]		= "oversize",
+	[GRTRACE_DROP_NMI]		= "nmi",
+	[GRTRACE_DROP_INVALID]		= "invalid",
 };
 
 /* Value names, indexed by value, NULL-terminated. */
@@ -621,4 +623,6 @@ void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 		for (i = 0; i < GRTRACE_NR_COUNTERS; i++)
 			acc[i] += READ_ONCE(cur[i]) - base[i];
 	}
+	/* An event in NMI counts only this drop: see grtrace_event(). */
+	sum->emitted += sum->dropped[GRTRACE_DROP_NMI];
 }

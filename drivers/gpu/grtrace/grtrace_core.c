@@ -36,6 +36,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/hardirq.h>
 #include <linux/irqflags.h>
 #include <linux/module.h>
 #include <linux/relay.h>
@@ -311,7 +312,8 @@ static void grtrace_count_sec(struct grtrace_pcpu *pc, bool written)
  *
  * Safe from any context, hard interrupts included; never sleeps and takes
  * no lock.  Ends as exactly one of written or one drop reason in this CPU's
- * counters.
+ * counters.  In NMI nothing is written: the event is counted as dropped,
+ * reason ``nmi``; a @type out of range warns once and counts ``invalid``.
  */
 void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		   u64 aux0, u64 aux1)
@@ -323,14 +325,28 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	u64 t0 = 0, ts, gseq;
 	int reason;
 
-	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES))
+	/*
+	 * An NMI can land anywhere in the path below, whose counters and
+	 * relay_reserve() are not reentrant, and reading the clock in NMI can
+	 * livelock.  Count the event in the one counter that nothing else on
+	 * this CPU writes (a single per-CPU increment); the views add it to
+	 * emitted.
+	 */
+	if (unlikely(in_nmi())) {
+		this_cpu_inc(grtrace_pcpu.cnt.dropped[GRTRACE_DROP_NMI]);
 		return;
+	}
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(&grtrace_pcpu);
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
 		t0 = local_clock();
 	pc->cnt.emitted++;
+	/* A caller's bug, counted rather than lost. */
+	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES)) {
+		reason = GRTRACE_DROP_INVALID;
+		goto drop;
+	}
 	pc->cnt.type_emitted[type]++;
 
 	reason = grtrace_filter(type, ring_id, engine, ctx);
@@ -747,7 +763,8 @@ void grtrace_core_exit(void)
  * The exported API.  Each function is one event; the ring's engine class
  * comes from the ring registry.  All are safe from any context, hard
  * interrupts included, never sleep and cost a few hundred ns when written
- * (less when dropped).
+ * (less when dropped).  Called in NMI, they write nothing and count the
+ * event as dropped, reason ``nmi``.
  */
 
 /**

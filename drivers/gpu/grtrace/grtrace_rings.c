@@ -115,8 +115,9 @@ u16 grtrace_ring_engine(u32 ring_id)
 void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		       u64 aux1)
 {
+	/* Not a type of this function: counted as invalid, not lost. */
 	if (WARN_ON_ONCE(type < GRTRACE_EV_SUBMIT || type > GRTRACE_EV_COMPLETE))
-		return;
+		type = GRTRACE_EV_NR_JOB_TYPES;
 	grtrace_event(type, ring_id, grtrace_ring_engine(ring_id), ctx, seqno,
 		      aux0, aux1);
 }
