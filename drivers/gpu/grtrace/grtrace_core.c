@@ -41,7 +41,6 @@
 #include <linux/module.h>
 #include <linux/relay.h>
 #include <linux/sched/clock.h>
-#include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
@@ -519,35 +518,12 @@ static const struct rchan_callbacks grtrace_relay_cb = {
 };
 
 /*
- * Finish the sub-buffer being filled, which publishes its records.  Runs
- * on the buffer's own CPU with interrupts off (an IPI), so no event path
- * of that CPU is between its reserve and its last store, and only while
- * tracing: stopping flushes the buffers from another CPU, but only after
- * a grace period that this, with interrupts off, is part of.
- */
-static void grtrace_switch_subbuf(void *info)
-{
-	struct rchan_buf *buf = info;
-	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
-
-	if (!READ_ONCE(grtrace_enabled) || buf->chan != READ_ONCE(grtrace_chan))
-		return;
-	/* Nothing new since the last switch, or full: leave it. */
-	if (pc->committed == pc->complete ||
-	    buf->offset > buf->chan->subbuf_size)
-		return;
-	relay_switch_subbuf(buf, 0);
-}
-
-/*
  * read(2) of an events<cpu> file.  relay's read side runs without locks
  * against the writer, and inside the sub-buffer being written it can see a
  * slot reserved but not yet filled, or the stale padding of the previous
- * lap.  So hand out finished sub-buffers only.  A read that finds none
- * while records wait in the sub-buffer being filled has that CPU finish it
- * first: a reader then gets every event within its own polling period,
- * whoever started tracing, and a buffer nobody reads is never cut short.
- * Returns 0 when nothing is available now.
+ * lap.  So hand out finished sub-buffers only: while tracing, data appears
+ * a sub-buffer at a time; stopping flushes the rest.  Returns 0 when
+ * nothing is available now.
  */
 static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *ppos)
@@ -560,13 +536,6 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 	mutex_lock(&grtrace_read_lock);
 	/* Pairs with the release in grtrace_subbuf_start(). */
 	avail = smp_load_acquire(&pc->complete) - pc->consumed;
-	/* A racy look, only to spare the IPI; the CPU itself decides. */
-	if (!avail && count && READ_ONCE(pc->committed) != pc->consumed) {
-		smp_call_function_single(buf->cpu, grtrace_switch_subbuf, buf,
-					 true);
-		/* The switch published with a release there too. */
-		avail = smp_load_acquire(&pc->complete) - pc->consumed;
-	}
 	count = min_t(u64, count, avail);
 	ret = 0;
 	if (count)
