@@ -9,6 +9,7 @@
 #include <linux/cpu.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
@@ -533,10 +534,26 @@ void grtrace_config_free(void)
 	kfree(wc);
 }
 
+/*
+ * Every possible CPU gets a buffer of @size, allocated when it is set: all
+ * of them together may take at most a quarter of the RAM.
+ */
+static bool grtrace_buffers_fit_ram(unsigned long long size)
+{
+	u64 ram = (u64)totalram_pages() << PAGE_SHIFT;
+
+	return size * num_possible_cpus() <= ram / 4;
+}
+
 static int grtrace_check_buffer_size(unsigned long long size)
 {
 	if (size < SZ_64K || size > SZ_256M || size % SZ_32K)
 		return -EINVAL;
+	if (!grtrace_buffers_fit_ram(size)) {
+		pr_debug("buffer_size: %llu bytes on each of %u CPUs is more than a quarter of the RAM\n",
+			 size, num_possible_cpus());
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -545,8 +562,9 @@ static int grtrace_check_buffer_size(unsigned long long size)
  * @s: decimal bytes with an optional K, M or G suffix
  * @size: the result
  *
- * Return: 0, or -EINVAL unless the size lies in [64K, 256M] and is a
- * multiple of 32K (eight sub-buffers of whole pages).
+ * Return: 0, or -EINVAL unless the size lies in [64K, 256M], is a
+ * multiple of 32K (eight sub-buffers of whole pages), and the buffers of
+ * all possible CPUs take at most a quarter of the RAM.
  */
 int grtrace_parse_buffer_size(const char *s, unsigned long *size)
 {

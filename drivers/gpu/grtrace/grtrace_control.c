@@ -33,7 +33,7 @@ static int buffer_size_param_set(const char *val, const struct kernel_param *kp)
 	ret = grtrace_parse_buffer_size(strim(copy), &size);
 	kfree(copy);
 	if (ret) {
-		pr_err("buffer_size=%s: must be a multiple of 32K in [64K, 256M]\n",
+		pr_err("buffer_size=%s: must be a multiple of 32K in [64K, 256M], at most a quarter of the RAM for all CPUs\n",
 		       val);
 		return ret;
 	}

@@ -6,8 +6,10 @@
  * and stored by "grtrace record".  Documentation/gpu/grtrace.rst holds the
  * normative description; this header is its machine-readable form.
  *
- * All fields are little-endian.  Every record starts with a struct
- * grtrace_hdr whose @size covers the whole record and is a multiple of 8.
+ * All fields are little-endian: grtrace writes in the CPU's byte order and
+ * builds on little-endian kernels only.  Every record starts with a
+ * struct grtrace_hdr whose @size covers the whole record and is a
+ * multiple of 8.
  */
 #ifndef _UAPI_LINUX_GRTRACE_H
 #define _UAPI_LINUX_GRTRACE_H

@@ -268,6 +268,49 @@ TEST_F(grtrace, unload_while_started)
 	EXPECT_NE(0, access(DIR, F_OK));
 }
 
+/* MemTotal of /proc/meminfo in bytes, or 0. */
+static unsigned long long mem_total(void)
+{
+	unsigned long long kb = 0;
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/*
+ * The buffers of all CPUs may take at most a quarter of the RAM: the
+ * smallest size over that is refused, at load and on a resize, and
+ * nothing changes.
+ */
+TEST_F(grtrace, buffer_size_is_capped_by_ram)
+{
+	unsigned long long ram = mem_total(), over;
+	int cpus = nr_channels();
+	char arg[64], buf[64];
+
+	ASSERT_LT(0, ram);
+	ASSERT_LT(0, cpus);
+	over = (ram / 4 / cpus / 32768 + 1) * 32768;
+	if (over > 256ULL << 20)
+		SKIP(return, "RAM too large for the cap to bite below 256M");
+	TH_LOG("%d CPUs, MemTotal %llu: %llu bytes per CPU is over the cap",
+	       cpus, ram, over);
+	snprintf(arg, sizeof(arg), "%llu", over);
+	EXPECT_EQ(-EINVAL, put("buffer_size", arg));
+	ASSERT_EQ(0, get("buffer_size", buf, sizeof(buf)));
+	EXPECT_STREQ("4194304\n", buf);
+	unload_module();
+	snprintf(arg, sizeof(arg), "buffer_size=%llu", over);
+	EXPECT_EQ(-EINVAL, load_module(arg));
+	ASSERT_EQ(0, load_module(""));
+}
+
 /* Every bad write fails with EINVAL and changes nothing. */
 TEST_F(grtrace, bad_input_changes_nothing)
 {
