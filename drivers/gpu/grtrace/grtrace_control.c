@@ -166,7 +166,8 @@ static void grtrace_print_counters(struct seq_file *m,
 		seq_printf(m, "dropped_%s=%llu%c", grtrace_drop_names[i],
 			   s->dropped[i], sep);
 	seq_printf(m, "control_written=%llu%c", s->ctl_written, sep);
-	seq_printf(m, "control_dropped=%llu\n", s->ctl_dropped);
+	seq_printf(m, "control_dropped=%llu%c", s->ctl_dropped, sep);
+	seq_printf(m, "discarded_bytes=%llu\n", s->discarded);
 }
 
 static u32 grtrace_adaptive_keep_1_in(void)

@@ -622,6 +622,7 @@ static int grtrace_open_channel(unsigned long size)
 static void grtrace_close_channel(void)
 {
 	struct rchan *chan = grtrace_chan;
+	int cpu;
 
 	if (!chan)
 		return;
@@ -636,6 +637,12 @@ static void grtrace_close_channel(void)
 	 * to be reset for the next channel.  Open files keep the buffers.
 	 */
 	relay_close(chan);
+	/* Nothing writes or reads now: count what no reader ever got. */
+	for_each_possible_cpu(cpu) {
+		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+
+		pc->cnt.discarded += pc->committed - pc->consumed;
+	}
 }
 
 /**

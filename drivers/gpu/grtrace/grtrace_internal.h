@@ -53,6 +53,8 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
  * @dropped: events dropped, by enum grtrace_drop
  * @ctl_written: control records (STREAM_INFO, METADATA, RING) written
  * @ctl_dropped: control records that did not fit in the buffer
+ * @discarded: bytes of records written but never read, thrown away with
+ *	their buffers by a resize or an unload
  * @type_emitted: @emitted by event type
  * @type_written: @written by event type
  * @lat_hist: cost of the write path in ns (when measure_latency=1)
@@ -67,6 +69,7 @@ struct grtrace_counters {
 	u64 dropped[GRTRACE_NR_DROPS];
 	u64 ctl_written;
 	u64 ctl_dropped;
+	u64 discarded;
 	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
 	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
 	u64 lat_hist[GRTRACE_HIST_BUCKETS];

@@ -180,6 +180,33 @@ TEST_F(grtrace, start_stop_start)
 }
 
 /*
+ * A resize throws away what nobody read, and says how much: a session read
+ * whole gives its size, the same session left unread and resized away
+ * must add exactly that to discarded_bytes; a read one adds nothing.
+ */
+TEST_F(grtrace, resize_counts_discarded_bytes)
+{
+	struct trace t;
+	long total;
+
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10));
+	ASSERT_EQ(0, put("control", "stop"));
+	total = read_trace(&t);
+	free_trace(&t);
+	ASSERT_LT(0, total);
+	ASSERT_EQ(0, put("buffer_size", "64K"));
+	EXPECT_EQ(0, stat_of("discarded_bytes"));
+
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_EQ(0, put("buffer_size", "128K"));
+	EXPECT_EQ(total, stat_of("discarded_bytes"));
+	EXPECT_EQ(total, pc_stat_of(0, "discarded_bytes"));
+}
+
+/*
  * The bytes the module writes for a known sequence equal the golden vector
  * made from the documented format by golden/gen_golden.py, once ts, cpu,
  * nr_cpus and the kernel release are zeroed.
