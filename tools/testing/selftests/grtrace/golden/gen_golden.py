@@ -6,9 +6,11 @@ This is deliberately independent of the C code: the record layouts below are
 written from the documentation of include/uapi/linux/grtrace.h (all fields
 little-endian, 32-byte header, record size a multiple of 8), and the
 expected "grtrace dump" text is formatted here from the same values, not by
-decoding the bytes.  Run it from any directory; it writes next to itself:
+decoding the bytes.  So are the record boundaries in *.offsets: where each
+record was put, as this file built it, for the decoder's tests to compare
+with.  Run it from any directory; it writes next to itself:
 
-    python3 gen_golden.py          # (re)write *.bin and *.dump
+    python3 gen_golden.py          # (re)write *.bin, *.dump and *.offsets
     python3 gen_golden.py --check  # exit 1 if the committed files differ
 """
 
@@ -82,9 +84,12 @@ class Stream:
     def __init__(self):
         self.data = bytearray()
         self.lines = []     # (gseq, insertion index, text)
+        self.starts = []    # byte offset of each record, in file order
 
     def _hdr(self, rtype, size, cpu, ts, gseq, cseq):
         assert size % 8 == 0 and size >= 32
+        # Every record begins with its header: this is where it starts.
+        self.starts.append(len(self.data))
         return struct.pack(HDR_FMT, rtype, size, cpu, 0, ts, gseq, cseq)
 
     def _line(self, ts, cpu, gseq, name, text):
@@ -153,6 +158,11 @@ class Stream:
     def dump_text(self):
         return "".join(t + "\n" for _, _, t in sorted(self.lines))
 
+    def offsets_text(self):
+        """The start of every record, then the file length: one decimal
+        number a line."""
+        return "".join("%d\n" % o for o in self.starts + [len(self.data)])
+
 
 def emit_basic():
     """What grtrace.ko writes after a fresh insmod for: start; the emit
@@ -218,7 +228,8 @@ def main():
     for name, fn in VECTORS.items():
         s = fn()
         for ext, content in ((".bin", bytes(s.data)),
-                             (".dump", s.dump_text().encode())):
+                             (".dump", s.dump_text().encode()),
+                             (".offsets", s.offsets_text().encode())):
             path = os.path.join(here, name + ext)
             if check:
                 try:
