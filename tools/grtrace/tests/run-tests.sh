@@ -7,8 +7,10 @@
 # Environment: GRTRACE (the built tool), TEST_STREAM (the decoder unit test
 # binary), GOLDEN (tools/testing/selftests/grtrace/golden), GEN_TRACE (the
 # synthetic trace generator), FUZZ (the libFuzzer target, if clang built
-# it).  No kernel module is involved: start/stop/status/config/record and
-# live report run against a fake debugfs directory given by GRTRACE_DEBUGFS.
+# it), FUZZ_SEED and FUZZ_SEEDS (tests/mutate.py's seeds: FUZZ_SEEDS of
+# them, 10, from FUZZ_SEED, 1).  No kernel module is involved:
+# start/stop/status/config/record and live report run against a fake
+# debugfs directory given by GRTRACE_DEBUGFS.
 
 set -u
 
@@ -336,16 +338,9 @@ st=0
 [ "$(cat "$TMP/err")" = "grtrace: cannot open $TMP/does-not-exist: No such file or directory" ] || st=1
 result "report: a missing file" $st "$(cat "$TMP/err")"
 
-# Random bytes, and every 7th cut of a golden trace: no crash, at most one
-# error line.
+# Every 7th cut of a golden trace: no crash, at most one error line.
 st=0
 diag=
-for seed in 1 2 3 4 5 6 7 8; do
-	head -c $((seed * 997)) /dev/urandom > "$TMP/rand.bin"
-	"$GRTRACE" report -i "$TMP/rand.bin" --per-ring --per-ctx --hist lat --topn 2 > /dev/null 2> "$TMP/err"
-	rc=$?
-	{ [ $rc -le 1 ] && [ "$(wc -l < "$TMP/err")" -le 1 ]; } || { st=1; diag="random $seed: exit $rc $(cat "$TMP/err")"; }
-done
 len=$(wc -c < "$RG/basic.bin")
 n=1
 while [ $n -lt "$len" ]; do
@@ -355,7 +350,20 @@ while [ $n -lt "$len" ]; do
 	{ [ $rc -le 1 ] && [ "$(wc -l < "$TMP/err")" -le 1 ]; } || { st=1; diag="cut $n: exit $rc $(cat "$TMP/err")"; }
 	n=$((n + 7))
 done
-result "report: random bytes and cut traces end in one line or none" $st "$diag"
+result "report: cut traces end in one line or none" $st "$diag"
+
+# Seeded mutants of every valid trace the tests have, through report and
+# dump (tests/mutate.py; FUZZ_SEED and FUZZ_SEEDS choose the seeds).  Each
+# failure names its seed and source and the command that replays it.
+if command -v python3 > /dev/null 2>&1; then
+	python3 "$TESTS/mutate.py" --grtrace "$GRTRACE" --golden "$GOLDEN" \
+		--gen-trace "$GEN_TRACE" --corpus "$TESTS/corpus" run > "$TMP/mut" 2>&1
+	mut_rc=$?
+	grep -E '^(ok |not ok |# )' "$TMP/mut" >> "$RESULTS"
+	result "mutate.py ran cleanly" $mut_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mut" | head -20)"
+else
+	ok "mutate.py # SKIP no python3"
+fi
 
 # Records of one CPU swapped: reported as out of order, still merged.
 python3 - "$RG/basic.bin" "$TMP/swap.bin" <<'PY'
@@ -702,9 +710,12 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 
 if [ -x "$FUZZ" ]; then
 	mkdir -p "$TMP/fuzz"
+	echo "# fuzz smoke: libFuzzer -seed=1 -runs=3000 on $TESTS/corpus" >> "$RESULTS"
 	"$FUZZ" -runs=3000 -max_len=16384 -seed=1 -artifact_prefix="$TMP/fuzz/" \
 		"$TMP/fuzz" "$TESTS/corpus" > "$TMP/fuzz.log" 2>&1
-	result "fuzz smoke: the corpus and 3000 mutations" $? "$(tail -20 "$TMP/fuzz.log")"
+	result "fuzz smoke: the corpus and 3000 mutations (seed 1)" $? \
+		"$(tail -20 "$TMP/fuzz.log")" \
+		"replay (in $PWD): mkdir -p fuzz-new && $FUZZ -runs=3000 -max_len=16384 -seed=1 -artifact_prefix=./fuzz- fuzz-new $TESTS/corpus"
 else
 	ok "fuzz smoke # SKIP the fuzz target needs clang (apt-get install clang)"
 fi
