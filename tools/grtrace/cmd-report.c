@@ -455,7 +455,7 @@ int cmd_report(int argc, char **argv)
 	struct gr_rec rec;
 	size_t len = 0;
 	struct rp *rp;
-	int ret = 0;
+	int ret = 0, n;
 
 	if (parse_args(argc, argv, &a))
 		return 0;
@@ -472,7 +472,9 @@ int cmd_report(int argc, char **argv)
 	}
 
 	rp = rp_new(&a.o, stdout);
-	while (merge_next(&m, &rec) > 0) {
+	while ((n = merge_next(&m, &rec)) > 0) {
+		if (n == MERGE_NEW_PART)
+			rp_restart(rp);
 		if (rp_record(rp, &rec) < 0) {
 			in.error = rp_errmsg(rp);
 			break;

@@ -28,12 +28,20 @@
 struct chunk {
 	size_t off;
 	size_t end;
+	uint64_t shift;		/* of its part */
+	unsigned int part;
 };
 
 struct merge_cursor {
 	const uint8_t *p;	/* next record: whole and validated */
 	const uint8_t *end;	/* end of the validated records */
+	uint64_t shift;		/* added to the gseqs of this chunk's part */
+	unsigned int part;
 	int in_heap;
+	/* The scanner: this CPU's last gseq and cseq in part @scan_part - 1. */
+	uint64_t scan_last;
+	uint64_t scan_cseq;
+	unsigned int scan_part;
 
 	/* Buffer input: chunks found by the scanner, not yet started. */
 	struct chunk *q;
@@ -81,17 +89,18 @@ static inline int key_less(const struct merge_key *x,
 	return x->cur < y->cur;
 }
 
-/* The key of the record at @p, which cursor @c is at. */
-static inline struct merge_key key_at(const uint8_t *p, unsigned int c)
+/* The key of the record at @p, which cursor @c is at; @shift: its part's. */
+static inline struct merge_key key_at(const uint8_t *p, unsigned int c,
+				      uint64_t shift)
 {
 	return (struct merge_key){
-		gr_le64(p + offsetof(struct grtrace_hdr, gseq)),
+		gr_le64(p + offsetof(struct grtrace_hdr, gseq)) + shift,
 		gr_le64(p + offsetof(struct grtrace_hdr, ts)), c };
 }
 
 static struct merge_key key_of(const struct merge *m, unsigned int c)
 {
-	return key_at(m->cur[c].p, c);
+	return key_at(m->cur[c].p, c, m->cur[c].shift);
 }
 
 static inline void heap_down(struct merge *m, unsigned int i)
@@ -155,26 +164,42 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 {
 	c->p = m->buf + ch.off;
 	c->end = m->buf + ch.end;
+	c->shift = ch.shift;
+	c->part = ch.part;
 }
 
-static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end)
+#define HDR_GSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, gseq))
+#define HDR_CSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, cseq))
+
+/*
+ * Records [@off, @end) of one CPU, of the part being scanned; the last one
+ * is at @last, with the highest gseq: a CPU's records come in gseq order.
+ */
+static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end,
+		       size_t last)
 {
 	unsigned int ci = cursor_of_cpu(m, cpu);
 	struct merge_cursor *c = &m->cur[ci];
+	uint64_t top = HDR_GSEQ(m->buf + last);
 	struct chunk *tail;
 
+	c->scan_last = top;
+	c->scan_cseq = HDR_CSEQ(m->buf + last);
+	c->scan_part = m->part + 1;
+	if (top + m->shift > m->scan_max)
+		m->scan_max = top + m->shift;
 	if (!c->in_heap) {
-		start_chunk(m, c, (struct chunk){ off, end });
+		start_chunk(m, c, (struct chunk){ off, end, m->shift, m->part });
 		heap_push(m, ci);
 		return;
 	}
 	/* @qcap is a power of two: the ring wraps with a mask. */
 	tail = c->qlen ? &c->q[(c->qhead + c->qlen - 1) & (c->qcap - 1)] : NULL;
-	if (tail && tail->end == off) {
+	if (tail && tail->end == off && tail->part == m->part) {
 		tail->end = end;
 		return;
 	}
-	if (!tail && c->end == m->buf + off) {
+	if (!tail && c->end == m->buf + off && c->part == m->part) {
 		c->end = m->buf + end;
 		return;
 	}
@@ -189,18 +214,72 @@ static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end)
 		c->qcap = ncap;
 		c->qhead = 0;
 	}
-	c->q[(c->qhead + c->qlen++) & (c->qcap - 1)] = (struct chunk){ off, end };
+	c->q[(c->qhead + c->qlen++) & (c->qcap - 1)] =
+		(struct chunk){ off, end, m->shift, m->part };
 }
 
-/* Scan records up to byte @until, handing runs of one CPU to its cursor. */
+/*
+ * The gseq of @cpu's last record in the part being scanned, or 0; its cseq
+ * into *@cseq.
+ */
+static uint64_t scan_last(struct merge *m, uint16_t cpu, uint64_t *cseq)
+{
+	/* cursor_of_cpu() may move m->cur: index it only after the call. */
+	unsigned int ci = cursor_of_cpu(m, cpu);
+	struct merge_cursor *c = &m->cur[ci];
+
+	if (c->scan_part != m->part + 1)
+		return 0;
+	*cseq = c->scan_cseq;
+	return c->scan_last;
+}
+
+/* What follows is another module load's: above every gseq scanned. */
+static void new_part(struct merge *m)
+{
+	m->part++;
+	m->shift = m->scan_max + 1;
+	m->have_si = 0;
+}
+
+/* A STREAM_INFO at @p, about to be scanned: does it begin a new part? */
+static void scan_stream_info(struct merge *m, const uint8_t *p)
+{
+	uint64_t ts = gr_le64(p + offsetof(struct grtrace_hdr, ts));
+	uint64_t gseq = gr_le64(p + offsetof(struct grtrace_hdr, gseq));
+	uint64_t sid = gr_le64(p + offsetof(struct grtrace_stream_info,
+					    session_id));
+	uint64_t feat = gr_le64(p + offsetof(struct grtrace_stream_info,
+					     features));
+
+	/* Without FEAT_GSEQ every gseq is 0 and ts order is the merge's. */
+	if (m->have_si && sid <= m->si_session &&
+	    (!(feat & GRTRACE_FEAT_GSEQ) ||
+	     (gseq <= m->si_gseq && ts > m->si_ts)))
+		new_part(m);
+	m->have_si = 1;
+	m->si_session = sid;
+	m->si_gseq = gseq;
+	m->si_ts = ts;
+}
+
+/*
+ * Scan records up to byte @until, handing runs of one CPU to its cursor.
+ * A CPU's gseq and cseq only grow within a module load: both falling back
+ * (cseq by more than one record, which would be a record merely out of
+ * place) begin a new part.
+ */
 static void scan(struct merge *m, size_t until)
 {
-	size_t run_start = m->scan_pos, pos = m->scan_pos;
+	size_t run_start = m->scan_pos, pos = m->scan_pos, last = pos;
 	uint16_t run_cpu = 0;
+	uint64_t prev = 0;	/* gseq of the CPU's record before */
+	uint64_t run_cseq = 0;	/* cseq of its record before the run */
 	char why[GR_WHY_LEN];
 
 	while (pos < m->len && pos < until) {
 		const uint8_t *p = m->buf + pos;
+		uint64_t gseq;
 		uint16_t cpu;
 		long sz;
 
@@ -212,8 +291,16 @@ static void scan(struct merge *m, size_t until)
 		    sizeof(struct grtrace_job_event) &&
 		    gr_type_is_job(gr_le16(p + offsetof(struct grtrace_hdr, type))))
 			sz = sizeof(struct grtrace_job_event);
-		else
-			sz = gr_check_record(p, m->len - pos, why, sizeof(why));
+		else if ((sz = gr_check_record(p, m->len - pos, why,
+					       sizeof(why))) > 0 &&
+			 gr_le16(p + offsetof(struct grtrace_hdr, type)) ==
+			 GRTRACE_REC_STREAM_INFO) {
+			/* It may begin a new part: the run before is not in it. */
+			if (pos != run_start)
+				push_chunk(m, run_cpu, run_start, pos, last);
+			run_start = pos;
+			scan_stream_info(m, p);
+		}
 
 		if (sz <= 0) {
 			merge_error(m, "%s record at byte %zu: %s",
@@ -222,15 +309,28 @@ static void scan(struct merge *m, size_t until)
 			break;
 		}
 		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
-		if (pos != run_start && cpu != run_cpu) {
-			push_chunk(m, run_cpu, run_start, pos);
+		gseq = HDR_GSEQ(p);
+		if (pos == run_start || cpu != run_cpu) {
+			if (pos != run_start)
+				push_chunk(m, run_cpu, run_start, pos, last);
 			run_start = pos;
+			run_cpu = cpu;
+			prev = scan_last(m, cpu, &run_cseq);
 		}
-		run_cpu = cpu;
+		if (gseq < prev &&
+		    HDR_CSEQ(p) + 1 < (pos != run_start ? HDR_CSEQ(m->buf + last) :
+				       run_cseq)) {
+			if (pos != run_start)
+				push_chunk(m, run_cpu, run_start, pos, last);
+			run_start = pos;
+			new_part(m);
+		}
+		prev = gseq;
+		last = pos;
 		pos += (size_t)sz;
 	}
 	if (pos != run_start)
-		push_chunk(m, run_cpu, run_start, pos);
+		push_chunk(m, run_cpu, run_start, pos, last);
 	m->scan_pos = pos;
 	if (pos >= m->len)
 		m->scan_done = 1;
@@ -382,7 +482,7 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 		__builtin_prefetch(c->p + MERGE_PREFETCH);
 		if (c->p != c->end || refill(m, c)) {
 			/* The key goes straight into the heap: no copy to reload. */
-			m->heap[0] = key_at(c->p, ci);
+			m->heap[0] = key_at(c->p, ci, c->shift);
 			heap_down(m, 0);
 		} else {
 			heap_pop(m);
@@ -408,6 +508,10 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 	rec->offset = c->fd >= 0 ? c->roff + (uint64_t)(c->p - c->rbuf) :
 		      (uint64_t)(c->p - m->buf);
 	m->delivered = 1;
+	if (c->part > m->part_out) {
+		m->part_out = c->part;
+		return MERGE_NEW_PART;
+	}
 	return 1;
 }
 

@@ -19,6 +19,22 @@
  *
  * A binary heap of cursors keyed by the gseq of their next record gives
  * the merged order.
+ *
+ * gseq grows for the lifetime of the module, so it restarts only when the
+ * module was reloaded between two parts of a file (two recordings joined,
+ * or one spanning a reload).  The scanner begins a new part where a CPU's
+ * gseq falls below that CPU's record before it in the file and its cseq
+ * falls by more than one (by one, the record is only out of place), or at a
+ * STREAM_INFO whose session id and gseq are not above those of the
+ * STREAM_INFO before it but whose timestamp is (within one module load all
+ * three grow, whatever the order of the CPUs' chunks in the file; without
+ * FEAT_GSEQ the session id alone tells).  Every record after that point in
+ * the file is in the new part, whose gseqs are shifted above every one
+ * scanned before: each part is merged on its own, after the part before.
+ * Not told apart: a new part's first records from a CPU that had none in
+ * the part before, when they come before any sign of the restart, and a
+ * part whose clock starts below the one before (another boot) and has no
+ * CPU in common with it.
  */
 #ifndef GRTRACE_MERGE_H
 #define GRTRACE_MERGE_H
@@ -33,7 +49,7 @@
 struct merge_cursor;
 
 struct merge_key {
-	uint64_t gseq;
+	uint64_t gseq;		/* the record's, plus its part's shift */
 	uint64_t ts;
 	unsigned int cur;
 };
@@ -47,6 +63,16 @@ struct merge {
 	int mapped;		/* @buf is our mmap: drop what was read */
 	size_t dropped_to;	/* pages below this were given back */
 	uint64_t since_drop;	/* records merged since the last drop */
+
+	/* Parts of the file, as the scanner finds them (buffer input). */
+	unsigned int part;	/* the part being scanned, from 0 */
+	uint64_t shift;		/* added to its gseqs */
+	uint64_t scan_max;	/* highest shifted gseq scanned */
+	int have_si;		/* a STREAM_INFO was scanned; the last one's: */
+	uint64_t si_session;
+	uint64_t si_gseq;
+	uint64_t si_ts;
+	unsigned int part_out;	/* part of the records delivered */
 
 	struct merge_cursor *cur;
 	unsigned int ncur;
@@ -66,10 +92,14 @@ void merge_init_buf(struct merge *m, const void *buf, size_t len, int mapped);
 /* Merge @n descriptors read to their ends; @names for messages. */
 void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 		    unsigned int n);
+/* merge_next() delivered the first record of a new part of the file. */
+#define MERGE_NEW_PART	2
+
 /*
- * Next record in gseq order: 1 and @rec, or 0 at the end.  Errors do not
- * stop the merge: they set m->failed and m->errmsg, and the records before
- * them are delivered.
+ * Next record in gseq order: 1 and @rec, MERGE_NEW_PART and @rec when the
+ * gseq restarted before it, or 0 at the end.  Errors do not stop the
+ * merge: they set m->failed and m->errmsg, and the records before them are
+ * delivered.
  */
 int merge_next(struct merge *m, struct gr_rec *rec);
 void merge_free(struct merge *m);

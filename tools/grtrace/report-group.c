@@ -97,6 +97,36 @@ uint64_t rp_window(const struct rp *rp)
 	return rp->have_first && end > rp->win_start ? end - rp->win_start : 0;
 }
 
+/* ---- the input's gseq: per part, as rp_restart() split it ------------------------- */
+
+uint64_t rp_records_lost(const struct rp *rp)
+{
+	uint64_t n = rp->records - rp->part_rec0;
+	uint64_t span = rp->gseq_max - rp->gseq_min;
+
+	if (rp->gseq_off)
+		return 0;
+	if (!n)
+		return rp->lost_before;
+	return rp->lost_before + (span > n - 1 ? span - (n - 1) : 0);
+}
+
+uint64_t rp_gseq_first(const struct rp *rp)
+{
+	if (!rp->restarts)
+		return rp->gseq_min;
+	return rp->have_first && rp->gseq_min < rp->gseq_lo ? rp->gseq_min :
+	       rp->gseq_lo;
+}
+
+uint64_t rp_gseq_last(const struct rp *rp)
+{
+	if (!rp->restarts)
+		return rp->gseq_max;
+	return rp->have_first && rp->gseq_max > rp->gseq_hi ? rp->gseq_max :
+	       rp->gseq_hi;
+}
+
 /* ---- busy time: the union of [start, end] of the jobs ---------------------------- */
 
 /*

@@ -124,6 +124,9 @@ struct map_cache {
 /* log2 buckets: [0] holds 0, [k] holds values of bit length k. */
 #define LOG2_BUCKETS	65
 
+/* Timestamps out of gseq order by less than this are routine (report-out.c). */
+#define RP_TS_BACK_WARN_NS	1000000ULL
+
 struct rp {
 	struct rp_opts o;
 	FILE *out;
@@ -140,11 +143,21 @@ struct rp {
 	uint64_t gseq_gaps;	/* forward jumps in gseq */
 	uint64_t gseq_late;	/* records at or below the gseq before */
 	int gseq_off;		/* a session without FEAT_GSEQ: no loss count */
+	/* Parts of the input with their own gseq (rp_restart()). */
+	uint64_t restarts;
+	uint64_t part_rec0;	/* @records before the current part */
+	uint64_t lost_before;	/* records lost in the parts before */
+	uint64_t gseq_lo, gseq_hi;	/* gseq range of the parts before */
+	uint64_t closed_at_restart;	/* jobs still open at a restart */
+	uint64_t ts_back;	/* records with a ts below the highest before */
+	uint64_t ts_back_max;	/* ... by this much at most */
 	uint16_t version_max;
 	uint64_t seqno_wraps;
 	uint64_t key_reuse;	/* an event a job already had: a new job */
+	uint64_t key_reuse_done;	/* a SUBMIT of a seqno seen before */
 	uint64_t inconsistent;	/* metrics left NA: events out of order */
 	uint64_t late_start;	/* START after END: ignored */
+	uint64_t no_start;	/* END too early to derive the start from */
 
 	/* The window: [t0 + since, t0 + until or the last ts]. */
 	uint64_t win_start;
@@ -215,6 +228,9 @@ static inline void group_depth(struct rp *rp, struct group *g, uint64_t ts,
 }
 
 void group_free(struct group *g);
+uint64_t rp_records_lost(const struct rp *rp);
+uint64_t rp_gseq_first(const struct rp *rp);
+uint64_t rp_gseq_last(const struct rp *rp);
 uint64_t rp_window_end(const struct rp *rp);
 uint64_t rp_window(const struct rp *rp);
 /*

@@ -841,15 +841,6 @@ static uint64_t events_written(const struct rp *rp)
 	return n;
 }
 
-static uint64_t records_lost(const struct rp *rp)
-{
-	uint64_t span = rp->gseq_max - rp->gseq_min;
-
-	if (!rp->records || rp->gseq_off)
-		return 0;
-	return span > rp->records - 1 ? span - (rp->records - 1) : 0;
-}
-
 static int is_drop_key(const char *key)
 {
 	return !strncmp(key, "dropped_", 8) && strcmp(key, "dropped_total");
@@ -863,7 +854,7 @@ static void result_rows(struct rp *rp, const struct rp_input *in,
 	int i;
 
 	row(rp, "written", events_written(rp), max);
-	row(rp, "lost", records_lost(rp), max);
+	row(rp, "lost", rp_records_lost(rp), max);
 	for (i = 0; in->stats && i < in->stats->n; i++)
 		if (is_drop_key(in->stats->ent[i].key))
 			row(rp, in->stats->ent[i].key, in->stats->ent[i].val, max);
@@ -874,8 +865,8 @@ static uint64_t result_max(const struct rp *rp, const struct rp_input *in)
 	uint64_t max = events_written(rp);
 	int i;
 
-	if (records_lost(rp) > max)
-		max = records_lost(rp);
+	if (rp_records_lost(rp) > max)
+		max = rp_records_lost(rp);
 	for (i = 0; in->stats && i < in->stats->n; i++)
 		if (is_drop_key(in->stats->ent[i].key) &&
 		    in->stats->ent[i].val > max)
@@ -925,7 +916,7 @@ static void json_result(struct rp *rp, const struct rp_input *in)
 	l_str(&l, ",\n\"hist\": {\"kind\":\"result\",\"written\":");
 	l_u64(&l, events_written(rp));
 	l_str(&l, ",\"lost\":");
-	l_u64(&l, records_lost(rp));
+	l_u64(&l, rp_records_lost(rp));
 	l_str(&l, ",\"dropped\":");
 	if (!in->stats) {
 		l_str(&l, "null,\"note\":");
@@ -970,15 +961,33 @@ static void text_warnings(struct rp *rp, const struct rp_input *in)
 	if (rp->version_max > GRTRACE_FORMAT_VERSION)
 		fprintf(o, "warning:  stream format version %u is newer than this tool's (%u): fields it does not know were ignored\n",
 			(unsigned int)rp->version_max, GRTRACE_FORMAT_VERSION);
+	/* One line each, worded as in the man page (REPORT, Warnings). */
+	if (rp->restarts)
+		fprintf(o, "warning:  gseq restarted %" PRIu64 " times (files of two module loads joined, or a reload): each part merged and its losses counted on its own; %" PRIu64 " jobs open at a restart were closed there\n",
+			rp->restarts, rp->closed_at_restart);
+	/*
+	 * A record is stamped before it takes its gseq, so an interrupt
+	 * between the two puts records of two CPUs out of order by up to its
+	 * length: routine, and no warning below a millisecond.
+	 */
+	if (rp->ts_back_max >= RP_TS_BACK_WARN_NS)
+		fprintf(o, "warning:  %" PRIu64 " records have a timestamp below one before them in gseq order, by up to %" PRIu64 " ns: CPU clocks apart, or stamped just before another CPU's record\n",
+			rp->ts_back, rp->ts_back_max);
 	if (rp->inconsistent)
 		fprintf(o, "warning:  %" PRIu64 " metrics left NA: an event came before the one it follows\n",
 			rp->inconsistent);
+	if (rp->no_start)
+		fprintf(o, "warning:  %" PRIu64 " jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA\n",
+			rp->no_start);
 	if (rp->late_start)
-		fprintf(o, "warning:  %" PRIu64 " START events after their job's END were ignored\n",
+		fprintf(o, "warning:  %" PRIu64 " START events after their job's END were ignored: the job keeps the start derived at END, or none\n",
 			rp->late_start);
 	if (rp->key_reuse)
-		fprintf(o, "warning:  %" PRIu64 " events repeated one their job already had: each began a new job\n",
+		fprintf(o, "warning:  %" PRIu64 " events repeated one their open job already had: each closed that job and began a new one with its ctx:seqno\n",
 			rp->key_reuse);
+	if (rp->key_reuse_done)
+		fprintf(o, "warning:  %" PRIu64 " jobs were submitted with a seqno not above their context's highest: a ctx:seqno reused after its job, each job its own row\n",
+			rp->key_reuse_done);
 	if (in->error)
 		fprintf(o, "error:    %s: the report covers the records before it\n",
 			in->error);
@@ -999,12 +1008,13 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 	text_types(rp);
 	if (rp->gseq_off)
 		fprintf(o, "lost:     unknown: recorded with gseq=0 (no global sequence), merged by ts\n");
-	else if (records_lost(rp))
+	else if (rp_records_lost(rp))
 		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gseq gaps (gseq %" PRIu64 " .. %" PRIu64 ")\n",
-			records_lost(rp), rp->gseq_gaps, rp->gseq_min, rp->gseq_max);
+			rp_records_lost(rp), rp->gseq_gaps, rp_gseq_first(rp),
+			rp_gseq_last(rp));
 	else
 		fprintf(o, "lost:     none (gseq %" PRIu64 " .. %" PRIu64 " has no gap)\n",
-			rp->gseq_min, rp->gseq_max);
+			rp_gseq_first(rp), rp_gseq_last(rp));
 	if (rp->gseq_late)
 		fprintf(o, "order:    %" PRIu64 " records arrived after a higher gseq\n",
 			rp->gseq_late);
@@ -1220,10 +1230,10 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	l_u64(&l, rp->ring_recs);
 	l_ch(&l, '}');
 	f_u64(&f, "unknown_records", rp->unknown);
-	f_opt(&f, "gseq_first", rp->records, rp->gseq_min);
-	f_opt(&f, "gseq_last", rp->records, rp->gseq_max);
+	f_opt(&f, "gseq_first", rp->records, rp_gseq_first(rp));
+	f_opt(&f, "gseq_last", rp->records, rp_gseq_last(rp));
 	f_u64(&f, "gseq_gaps", rp->gseq_gaps);
-	f_opt(&f, "lost_records", !rp->gseq_off, records_lost(rp));
+	f_opt(&f, "lost_records", !rp->gseq_off, rp_records_lost(rp));
 	f_u64(&f, "out_of_order_records", rp->gseq_late);
 	f_u64(&f, "seqno_wraps", rp->seqno_wraps);
 	f_u64(&f, "format_version", rp->version_max);
@@ -1234,6 +1244,12 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "inconsistent_metrics", rp->inconsistent);
 	f_u64(&f, "late_start", rp->late_start);
 	f_u64(&f, "key_reuse", rp->key_reuse);
+	f_u64(&f, "start_not_derived", rp->no_start);
+	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
+	f_u64(&f, "gseq_restarts", rp->restarts);
+	f_u64(&f, "jobs_closed_at_restart", rp->closed_at_restart);
+	f_u64(&f, "ts_backwards", rp->ts_back);
+	f_u64(&f, "ts_backwards_max_ns", rp->ts_back_max);
 	f_str(&f, "error", in->error);
 	l_ch(&l, '}');
 	fwrite(l.b, 1, l.n, rp->out);

@@ -182,18 +182,22 @@ static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
 
 /*
  * Fence seqnos of a context grow; one that falls back by more than half
- * of the u32 range (where most drivers keep them) wrapped around.
+ * of the u32 range (where most drivers keep them) wrapped around.  Returns
+ * 1 when @seqno is not above the highest since the last wrap.
  */
-static void note_seqno(struct rp *rp, struct ctx *c, uint64_t seqno)
+static int note_seqno(struct rp *rp, struct ctx *c, uint64_t seqno)
 {
-	if (c->have_seqno && seqno < c->max_seqno &&
-	    c->max_seqno - seqno > (1ull << 31)) {
+	int old = c->have_seqno && seqno <= c->max_seqno;
+
+	if (old && c->max_seqno - seqno > (1ull << 31)) {
 		rp->seqno_wraps++;
 		c->max_seqno = seqno;
-	} else if (!c->have_seqno || seqno > c->max_seqno) {
+		old = 0;
+	} else if (!old) {
 		c->max_seqno = seqno;
 	}
 	c->have_seqno = 1;
+	return old;
 }
 
 /* ---- the table of open jobs ----------------------------------------------------- */
@@ -301,11 +305,12 @@ static int job_selected(const struct rp *rp, const struct gr_job *ev,
 
 /*
  * A job for ctx:seqno; *@slotp is its free slot from the lookup, or NULL
- * when that moved since.  On return *@slotp is the job's slot.
+ * when that moved since.  On return *@slotp is the job's slot.  @reopen:
+ * the key's open job was closed just now (counted as key_reuse).
  */
 static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 			const struct gr_rec *rec, uint32_t h,
-			struct hslot **slotp)
+			struct hslot **slotp, int reopen)
 {
 	uint32_t i, ring, ctxo;
 	struct job *j;
@@ -317,7 +322,13 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	i = job_alloc(rp);
 	ring = ring_for(rp, ev->ring_id, ev->engine);
 	ctxo = ctx_for(rp, ev->ctx);
-	note_seqno(rp, &rp->ctxs[ctxo], ev->seqno);
+	/*
+	 * A job's first event in the trace is its SUBMIT, and its seqno is
+	 * new: unless the key named a job before, which has finished.
+	 */
+	if (note_seqno(rp, &rp->ctxs[ctxo], ev->seqno) && !reopen &&
+	    rec->type == GRTRACE_EV_SUBMIT)
+		rp->key_reuse_done++;
 	/*
 	 * Every field, without a memset() first: GCC makes that "rep stos",
 	 * slow to start on CPUs without fast short string stores.
@@ -632,9 +643,19 @@ static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
 		/* An in-order ring starts a job when the one before ends. */
 		if (r->have_last_end && r->last_end > start)
 			start = r->last_end;
-		j->ts[ST_START] = start;
-		j->have |= 1u << ST_START;
-		j->start_derived = 1;
+		/*
+		 * Never after its own END: then the job ended before its
+		 * COMMIT, or before another job of the ring that ended first
+		 * (the CPUs' clocks disagree, or the ring is not in order),
+		 * and its start is not known.
+		 */
+		if (start <= ts) {
+			j->ts[ST_START] = start;
+			j->have |= 1u << ST_START;
+			j->start_derived = 1;
+		} else {
+			rp->no_start++;
+		}
 	}
 	if (!r->have_last_end || ts > r->last_end)
 		r->last_end = ts;
@@ -712,10 +733,10 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 		/* Removing it moves the slots behind it. */
 		job_finish(rp, i, slot, rec->ts);
 		slot = NULL;
-		i = NIL;
+		i = job_new(rp, &ev, rec, h, &slot, 1);
+	} else if (i == NIL) {
+		i = job_new(rp, &ev, rec, h, &slot, 0);
 	}
-	if (i == NIL)
-		i = job_new(rp, &ev, rec, h, &slot);
 	/* apply() leaves the table alone: @slot is still the job's. */
 	apply(rp, i, rec->type, &ev, rec->ts);
 	if (rec->type == GRTRACE_EV_COMPLETE)
@@ -728,18 +749,26 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 
 /* ---- the input as a whole ------------------------------------------------------------------ */
 
+/* The first record of the input, or of a part after a gseq restart. */
+static void note_first(struct rp *rp, uint64_t ts, uint64_t gseq)
+{
+	rp->have_first = 1;
+	rp->gseq_min = rp->gseq_max = gseq;
+	if (rp->restarts)
+		return;
+	rp->t0 = rp->ts_max = ts;
+	rp->win_start = rp->o.has_since && ts + rp->o.since >= ts ?
+			ts + rp->o.since : ts;
+	if (rp->o.has_until)
+		rp->win_until = ts + rp->o.until >= ts ?
+				ts + rp->o.until : UINT64_MAX;
+}
+
 static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 {
 	rp->records++;
 	if (!rp->have_first) {
-		rp->have_first = 1;
-		rp->t0 = rp->ts_max = ts;
-		rp->gseq_min = rp->gseq_max = gseq;
-		rp->win_start = rp->o.has_since && ts + rp->o.since >= ts ?
-				ts + rp->o.since : ts;
-		if (rp->o.has_until)
-			rp->win_until = ts + rp->o.until >= ts ?
-					ts + rp->o.until : UINT64_MAX;
+		note_first(rp, ts, gseq);
 	} else if (!rp->gseq_off) {
 		if (gseq > rp->gseq_prev + 1)
 			rp->gseq_gaps++;
@@ -750,9 +779,40 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 		if (gseq > rp->gseq_max)
 			rp->gseq_max = gseq;
 	}
-	if (ts > rp->ts_max)
+	/* Clocks of CPUs that disagree, or records out of order. */
+	if (ts < rp->ts_max) {
+		rp->ts_back++;
+		if (rp->ts_max - ts > rp->ts_back_max)
+			rp->ts_back_max = rp->ts_max - ts;
+	} else {
 		rp->ts_max = ts;
+	}
 	rp->gseq_prev = gseq;
+}
+
+void rp_restart(struct rp *rp)
+{
+	uint64_t end = rp_window_end(rp);
+	uint32_t i;
+
+	if (!rp->have_first)
+		return;
+	/* The jobs of the part before never end in this one. */
+	while (rp->lru_head != NIL) {
+		rp->closed_at_restart++;
+		job_finish(rp, rp->lru_head, NULL, end);
+	}
+	for (i = 0; i < rp->nrings; i++)
+		rp->rings[i].have_last_end = 0;
+	for (i = 0; i < rp->nctxs; i++)
+		rp->ctxs[i].have_seqno = 0;
+	/* Lost records of a part are the gaps in its own gseq range. */
+	rp->lost_before = rp_records_lost(rp);
+	rp->gseq_lo = rp_gseq_first(rp);
+	rp->gseq_hi = rp_gseq_last(rp);
+	rp->part_rec0 = rp->records;
+	rp->restarts++;
+	rp->have_first = 0;
 }
 
 static int on_stream_info(struct rp *rp, const struct gr_rec *rec)

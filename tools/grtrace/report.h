@@ -66,6 +66,13 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out);
  * magic); rp_errmsg() says why.
  */
 int rp_record(struct rp *rp, const struct gr_rec *rec);
+/*
+ * The gseq restarts with the next record (merge_next() said MERGE_NEW_PART):
+ * a part of the input from another module load begins.  The jobs still
+ * open are closed, as they never end in this part, and the gseq gaps are
+ * counted per part.
+ */
+void rp_restart(struct rp *rp);
 const char *rp_errmsg(const struct rp *rp);
 /* Close the open jobs and print everything; 0, or -1 on an output error. */
 int rp_finish(struct rp *rp, const struct rp_input *in);

@@ -44,12 +44,16 @@ static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
 	struct merge m;
 	struct gr_rec rec;
 	struct rp *rp;
+	int n;
 
 	merge_init_buf(&m, data, size, 0);
 	rp = rp_new(o, devnull);
-	while (merge_next(&m, &rec) > 0)
+	while ((n = merge_next(&m, &rec)) > 0) {
+		if (n == MERGE_NEW_PART)
+			rp_restart(rp);
 		if (rp_record(rp, &rec) < 0)
 			break;
+	}
 	in.error = m.failed ? m.errmsg : NULL;
 	rp_finish(rp, &in);
 	rp_free(rp);

@@ -38,15 +38,15 @@ class Trace:
     def add(self, rtype, ts, body, cpu=0, gseq=None):
         self.recs.append([cpu, rtype, ts, body, gseq])
 
-    def stream_info(self, ts, magic=0x52545247):
+    def stream_info(self, ts, magic=0x52545247, session=1, cpu=0):
         self.add(0x100, ts, struct.pack("<IHHIIQQ", magic, self.version, 32,
-                                        1, 2, 7, 1))
+                                        1, 2, 7, session), cpu)
 
-    def metadata(self, ts, rings):
+    def metadata(self, ts, rings, cpu=0):
         body = struct.pack("<IHH64s", len(rings), 80, 0, b"golden")
         for r in rings:
             body += struct.pack(RING, *r)
-        self.add(0x101, ts, body)
+        self.add(0x101, ts, body, cpu)
 
     def ev(self, ts, name, ctx, seqno, ring, engine, aux0=0, aux1=0, cpu=0,
            trailing=b""):
@@ -268,8 +268,233 @@ def newring():
     return t
 
 
+def endfirst():
+    """END before START: a START read after its job's END, a ring without
+    START whose ENDs are read out of order, and an END with nothing before
+    it."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    t.ev(1000, "submit", 10, 1, 0, GFX)
+    t.ev(2000, "commit", 10, 1, 0, GFX)
+    t.ev(6000, "end", 10, 1, 0, GFX, cpu=1)
+    t.ev(3000, "start", 10, 1, 0, GFX)         # after END: ignored
+    t.ev(6500, "complete", 10, 1, 0, GFX)
+    c = lambda ts, n, s, **k: t.ev(ts, n, 20, s, 1, COPY, **k)
+    c(10000, "commit", 1)
+    c(10100, "commit", 2)
+    c(10200, "commit", 3)
+    c(12000, "end", 2, cpu=1)
+    c(11000, "end", 1)                       # before the END read first
+    c(13000, "end", 3, cpu=1)
+    c(11100, "complete", 1)
+    c(12100, "complete", 2, cpu=1)
+    c(13100, "complete", 3, cpu=1)
+    t.ev(16000, "end", 30, 1, 1, COPY)         # nothing before it
+    t.ev(16100, "complete", 30, 1, 1, COPY)
+    return t
+
+
+# (submit, commit, start, end, complete) and the metrics of endfirst():
+ENDFIRST_JOBS = {
+    # 1000 2000 (START 3000 ignored: derived max(2000, no END) = 2000)
+    # 6000 6500
+    (10, 1): dict(start_ts=2000, start_derived=True, t_submit_host=1000,
+                  t_queue=0, t_exec=4000, t_complete=500, t_total=5500),
+    # - 10000 (max(10000, END 12000 read before) > its END 11000: none)
+    # 11000 11100
+    (20, 1): dict(start_ts=None, start_derived=False, t_queue=None,
+                  t_exec=None, t_complete=100, t_total=1100),
+    # - 10100 (max(10100, no END) = 10100) 12000 12100
+    (20, 2): dict(start_ts=10100, start_derived=True, t_queue=0,
+                  t_exec=1900, t_complete=100, t_total=2000),
+    # - 10200 (max(10200, 12000) = 12000) 13000 13100
+    (20, 3): dict(start_ts=12000, start_derived=True, t_queue=1800,
+                  t_exec=1000, t_complete=100, t_total=2900),
+    # - - - 16000 16100
+    (30, 1): dict(start_ts=None, t_queue=None, t_exec=None, t_complete=100,
+                  t_total=None),
+}
+
+
+def keyreuse():
+    """A ctx:seqno used again: after its job completed (50:7), after a job
+    whose COMPLETE never came (51:3), and by two jobs at once (52:1)."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    life = (("submit", 0), ("commit", 100), ("start", 200), ("end", 1200),
+            ("complete", 1300))
+    for at in (1000, 3000):
+        for name, dt in life:
+            t.ev(at + dt, name, 50, 7, 0, GFX, cpu=at // 1000 % 2)
+    for name, dt in life[:4]:
+        t.ev(5000 + dt, name, 51, 3, 0, GFX)
+    for name, dt in life:
+        t.ev(7000 + dt, name, 51, 3, 0, GFX)
+    # A and B interleaved; the events cannot say whose they are.
+    for ts, name in ((10000, "submit"), (10100, "commit"), (10200, "submit"),
+                     (10300, "start"), (10400, "commit"), (11300, "end"),
+                     (11400, "complete"), (11500, "start"), (12500, "end"),
+                     (12600, "complete")):
+        t.ev(ts, name, 52, 1, 0, GFX)
+    return t
+
+
+# Rows of keyreuse() in the order they finish, with what each holds.
+KEYREUSE_ROWS = [
+    # 1000 1100 1200 2200 2300
+    ((50, 7), dict(submit_ts=1000, t_exec=1000, t_total=1300)),
+    # 3000 3100 3200 4200 4300: the key again, a job of its own
+    ((50, 7), dict(submit_ts=3000, t_exec=1000, t_total=1300)),
+    # 5000 5100 5200 6200 -, closed by the next SUBMIT of 51:3
+    ((51, 3), dict(submit_ts=5000, t_queue=100, t_exec=1000,
+                   t_complete=None, t_total=1200, complete_ts=None)),
+    # 7000 7100 7200 8200 8300
+    ((51, 3), dict(submit_ts=7000, t_queue=100, t_exec=1000,
+                   t_complete=100, t_total=1300)),
+    # A's 10000 10100, closed by B's SUBMIT
+    ((52, 1), dict(submit_ts=10000, commit_ts=10100, start_ts=None,
+                   t_submit_host=100, t_total=None)),
+    # B's 10200 10400, A's START 10300 (before B's COMMIT: t_queue NA),
+    # END 11300, COMPLETE 11400
+    ((52, 1), dict(submit_ts=10200, commit_ts=10400, start_ts=10300,
+                   t_submit_host=200, t_queue=None, t_exec=1000,
+                   t_complete=100, t_total=1200)),
+    # B's START 11500 END 12500 COMPLETE 12600, a job of its own
+    ((52, 1), dict(submit_ts=None, commit_ts=None, start_ts=11500,
+                   t_exec=1000, t_complete=100, t_total=1100)),
+]
+
+
+def session(sid, t0, ctx, si_cpu, gap_after=None, cpus=(0, 1)):
+    """One recording: two jobs whose events alternate between @cpus, a
+    third committed that never ends, and an IRQ at t0 + 4000, the last
+    record.  Two records are lost after job @gap_after."""
+    t = Trace()
+    t.stream_info(t0, session=sid, cpu=si_cpu)
+    t.metadata(t0, RINGS, cpu=si_cpu)
+    for k in (1, 2):
+        for i, (name, dt) in enumerate((("submit", 0), ("commit", 100),
+                                        ("start", 200), ("end", 700),
+                                        ("complete", 800))):
+            t.ev(t0 + 1000 * k + dt, name, ctx, k, 0, GFX,
+                 cpu=cpus[(i + k) % 2])
+        if k == gap_after:
+            t.ev(0, "irq", 0, 0, 0, GFX)    # lost: its gseq stays unused
+            t.ev(0, "irq", 0, 0, 0, GFX)
+    t.ev(t0 + 3000, "submit", ctx, 3, 0, GFX, cpu=cpus[0])
+    t.ev(t0 + 3100, "commit", ctx, 3, 0, GFX, cpu=cpus[1])
+    t.ev(t0 + 4000, "irq", 0, 0, 0, GFX, cpu=cpus[0], aux0=1)
+    return t
+
+
+def lose(t, ts):
+    """Drop the records stamped @ts, keeping the gseqs the rest had."""
+    for g, r in enumerate(t.recs):
+        r[4] = g
+    t.recs = [r for r in t.recs if r[2] != ts]
+    return t
+
+
+def sessions():
+    """Two recordings joined: session 3 of one module load, then session 1
+    of another (a later boot: the same fence context numbers), its gseq
+    from 0 again and 2 records lost.  The second one's STREAM_INFO is on
+    CPU 0, so the first of its chunks in the file (CPU 1's) comes before
+    it: its gseq and cseq falling back tell."""
+    a = session(3, 1000, 60, 0).chunks()
+    b = lose(session(1, 100000, 60, 0, gap_after=1), 0).chunks()
+    return a + b
+
+
+def sessions_si():
+    """The same, but the two loads share no CPU: the STREAM_INFO tells."""
+    a = session(3, 1000, 60, 0, cpus=(0, 0)).chunks()
+    b = lose(session(1, 100000, 60, 1, gap_after=1, cpus=(1, 1)), 0).chunks()
+    return a + b
+
+
+def reboot():
+    """Two recordings joined, the second from a later boot whose clock is
+    below the first's end: the ENDs of the first part must not hold back
+    the derived starts of the second."""
+    parts = []
+    for t0, ctx in ((5000, 90), (300, 91)):
+        t = Trace()
+        t.stream_info(t0)
+        t.metadata(t0, RINGS)
+        for name, dt in (("commit", 0), ("end", 1000), ("complete", 1100)):
+            t.ev(t0 + dt, name, ctx, 1, 1, COPY)
+        parts.append(t.chunks())
+    return b"".join(parts)
+
+
+# Part one: 60:1 2000 2100 2200 2700 2800, 60:2 3000 .. 3800, 60:3
+# submitted 4000, committed 4100, open at the restart; part two: 60:1,
+# 60:2 and 60:3 again, the same at 101000, 102000 and 103000.
+SESSIONS_JOBS = [((60, 1), 800), ((60, 2), 800), ((60, 3), None),
+                 ((60, 1), 800), ((60, 2), 800), ((60, 3), None)]
+
+
+def skew():
+    """Clock skew: an END stamped before its COMMIT, an END before its
+    START, and CPU 1's clock 1.5 us behind for a job."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    t.ev(5000, "commit", 80, 1, 1, COPY)
+    t.ev(4600, "end", 80, 1, 1, COPY, cpu=1)     # 400 below 5000
+    t.ev(5200, "complete", 80, 1, 1, COPY, cpu=1)
+    t.ev(6000, "submit", 81, 1, 0, GFX)
+    t.ev(6100, "commit", 81, 1, 0, GFX)
+    t.ev(6300, "start", 81, 1, 0, GFX)
+    t.ev(6200, "end", 81, 1, 0, GFX, cpu=1)      # 100 below 6300
+    t.ev(6400, "complete", 81, 1, 0, GFX, cpu=1)
+    t.ev(7000, "submit", 82, 1, 0, GFX)
+    t.ev(5600, "submit", 83, 1, 1, COPY, cpu=1)  # 1400 below 7000
+    for ts, name in ((7100, "commit"), (7200, "start"), (8200, "end"),
+                     (8300, "complete")):
+        t.ev(ts, name, 82, 1, 0, GFX)
+    t.ev(6700, "commit", 83, 1, 1, COPY, cpu=1)  # 1600 below 8300
+    t.ev(7700, "end", 83, 1, 1, COPY, cpu=1)     # 600 below
+    t.ev(7800, "complete", 83, 1, 1, COPY, cpu=1)  # 500 below
+    return t
+
+
+def clockapart():
+    """CPU 1's clock 2 ms behind CPU 0's: steps back that long are
+    warned about (shorter ones are routine and only counted)."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    t.ev(3000000, "submit", 90, 1, 0, GFX)
+    t.ev(3000100, "commit", 90, 1, 0, GFX)
+    t.ev(1000200, "end", 90, 1, 0, GFX, cpu=1)       # 1999900 below
+    t.ev(1000300, "complete", 90, 1, 0, GFX, cpu=1)  # 1999800 below
+    return t
+
+
+SKEW_JOBS = {
+    # - 5000 (max(5000, no END) = 5000 > END 4600: none) 4600 5200
+    (80, 1): dict(start_ts=None, start_derived=False, t_queue=None,
+                  t_exec=None, t_complete=600, t_total=200),
+    # 6000 6100 6300 6200 6400: END before START, t_exec NA
+    (81, 1): dict(t_submit_host=100, t_queue=200, t_exec=None,
+                  t_complete=200, t_total=400),
+    # 7000 7100 7200 8200 8300
+    (82, 1): dict(t_submit_host=100, t_queue=100, t_exec=1000,
+                  t_complete=100, t_total=1300),
+    # 5600 6700 (max(6700, END 4600) = 6700) 7700 7800
+    (83, 1): dict(start_ts=6700, start_derived=True, t_submit_host=1100,
+                  t_queue=0, t_exec=1000, t_complete=100, t_total=2200),
+}
+
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
-                 future=future, newring=newring)
+                 future=future, newring=newring, endfirst=endfirst,
+                 keyreuse=keyreuse, sessions=sessions,
+                 sessions_si=sessions_si, reboot=reboot, skew=skew,
+                 clockapart=clockapart)
 
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
@@ -279,8 +504,9 @@ JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
 
 def gen(outdir):
     for name, fn in SCENARIOS.items():
+        t = fn()
         with open("%s/%s.bin" % (outdir, name), "wb") as f:
-            f.write(fn().chunks())
+            f.write(t if isinstance(t, bytes) else t.chunks())
     # The same trace in gseq order in the file: the report must not differ.
     with open("%s/basic-ordered.bin" % outdir, "wb") as f:
         f.write(basic().chunks(chunk=1000, swap=False))
@@ -527,6 +753,133 @@ def check_future(c):
         raise AssertionError("no version warning:\n" + out)
 
 
+def text_warnings(c, scenario):
+    rc, out, err = c.run(scenario, [])
+    if rc != 0 or err:
+        raise AssertionError("exit %d: %s" % (rc, err.strip()))
+    return [l for l in out.splitlines() if l.startswith("warning:")]
+
+
+def expect_warnings(c, scenario, want):
+    expect("%s warnings" % scenario, text_warnings(c, scenario),
+           ["warning:  " + w for w in want])
+
+
+def check_endfirst(c):
+    doc = c.json("endfirst", [])
+    expect("jobs", [(j["ctx"], j["seqno"]) for j in doc["jobs"]],
+           [(10, 1), (20, 1), (20, 2), (20, 3), (30, 1)])
+    for j in doc["jobs"]:
+        expect_fields("job %d:%d" % (j["ctx"], j["seqno"]), j,
+                      ENDFIRST_JOBS[(j["ctx"], j["seqno"])])
+    # SI MD, 5 of 10:1, 9 of ring 1, 2 of 30:1; ts back at 3000 (6000),
+    # 11000 (12000), 11100 and 12100 (13000)
+    expect_fields("summary", doc["summary"], dict(
+        records=18, jobs=5, jobs_incomplete=4, late_start=1,
+        start_not_derived=1, inconsistent_metrics=0, key_reuse=0,
+        ts_backwards=4, ts_backwards_max_ns=3000))
+    rings = {r["ring"]: r for r in c.json("endfirst", ["--per-ring"])["rings"]}
+    # [2000, 6000]; [10100, 12000] + [12000, 13000], nothing from 20:1
+    expect("busy", (rings[0]["busy_ns"], rings[1]["busy_ns"]), (4000, 2900))
+    # Steps back of 3 us are routine: counted, not warned about.
+    expect_warnings(c, "endfirst", [
+        "1 jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA",
+        "1 START events after their job's END were ignored: the job keeps the start derived at END, or none"])
+
+
+def check_keyreuse(c):
+    doc = c.json("keyreuse", [])
+    expect("rows", [(j["ctx"], j["seqno"]) for j in doc["jobs"]],
+           [k for k, _ in KEYREUSE_ROWS])
+    for i, (j, (key, want)) in enumerate(zip(doc["jobs"], KEYREUSE_ROWS)):
+        expect_fields("row %d (%d:%d)" % (i, key[0], key[1]), j, want)
+        for m in ("t_submit_host", "t_queue", "t_exec", "t_complete",
+                  "t_total"):
+            if j[m] is not None and not 0 <= j[m] < 10000:
+                raise AssertionError("row %d: %s %r" % (i, m, j[m]))
+    # 51:3 and 52:1 repeated a SUBMIT of an open job; 50:7 came back
+    expect_fields("summary", doc["summary"], dict(
+        records=31, jobs=7, jobs_incomplete=3, key_reuse=2,
+        key_reuse_finished=1, inconsistent_metrics=1, ts_backwards=0))
+    expect_warnings(c, "keyreuse", [
+        "1 metrics left NA: an event came before the one it follows",
+        "2 events repeated one their open job already had: each closed that job and began a new one with its ctx:seqno",
+        "1 jobs were submitted with a seqno not above their context's highest: a ctx:seqno reused after its job, each job its own row"])
+
+
+def check_sessions(c, scenario):
+    doc = c.json(scenario, ["--per-ring"])
+    got = [((j["ctx"], j["seqno"]), j["t_total"]) for j in doc["jobs"]]
+    # 60:3 is closed at the restart, 70:3 at the end
+    expect("rows", got, SESSIONS_JOBS)
+    for j in doc["jobs"]:
+        if j["t_total"] is not None:
+            expect_fields("job %d:%d" % (j["ctx"], j["seqno"]), j, dict(
+                t_submit_host=100, t_queue=100, t_exec=500, t_complete=100))
+    # 15 records a part; the second's gseq 0 .. 16 misses 2
+    expect_fields("summary", doc["summary"], dict(
+        records=30, jobs=6, jobs_incomplete=2, gseq_restarts=1,
+        jobs_closed_at_restart=1, lost_records=2, gseq_gaps=1,
+        gseq_first=0, gseq_last=16, out_of_order_records=0,
+        key_reuse=0, key_reuse_finished=0, ts_backwards=0,
+        window_start_ns=1000, window_end_ns=104000))
+    # Committed and not ended: 600 x 4 for the whole jobs, 60:3 from 4100
+    # to the first part's end 5000, 70:3 from 103100 to 104000: 4200 ns
+    # over 103000.  Busy: 500 x 4.
+    expect_fields("ring 0", doc["rings"][0], dict(
+        ring=0, jobs=6, depth_avg=0.041, depth_max=1, busy_ns=2000))
+    expect_warnings(c, scenario, [
+        "gseq restarted 1 times (files of two module loads joined, or a reload): each part merged and its losses counted on its own; 1 jobs open at a restart were closed there"])
+
+
+def check_reboot(c):
+    doc = c.json("reboot", [])
+    # 90:1: 5000 (max(5000, no END)) 6000 6100; 91:1: 300 (max(300, no
+    # END of this part)) 1300 1400
+    expect("rows", [(j["ctx"], j["start_ts"], j["t_exec"], j["t_queue"])
+                    for j in doc["jobs"]],
+           [(90, 5000, 1000, 0), (91, 300, 1000, 0)])
+    # the second part's 5 records are all below 6100
+    expect_fields("summary", doc["summary"], dict(
+        gseq_restarts=1, jobs_closed_at_restart=0, start_not_derived=0,
+        ts_backwards=5, ts_backwards_max_ns=5800, lost_records=0))
+
+
+def check_skew(c):
+    doc = c.json("skew", ["--per-ring"])
+    expect("jobs", [(j["ctx"], j["seqno"]) for j in doc["jobs"]],
+           [(80, 1), (81, 1), (82, 1), (83, 1)])
+    for j in doc["jobs"]:
+        expect_fields("job %d:%d" % (j["ctx"], j["seqno"]), j,
+                      SKEW_JOBS[(j["ctx"], j["seqno"])])
+    # ts back: 4600, 6200, 5600, 6700 (1600 below 8300), 7700, 7800
+    expect_fields("summary", doc["summary"], dict(
+        records=19, jobs=4, inconsistent_metrics=1, start_not_derived=1,
+        ts_backwards=6, ts_backwards_max_ns=1600, window_start_ns=1000,
+        window_end_ns=8300))
+    # 81:1 ran backwards and 80:1 has no start: only 82:1 and 83:1 count
+    expect("busy", [r["busy_ns"] for r in doc["rings"]], [1000, 1000])
+    expect_warnings(c, "skew", [
+        "1 metrics left NA: an event came before the one it follows",
+        "1 jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA"])
+
+
+def check_clockapart(c):
+    doc = c.json("clockapart", [])
+    # 3000000 3000100 - 1000200 1000300: END below COMMIT, no start;
+    # t_total (1000300 - 3000000) negative, so NA.
+    expect_fields("job 90:1", doc["jobs"][0], dict(
+        t_submit_host=100, start_ts=None, t_queue=None, t_exec=None,
+        t_complete=100, t_total=None))
+    expect_fields("summary", doc["summary"], dict(
+        ts_backwards=2, ts_backwards_max_ns=1999900, inconsistent_metrics=1,
+        start_not_derived=1))
+    expect_warnings(c, "clockapart", [
+        "2 records have a timestamp below one before them in gseq order, by up to 1999900 ns: CPU clocks apart, or stamped just before another CPU's record",
+        "1 metrics left NA: an event came before the one it follows",
+        "1 jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA"])
+
+
 CHECKS = [
     ("report: per-job metrics, derived start, labels (JSON)",
      check_basic_jobs),
@@ -547,6 +900,18 @@ CHECKS = [
     ("report: gseq gaps and seqno wrap", check_gaps),
     ("report: a newer format version is read", check_future),
     ("report: a context switch on a ring not seen before", check_newring),
+    ("report: END before START, and an in-order ring's ENDs out of order",
+     check_endfirst),
+    ("report: a ctx:seqno reused after its job and while it is open",
+     check_keyreuse),
+    ("report: two recordings joined, gseq restarting (CPU order tells)",
+     lambda c: check_sessions(c, "sessions")),
+    ("report: two recordings joined, gseq restarting (STREAM_INFO tells)",
+     lambda c: check_sessions(c, "sessions_si")),
+    ("report: a joined recording from a later boot, its clock lower",
+     check_reboot),
+    ("report: clock skew within a job and across CPUs", check_skew),
+    ("report: CPU clocks 2 ms apart are warned about", check_clockapart),
 ]
 
 

@@ -277,6 +277,30 @@ for col in ctx seqno ring ring_name engine t_submit_host t_queue t_exec \
 done
 result "the man page covers every subcommand and column" $st "missing:$missing"
 
+# Every warning report prints is in the man page word for word, with a
+# capital letter for each number, and the man page lists no other.
+if command -v python3 > /dev/null 2>&1; then
+	python3 - report-out.c Documentation/grtrace.rst > "$TMP/out" 2>&1 <<'PY'
+import re, sys
+src = open(sys.argv[1]).read()
+man = re.findall(r"^``(warning:  .*)``$", open(sys.argv[2]).read(), re.M)
+fmts = [re.sub(r'%(" PRIu64 "|u)', "%", f)
+        for f in re.findall(r'"(warning:  .*)\\n",$', src, re.M)]
+pats = [re.escape(f).replace("%", "[A-Z]") for f in fmts]
+bad = ["not in the man page: " + f for f, p in zip(fmts, pats)
+       if not any(re.fullmatch(p, m) for m in man)]
+bad += ["not printed by report: " + m for m in man
+        if not any(re.fullmatch(p, m) for p in pats)]
+if len(fmts) < 8:
+    bad.append("only %d warnings found in report-out.c" % len(fmts))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+	result "the man page documents every warning of report" $? "$(cat "$TMP/out")"
+else
+	ok "the man page documents every warning of report # SKIP no python3"
+fi
+
 RST2MAN=$(command -v rst2man || command -v rst2man.py)
 if [ -n "$RST2MAN" ]; then
 	"$RST2MAN" --halt=warning Documentation/grtrace.rst > "$TMP/grtrace.1" 2> "$TMP/err"
