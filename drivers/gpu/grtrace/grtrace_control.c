@@ -50,10 +50,11 @@ module_param_cb(buffer_size, &buffer_size_param_ops, &buffer_size, 0444);
 MODULE_PARM_DESC(buffer_size,
 		 "Relay buffer bytes per CPU, K/M suffix allowed: a multiple of 32K in [64K, 256M] (default 4M)");
 
-static bool emit_enable = true;
+/* Injecting events is for tests: a production load never offers it. */
+static bool emit_enable;
 module_param(emit_enable, bool, 0444);
 MODULE_PARM_DESC(emit_enable,
-		 "Create the root-only 'emit' file for injecting test events (default 1)");
+		 "Create the root-only 'emit' file for injecting test events (default 0)");
 
 static struct dentry *grtrace_debugfs;
 

@@ -75,7 +75,7 @@ echo "1..18"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 unload_all
 modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
-if ! insmod "$KO" || ! insmod "$KODIR/grtrace_drm_bridge.ko" ||
+if ! insmod "$KO" emit_enable=1 || ! insmod "$KODIR/grtrace_drm_bridge.ko" ||
 	! insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=30000; then
 	echo "Bail out! cannot load grtrace, grtrace_drm_bridge, grtrace_vgpu"
 	exit 1
@@ -210,7 +210,7 @@ unload_all
 # 6-7. The summary's warnings.  Restart under a running record: the
 # records of both sessions are in the file and the drops of the stopped
 # time are counted.
-insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
+insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 record_start "$TMP/restart.dat"
 s0=$(stat_of session)
 emit_jobs 5 10
@@ -303,7 +303,7 @@ rmmod grtrace && ! grep -q '^grtrace ' /proc/modules
 ok $? "rmmod grtrace succeeds once the events file is closed"
 
 # 13-17. Resize and start/stop while readers loop on every events file.
-insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
+insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 cat >"$TMP/reader.py" <<'EOF'
 import os, signal, sys
 path, out = sys.argv[1], sys.argv[2]

@@ -23,7 +23,8 @@
 #define DIR		"/sys/kernel/debug/grtrace"
 #define MAX_TRACE	(8 << 20)
 
-static inline int load_module(const char *params)
+/* Load grtrace.ko with exactly @params; 0 or -errno. */
+static inline int load_module_raw(const char *params)
 {
 	const char *ko = getenv("GRTRACE_KO");
 	int fd, ret;
@@ -36,6 +37,15 @@ static inline int load_module(const char *params)
 	ret = syscall(__NR_finit_module, fd, params, 0);
 	close(fd);
 	return ret ? -errno : 0;
+}
+
+/* Load grtrace.ko with @params and the emit file the tests need. */
+static inline int load_module(const char *params)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "emit_enable=1 %s", params);
+	return load_module_raw(p);
 }
 
 static inline int unload_module(void)

@@ -295,6 +295,19 @@ TEST_F(grtrace, unload_while_started)
 	EXPECT_NE(0, access(DIR, F_OK));
 }
 
+/* The test-only emit file exists only when asked for. */
+TEST_F(grtrace, emit_is_opt_in)
+{
+	ASSERT_EQ(0, unload_module());
+	ASSERT_EQ(0, load_module_raw(""));
+	EXPECT_EQ(-1, access(DIR "/emit", F_OK));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, access(DIR "/control", F_OK));
+	ASSERT_EQ(0, unload_module());
+	ASSERT_EQ(0, load_module(""));
+	EXPECT_EQ(0, access(DIR "/emit", F_OK));
+}
+
 /* MemTotal of /proc/meminfo in bytes, or 0. */
 static unsigned long long mem_total(void)
 {

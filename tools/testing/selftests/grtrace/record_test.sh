@@ -23,7 +23,7 @@ emit_jobs() {	# CPU JOBS: JOBS jobs of 5 events each, from CPU
 echo "TAP version 13"
 echo "1..6"
 rmmod grtrace 2>/dev/null
-insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
+insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 
 record_start "$TMP/trace.dat" -d 6 || { echo "Bail out! grtrace record did not start"; exit 1; }
 emit_jobs 0 200 & p0=$!

@@ -36,7 +36,7 @@ emit_jobs() {
 echo "TAP version 13"
 echo "1..10"
 rmmod grtrace 2>/dev/null
-insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
+insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 
 # ---- jobs from two CPUs, counted per ring ---------------------------------
 
