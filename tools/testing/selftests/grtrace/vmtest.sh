@@ -104,12 +104,13 @@ boot_module_files() {
 	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }'
 }
 
-# Set INITRD to a cached initramfs for KVER + init script, building it if
+# Set INITRD to a cached initramfs keyed on what it is built from: KVER,
+# the init script and this script (which assembles it), building it if
 # needed.  Built in a temporary file and renamed so parallel runs are safe.
 prepare_initramfs() {
 	local key stage f name
 	key=$(
-		{ echo "$KVER $BUILDER_VERSION"; cat "$INIT_SCRIPT"; } |
+		{ echo "$KVER $BUILDER_VERSION"; cat "$INIT_SCRIPT" "${BASH_SOURCE[0]}"; } |
 			sha256sum | cut -c1-16
 	) || die "cannot read $INIT_SCRIPT"
 	INITRD=$CACHE_DIR/initramfs-$KVER-$key.cpio.gz
