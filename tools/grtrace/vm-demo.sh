@@ -51,7 +51,7 @@ vgpu_workload() {
 }
 
 guest() {
-	local d=/sys/kernel/debug/grtrace rec m
+	local d=/sys/kernel/debug/grtrace rec m vw cl
 
 	say "guest: loading virtio_gpu, gpu-sched and grtrace (core, drm_bridge, virtio_gpu, vgpu)"
 	modprobe virtio_gpu && modprobe gpu-sched || die "modprobe failed"
@@ -70,9 +70,14 @@ guest() {
 	grep -q started "$d/control" || die "tracing did not start"
 
 	say "guest: workload: page flips + fenced virtio-gpu commands, vgpu jobs on gfx/compute/copy"
+	# The vgpu first: the copy ring is then busy from the start of the
+	# recording to its end, whatever the client's start-up costs.
+	vgpu_workload &
+	vw=$!
 	"$KSFT/virtgpu_client" -f 60 -c 30 >"$OUT/client.txt" 2>&1 &
-	vgpu_workload || die "vgpu workload failed"
-	wait $! || die "virtgpu_client failed: $(cat "$OUT/client.txt")"
+	cl=$!
+	wait $vw || die "vgpu workload failed"
+	wait $cl || die "virtgpu_client failed: $(cat "$OUT/client.txt")"
 	say "guest: workload done; stopping grtrace record"
 	kill -INT "$rec"
 	wait "$rec" || die "grtrace record failed: $(cat "$OUT/record.txt")"
