@@ -6,6 +6,7 @@
 #ifndef _LINUX_GRTRACE_H
 #define _LINUX_GRTRACE_H
 
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/notifier.h>
 #include <linux/percpu.h>
@@ -118,6 +119,25 @@ struct grtrace_adapter {
 
 int grtrace_adapter_register(struct grtrace_adapter *adapter);
 void grtrace_adapter_unregister(struct grtrace_adapter *adapter);
+
+DECLARE_STATIC_KEY_FALSE(grtrace_tracing_key);
+
+/**
+ * grtrace_tracing() - whether a tracing session is running
+ *
+ * A probe returns at once when this is false, before counting its hit, so
+ * that loaded adapters cost no more than the call of their probes while
+ * tracing is stopped: no ring lookup or registration, no allocation, no
+ * fence callback.  Only bookkeeping that must stay in step with the
+ * driver across a start (virtio-gpu's command/response pairing) goes on.
+ * A static key: a plain jump when tracing, a no-op otherwise.
+ *
+ * Context: any.
+ */
+static inline bool grtrace_tracing(void)
+{
+	return static_branch_unlikely(&grtrace_tracing_key);
+}
 
 /**
  * grtrace_tp_hit() - count one run of a probe

@@ -118,8 +118,11 @@ static int job_ring(struct amdgpu_job *job)
 static void job_event(struct grtrace_tp *gtp, u16 type, struct amdgpu_job *job)
 {
 	struct dma_fence *f = &job->base.s_fence->finished;
-	int ring = job_ring(job);
+	int ring;
 
+	if (!grtrace_tracing())
+		return;
+	ring = job_ring(job);
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0)) {
 		grtrace_tp_miss(gtp);
@@ -147,9 +150,12 @@ static void probe_run_job(void *data, struct amdgpu_job *job)
  */
 static void probe_process_job(void *data, struct drm_sched_fence *s_fence)
 {
-	int ring = sched_ring_find(s_fence->sched);
 	struct grtrace_tp *gtp = data;
+	int ring;
 
+	if (!grtrace_tracing())
+		return;
+	ring = sched_ring_find(s_fence->sched);
 	if (ring == -ENOENT)
 		return;
 	grtrace_tp_hit(gtp);
@@ -187,8 +193,11 @@ static int ih_ring(unsigned int ih, struct amdgpu_iv_entry *iv)
 static void probe_iv(void *data, unsigned int ih, struct amdgpu_iv_entry *iv)
 {
 	struct grtrace_tp *gtp = data;
-	int ring = ih_ring(ih, iv);
+	int ring;
 
+	if (!grtrace_tracing())
+		return;
+	ring = ih_ring(ih, iv);
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0)) {
 		grtrace_tp_miss(gtp);

@@ -57,6 +57,9 @@ DEFINE_MUTEX(grtrace_lock);
 static DEFINE_MUTEX(grtrace_read_lock);
 
 bool grtrace_enabled;
+/* Whether a session runs, for the adapters: see grtrace_tracing(). */
+DEFINE_STATIC_KEY_FALSE(grtrace_tracing_key);
+EXPORT_SYMBOL_GPL(grtrace_tracing_key);
 u64 grtrace_session;
 unsigned long grtrace_buffer_size;
 
@@ -671,6 +674,7 @@ int grtrace_start_locked(void)
 		return ret;
 	}
 	WRITE_ONCE(grtrace_enabled, true);
+	static_branch_enable(&grtrace_tracing_key);
 	return 0;
 }
 
@@ -684,6 +688,7 @@ void grtrace_stop_locked(void)
 	lockdep_assert_held(&grtrace_lock);
 	if (!grtrace_enabled)
 		return;
+	static_branch_disable(&grtrace_tracing_key);
 	WRITE_ONCE(grtrace_enabled, false);
 	grtrace_rings_quiesce();
 	/* Let events that saw "enabled" finish before flushing behind them. */

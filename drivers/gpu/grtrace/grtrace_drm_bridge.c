@@ -82,8 +82,11 @@ static void sched_job_event(struct grtrace_tp *gtp, u16 type,
 			    struct drm_sched_job *job)
 {
 	struct dma_fence *f = &job->s_fence->finished;
-	int ring = sched_ring(job->sched);
+	int ring;
 
+	if (!grtrace_tracing())
+		return;
+	ring = sched_ring(job->sched);
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0)) {
 		grtrace_tp_miss(gtp);
@@ -108,8 +111,11 @@ static void probe_run(void *data, struct drm_sched_job *job,
 static void probe_done(void *data, struct drm_sched_fence *s_fence)
 {
 	struct grtrace_tp *gtp = data;
-	int ring = sched_ring(s_fence->sched);
+	int ring;
 
+	if (!grtrace_tracing())
+		return;
+	ring = sched_ring(s_fence->sched);
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0)) {
 		grtrace_tp_miss(gtp);
@@ -153,10 +159,14 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 {
 	struct dma_fence *f = &job->s_fence->finished;
 	struct grtrace_tp *gtp = data;
-	int ring = sched_ring(job->sched);
 	struct sched_wait *w;
 	unsigned long flags;
+	int ring;
 
+	/* Stopped: no allocation and no fence callback either. */
+	if (!grtrace_tracing())
+		return;
+	ring = sched_ring(job->sched);
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0 || !dep)) {
 		grtrace_tp_miss(gtp);

@@ -95,11 +95,17 @@ static int rq_ring(struct i915_request *rq)
 	return engine_ring_slow(engine);
 }
 
-/* Counts the hit; the ring, or a negative errno counted as missed. */
+/*
+ * Counts the hit; the ring, or a negative errno counted as missed.  While
+ * tracing is stopped, -ENODATA and nothing counted.
+ */
 static int rq_hit(struct grtrace_tp *gtp, struct i915_request *rq)
 {
-	int ring = rq_ring(rq);
+	int ring;
 
+	if (!grtrace_tracing())
+		return -ENODATA;
+	ring = rq_ring(rq);
 	grtrace_tp_hit(gtp);
 	if (unlikely(ring < 0))
 		grtrace_tp_miss(gtp);

@@ -135,12 +135,15 @@ static int chan_ring(struct dma_fence *fence)
 	return chan_ring_slow(fence);
 }
 
-/* Other drivers' fences are neither hits nor misses. */
+/*
+ * Other drivers' fences are neither hits nor misses; while tracing is
+ * stopped no fence is even classified.
+ */
 static int fence_hit(struct grtrace_tp *gtp, struct dma_fence *fence)
 {
 	int ring;
 
-	if (likely(!is_nouveau(fence)))
+	if (!grtrace_tracing() || likely(!is_nouveau(fence)))
 		return -ENOENT;
 	grtrace_tp_hit(gtp);
 	ring = chan_ring(fence);

@@ -113,7 +113,11 @@ static void vq_job(struct vq_ring *r, struct virtqueue *vq,
 	}
 }
 
-/* Called under the driver's lock of @vq: one caller per ring at a time. */
+/*
+ * Called under the driver's lock of @vq: one caller per ring at a time.
+ * Unlike other adapters' probes this one runs while tracing is stopped:
+ * the count of commands must stay in step with the driver's responses.
+ */
 static void probe_cmd_queue(void *data, struct virtqueue *vq,
 			    struct virtio_gpu_ctrl_hdr *hdr)
 {

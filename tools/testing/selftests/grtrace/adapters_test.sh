@@ -123,7 +123,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..20"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q $TR || mount -t tracefs nodev $TR
 for m in grtrace_virtio_gpu grtrace_drm_bridge grtrace_vgpu grtrace; do
@@ -140,7 +140,15 @@ fi
 [ "$(grep -c '^drm_bridge .* attached gpu_sched ' "$D/adapters")" -eq 4 ]
 ok $? "drm_bridge: 4 tracepoints attached in gpu_sched [attach-only]"
 
-# 2-9: a workload on three rings with dependencies, then a hanging job.
+# 2: tracing stopped, the probes do nothing: jobs with dependencies run
+# through them and no hit, event, ring or fence callback results.
+printf '%s\n' 'gfx 0 20 5' 'compute 1 20 5 dep=gfx:0' > "$V/submit" &&
+	cat "$V/wait" >/dev/null &&
+	[ "$(awk '$1 == "drm_bridge" { n += $5 + $6 } END { print n + 0 }' "$D/adapters")" = 0 ] &&
+	[ "$(stat_of emitted)" = 0 ] && ! grep -q vgpu0 "$D/rings"
+ok $? "drm_bridge: tracing stopped, 40 jobs with dependencies: no hit, no event, no ring"
+
+# 3-10: a workload on three rings with dependencies, then a hanging job.
 ftrace_on gpu_scheduler && record_start "$TMP/sched.dat"
 ok $? "drm_bridge: ftrace and grtrace record started"
 printf '%s\n' 'gfx 0 200 20' 'compute 1 150 10 dep=gfx:0' \
@@ -157,7 +165,7 @@ ok $? "drm_bridge: 501 jobs recorded without a drop"
 check "drm_bridge" python3 "$HERE/sched_compare.py" "$TMP/sched.ftrace" \
 	"$TMP/sched.dump"
 
-# 10: the adapter counted what ftrace saw, and translated every hit.
+# 11: the adapter counted what ftrace saw, and translated every hit.
 rc=0
 for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep; do
 	want=$(grep -c ": $tp: " "$TMP/sched.ftrace")
@@ -166,7 +174,7 @@ for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep
 done
 ok $rc "drm_bridge: adapters view hits equal ftrace's events, none missed"
 
-# 11-15: virtio-gpu.
+# 12-16: virtio-gpu.
 CLIENT=$HERE/virtgpu_client
 [ -x "$CLIENT" ] || { cc -O2 -o "$TMP/virtgpu_client" "$HERE/virtgpu_client.c" \
 	$(pkg-config --cflags --libs libdrm) && CLIENT=$TMP/virtgpu_client; }
@@ -198,7 +206,7 @@ else
 	ok $? "virtio_gpu: driver unloaded while attached: probes waiting, rings gone [attach-only]"
 fi
 
-# 16: load/unload cycles under traffic, in both orders with the driver.
+# 17: load/unload cycles under traffic, in both orders with the driver.
 touch "$TMP/run"
 ( while [ -e "$TMP/run" ]; do
 	echo 'gfx 0 20 5 dep=copy:1' > "$V/submit" 2>/dev/null
@@ -232,8 +240,10 @@ done
 rm -f "$TMP/run"; wait $traffic
 ok $rc "$CYCLES load/unload cycles of grtrace + drm_bridge under vgpu traffic"
 
-# 17-19: the drivers go while attached; nothing is left behind.
+# 18-20: the drivers go while attached; nothing is left behind.
+# (Rings are registered while tracing only.)
 insmod "$KO" && insmod "$KODIR/grtrace_drm_bridge.ko" &&
+	echo start > "$D/control" &&
 	echo 'gfx 0 50 5' > "$V/submit" && cat "$V/wait" >/dev/null &&
 	grep -q vgpu0-gfx "$D/rings" &&
 	rmmod grtrace_vgpu && ! grep -q vgpu0 "$D/rings" && rmmod gpu_sched &&
