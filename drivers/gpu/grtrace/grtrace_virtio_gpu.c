@@ -158,8 +158,17 @@ static void probe_cmd_response(void *data, struct virtqueue *vq,
 	vq_job(r, vq, resp, n, &ctx, &seqno);
 	type = r->slot[n % VQ_SLOTS].type;
 	if (unlikely(r->slot[n % VQ_SLOTS].fence !=
-		     (ctx == r->ctx ? 0 : lower_32_bits(seqno))))
+		     (ctx == r->ctx ? 0 : lower_32_bits(seqno)))) {
+		/*
+		 * Answered out of order: the n-th command is not this one.
+		 * A fenced response still names its job by its fence; an
+		 * unfenced one would be written under another command's key.
+		 */
 		grtrace_tp_miss(gtp);
+		if (ctx == r->ctx)
+			return;
+		type = 0;
+	}
 	grtrace_job_event(GRTRACE_EV_END, r->e.ring_id, ctx, seqno, type, rtype);
 	if (unlikely(rtype >= VIRTIO_GPU_RESP_ERR_UNSPEC))
 		grtrace_error(r->e.ring_id, ctx, seqno, -EIO, rtype);
