@@ -41,6 +41,7 @@
 #include <linux/module.h>
 #include <linux/relay.h>
 #include <linux/sched/clock.h>
+#include <linux/timer.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
@@ -66,6 +67,10 @@ unsigned long grtrace_buffer_size;
 static atomic64_t grtrace_gseq = ATOMIC64_INIT(0);
 static struct rchan *grtrace_chan;
 static struct dentry *grtrace_dir;
+
+/* How often pollers are woken for records of unfinished sub-buffers. */
+#define GRTRACE_WAKE_MS		100
+static struct timer_list grtrace_wake_timer;
 static const struct file_operations grtrace_events_fops;
 
 /*
@@ -123,9 +128,14 @@ static unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
 	return min_t(unsigned int, b, GRTRACE_HIST_BUCKETS - 1);
 }
 
+/*
+ * The record just filled is whole: publish it to readers, who may read up
+ * to @committed even in the sub-buffer being written.
+ */
 static void grtrace_committed(struct grtrace_pcpu *pc, u16 size)
 {
-	pc->committed += size;
+	/* Pairs with the acquire in grtrace_events_read(). */
+	smp_store_release(&pc->committed, pc->committed + size);
 	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
 }
 
@@ -377,8 +387,8 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	/*
 	 * gseq is taken before the reservation: a full buffer leaves a gap
 	 * in gseq exactly where events were lost, which the reader reports.
-	 * The record is filled in place; readers only see finished
-	 * sub-buffers, so they never see it half-written.
+	 * The record is filled in place; readers see it only once
+	 * grtrace_committed() has published it, never half-written.
 	 */
 	gseq = grtrace_next_gseq();
 	ev = relay_reserve(chan, sizeof(*ev));
@@ -487,14 +497,6 @@ static int grtrace_write_stream_info(void)
 static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				void *prev_subbuf, size_t prev_padding)
 {
-	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
-
-	/*
-	 * Every record so far lies in a finished sub-buffer: publish them
-	 * to readers.  Called by the buffer's own CPU with interrupts off,
-	 * or by relay_flush() once tracing stopped.
-	 */
-	smp_store_release(&pc->complete, pc->committed);
 	return !relay_buf_full(buf);
 }
 
@@ -521,12 +523,14 @@ static const struct rchan_callbacks grtrace_relay_cb = {
 };
 
 /*
- * read(2) of an events<cpu> file.  relay's read side runs without locks
- * against the writer, and inside the sub-buffer being written it can see a
- * slot reserved but not yet filled, or the stale padding of the previous
- * lap.  So hand out finished sub-buffers only: while tracing, data appears
- * a sub-buffer at a time; stopping flushes the rest.  Returns 0 when
- * nothing is available now.
+ * read(2) of an events<cpu> file, live: whole records as soon as they are
+ * written, the sub-buffer being filled included.  relay's read side runs
+ * without locks against the writer, and there it would also hand out a
+ * slot reserved but not yet filled; so a read stops at the bytes the
+ * writer has published (@committed), always a record boundary.  relay
+ * skips the padding of finished sub-buffers by itself, and the padding of
+ * the sub-buffer being written is zero until it is finished.  Returns 0
+ * when nothing is available now.
  */
 static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *ppos)
@@ -537,8 +541,8 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 	u64 avail;
 
 	mutex_lock(&grtrace_read_lock);
-	/* Pairs with the release in grtrace_subbuf_start(). */
-	avail = smp_load_acquire(&pc->complete) - pc->consumed;
+	/* Pairs with the release in grtrace_committed(). */
+	avail = smp_load_acquire(&pc->committed) - pc->consumed;
 	count = min_t(u64, count, avail);
 	ret = 0;
 	if (count)
@@ -570,15 +574,21 @@ static int grtrace_events_open(struct inode *inode, struct file *file)
 	return relay_file_operations.open(inode, file);
 }
 
-/* Readable only when read() would return data, or it would spin. */
+/*
+ * Readable exactly when read() would return data: relay's own poll says so
+ * only for finished sub-buffers, and says it for one that held nothing new.
+ */
 static __poll_t grtrace_events_poll(struct file *file, poll_table *wait)
 {
 	struct rchan_buf *buf = file->private_data;
 	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
 	__poll_t mask = relay_file_operations.poll(file, wait);
 
-	if (READ_ONCE(pc->complete) == READ_ONCE(pc->consumed))
-		mask &= ~(EPOLLIN | EPOLLRDNORM);
+	mask &= ~(EPOLLIN | EPOLLRDNORM);
+	/* A hint: read() orders itself against the writer. */
+	if (!(mask & EPOLLERR) &&
+	    READ_ONCE(pc->committed) != READ_ONCE(pc->consumed))
+		mask |= EPOLLIN | EPOLLRDNORM;
 	return mask;
 }
 
@@ -596,6 +606,35 @@ static const struct file_operations grtrace_events_fops = {
 	.llseek		= no_llseek,
 };
 
+/*
+ * relay wakes pollers when a sub-buffer is finished, and a slow producer
+ * may take hours to finish one.  While tracing, a timer wakes the pollers
+ * of every CPU with records they have not read.  Context: softirq, or
+ * process with grtrace_lock held and the timer stopped.
+ */
+static void grtrace_wake_readers(struct rchan *chan)
+{
+	int cpu;
+
+	if (!chan)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
+		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+
+		if (buf && READ_ONCE(pc->committed) != READ_ONCE(pc->consumed))
+			wake_up_interruptible(&buf->read_wait);
+	}
+}
+
+static void grtrace_wake_timer_fn(struct timer_list *t)
+{
+	/* The channel is replaced only while stopped, after this timer. */
+	grtrace_wake_readers(READ_ONCE(grtrace_chan));
+	if (READ_ONCE(grtrace_enabled))
+		mod_timer(t, jiffies + msecs_to_jiffies(GRTRACE_WAKE_MS));
+}
+
 static int grtrace_open_channel(unsigned long size)
 {
 	struct rchan *chan;
@@ -610,7 +649,6 @@ static int grtrace_open_channel(unsigned long size)
 		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
 
 		pc->committed = 0;
-		pc->complete = 0;
 		pc->consumed = 0;
 	}
 	chan = relay_open("events", grtrace_dir, size / GRTRACE_NR_SUBBUFS,
@@ -675,12 +713,16 @@ int grtrace_start_locked(void)
 	}
 	WRITE_ONCE(grtrace_enabled, true);
 	static_branch_enable(&grtrace_tracing_key);
+	mod_timer(&grtrace_wake_timer,
+		  jiffies + msecs_to_jiffies(GRTRACE_WAKE_MS));
 	return 0;
 }
 
 /**
- * grtrace_stop_locked() - stop the session and make its tail readable
+ * grtrace_stop_locked() - stop the session
  *
+ * Its tail is readable as it is: no sub-buffer is switched.  Pollers are
+ * woken for what they have not read yet.
  * Context: grtrace_lock held; sleeps.
  */
 void grtrace_stop_locked(void)
@@ -690,10 +732,12 @@ void grtrace_stop_locked(void)
 		return;
 	static_branch_disable(&grtrace_tracing_key);
 	WRITE_ONCE(grtrace_enabled, false);
+	/* It sees "stopped" and does not re-arm. */
+	del_timer_sync(&grtrace_wake_timer);
 	grtrace_rings_quiesce();
-	/* Let events that saw "enabled" finish before flushing behind them. */
+	/* Let events that saw "enabled" finish before waking behind them. */
 	synchronize_rcu();
-	relay_flush(grtrace_chan);
+	grtrace_wake_readers(grtrace_chan);
 }
 
 /**
@@ -729,6 +773,7 @@ int grtrace_resize_locked(unsigned long size)
 int grtrace_core_init(struct dentry *dir)
 {
 	grtrace_dir = dir;
+	timer_setup(&grtrace_wake_timer, grtrace_wake_timer_fn, 0);
 	return grtrace_open_channel(grtrace_buffer_size);
 }
 

@@ -99,9 +99,8 @@ struct grtrace_sec {
  * @sample_cnt: position in the 1-in-N cycle of sample_every=
  * @bp_cnt: position in the 1-in-N cycle of adaptive sampling
  * @bp_shift: adaptive sampling keeps 1 in 2^@bp_shift events; 0 = all
- * @committed: bytes of the records written to this CPU's channel
- * @complete: @committed as of the last finished sub-buffer: what readers
- *	may read
+ * @committed: bytes of the whole records written to this CPU's channel:
+ *	what readers may read
  * @consumed: bytes handed to readers of this CPU's channel
  *
  * Everything but @consumed is written only by its own CPU with interrupts
@@ -118,7 +117,6 @@ struct grtrace_pcpu {
 	u32 bp_cnt;
 	u32 bp_shift;
 	u64 committed;
-	u64 complete;
 	u64 consumed;
 };
 
