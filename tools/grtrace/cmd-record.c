@@ -404,6 +404,33 @@ static uint64_t delta(uint64_t before, uint64_t after)
 	return after >= before ? after - before : after;
 }
 
+/* What a drop reason tells the user to do. */
+enum drop_class {
+	DROP_STOPPED,	/* tracing was stopped: not a loss */
+	DROP_CONFIG,	/* asked for: level, filters, sampling, rate limit */
+	DROP_BEHIND,	/* the reader fell behind: a bigger buffer helps */
+	DROP_LOST,	/* cannot be recorded, or a reason unknown here */
+	DROP_NR_CLASSES
+};
+
+static enum drop_class drop_class(const char *reason)
+{
+	static const char *const config[] = {
+		"level", "filtered_type", "filtered_engine", "filtered_ring",
+		"filtered_watch", "sampled", "rate_limited",
+	};
+	size_t i;
+
+	if (!strcmp(reason, "disabled"))
+		return DROP_STOPPED;
+	if (!strcmp(reason, "buffer_full") || !strcmp(reason, "backpressure"))
+		return DROP_BEHIND;
+	for (i = 0; i < sizeof(config) / sizeof(config[0]); i++)
+		if (!strcmp(reason, config[i]))
+			return DROP_CONFIG;
+	return DROP_LOST;
+}
+
 static void forget_drops(struct gr_stats *st)
 {
 	int i;
@@ -418,6 +445,7 @@ static void print_summary(const struct cpu_reader *rd, int n,
 			  const struct gr_stats *after, int have_stats)
 {
 	uint64_t records = 0, events = 0, bytes = 0, dropped = 0, total, bufsize;
+	uint64_t cls[DROP_NR_CLASSES] = { 0 }, lost;
 	char reasons[1024] = "";
 	size_t rl = 0;
 	int i, found;
@@ -444,6 +472,7 @@ static void print_summary(const struct cpu_reader *rd, int n,
 			continue;
 		d = delta(stats_get(before, key, NULL), after->ent[i].val);
 		dropped += d;
+		cls[drop_class(key + 8)] += d;
 		if (d && rl < sizeof(reasons))
 			rl += (size_t)snprintf(reasons + rl, sizeof(reasons) - rl,
 					       "%s%s %" PRIu64, rl ? ", " : "",
@@ -451,8 +480,11 @@ static void print_summary(const struct cpu_reader *rd, int n,
 	}
 	total = delta(stats_get(before, "dropped_total", NULL),
 		      stats_get(after, "dropped_total", &found));
-	if (found && total > dropped)
-		dropped = total;	/* a reason this tool does not list */
+	if (found && total > dropped) {
+		/* A reason this tool does not know: a loss until it does. */
+		cls[DROP_LOST] += total - dropped;
+		dropped = total;
+	}
 	if (!dropped) {
 		err_msg("dropped: 0");
 		return;
@@ -461,15 +493,30 @@ static void print_summary(const struct cpu_reader *rd, int n,
 		err_msg("(tracing was already started: drops are counted since the module's counters were last reset)");
 	err_msg("dropped: %" PRIu64 " (%s)", dropped,
 		reasons[0] ? reasons : "reason not reported");
+	if (cls[DROP_STOPPED])
+		err_msg("note: %" PRIu64 " came while tracing was stopped (dropped_disabled): outside any session, not a loss",
+			cls[DROP_STOPPED]);
+	if (cls[DROP_CONFIG])
+		err_msg("note: %" PRIu64 " were left out as configured (level, filters, sampling or rate limit: see 'grtrace config')",
+			cls[DROP_CONFIG]);
+	lost = cls[DROP_BEHIND] + cls[DROP_LOST];
+	if (!lost)
+		return;
 	err_msg("WARNING: %" PRIu64 " records were DROPPED by the kernel; this recording is INCOMPLETE.",
-		dropped);
-	bufsize = stats_get(after, "buffer_size", &found);
-	if (found)
-		err_msg("WARNING: to lose fewer: record with a bigger buffer_size (now %" PRIu64 " bytes per CPU; e.g. grtrace record -b 64M),",
-			bufsize);
-	else
-		err_msg("WARNING: to lose fewer: record with a bigger buffer_size (e.g. grtrace record -b 64M),");
-	err_msg("WARNING: record to a faster disk (e.g. tmpfs), or trace fewer events (sampling or filters).");
+		lost);
+	if (cls[DROP_BEHIND]) {
+		bufsize = stats_get(after, "buffer_size", &found);
+		if (found)
+			err_msg("WARNING: %" PRIu64 " because the reader fell behind (buffer_full, backpressure): record with a bigger buffer_size (now %" PRIu64 " bytes per CPU; e.g. grtrace record -b 64M),",
+				cls[DROP_BEHIND], bufsize);
+		else
+			err_msg("WARNING: %" PRIu64 " because the reader fell behind (buffer_full, backpressure): record with a bigger buffer_size (e.g. grtrace record -b 64M),",
+				cls[DROP_BEHIND]);
+		err_msg("WARNING: record to a faster disk (e.g. tmpfs), or trace fewer events (sampling or filters).");
+	}
+	if (cls[DROP_LOST])
+		err_msg("WARNING: %" PRIu64 " not recordable (nmi: called in NMI; oversize, invalid: a caller's bug, see the kernel log; or a reason unknown to this tool)",
+			cls[DROP_LOST]);
 }
 
 int cmd_record(int argc, char **argv)

@@ -468,8 +468,11 @@ fake_setup() {
 	written=10
 	bytes_written=744
 	dropped_disabled=0
+	dropped_filtered_watch=0
+	dropped_backpressure=0
 	dropped_buffer_full=0
 	dropped_oversize=0
+	dropped_nmi=0
 	dropped_total=0
 	nr_cpus=1
 	EOF
@@ -570,6 +573,45 @@ grep -q "^grtrace: dropped: 7 (buffer_full 5, oversize 2)\$" "$TMP/err" || st=1
 grep -q "^grtrace: WARNING: 7 records were DROPPED" "$TMP/err" || st=1
 grep -q "buffer_size" "$TMP/err" || st=1
 result "record reports drops by reason with a warning" $st "exit $rc" "$(cat "$TMP/err")"
+
+# The advice names the reason: drops while stopped and drops asked for are
+# noted, not blamed on the buffer; the buffer is blamed only for its own.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+( sleep 0.4
+  sed -e 's/^dropped_disabled=0/dropped_disabled=3/' \
+      -e 's/^dropped_filtered_watch=0/dropped_filtered_watch=4/' \
+      -e 's/^dropped_total=0/dropped_total=7/' "$FAKE/stats" > "$FAKE/stats.new"
+  mv "$FAKE/stats.new" "$FAKE/stats" ) &
+bg=$!
+run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
+wait $bg
+st=$rc
+grep -qx "grtrace: dropped: 7 (disabled 3, filtered_watch 4)" "$TMP/err" || st=1
+grep -q "^grtrace: note: 3 came while tracing was stopped" "$TMP/err" || st=1
+grep -q "^grtrace: note: 4 were left out as configured" "$TMP/err" || st=1
+grep -q "WARNING\|buffer_size" "$TMP/err" && st=1
+result "record's advice: drops while stopped or asked for are notes, no buffer advice" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+( sleep 0.4
+  sed -e 's/^dropped_disabled=0/dropped_disabled=1/' \
+      -e 's/^dropped_backpressure=0/dropped_backpressure=2/' \
+      -e 's/^dropped_nmi=0/dropped_nmi=5/' \
+      -e 's/^dropped_total=0/dropped_total=8/' "$FAKE/stats" > "$FAKE/stats.new"
+  mv "$FAKE/stats.new" "$FAKE/stats" ) &
+bg=$!
+run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
+wait $bg
+st=$rc
+grep -qx "grtrace: WARNING: 7 records were DROPPED by the kernel; this recording is INCOMPLETE." "$TMP/err" || st=1
+grep -q "^grtrace: WARNING: 2 because the reader fell behind" "$TMP/err" || st=1
+grep -q "^grtrace: WARNING: 5 not recordable (nmi" "$TMP/err" || st=1
+grep -q "^grtrace: note: 1 came while tracing was stopped" "$TMP/err" || st=1
+result "record's advice: buffer advice for 2 backpressure drops, NMI named, stopped noted" $st \
+	"exit $rc" "$(cat "$TMP/err")"
 
 # A write error on the output file is fatal, and tracing is still stopped.
 if [ -w /dev/full ]; then
