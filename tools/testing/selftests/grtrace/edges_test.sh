@@ -9,7 +9,9 @@
 # every events file while buffer_size and start/stop are written (a
 # deadlock there fails the test by its deadline instead of hanging).
 # A record joining a session someone else started, and stops, gets every
-# event of it.
+# event of it; one joining a session that goes on reads it live (its
+# window whole, each event within 250 ms, poll(2) woken, a CPU with empty
+# sessions behind it read once and in order).
 # TAP output; runs as root inside the test VM.
 #
 # EDGES_STRESS_SECS (default 4) is how long the resize stress runs.
@@ -71,7 +73,7 @@ dmesg_mark=$(dmesg | wc -l)
 new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..22"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 unload_all
 modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
@@ -183,8 +185,7 @@ check "stopped mid-workload" mid_check "$TMP/mid.json" "$n_stop"
 [ "$(cat "$VD/wait")" = idle ] || echo "# the vgpu did not get idle"
 
 # 5. A session started by someone else, and stopped by them while the
-# record runs: the record gets every event of the session.  (While the
-# session goes on, a reader only gets full sub-buffers: a known limit.)
+# record runs: the record gets every event of the session.
 w0=$(stat_of written)
 echo start >"$D/control"
 "$TOOL" record -o "$TMP/joined.dat" -d 4 2>"$TMP/joined.dat.err" &
@@ -205,6 +206,116 @@ echo "# written while recording: $((w1 - w0)); recorded events: ${got:-?}; jobs,
 [ $rc = 0 ] && [ "$state" = stopped ] && [ "$((w1 - w0))" -gt 0 ] &&
 	[ "${got:-x}" = "$((w1 - w0))" ] && [ "$jobs" = "3 0" ]
 ok $? "record -d joining a session its owner stops gets every event of it (3 jobs, complete) and does not restart it"
+
+# 5b. A session that goes on: a record joining it reads live.  Its window
+# holds every event emitted in it, though no sub-buffer fills and nobody
+# stops the session; a second record then gets only what came after.
+echo start >"$D/control"
+live_rec() {	# FILE EVENTS_FROM: record -d 3 while 3 jobs are emitted
+	"$TOOL" record -o "$1" -d 3 2>"$1.err" &
+	REC=$!
+	sleep 0.5
+	emit_jobs "$2" 3
+	wait "$REC"
+}
+live_rec "$TMP/live1.dat" 21
+rc1=$?
+live_rec "$TMP/live2.dat" 22
+rc2=$?
+state=$(cat "$D/control")
+sed 's/^/# live: /' "$TMP/live1.dat.err" "$TMP/live2.dat.err"
+live_ctxs() {
+	"$TOOL" dump -i "$1" 2>/dev/null | awk '/SUBMIT/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^ctx=/) printf "%s ", $i }'
+}
+l1=$(live_ctxs "$TMP/live1.dat")
+l2=$(live_ctxs "$TMP/live2.dat")
+echo "# live1 submits: $l1; live2 submits: $l2"
+[ $rc1 = 0 ] && [ $rc2 = 0 ] && [ "$state" = started ] &&
+	grep -q "^grtrace: recorded .* (3 events)" "$TMP/live1.dat.err" &&
+	grep -q "^grtrace: recorded .* (3 events)" "$TMP/live2.dat.err" &&
+	[ "$l1" = "ctx=21 ctx=21 ctx=21 " ] && [ "$l2" = "ctx=22 ctx=22 ctx=22 " ]
+ok $? "record -d 3 on a session that goes on gets the 3 events of its window, live, twice in a row"
+
+# 5c. A reader of a CPU that had nothing in two sessions in a row: two
+# sessions started and stopped from CPU 0 leave CPU 1's buffer without a
+# record, then a record reads CPU 1 live, in several reads.  It must get
+# each event once, in order.
+for _ in 1 2; do
+	taskset -c 0 sh -c "echo start >$D/control; echo stop >$D/control"
+done
+"$TOOL" record -o "$TMP/empty.dat" -d 3 2>"$TMP/empty.dat.err" &
+REC=$!
+sleep 0.5
+for s in 1 2 3; do
+	emit_on 1 "submit 24 3 1 $s\n"
+	sleep 0.5
+done
+wait "$REC"
+rc=$?
+sed 's/^/# empty: /' "$TMP/empty.dat.err"
+seqs=$("$TOOL" dump -i "$TMP/empty.dat" 2>&1 | awk '/SUBMIT.*ctx=24/ { printf "%s ", $6 } /corrupt|warning/')
+echo "# CPU 1's submits: $seqs"
+[ $rc = 0 ] && [ "$seqs" = "seqno=1 seqno=2 seqno=3 " ]
+ok $? "a CPU whose buffer had two empty sessions is read live: each of its 3 events once, in order"
+
+# 5d. How soon: one event at a time, the time from the write to the emit
+# file until the running record has it in its output file.  The record
+# polls every 100 ms; the bound is 250 ms.
+echo start >"$D/control"
+# poll(2) without a timeout, on a CPU's file read empty: an event written
+# 0.3 s later on that CPU wakes it, though no sub-buffer is finished.
+pw=$(python3 - "$D" <<'PY'
+import os, select, sys, time
+fd = os.open(sys.argv[1] + "/events0", os.O_RDONLY)
+while os.read(fd, 65536):
+    pass
+if os.fork() == 0:
+    os.sched_setaffinity(0, {0})
+    time.sleep(0.3)
+    with open(sys.argv[1] + "/emit", "w") as f:
+        f.write("submit 25 3 1 1\n")
+    os._exit(0)
+p = select.poll()
+p.register(fd, select.POLLIN)
+t0 = time.monotonic()
+ev = p.poll(5000)
+ms = int((time.monotonic() - t0) * 1000)
+n = len(os.read(fd, 65536)) if ev else 0
+os.wait()
+print(ms, n)
+PY
+)
+echo "# poll woke after ${pw% *} ms with ${pw#* } bytes to read"
+[ "${pw#* }" -gt 0 ] 2>/dev/null && [ "${pw% *}" -lt 800 ]
+ok $? "poll(2) on an events file wakes for a record in an unfinished sub-buffer (${pw% *} ms, event at 300 ms)"
+"$TOOL" record -o "$TMP/lat.dat" 2>"$TMP/lat.dat.err" &
+REC=$!
+sleep 1
+lat=$(python3 - "$D/emit" "$TMP/lat.dat" <<'PY'
+import os, sys, time
+worst, lats = 0, []
+for i in range(1, 11):
+    size = os.stat(sys.argv[2]).st_size
+    t0 = time.monotonic()
+    with open(sys.argv[1], "w") as f:
+        f.write("submit 23 3 1 %d\n" % i)
+    while os.stat(sys.argv[2]).st_size == size and time.monotonic() - t0 < 3:
+        time.sleep(0.002)
+    lats.append(int((time.monotonic() - t0) * 1000))
+    time.sleep(0.1)
+print(max(lats), " ".join(map(str, lats)))
+PY
+)
+kill -INT "$REC"
+wait "$REC"
+rc=$?
+echo stop >"$D/control"
+worst=${lat%% *}
+echo "# ms from emit to the record's file: ${lat#* } (worst ${worst:-?})"
+[ $rc = 0 ] && [ "${worst:-999}" -lt 250 ] &&
+	[ "$("$TOOL" dump -i "$TMP/lat.dat" 2>/dev/null | grep -c 'SUBMIT.*ctx=23')" = 10 ]
+ok $? "a running record has each of 10 single events in its file within 250 ms (worst ${worst:-?} ms)"
 unload_all
 
 # 6-7. The summary's warnings.  Restart under a running record: the
