@@ -1,0 +1,253 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# stress_test.sh - everything at once on 2 vCPUs, through the real modules.
+# The virtual GPU runs jobs on its drm_sched rings from both CPUs (so the
+# drm_sched bridge emits), and emit injects from both, while other
+# processes start and stop tracing, write config, unload and reload the
+# bridge, and unload and reload the virtual GPU's driver (its rings, and
+# their ring ids, come and go each time).
+#
+# Phase 1 adds readers opening, reading and closing every events file,
+# buffer_size rewrites and reset_stats.  Afterwards: emitted == written +
+# dropped_total exactly, no deadlock (the VM's deadline), no WARN, BUG,
+# lockdep report or hung task.
+#
+# Phase 2 keeps one reader, a grtrace record that started the session,
+# on a 64 KiB buffer, and stops it for 3 s so that it falls behind.  Afterwards every gseq the
+# record misses between its first and last record is a counted loss:
+# missing == dropped_buffer_full + control_dropped, exactly.
+# TAP output; runs as root inside the test VM.
+#
+# STRESS_SECS (default 30) is how long each phase runs.  Longer, on demand
+# (modules and tool built as run_tests.sh builds them):
+#   tools/testing/selftests/grtrace/vmtest.sh -k 6.1.0-56-amd64 -t 3600 \
+#	-- env STRESS_SECS=1200 tools/testing/selftests/grtrace/stress_test.sh
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+VD=/sys/kernel/debug/grtrace_vgpu
+SECS=${STRESS_SECS:-30}
+STOP=$TMP/stop
+MIN_CYCLES=20	# "dozens": each registers up to 3 rings again
+
+unload_all() {
+	local m
+
+	for m in grtrace_vgpu grtrace_drm_bridge grtrace; do
+		grep -q "^$m " /proc/modules && rmmod "$m"
+	done
+	return 0
+}
+
+# The actors: each loops until $STOP exists, ignoring the errors that the
+# others provoke (a file gone with its module, EBUSY, EAGAIN, EIO).
+work() {	# CPU: vgpu jobs from CPU, and events emitted there as fast as it can
+	local cpu=$1
+
+	python3 -c '
+import os, sys
+cpu = int(sys.argv[3])
+os.sched_setaffinity(0, {cpu})
+text = "".join("submit %d 3 1 %d\n" % (100 + cpu, s) for s in range(1, 151))
+while not os.path.exists(sys.argv[2]):
+    try:
+        with open(sys.argv[1], "w") as f:
+            f.write(text)
+    except OSError:
+        pass
+' "$D/emit" "$STOP" "$cpu" &
+	while [ ! -e "$STOP" ]; do
+		printf 'gfx %d 8 100\ncopy %d 4 50\ncompute %d 4 80 dep=gfx:%d\n' \
+			"$cpu" "$cpu" "$cpu" "$cpu" >"$TMP/sub$cpu"
+		taskset -c "$cpu" dd if="$TMP/sub$cpu" of="$VD/submit" bs=4k \
+			status=none 2>/dev/null
+	done
+	wait
+}
+
+control() {	# PHASE: start/stop, config, and in phase 1 resizes, resets
+	local i=0
+
+	while [ ! -e "$STOP" ]; do
+		i=$((i + 1))
+		echo stop >"$D/control"
+		if [ "$1" = 1 ]; then
+			case $((i % 3)) in
+			0) echo 65536 ;; 1) echo 131072 ;; 2) echo 1048576 ;;
+			esac >"$D/buffer_size" 2>/dev/null
+			echo reset_stats >"$D/config"
+		fi
+		echo start >"$D/control" 2>/dev/null
+		echo "sample=$((50 + i % 51))" >"$D/config"
+		echo "level=verbose" >"$D/config"
+		sleep 0.2
+		echo "sample=100" >"$D/config"
+		echo "level=normal" >"$D/config"
+		sleep 0.1
+	done
+	echo "$i" >"$TMP/control.n"
+}
+
+bridge() {	# unload and reload the drm_sched bridge
+	local i=0
+
+	while [ ! -e "$STOP" ]; do
+		rmmod grtrace_drm_bridge 2>/dev/null &&
+			insmod "$KODIR/grtrace_drm_bridge.ko" && i=$((i + 1))
+		sleep 0.3
+	done
+	echo "$i" >"$TMP/bridge.n"
+}
+
+vgpu() {	# unload and reload the virtual GPU's driver
+	local i=0
+
+	while [ ! -e "$STOP" ]; do
+		rmmod grtrace_vgpu 2>/dev/null &&
+			insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000 &&
+			i=$((i + 1))
+		sleep 0.1
+	done
+	echo "$i" >"$TMP/vgpu.n"
+}
+
+readers() {	# open, read and close every events file
+	python3 - "$D" "$STOP" <<'EOF'
+import errno, glob, os, sys
+n = 0
+while not os.path.exists(sys.argv[2]):
+    for path in glob.glob(sys.argv[1] + "/events*"):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            for _ in range(4):
+                if not os.read(fd, 1 << 16):
+                    break
+            n += 1
+        except OSError as e:
+            if e.errno not in (errno.EIO, errno.EAGAIN):
+                raise
+        finally:
+            os.close(fd)
+print("# readers: %d opens" % n)
+EOF
+}
+
+# run_phase PHASE: the actors for $SECS, then quiet.
+run_phase() {
+	local pids=() p
+
+	rm -f "$STOP"
+	work 0 & pids+=($!)
+	work 1 & pids+=($!)
+	control "$1" & pids+=($!)
+	bridge & pids+=($!)
+	vgpu & pids+=($!)
+	[ "$1" = 1 ] && { readers & pids+=($!); }
+	sleep "$SECS"
+	touch "$STOP"
+	for p in "${pids[@]}"; do
+		wait "$p"
+	done
+	grep -q "^grtrace_vgpu " /proc/modules ||
+		insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000
+	grep -q "^grtrace_drm_bridge " /proc/modules ||
+		insmod "$KODIR/grtrace_drm_bridge.ko"
+	cat "$VD/wait" >/dev/null
+	echo "# phase $1: $(cat "$TMP/control.n") start/stop rounds, $(cat "$TMP/bridge.n") bridge and $(cat "$TMP/vgpu.n") vgpu reloads"
+}
+
+dmesg_mark=$(dmesg | wc -l)
+new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
+
+echo "TAP version 13"
+echo "1..7"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+unload_all
+modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
+if ! insmod "$KO" emit_enable=1 || ! insmod "$KODIR/grtrace_drm_bridge.ko" ||
+	! insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000; then
+	echo "Bail out! cannot load grtrace, grtrace_drm_bridge, grtrace_vgpu"
+	exit 1
+fi
+
+# Phase 1: everything, readers, resizes and resets included.
+run_phase 1
+echo stop >"$D/control"
+echo "# stats: $(grep -E '^(emitted|written|dropped_total|discarded_bytes)=' "$D/stats" | tr '\n' ' ')"
+awk -F= '{ v[$1] = $2 } END { exit !(v["emitted"] == v["written"] + v["dropped_total"]) }' "$D/stats"
+ok $? "phase 1: emitted == written + dropped_total after $SECS s of everything at once"
+
+# Phase 2: one record that falls behind, everything else as before.
+vgpu_n1=$(cat "$TMP/vgpu.n")
+echo 65536 >"$D/buffer_size"
+echo reset_stats >"$D/config"
+record_start "$TMP/rec.dat" || { echo "Bail out! record did not start"; exit 1; }
+# A reader that stalls for a while in the middle: it must lose, and count.
+( sleep "$((SECS / 2))"; kill -STOP "$REC"; sleep 3; kill -CONT "$REC" ) &
+STALL=$!
+run_phase 2
+wait "$STALL"
+# A last event with nothing behind it: the highest gseq of the session.
+echo start >"$D/control"
+sleep 1
+echo "submit 199 3 1 1" >"$D/emit"
+sleep 1
+kill -INT "$REC"
+wait "$REC"
+rc=$?
+sed 's/^/# record: /' "$TMP/rec.dat.err"
+ok $rc "phase 2: the record exits 0"
+echo "# stats: $(grep -E '^(emitted|written|dropped_total|dropped_buffer_full|control_dropped)=' "$D/stats" | tr '\n' ' ')"
+awk -F= '{ v[$1] = $2 } END { exit !(v["emitted"] == v["written"] + v["dropped_total"]) }' "$D/stats"
+ok $? "phase 2: emitted == written + dropped_total"
+
+"$TOOL" dump -i "$TMP/rec.dat" >"$TMP/rec.dump" 2>"$TMP/rec.dump.err"
+rc=$?
+sed 's/^/# dump: /' "$TMP/rec.dump.err" | head -n 5
+[ $rc = 0 ] && ! [ -s "$TMP/rec.dump.err" ]
+ok $? "phase 2: the recording reads back without a complaint"
+
+check "phase 2" python3 - "$TMP/rec.dump" "$(stat_of dropped_buffer_full)" \
+	"$(stat_of control_dropped)" <<'EOF'
+import sys
+seen = set()
+last = None
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 4 or not f[2].isdigit():
+        continue
+    seen.add(int(f[2]))
+    if "ctx=199" in line:
+        last = int(f[2])
+lost = int(sys.argv[2]) + int(sys.argv[3])
+lo, hi = min(seen), max(seen)
+missing = (hi - lo + 1) - len(seen)
+print("# gseq %d..%d: %d records, %d missing; counted lost: %d (buffer_full %s, control %s)"
+      % (lo, hi, len(seen), missing, lost, sys.argv[2], sys.argv[3]))
+ok = missing == lost and last == hi and lost > 0
+print("%s gseq gaps == counted losses (%d == %d), the last event last, the record fell behind"
+      % ("PASS" if ok else "FAIL", missing, lost))
+EOF
+# Ring ids come back when the vgpu goes: after dozens of reloads, three
+# rings each, the ids in the recording are still the lowest few.
+reloads=$((vgpu_n1 + $(cat "$TMP/vgpu.n")))
+maxring=$(awk '/ring=/ { for (i = 1; i <= NF; i++) if ($i ~ /^ring=/) {
+		r = substr($i, 6) + 0; if (r > m) m = r } } END { print m + 0 }' "$TMP/rec.dump")
+rings=$(grep -c 'RING.*vgpu0' "$TMP/rec.dump")
+echo "# $reloads vgpu reloads; $rings RING records of its rings in phase 2; highest ring id used: $maxring"
+[ "$reloads" -ge "$MIN_CYCLES" ] && [ "$maxring" -lt 8 ] && [ "$rings" -gt 8 ]
+ok $? "$reloads vgpu reloads (at least $MIN_CYCLES): ring ids reclaimed, the highest used $maxring"
+sed 's/^/# rings: /' "$D/rings"
+
+unload_all
+! new_dmesg | grep -E "WARNING|BUG|Oops|leaked|Call Trace|hung_task|blocked for more|lockdep|possible circular"
+ok $? "kernel log: no WARN, BUG, Oops, lockdep report or hung task"
+[ $FAILED -eq 0 ] || { new_dmesg | tail -n 30 | sed 's/^/# /'; }
+rm -rf "$TMP"
+exit $FAILED
