@@ -412,7 +412,8 @@ grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
 	for (i = 0; i < nr; i++) {
 		e = rcu_dereference_check(map->slot[i], rcu_read_lock_any_held());
 		if (e && e->key == key && e->tag == tag)
-			return likely(e->claim_gen == READ_ONCE(grtrace_claim_gen) ||
+			return likely(READ_ONCE(e->claim_gen) ==
+				      READ_ONCE(grtrace_claim_gen) ||
 				      map->claimer) ? e : NULL;
 	}
 	return NULL;
@@ -438,23 +439,36 @@ static int grtrace_ring_map_slot(struct grtrace_ring_map *map,
 	return free;
 }
 
-/* Decide @new's ring, reusing @old's when still right; map->lock held. */
+/*
+ * Some driver's claim changed since @e's ring was decided.  If not that of
+ * @e's driver, @e stays as it is, with whatever its adapter keeps in it
+ * (virtio_gpu's commands in flight): stamp it with the new generation.
+ * map->lock held.
+ */
+static bool grtrace_ring_map_still_right(struct grtrace_ring_map_entry *e,
+					 const struct grtrace_ring_info *info)
+{
+	bool has_ring = e->ring_id >= 0;
+	unsigned int gen;
+
+	if (grtrace_driver_claimed(info->driver, &gen) == has_ring)
+		return false;
+	WRITE_ONCE(e->claim_gen, gen);
+	return true;
+}
+
+/* Decide @new's ring, in place of @old's; map->lock held. */
 static int grtrace_ring_map_decide(struct grtrace_ring_map *map,
 				   struct grtrace_ring_map_entry *new,
 				   struct grtrace_ring_map_entry *old,
 				   const struct grtrace_ring_info *info)
 {
 	bool claimed = grtrace_driver_claimed(info->driver, &new->claim_gen);
-	bool had_ring = old && old->ring_id >= 0;
 
 	/* The claimer's own map traces the driver it claimed. */
 	if (map->claimer)
 		claimed = false;
 
-	if (old && old->tag == new->tag && had_ring != claimed) {
-		new->ring_id = old->ring_id;
-		return 0;
-	}
 	new->ring_id = claimed ? -EXDEV : grtrace_ring_register(info);
 	if (new->ring_id == -EXDEV || new->ring_id >= 0) {
 		if (old)
@@ -473,9 +487,10 @@ static int grtrace_ring_map_decide(struct grtrace_ring_map *map,
  *	the driver name that claims are matched against
  *
  * Registers a ring for the object unless its driver is claimed (then the
- * entry's ring_id is -EXDEV), and publishes the entry.  If another CPU
- * published an entry for the object first, that one is returned and
- * @entry freed.
+ * entry's ring_id is -EXDEV), and publishes the entry.  If the map holds
+ * an entry for the object that still stands (another CPU published it
+ * first, or claims changed but not its driver's), that one is returned,
+ * with what the adapter keeps in it, and @entry freed.
  * Context: any, hard interrupts included.
  * Return: the published entry, or an ERR_PTR (e.g. -ENOSPC: no ring id or
  * no slot left) with @entry freed.
@@ -498,7 +513,8 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 	old = rcu_dereference_protected(map->slot[i],
 					lockdep_is_held(&map->lock));
 	if (old && old->tag == entry->tag &&
-	    (old->claim_gen == READ_ONCE(grtrace_claim_gen) || map->claimer)) {
+	    (READ_ONCE(old->claim_gen) == READ_ONCE(grtrace_claim_gen) ||
+	     map->claimer || grtrace_ring_map_still_right(old, info))) {
 		ret = old;
 		goto out_free;
 	}
