@@ -312,6 +312,25 @@ static void grtrace_count_sec(struct grtrace_pcpu *pc, bool written)
 	s->written += written;
 }
 
+/*
+ * relay_reserve(), but never into a full buffer.  When relay refuses a
+ * sub-buffer (grtrace_subbuf_start()), it has already counted the refused
+ * one as produced, and a reader that looks at that moment sees more
+ * sub-buffers produced than the buffer has and skips the oldest unread
+ * one (relay_file_read_avail()): records written and then lost unseen.
+ * So refuse here, before relay would switch.  Interrupts are off.
+ */
+static void *grtrace_reserve(struct rchan *chan, size_t size)
+{
+	struct rchan_buf *buf = *this_cpu_ptr(chan->buf);
+
+	if (unlikely(buf->offset + size > chan->subbuf_size) &&
+	    buf->subbufs_produced + 1 - READ_ONCE(buf->subbufs_consumed) >=
+	    chan->n_subbufs)
+		return NULL;
+	return relay_reserve(chan, size);
+}
+
 /**
  * grtrace_event() - the event path: account, filter and write one event
  * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES
@@ -391,7 +410,7 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	 * grtrace_committed() has published it, never half-written.
 	 */
 	gseq = grtrace_next_gseq();
-	ev = relay_reserve(chan, sizeof(*ev));
+	ev = grtrace_reserve(chan, sizeof(*ev));
 	if (unlikely(!ev)) {
 		reason = GRTRACE_DROP_BUFFER_FULL;
 		goto drop;
@@ -455,7 +474,7 @@ int grtrace_write_control(const void *rec, u16 size)
 	pc = this_cpu_ptr(&grtrace_pcpu);
 	ts = grtrace_now();
 	gseq = grtrace_next_gseq();
-	slot = relay_reserve(chan, size);
+	slot = grtrace_reserve(chan, size);
 	if (!slot) {
 		pc->cnt.ctl_dropped++;
 		ret = -ENOSPC;
@@ -492,7 +511,8 @@ static int grtrace_write_stream_info(void)
 /*
  * Relay callbacks.  No-overwrite mode: refuse to switch to a sub-buffer the
  * reader has not consumed yet, so relay_reserve() fails and the event is
- * counted as buffer_full instead of destroying older data.
+ * counted as buffer_full instead of destroying older data.  A safety net:
+ * grtrace_reserve() refuses first.
  */
 static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				void *prev_subbuf, size_t prev_padding)
