@@ -172,13 +172,18 @@ static inline void grtrace_tp_miss(struct grtrace_tp *gtp)
  *	address of a freed one is not taken for it (e.g. its name pointer)
  * @owner: an address inside the module that owns the object, e.g. its ops
  *	table; the entry goes away when that module unloads
- * @ring_id: the ring, or -EXDEV when a vendor adapter claimed the driver
+ * @ring_id: the ring, or -EXDEV when a vendor adapter claimed the driver,
+ *	or the error of a failed registration (retried a second later)
  * @claim_gen: value of the claim generation when @ring_id was decided
+ * @seen: jiffies of the last lookup; of the failure, for a failed one
  * @rcu: frees the entry after readers are done
  *
  * Adapters that keep per-ring state embed this as the first member of
  * their own kmalloc()ed struct; grtrace frees that struct with kfree().
- * Published entries are never changed, only replaced.
+ * Published entries are replaced, never changed but for @seen and
+ * @claim_gen.  When a map is full, the entry looked up least recently
+ * makes room: the object it stood for, if still alive, gets a new entry
+ * (and, its ring being described the same, the same ring) when next seen.
  */
 struct grtrace_ring_map_entry {
 	unsigned long key;
@@ -186,6 +191,7 @@ struct grtrace_ring_map_entry {
 	unsigned long owner;
 	int ring_id;
 	unsigned int claim_gen;
+	unsigned long seen;
 	struct rcu_head rcu;
 };
 

@@ -32,6 +32,8 @@ static bool grtrace_rings_announce;
 static struct grtrace_ring_desc grtrace_rings[GRTRACE_MAX_RINGS];
 static DECLARE_BITMAP(grtrace_ring_used, GRTRACE_MAX_RINGS);
 static u16 grtrace_ring_engines[GRTRACE_MAX_RINGS];
+/* Registrations of each ring: objects that share a description share it. */
+static unsigned int grtrace_ring_refs[GRTRACE_MAX_RINGS];
 
 static const char * const grtrace_engine_names[GRTRACE_ENGINE_NR] = {
 	[GRTRACE_ENGINE_UNKNOWN]	= "unknown",
@@ -123,41 +125,72 @@ void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 }
 EXPORT_SYMBOL_GPL(grtrace_job_event);
 
+/* The id of a registered ring described as @d, or -ENOENT; lock held. */
+static int grtrace_ring_lookup(const struct grtrace_ring_desc *d)
+{
+	const struct grtrace_ring_desc *r;
+	int id;
+
+	lockdep_assert_held(&grtrace_rings_lock);
+	for_each_set_bit(id, grtrace_ring_used, GRTRACE_MAX_RINGS) {
+		r = &grtrace_rings[id];
+		if (r->engine == d->engine && r->instance == d->instance &&
+		    !strcmp(r->driver, d->driver) &&
+		    !strcmp(r->device, d->device) && !strcmp(r->name, d->name))
+			return id;
+	}
+	return -ENOENT;
+}
+
 /**
  * grtrace_ring_register() - register a ring and get its id
  * @info: driver, device and ring names and the engine class
  *
- * While tracing, a RING record describes the new ring in the stream.
+ * A ring described exactly as one already registered (driver, device,
+ * name, engine class and instance) is that ring: its id is returned, and
+ * it stays registered until each registration is undone.  So objects a
+ * driver creates and destroys all day under a few names (nouveau's
+ * channels, i915's virtual engines) take a few ids, not one each.
+ * While tracing, a RING record describes a new ring in the stream.
  * Context: any, hard interrupts included; does not sleep or allocate.
  * Return: the ring id (>= 0), -EINVAL for a bad engine class, or -ENOSPC
- * when %GRTRACE_MAX_RINGS rings are registered.
+ * when %GRTRACE_MAX_RINGS different rings are registered.
  */
 int grtrace_ring_register(const struct grtrace_ring_info *info)
 {
 	struct grtrace_ring_record rec = {
 		.hdr.type = GRTRACE_REC_RING,
 	};
-	struct grtrace_ring_desc *d;
+	struct grtrace_ring_desc *d, want = {
+		.engine = info->engine,
+		.instance = info->instance,
+	};
 	unsigned long flags;
 	int id;
 
 	if (info->engine >= GRTRACE_ENGINE_NR)
 		return -EINVAL;
+	/* Compare what would be stored: the truncated names. */
+	strscpy(want.driver, info->driver ?: "", sizeof(want.driver));
+	strscpy(want.device, info->device ?: "", sizeof(want.device));
+	strscpy(want.name, info->name ?: "", sizeof(want.name));
 
 	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	id = grtrace_ring_lookup(&want);
+	if (id >= 0) {
+		grtrace_ring_refs[id]++;
+		spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+		return id;
+	}
 	id = find_first_zero_bit(grtrace_ring_used, GRTRACE_MAX_RINGS);
 	if (id == GRTRACE_MAX_RINGS) {
 		spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 		return -ENOSPC;
 	}
 	d = &grtrace_rings[id];
-	memset(d, 0, sizeof(*d));
+	*d = want;
 	d->ring_id = id;
-	d->engine = info->engine;
-	d->instance = info->instance;
-	strscpy(d->driver, info->driver ?: "", sizeof(d->driver));
-	strscpy(d->device, info->device ?: "", sizeof(d->device));
-	strscpy(d->name, info->name ?: "", sizeof(d->name));
+	grtrace_ring_refs[id] = 1;
 	set_bit(id, grtrace_ring_used);
 	WRITE_ONCE(grtrace_ring_engines[id], info->engine);
 
@@ -176,12 +209,13 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 EXPORT_SYMBOL_GPL(grtrace_ring_register);
 
 /**
- * grtrace_ring_unregister() - give a ring id back
+ * grtrace_ring_unregister() - undo one grtrace_ring_register()
  * @ring_id: an id returned by grtrace_ring_register(); negative ids are
  *	ignored so that a failed registration needs no special case
  *
- * The id may be handed out again later; the new owner's RING record or the
- * next METADATA tells readers.
+ * When the last registration of the ring is undone, its id may be handed
+ * out again later; the new owner's RING record or the next METADATA tells
+ * readers.
  * Context: any; does not sleep.
  */
 void grtrace_ring_unregister(int ring_id)
@@ -191,8 +225,12 @@ void grtrace_ring_unregister(int ring_id)
 	if (ring_id < 0 || ring_id >= GRTRACE_MAX_RINGS)
 		return;
 	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	if (WARN_ON_ONCE(!test_bit(ring_id, grtrace_ring_used)) ||
+	    --grtrace_ring_refs[ring_id])
+		goto out;
 	WRITE_ONCE(grtrace_ring_engines[ring_id], GRTRACE_ENGINE_UNKNOWN);
 	clear_bit(ring_id, grtrace_ring_used);
+out:
 	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_unregister);
@@ -388,6 +426,18 @@ static bool grtrace_driver_claimed(const char *driver, unsigned int *gen)
  * and a new object at the same address must not inherit the old ring.
  */
 
+/* The registration of @e's ring failed (not: its driver is claimed). */
+static bool grtrace_ring_map_failed(const struct grtrace_ring_map_entry *e)
+{
+	return e->ring_id < 0 && e->ring_id != -EXDEV;
+}
+
+/* A failed registration is retried a second later, not at every event. */
+static bool grtrace_ring_map_retry(const struct grtrace_ring_map_entry *e)
+{
+	return time_after(jiffies, e->seen + HZ);
+}
+
 /**
  * grtrace_ring_map_find() - look an object up in a ring map
  * @map: the adapter's map
@@ -396,14 +446,17 @@ static bool grtrace_driver_claimed(const char *driver, unsigned int *gen)
  *
  * Context: inside an RCU read-side critical section (a tracepoint probe
  * is one); lock-free.
- * Return: the entry, or NULL when the object is new, was replaced, or the
- * claims changed since its ring was decided: call grtrace_ring_map_add().
+ * Return: the entry, or NULL when the object is new, was replaced, the
+ * claims changed since its ring was decided, or its registration failed
+ * more than a second ago: call grtrace_ring_map_add().  A failed entry
+ * (negative ring_id other than -EXDEV) is returned for a second.
  */
 struct grtrace_ring_map_entry *
 grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
 		      unsigned long tag)
 {
 	struct grtrace_ring_map_entry *e;
+	unsigned long now;
 	unsigned int i, nr;
 
 	/* Pairs with the release in grtrace_ring_map_add(). */
@@ -411,21 +464,32 @@ grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
 
 	for (i = 0; i < nr; i++) {
 		e = rcu_dereference_check(map->slot[i], rcu_read_lock_any_held());
-		if (e && e->key == key && e->tag == tag)
-			return likely(READ_ONCE(e->claim_gen) ==
-				      READ_ONCE(grtrace_claim_gen) ||
-				      map->claimer) ? e : NULL;
+		if (!e || e->key != key || e->tag != tag)
+			continue;
+		if (unlikely(grtrace_ring_map_failed(e)))
+			return grtrace_ring_map_retry(e) ? NULL : e;
+		/* A store only once per tick, not per event. */
+		now = jiffies;
+		if (READ_ONCE(e->seen) != now)
+			WRITE_ONCE(e->seen, now);
+		return likely(READ_ONCE(e->claim_gen) ==
+			      READ_ONCE(grtrace_claim_gen) ||
+			      map->claimer) ? e : NULL;
 	}
 	return NULL;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_find);
 
-/* Index of @key's slot, or of a free one, or -ENOSPC; map->lock held. */
+/*
+ * Index of @key's slot, or of a free one, or else of the entry looked up
+ * least recently, which is then dropped; map->lock held.
+ */
 static int grtrace_ring_map_slot(struct grtrace_ring_map *map,
 				 unsigned long key)
 {
 	struct grtrace_ring_map_entry *e;
-	int i, free = -ENOSPC;
+	int i, free = -1, lru = -1;
+	unsigned long oldest = 0;
 
 	lockdep_assert_held(&map->lock);
 	for (i = 0; i < GRTRACE_RING_MAP_SLOTS; i++) {
@@ -435,8 +499,19 @@ static int grtrace_ring_map_slot(struct grtrace_ring_map *map,
 			return i;
 		if (!e && free < 0)
 			free = i;
+		if (e && (lru < 0 || time_before(READ_ONCE(e->seen), oldest))) {
+			oldest = READ_ONCE(e->seen);
+			lru = i;
+		}
 	}
-	return free;
+	if (free >= 0)
+		return free;
+	e = rcu_dereference_protected(map->slot[lru],
+				      lockdep_is_held(&map->lock));
+	RCU_INIT_POINTER(map->slot[lru], NULL);
+	grtrace_ring_unregister(e->ring_id);
+	kfree_rcu(e, rcu);
+	return lru;
 }
 
 /*
@@ -457,11 +532,14 @@ static bool grtrace_ring_map_still_right(struct grtrace_ring_map_entry *e,
 	return true;
 }
 
-/* Decide @new's ring, in place of @old's; map->lock held. */
-static int grtrace_ring_map_decide(struct grtrace_ring_map *map,
-				   struct grtrace_ring_map_entry *new,
-				   struct grtrace_ring_map_entry *old,
-				   const struct grtrace_ring_info *info)
+/*
+ * Decide @new's ring, in place of @old's; map->lock held.  A failed
+ * registration is kept in @new too, so that it is not retried per event.
+ */
+static void grtrace_ring_map_decide(struct grtrace_ring_map *map,
+				    struct grtrace_ring_map_entry *new,
+				    struct grtrace_ring_map_entry *old,
+				    const struct grtrace_ring_info *info)
 {
 	bool claimed = grtrace_driver_claimed(info->driver, &new->claim_gen);
 
@@ -470,12 +548,9 @@ static int grtrace_ring_map_decide(struct grtrace_ring_map *map,
 		claimed = false;
 
 	new->ring_id = claimed ? -EXDEV : grtrace_ring_register(info);
-	if (new->ring_id == -EXDEV || new->ring_id >= 0) {
-		if (old)
-			grtrace_ring_unregister(old->ring_id);
-		return 0;
-	}
-	return new->ring_id;
+	new->seen = jiffies;
+	if (old)
+		grtrace_ring_unregister(old->ring_id);
 }
 
 /**
@@ -492,37 +567,38 @@ static int grtrace_ring_map_decide(struct grtrace_ring_map *map,
  * first, or claims changed but not its driver's), that one is returned,
  * with what the adapter keeps in it, and @entry freed.
  * Context: any, hard interrupts included.
- * Return: the published entry, or an ERR_PTR (e.g. -ENOSPC: no ring id or
- * no slot left) with @entry freed.
+ * Return: the published entry, whose ring_id may be an error (e.g.
+ * -ENOSPC: no ring id left), kept for a second; never an ERR_PTR today,
+ * but callers check with IS_ERR().
  */
 struct grtrace_ring_map_entry *
 grtrace_ring_map_add(struct grtrace_ring_map *map,
 		     struct grtrace_ring_map_entry *entry,
 		     const struct grtrace_ring_info *info)
 {
-	struct grtrace_ring_map_entry *old = NULL, *ret = entry;
+	struct grtrace_ring_map_entry *old;
 	unsigned long flags;
-	int i, err;
+	bool keep = false;
+	int i;
 
 	spin_lock_irqsave(&map->lock, flags);
 	i = grtrace_ring_map_slot(map, entry->key);
-	if (i < 0) {
-		ret = ERR_PTR(i);
-		goto out_free;
-	}
 	old = rcu_dereference_protected(map->slot[i],
 					lockdep_is_held(&map->lock));
-	if (old && old->tag == entry->tag &&
-	    (READ_ONCE(old->claim_gen) == READ_ONCE(grtrace_claim_gen) ||
-	     map->claimer || grtrace_ring_map_still_right(old, info))) {
-		ret = old;
-		goto out_free;
+	if (old && old->tag == entry->tag) {
+		if (grtrace_ring_map_failed(old))
+			keep = !grtrace_ring_map_retry(old);
+		else
+			keep = map->claimer ||
+			       READ_ONCE(old->claim_gen) == READ_ONCE(grtrace_claim_gen) ||
+			       grtrace_ring_map_still_right(old, info);
 	}
-	err = grtrace_ring_map_decide(map, entry, old, info);
-	if (err) {
-		ret = ERR_PTR(err);
-		goto out_free;
+	if (keep) {
+		spin_unlock_irqrestore(&map->lock, flags);
+		kfree(entry);
+		return old;
 	}
+	grtrace_ring_map_decide(map, entry, old, info);
 	rcu_assign_pointer(map->slot[i], entry);
 	if (i >= map->nr) /* readers that see the new @nr see the slot */
 		smp_store_release(&map->nr, i + 1);
@@ -530,11 +606,6 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 	if (old)
 		kfree_rcu(old, rcu);
 	return entry;
-
-out_free:
-	spin_unlock_irqrestore(&map->lock, flags);
-	kfree(entry);
-	return ret;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_add);
 

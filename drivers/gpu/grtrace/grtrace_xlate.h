@@ -16,6 +16,9 @@ int xlate_amdgpu(void);
 void xlate_amdgpu_exit(void);
 int xlate_dedup(void);
 int xlate_nouveau(void);
+/* Channels of nouveau_churn: more than ring ids (64) and map slots (128). */
+#define XLATE_CHURN	300
+int xlate_nouveau_churn(void);
 
 struct drm_sched_job;
 struct drm_sched_fence;

@@ -85,6 +85,36 @@ int xlate_nouveau(void)
 	       xlate_fence(&xlate_nouveau_ops, XLATE_CTX + 7, 4, -ENODEV) ?:
 	       xlate_fence(&xlate_other_ops, XLATE_CTX + 8, 5, 0);
 }
+
+/* Four channel names, as a desktop's few processes reopen channels. */
+static const char *xlate_churn_timeline(struct dma_fence *f)
+{
+	static const char * const names[] = {
+		"churn0", "churn1", "churn2", "churn3",
+	};
+
+	return names[f->context % ARRAY_SIZE(names)];
+}
+
+static const struct dma_fence_ops xlate_churn_ops = {
+	.get_driver_name = xlate_nouveau_name,
+	.get_timeline_name = xlate_churn_timeline,
+};
+
+/*
+ * nouveau_churn: XLATE_CHURN channels come and go, each with its own fence
+ * context XLATE_CTX + 0x1000 + n and one fence (seqno 1): more channels
+ * than ring ids or ring map slots.
+ */
+int xlate_nouveau_churn(void)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < XLATE_CHURN && !ret; i++)
+		ret = xlate_fence(&xlate_churn_ops, XLATE_CTX + 0x1000 + i, 1,
+				  0);
+	return ret;
+}
 #endif
 
 static const struct {
@@ -100,6 +130,7 @@ static const struct {
 #endif
 #ifdef GRTRACE_XLATE_NOUVEAU
 	{ "nouveau", xlate_nouveau },
+	{ "nouveau_churn", xlate_nouveau_churn },
 #endif
 };
 

@@ -173,7 +173,7 @@ for path, w, what in ((sys.argv[1], job(bridge, 0), "bridge alone: the job once,
 }
 
 echo "TAP version 13"
-echo "1..27"
+echo "1..28"
 echo "# i915, amdgpu and nouveau load here without their GPUs: attaching is"
 echo "# real, event flow is not (it needs the hardware); translations are"
 echo "# tested with constructed driver objects."
@@ -245,7 +245,7 @@ insmod "$KODIR/grtrace_i915.ko" && insmod "$KODIR/grtrace_amdgpu.ko" &&
 	insmod "$KODIR/grtrace_xlate_test.ko" &&
 	expect i915 "attached grtrace_xlate_test $I915_TPS" &&
 	expect amdgpu "attached grtrace_xlate_test 4" &&
-	[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau " ]
+	[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau nouveau_churn " ]
 ok $? "xlate: adapters attached to the test module's tracepoints [attach-only]"
 echo level=verbose > "$D/config" && record xlate i915 amdgpu nouveau
 ok $? "xlate: i915, amdgpu and nouveau scenarios recorded without a drop"
@@ -264,7 +264,37 @@ for want in "i915 i915_request_add 2" "i915 i915_request_retire 2" \
 done
 ok $rc "xlate: hits count only the driver's own objects, none missed"
 
-# 21-25: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
+# 21: channels come and go all day under a few names: 300 fence contexts
+# (more than the 64 ring ids and 128 ring map slots) on four channel
+# names.  Each channel's fence is traced, on one of four rings.
+record churn nouveau_churn
+rc=$?
+python3 - "$TMP/churn.dat.dump" <<'EOF' || rc=1
+import re, sys
+rings, ev = {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r'id=(\d+) .* name=(churn\d)', line)
+    if m:
+        rings[int(m[1])] = m[2]
+    f = line.split()
+    if len(f) > 6 and f[4].startswith('ctx='):
+        ctx = int(f[4][4:])
+        if ctx >= 0x7e5700001000:
+            ev.setdefault(ctx, []).append((f[3], int(f[6][5:])))
+bad = [c for c, e in ev.items()
+       if [t for t, _ in e] != ['SUBMIT', 'COMMIT', 'END', 'COMPLETE'] or
+       len({r for _, r in e}) != 1 or
+       rings.get(e[0][1]) != 'churn%d' % (c % 4)]
+print('# churn: %d channels traced, %d rings (%s), %d wrong' %
+      (len(ev), len(set(rings.values())), sorted(set(rings.values())), len(bad)))
+sys.exit(not (len(ev) == 300 and not bad and len(rings) == 4))
+EOF
+got=$(awk '$1 == "nouveau" && $2 ~ /^dma_fence_/ { printf "%s %s/%s ", $2, $5, $6 }' "$D/adapters")
+echo "# nouveau hits/missed: $got"
+[ "$got" = "dma_fence_init 302/0 dma_fence_signaled 302/0 " ] || rc=1
+ok $rc "xlate: 300 nouveau channels on 4 names: every fence traced, 4 rings, none missed"
+
+# 22-26: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
 # adapter loaded, the amdgpu adapter alone; after it unloads, the bridge.
 rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_drm_bridge.ko" &&
 	expect drm_bridge "attached grtrace_xlate_test 4" &&
@@ -276,7 +306,7 @@ ok $? "dedup: with grtrace_amdgpu, and after it unloaded, recorded"
 check "dedup" compare_dedup "$TMP/bridge.dat.dump" \
 	"$TMP/claimed.dat.dump" "$TMP/released.dat.dump"
 
-# 26-27: nothing is left behind.
+# 27-28: nothing is left behind.
 rmmod grtrace_xlate_test && [ "$(wc -l < "$D/rings")" -eq 1 ] &&
 	expect drm_bridge "waiting - 4" && expect i915 "waiting - $I915_TPS"
 ok $? "test module unloaded: its rings gone, adapters waiting [attach-only]"
