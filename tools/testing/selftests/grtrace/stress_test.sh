@@ -14,9 +14,10 @@
 # lockdep report or hung task.
 #
 # Phase 2 keeps one reader, a grtrace record that started the session,
-# on a 64 KiB buffer, and stops it for 3 s so that it falls behind.  Afterwards every gseq the
-# record misses between its first and last record is a counted loss:
-# missing == dropped_buffer_full + control_dropped, exactly.
+# on a 64 KiB buffer, and stops it for 1.5 s four times so that it falls
+# behind.  The recording must hold every event the module wrote, and
+# every gseq it misses between its first and last record must be a
+# counted loss: missing == dropped_buffer_full + control_dropped, exactly.
 # TAP output; runs as root inside the test VM.
 #
 # STRESS_SECS (default 30) is how long each phase runs.  Longer, on demand
@@ -166,7 +167,7 @@ dmesg_mark=$(dmesg | wc -l)
 new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 unload_all
 modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
@@ -188,8 +189,11 @@ vgpu_n1=$(cat "$TMP/vgpu.n")
 echo 65536 >"$D/buffer_size"
 echo reset_stats >"$D/config"
 record_start "$TMP/rec.dat" || { echo "Bail out! record did not start"; exit 1; }
-# A reader that stalls for a while in the middle: it must lose, and count.
-( sleep "$((SECS / 2))"; kill -STOP "$REC"; sleep 3; kill -CONT "$REC" ) &
+# A reader that stalls now and then: it must lose, and count.  Each time
+# it reads on, the writers are refusing records into its full buffer.
+( for _ in 1 2 3 4; do
+	sleep "$((SECS / 5))"; kill -STOP "$REC"; sleep 1.5; kill -CONT "$REC"
+  done ) &
 STALL=$!
 run_phase 2
 wait "$STALL"
@@ -214,17 +218,22 @@ sed 's/^/# dump: /' "$TMP/rec.dump.err" | head -n 5
 ok $? "phase 2: the recording reads back without a complaint"
 
 check "phase 2" python3 - "$TMP/rec.dump" "$(stat_of dropped_buffer_full)" \
-	"$(stat_of control_dropped)" <<'EOF'
+	"$(stat_of control_dropped)" "$(stat_of written)" <<'EOF'
 import sys
 seen = set()
 last = None
+events = 0
 for line in open(sys.argv[1]):
     f = line.split()
     if len(f) < 4 or not f[2].isdigit():
         continue
     seen.add(int(f[2]))
+    events += len(f) > 4 and f[4].startswith("ctx=")
     if "ctx=199" in line:
         last = int(f[2])
+written = int(sys.argv[4])
+print("%s the recording holds every event the module wrote (%d of %d)"
+      % ("PASS" if events == written else "FAIL", events, written))
 lost = int(sys.argv[2]) + int(sys.argv[3])
 lo, hi = min(seen), max(seen)
 missing = (hi - lo + 1) - len(seen)
