@@ -53,6 +53,8 @@ void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno,
 void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno,
 			    u64 dep_ctx, u64 dep_seqno);
 void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason);
+/* Or'ed into grtrace_job_event()'s type: see GRTRACE_HDR_DERIVED. */
+#define GRTRACE_JOB_DERIVED	0x8000
 void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		       u64 aux1);
 

@@ -103,7 +103,11 @@ static void print_record(const struct gr_rec *rec)
 			printf(" aux0=%" PRId64, (int64_t)j.aux0);
 		else
 			printf(" aux0=%" PRIu64, j.aux0);
-		printf(" aux1=%" PRIu64 "\n", j.aux1);
+		printf(" aux1=%" PRIu64, j.aux1);
+		/* Written with the event before it: no time of its own. */
+		if (rec->flags & GRTRACE_HDR_DERIVED)
+			printf(" derived=1");
+		putchar('\n');
 		return;
 	}
 

@@ -107,12 +107,13 @@ static u64 grtrace_next_gseq(void)
 
 /* cseq is taken only once the slot is reserved: it counts records. */
 static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
-			     struct grtrace_pcpu *pc, u64 ts, u64 gseq)
+			     u16 flags, struct grtrace_pcpu *pc, u64 ts,
+			     u64 gseq)
 {
 	hdr->type = type;
 	hdr->size = size;
 	hdr->cpu = smp_processor_id();
-	hdr->flags = 0;
+	hdr->flags = flags;
 	hdr->ts = ts;
 	hdr->gseq = gseq;
 	hdr->cseq = pc->cseq++;
@@ -333,7 +334,8 @@ static void *grtrace_reserve(struct rchan *chan, size_t size)
 
 /**
  * grtrace_event() - the event path: account, filter and write one event
- * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES
+ * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
+ *	possibly with %GRTRACE_JOB_DERIVED
  * @ring_id: ring of the job
  * @engine: enum grtrace_engine of the ring
  * @ctx: fence context of the job
@@ -354,6 +356,7 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	struct rchan *chan;
 	unsigned long flags;
 	u64 t0 = 0, ts, gseq;
+	u16 hflags = 0;
 	int reason;
 
 	/*
@@ -373,6 +376,10 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
 		t0 = local_clock();
 	pc->cnt.emitted++;
+	if (type & GRTRACE_JOB_DERIVED) {
+		type &= ~GRTRACE_JOB_DERIVED;
+		hflags = GRTRACE_HDR_DERIVED;
+	}
 	/* A caller's bug, counted rather than lost. */
 	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES)) {
 		reason = GRTRACE_DROP_INVALID;
@@ -415,7 +422,7 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		reason = GRTRACE_DROP_BUFFER_FULL;
 		goto drop;
 	}
-	grtrace_fill_hdr(&ev->hdr, type, sizeof(*ev), pc, ts, gseq);
+	grtrace_fill_hdr(&ev->hdr, type, sizeof(*ev), hflags, pc, ts, gseq);
 	ev->ctx = ctx;
 	ev->seqno = seqno;
 	ev->ring_id = ring_id;
@@ -480,7 +487,7 @@ int grtrace_write_control(const void *rec, u16 size)
 		ret = -ENOSPC;
 		goto out;
 	}
-	grtrace_fill_hdr(slot, hdr->type, size, pc, ts, gseq);
+	grtrace_fill_hdr(slot, hdr->type, size, 0, pc, ts, gseq);
 	memcpy((void *)slot + sizeof(*hdr), rec + sizeof(*hdr),
 	       size - sizeof(*hdr));
 	grtrace_committed(pc, size);
@@ -501,7 +508,8 @@ static int grtrace_write_stream_info(void)
 			    GRTRACE_CLOCK_BOOTTIME : GRTRACE_CLOCK_MONOTONIC,
 		.nr_cpus = num_possible_cpus(),
 		.features = (grtrace_cfg.no_gseq ? 0 : GRTRACE_FEAT_GSEQ) |
-			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC,
+			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC |
+			    GRTRACE_FEAT_DERIVED,
 		.session_id = grtrace_session,
 	};
 

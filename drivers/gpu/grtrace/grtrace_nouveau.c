@@ -158,8 +158,10 @@ static void probe_init(void *data, struct dma_fence *fence)
 
 	if (ring < 0)
 		return;
+	/* One fence init: the COMMIT is the SUBMIT's moment, not its own. */
 	grtrace_submit(ring, fence->context, fence->seqno);
-	grtrace_commit(ring, fence->context, fence->seqno);
+	grtrace_job_event(GRTRACE_EV_COMMIT | GRTRACE_JOB_DERIVED, ring,
+			  fence->context, fence->seqno, 0, 0);
 }
 
 /* Called under the fence's lock, often from nouveau's interrupt work. */
@@ -174,7 +176,8 @@ static void probe_signaled(void *data, struct dma_fence *fence)
 	if (unlikely(fence->error < 0))
 		grtrace_error(ring, fence->context, fence->seqno, fence->error,
 			      0);
-	grtrace_complete(ring, fence->context, fence->seqno);
+	grtrace_job_event(GRTRACE_EV_COMPLETE | GRTRACE_JOB_DERIVED, ring,
+			  fence->context, fence->seqno, 0, 0);
 }
 
 static struct grtrace_tp fence_tps[] = {

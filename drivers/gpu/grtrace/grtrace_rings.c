@@ -102,7 +102,9 @@ u16 grtrace_ring_engine(u32 ring_id)
 /**
  * grtrace_job_event() - a job event with adapter-defined detail
  * @type: %GRTRACE_EV_SUBMIT, %GRTRACE_EV_COMMIT, %GRTRACE_EV_START,
- *	%GRTRACE_EV_END or %GRTRACE_EV_COMPLETE
+ *	%GRTRACE_EV_END or %GRTRACE_EV_COMPLETE; or'ed with
+ *	%GRTRACE_JOB_DERIVED when the event is written with the one before it
+ *	from the same tracepoint hit, not observed on its own
  * @ring_id: ring of the job, from grtrace_ring_register()
  * @ctx: dma-fence context of the job
  * @seqno: dma-fence seqno of the job
@@ -117,8 +119,10 @@ u16 grtrace_ring_engine(u32 ring_id)
 void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		       u64 aux1)
 {
+	u16 t = type & ~GRTRACE_JOB_DERIVED;
+
 	/* Not a type of this function: counted as invalid, not lost. */
-	if (WARN_ON_ONCE(type < GRTRACE_EV_SUBMIT || type > GRTRACE_EV_COMPLETE))
+	if (WARN_ON_ONCE(t < GRTRACE_EV_SUBMIT || t > GRTRACE_EV_COMPLETE))
 		type = GRTRACE_EV_NR_JOB_TYPES;
 	grtrace_event(type, ring_id, grtrace_ring_engine(ring_id), ctx, seqno,
 		      aux0, aux1);

@@ -32,7 +32,9 @@ static inline void grtrace_sched_job_done(int ring,
 		err = READ_ONCE(f->error);
 	if (unlikely(err < 0))
 		grtrace_error(ring, f->context, f->seqno, err, 0);
-	grtrace_complete(ring, f->context, f->seqno);
+	/* One signal: the COMPLETE is the END's moment, not its own. */
+	grtrace_job_event(GRTRACE_EV_COMPLETE | GRTRACE_JOB_DERIVED, ring,
+			  f->context, f->seqno, 0, 0);
 }
 
 #endif /* _GRTRACE_SCHED_H */

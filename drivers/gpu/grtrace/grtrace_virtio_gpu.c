@@ -136,7 +136,8 @@ static void probe_cmd_queue(void *data, struct virtqueue *vq,
 	r->slot[n % VQ_SLOTS].type = type;
 	r->slot[n % VQ_SLOTS].fence = ctx == r->ctx ? 0 : lower_32_bits(seqno);
 	grtrace_job_event(GRTRACE_EV_SUBMIT, r->e.ring_id, ctx, seqno, type, n);
-	grtrace_job_event(GRTRACE_EV_COMMIT, r->e.ring_id, ctx, seqno, type, n);
+	grtrace_job_event(GRTRACE_EV_COMMIT | GRTRACE_JOB_DERIVED, r->e.ring_id,
+			  ctx, seqno, type, n);
 }
 
 /* Called from the driver's one dequeue worker, in completion order. */
@@ -172,8 +173,8 @@ static void probe_cmd_response(void *data, struct virtqueue *vq,
 	grtrace_job_event(GRTRACE_EV_END, r->e.ring_id, ctx, seqno, type, rtype);
 	if (unlikely(rtype >= VIRTIO_GPU_RESP_ERR_UNSPEC))
 		grtrace_error(r->e.ring_id, ctx, seqno, -EIO, rtype);
-	grtrace_job_event(GRTRACE_EV_COMPLETE, r->e.ring_id, ctx, seqno, type,
-			  rtype);
+	grtrace_job_event(GRTRACE_EV_COMPLETE | GRTRACE_JOB_DERIVED,
+			  r->e.ring_id, ctx, seqno, type, rtype);
 }
 
 static struct grtrace_tp vq_tps[] = {

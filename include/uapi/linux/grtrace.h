@@ -93,6 +93,15 @@ enum grtrace_engine {
 #define GRTRACE_FEAT_GSEQ	(1ULL << 0)	/* gseq is global and strictly increasing */
 #define GRTRACE_FEAT_CSEQ	(1ULL << 1)	/* cseq counts every record of a CPU */
 #define GRTRACE_FEAT_RING_REC	(1ULL << 2)	/* rings added mid-stream get a RING record */
+#define GRTRACE_FEAT_DERIVED	(1ULL << 3)	/* job events may carry GRTRACE_HDR_DERIVED */
+
+/*
+ * Bits of grtrace_hdr.flags.  DERIVED: the job event was not observed on
+ * its own but written with the one before it for the same job, from one
+ * tracepoint hit (e.g. a COMMIT with its SUBMIT): its time is that hit's,
+ * and the interval between the two says nothing.
+ */
+#define GRTRACE_HDR_DERIVED	0x0001
 
 /**
  * struct grtrace_hdr - header of every record (32 bytes)
@@ -100,7 +109,8 @@ enum grtrace_engine {
  * @size: size of the whole record in bytes, header included; a multiple of
  *	%GRTRACE_ALIGN.  Readers skip records and trailing fields by it.
  * @cpu: CPU whose channel holds the record
- * @flags: reserved, written as 0
+ * @flags: GRTRACE_HDR_* bits (only with %GRTRACE_FEAT_DERIVED); other bits
+ *	are reserved, written as 0
  * @ts: timestamp in ns on the clock named by the session's STREAM_INFO
  * @gseq: global sequence number, strictly increasing over all CPUs for the
  *	lifetime of the module; a gap means records were lost (counted in stats)

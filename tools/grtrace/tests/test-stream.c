@@ -237,7 +237,8 @@ static void test_golden_emit_basic(void)
 			CHECK_U64(si.hdr_size, 32);
 			CHECK_U64(si.clock_id, GRTRACE_CLOCK_MONOTONIC);
 			CHECK_U64(si.nr_cpus, 0);
-			CHECK_U64(si.features, 7);
+			CHECK_U64(si.features, GRTRACE_FEAT_GSEQ | GRTRACE_FEAT_CSEQ |
+				  GRTRACE_FEAT_RING_REC | GRTRACE_FEAT_DERIVED);
 			CHECK_U64(si.session_id, 1);
 			CHECK(gr_decode_job(&rec, &job) == -1);
 		} else if (n == 1) {
@@ -321,6 +322,9 @@ static void test_golden_rings(void)
 	CHECK_U64(recs[4].size, 48);
 	CHECK_U64(recs[5].offset, recs[4].offset + 48);
 	CHECK_U64(recs[5].type, GRTRACE_EV_COMPLETE);
+	/* Written with the END before it: flagged, the SUBMIT is not. */
+	CHECK_U64(recs[5].flags, GRTRACE_HDR_DERIVED);
+	CHECK_U64(recs[2].flags, 0);
 out:
 	free(buf);
 }

@@ -23,7 +23,8 @@ VERSION = 1
 HDR_SIZE = 32
 CLOCK_MONOTONIC = 1
 CLOCK_BOOTTIME = 7
-FEATURES = 0x7              # GSEQ | CSEQ | RING_REC
+FEATURES = 0xf              # GSEQ | CSEQ | RING_REC | DERIVED
+HDR_DERIVED = 0x1          # grtrace_hdr.flags
 RING_DESC_SIZE = 80
 
 TYPES = {
@@ -86,11 +87,11 @@ class Stream:
         self.lines = []     # (gseq, insertion index, text)
         self.starts = []    # byte offset of each record, in file order
 
-    def _hdr(self, rtype, size, cpu, ts, gseq, cseq):
+    def _hdr(self, rtype, size, cpu, ts, gseq, cseq, flags=0):
         assert size % 8 == 0 and size >= 32
         # Every record begins with its header: this is where it starts.
         self.starts.append(len(self.data))
-        return struct.pack(HDR_FMT, rtype, size, cpu, 0, ts, gseq, cseq)
+        return struct.pack(HDR_FMT, rtype, size, cpu, flags, ts, gseq, cseq)
 
     def _line(self, ts, cpu, gseq, name, text):
         self.lines.append((gseq, len(self.lines),
@@ -138,17 +139,18 @@ class Stream:
         self._line(ts, cpu, gseq, "RING", self._ring_text(r))
 
     def job(self, name, cpu, ts, gseq, cseq, ctx, engine, ring, seqno,
-            aux0=0, aux1=0, trailing=b""):
+            aux0=0, aux1=0, trailing=b"", flags=0):
         body = struct.pack(JOB_FMT, ctx, seqno, ring, engine, 0, u64(aux0),
                            u64(aux1)) + trailing
         self.data += self._hdr(TYPE_BY_NAME[name], 32 + len(body), cpu, ts,
-                               gseq, cseq)
+                               gseq, cseq, flags)
         self.data += body
         self._line(ts, cpu, gseq, name,
-                   "ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d" % (
+                   "ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d%s" % (
                        ctx, seqno, ring, engine_name(engine),
                        # ERROR's aux0 is a negative errno: shown signed.
-                       aux0 if name == "ERROR" else u64(aux0), u64(aux1)))
+                       aux0 if name == "ERROR" else u64(aux0), u64(aux1),
+                       " derived=1" if flags & HDR_DERIVED else ""))
 
     def unknown(self, rtype, size, cpu, ts, gseq, cseq, fill=0xA5):
         self.data += self._hdr(rtype, size, cpu, ts, gseq, cseq)
@@ -195,7 +197,8 @@ def emit_basic():
 def rings():
     """Decoder exercise: two CPUs' chunks in file order (not gseq order),
     a METADATA ring table, a RING record, an unknown type skipped by size,
-    a SUBMIT with 8 trailing bytes and an engine number without a name."""
+    a SUBMIT with 8 trailing bytes, a COMPLETE flagged derived and an engine
+    number without a name."""
     r0 = dict(id=0, engine=1, instance=0, driver=b"i915",
               device=b"0000:00:02.0", name=b"rcs0")
     r1 = dict(id=1, engine=3, instance=0, driver=b"amdgpu",
@@ -212,7 +215,8 @@ def rings():
     # chunk of CPU 1
     s.ring(1, 1200, 12, 0, r2)
     s.unknown(0x7777, 48, 1, 1600, 14, 1)
-    s.job("COMPLETE", 1, 2000, 15, 2, ctx=42, engine=1, ring=0, seqno=9)
+    s.job("COMPLETE", 1, 2000, 15, 2, ctx=42, engine=1, ring=0, seqno=9,
+          flags=HDR_DERIVED)
     s.job("IRQ", 1, 2100, 16, 3, ctx=0, engine=9, ring=2, seqno=0,
           aux0=0x1234, aux1=1)
     return s
