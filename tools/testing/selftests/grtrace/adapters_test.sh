@@ -123,7 +123,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..22"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q $TR || mount -t tracefs nodev $TR
 for m in grtrace_virtio_gpu grtrace_drm_bridge grtrace_vgpu grtrace; do
@@ -165,7 +165,8 @@ ok $? "drm_bridge: 501 jobs recorded without a drop"
 check "drm_bridge" python3 "$HERE/sched_compare.py" "$TMP/sched.ftrace" \
 	"$TMP/sched.dump"
 
-# 11: the adapter counted what ftrace saw, and translated every hit.
+# 11-12: the adapter counted what ftrace saw, and translated every hit;
+# COMPLETE, written with END from one signal, is flagged derived.
 rc=0
 for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep; do
 	want=$(grep -c ": $tp: " "$TMP/sched.ftrace")
@@ -174,14 +175,26 @@ for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep
 done
 ok $rc "drm_bridge: adapters view hits equal ftrace's events, none missed"
 
-# 12-16: virtio-gpu.
+# derived TYPES FILE: "TYPE:flagged/all ..." of the job events in a dump.
+derived() {
+	awk '$4 ~ /^[A-Z_]+$/ && $5 ~ /^ctx=/ { n[$4]++; if (/ derived=1$/) d[$4]++ }
+	     END { for (t in n) printf "%s:%d/%d\n", t, d[t], n[t] }' "$1" | sort | tr '\n' ' '
+}
+# Written with the END from one fence signal, COMPLETE is flagged derived.
+got=$(derived "$TMP/sched.dump")
+echo "# drm_bridge derived/all: $got"
+echo "$got" | grep -q "COMPLETE:\([0-9]*\)/\1 " &&
+	! echo "$got" | grep -Eq "(SUBMIT|COMMIT|START|END|ERROR|SYNC_WAIT_ENTER):[1-9]"
+ok $? "drm_bridge: every COMPLETE, and nothing else, flagged derived"
+
+# 13-18: virtio-gpu.
 CLIENT=$HERE/virtgpu_client
 [ -x "$CLIENT" ] || { cc -O2 -o "$TMP/virtgpu_client" "$HERE/virtgpu_client.c" \
 	$(pkg-config --cflags --libs libdrm) && CLIENT=$TMP/virtgpu_client; }
 if ! lspci -n 2>/dev/null | grep -q '1af4:1050' &&
 	! grep -qs 0x1050 /sys/bus/pci/devices/*/device; then
 	for t in "client ran" "commands 1:1" "contexts" "responses paired" \
-		"unload while attached"; do
+		"derived flags" "unload while attached"; do
 		skip "virtio_gpu: $t" "no virtio-gpu device (vmtest.sh -q \"-device virtio-gpu-pci\")"
 	done
 else
@@ -208,6 +221,12 @@ else
 	"$TOOL" dump -i "$TMP/vq.dat" > "$TMP/vq.dump"
 	ok $rc "virtio_gpu: client made 30 page flips and 20 fenced creations; amdgpu claimed and released meanwhile"
 	check "virtio_gpu" compare_virtio "$TMP/vq.ftrace" "$TMP/vq.dump"
+	got=$(derived "$TMP/vq.dump")
+	echo "# virtio_gpu derived/all: $got"
+	echo "$got" | grep -q "COMMIT:\([0-9]*\)/\1 " &&
+		echo "$got" | grep -q "COMPLETE:\([0-9]*\)/\1 " &&
+		! echo "$got" | grep -Eq "(SUBMIT|END):[1-9]"
+	ok $? "virtio_gpu: every COMMIT and COMPLETE, and nothing else, flagged derived"
 	rmmod virtio_gpu
 	grep -q '^virtio_gpu .* waiting ' "$D/adapters" &&
 		! grep -q ' virtio_gpu ' "$D/rings" &&
@@ -215,7 +234,7 @@ else
 	ok $? "virtio_gpu: driver unloaded while attached: probes waiting, rings gone [attach-only]"
 fi
 
-# 17: load/unload cycles under traffic, in both orders with the driver.
+# 19: load/unload cycles under traffic, in both orders with the driver.
 touch "$TMP/run"
 ( while [ -e "$TMP/run" ]; do
 	echo 'gfx 0 20 5 dep=copy:1' > "$V/submit" 2>/dev/null
@@ -249,7 +268,7 @@ done
 rm -f "$TMP/run"; wait $traffic
 ok $rc "$CYCLES load/unload cycles of grtrace + drm_bridge under vgpu traffic"
 
-# 18-20: the drivers go while attached; nothing is left behind.
+# 20-22: the drivers go while attached; nothing is left behind.
 # (Rings are registered while tracing only.)
 insmod "$KO" && insmod "$KODIR/grtrace_drm_bridge.ko" &&
 	echo start > "$D/control" &&

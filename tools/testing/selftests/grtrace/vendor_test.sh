@@ -280,10 +280,14 @@ for line in open(sys.argv[1]):
     if len(f) > 6 and f[4].startswith('ctx='):
         ctx = int(f[4][4:])
         if ctx >= 0x7e5700001000:
-            ev.setdefault(ctx, []).append((f[3], int(f[6][5:])))
+            ev.setdefault(ctx, []).append((f[3], int(f[6][5:]),
+                                           f[-1] == 'derived=1'))
+# COMMIT comes with SUBMIT from the fence's init, COMPLETE with END from
+# its signal: those two are flagged derived.
 bad = [c for c, e in ev.items()
-       if [t for t, _ in e] != ['SUBMIT', 'COMMIT', 'END', 'COMPLETE'] or
-       len({r for _, r in e}) != 1 or
+       if [t for t, _, _ in e] != ['SUBMIT', 'COMMIT', 'END', 'COMPLETE'] or
+       [d for _, _, d in e] != [False, True, False, True] or
+       len({r for _, r, _ in e}) != 1 or
        rings.get(e[0][1]) != 'churn%d' % (c % 4)]
 print('# churn: %d channels traced, %d rings (%s), %d wrong' %
       (len(ev), len(set(rings.values())), sorted(set(rings.values())), len(bad)))
@@ -292,7 +296,7 @@ EOF
 got=$(awk '$1 == "nouveau" && $2 ~ /^dma_fence_/ { printf "%s %s/%s ", $2, $5, $6 }' "$D/adapters")
 echo "# nouveau hits/missed: $got"
 [ "$got" = "dma_fence_init 302/0 dma_fence_signaled 302/0 " ] || rc=1
-ok $rc "xlate: 300 nouveau channels on 4 names: every fence traced, 4 rings, none missed"
+ok $rc "xlate: 300 nouveau channels on 4 names: every fence traced (COMMIT, COMPLETE derived), 4 rings, none missed"
 
 # 22-26: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
 # adapter loaded, the amdgpu adapter alone; after it unloads, the bridge.
