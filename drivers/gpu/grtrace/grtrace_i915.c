@@ -5,13 +5,18 @@
  *   i915_request_add         SUBMIT            aux0 = uabi class, aux1 = instance
  *   i915_request_in          START             (LOW_LEVEL_TRACEPOINTS only)
  *   i915_request_out         END               (LOW_LEVEL_TRACEPOINTS only)
- *   i915_request_retire      [ERROR], COMPLETE
+ *   i915_request_retire      [ERROR], COMPLETE   aux0 = uabi class, aux1 = instance
+ *                                               of the engine that ran it
  *   i915_request_wait_begin  SYNC_WAIT_ENTER   a CPU thread waits for the
  *   i915_request_wait_end    SYNC_WAIT_EXIT    request (i915_request_wait())
  *
- * The job is the request's fence, context:seqno.  The ring is rq->engine,
- * named as i915 names it ("rcs0", "vcs1"), with the engine class of its
- * uabi class; it is registered the first time a probe sees the engine.
+ * The job is the request's fence, context:seqno.  The ring is the engine of
+ * the request's context, named as i915 names it ("rcs0", "vcs1", "v2x2"
+ * for a virtual engine over two), with the engine class of its uabi
+ * class; it is registered the first time a probe sees the engine.  For a
+ * virtual (load-balanced) context that is the virtual engine at every
+ * event of the job, while rq->engine becomes the physical engine that
+ * runs it: SUBMIT names the engine asked for, COMPLETE the one that ran.
  *
  * i915_request_in/out exist only with CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
  * (off in distribution kernels); without it the kernel's i915_trace.h makes
@@ -82,10 +87,21 @@ static int engine_ring_slow(struct intel_engine_cs *engine)
 	return IS_ERR(e) ? PTR_ERR(e) : e->ring_id;
 }
 
-/* The ring of @rq's engine, or a negative errno. */
+/*
+ * The engine a request was queued to: its context's.  rq->engine is that
+ * engine too until a virtual engine's request is put on a physical one.
+ */
+static struct intel_engine_cs *rq_queue_engine(struct i915_request *rq)
+{
+	struct intel_context *ce = READ_ONCE(rq->context);
+
+	return ce && ce->engine ? ce->engine : READ_ONCE(rq->engine);
+}
+
+/* The ring of the engine @rq was queued to, or a negative errno. */
 static int rq_ring(struct i915_request *rq)
 {
-	struct intel_engine_cs *engine = READ_ONCE(rq->engine);
+	struct intel_engine_cs *engine = rq_queue_engine(rq);
 	struct grtrace_ring_map_entry *e;
 
 	e = grtrace_ring_map_find(&engine_rings, (unsigned long)engine,
@@ -122,9 +138,13 @@ static void probe_add(void *data, struct i915_request *rq)
 				  rq->engine->uabi_instance);
 }
 
-/* Retired: completed, or cancelled with an error (reset, guilty, banned). */
+/*
+ * Retired: completed, or cancelled with an error (reset, guilty, banned).
+ * On the ring it was queued to; aux names the engine that ran it.
+ */
 static void probe_retire(void *data, struct i915_request *rq)
 {
+	struct intel_engine_cs *ran = READ_ONCE(rq->engine);
 	int ring = rq_hit(data, rq);
 	int err = READ_ONCE(rq->fence.error);
 
@@ -132,7 +152,8 @@ static void probe_retire(void *data, struct i915_request *rq)
 		return;
 	if (unlikely(err < 0))
 		grtrace_error(ring, rq->fence.context, rq->fence.seqno, err, 0);
-	grtrace_complete(ring, rq->fence.context, rq->fence.seqno);
+	grtrace_job_event(GRTRACE_EV_COMPLETE, ring, rq->fence.context,
+			  rq->fence.seqno, ran->uabi_class, ran->uabi_instance);
 }
 
 /*

@@ -5,6 +5,8 @@
  *
  *   rcs0 (render 0): XLATE_CTX+1:1   add, wait_begin, wait_end, retire
  *   vcs1 (video 1):  XLATE_CTX+2:7   add, retire with fence error -EIO
+ *   v2x2 (a virtual video engine): XLATE_CTX+9:2   add, then put on vcs1
+ *                    as i915 does when a sibling takes it, retire
  */
 
 #include <linux/device.h>
@@ -27,8 +29,9 @@ static const struct drm_driver xlate_i915_driver = {
 struct xlate_i915 {
 	struct device dev;
 	struct drm_i915_private *i915;
-	struct intel_engine_cs engine[2];
-	struct i915_request rq[2];
+	struct intel_engine_cs engine[3];
+	struct intel_context ce[3];
+	struct i915_request rq[3];
 };
 
 static void xlate_engine(struct xlate_i915 *x, int i, const char *name,
@@ -38,12 +41,14 @@ static void xlate_engine(struct xlate_i915 *x, int i, const char *name,
 	strscpy(x->engine[i].name, name, sizeof(x->engine[i].name));
 	x->engine[i].uabi_class = class;
 	x->engine[i].uabi_instance = instance;
+	x->ce[i].engine = &x->engine[i];
 }
 
 static void xlate_rq(struct xlate_i915 *x, int i, int engine, u64 ctx,
 		     u64 seqno)
 {
 	x->rq[i].engine = &x->engine[engine];
+	x->rq[i].context = &x->ce[engine];
 	x->rq[i].fence.context = ctx;
 	x->rq[i].fence.seqno = seqno;
 }
@@ -66,8 +71,11 @@ int xlate_i915(void)
 	xlate_engine(x, 0, "rcs0", I915_ENGINE_CLASS_RENDER, 0);
 	xlate_engine(x, 1, "vcs1", I915_ENGINE_CLASS_VIDEO, 1);
 	xlate_rq(x, 0, 0, XLATE_CTX + 1, 1);
+	xlate_engine(x, 2, "v2x2", I915_ENGINE_CLASS_VIDEO,
+		     (u16)I915_ENGINE_CLASS_INVALID_VIRTUAL);
 	xlate_rq(x, 1, 1, XLATE_CTX + 2, 7);
 	x->rq[1].fence.error = -EIO;
+	xlate_rq(x, 2, 2, XLATE_CTX + 9, 2);
 
 	trace_i915_request_add(&x->rq[0]);
 	trace_i915_request_wait_begin(&x->rq[0], 0);
@@ -75,6 +83,9 @@ int xlate_i915(void)
 	trace_i915_request_retire(&x->rq[0]);
 	trace_i915_request_add(&x->rq[1]);
 	trace_i915_request_retire(&x->rq[1]);
+	trace_i915_request_add(&x->rq[2]);
+	x->rq[2].engine = &x->engine[1];
+	trace_i915_request_retire(&x->rq[2]);
 
 	/*
 	 * The adapter keeps the engines in its ring map until this module

@@ -120,6 +120,7 @@ compare_xlate() {
 rings, ev = parse(sys.argv[1])
 rcs = ("i915", "rcs0", "gfx", 0, "0000:00:02.0")
 vcs = ("i915", "vcs1", "video", 1, "0000:00:02.0")
+virt = ("i915", "v2x2", "video", 65534, "0000:00:02.0")
 comp = ("amdgpu", "comp_1.0.1", "compute", 5, "0000:03:00.0")
 ih1 = ("amdgpu", "ih1", "unknown", 1, "0000:03:00.0")
 ch = ("nouveau", "xlate[42]", "unknown", 0, "")
@@ -131,7 +132,9 @@ want = {
            ("COMPLETE", 1, 1, rcs, 0, 0),
            ("SUBMIT", 2, 7, vcs, 2, 1),
            ("ERROR", 2, 7, vcs, -5, 0),
-           ("COMPLETE", 2, 7, vcs, 0, 0)],
+           ("COMPLETE", 2, 7, vcs, 2, 1),
+           ("SUBMIT", 9, 2, virt, 2, 65534),
+           ("COMPLETE", 9, 2, virt, 2, 1)],
   "amdgpu": [("SUBMIT", 3, 11, comp, 1011, 2), ("COMMIT", 3, 11, comp, 1011, 2),
              ("END", 3, 11, comp, 0, 0), ("COMPLETE", 3, 11, comp, 0, 0),
              ("SUBMIT", 3, 12, comp, 1012, 2), ("COMMIT", 3, 12, comp, 1012, 2),
@@ -253,7 +256,7 @@ check "xlate" compare_xlate "$TMP/xlate.dat.dump"
 
 # 20: the adapters counted their drivers' objects only, and missed none.
 rc=0
-for want in "i915 i915_request_add 2" "i915 i915_request_retire 2" \
+for want in "i915 i915_request_add 3" "i915 i915_request_retire 3" \
 	"i915 i915_request_wait_begin 1" "i915 i915_request_wait_end 1" \
 	"amdgpu amdgpu_cs_ioctl 2" "amdgpu amdgpu_sched_run_job 2" \
 	"amdgpu drm_sched_process_job 2" "amdgpu amdgpu_iv 1" \
