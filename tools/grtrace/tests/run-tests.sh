@@ -557,17 +557,28 @@ cmp -s "$TMP/rec.dat" "$GOLDEN/emit-basic.bin" || st=1
 [ "$(cat "$FAKE/control")" = stop ] || st=1
 result "record stops cleanly on SIGINT" $st "exit $rc" "$(cat "$TMP/err")"
 
+# record_with_drops KEY=N...: a 1 s record on a fake session whose stats
+# gain those drop counters (and dropped_total their sum) 0.4 s in.
+record_with_drops() {
+	script='' sum=0
+
+	for kv in "$@"; do
+		script="${script}s/^${kv%%=*}=0\$/$kv/;"
+		sum=$((sum + ${kv#*=}))
+	done
+	script="${script}s/^dropped_total=0\$/dropped_total=$sum/"
+	fake_setup stopped
+	cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+	( sleep 0.4
+	  sed "$script" "$FAKE/stats" > "$FAKE/stats.new"
+	  mv "$FAKE/stats.new" "$FAKE/stats" ) &
+	bg=$!
+	run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
+	wait $bg
+}
+
 # Drops counted during the recording are reported, by reason, loudly.
-fake_setup stopped
-cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
-( sleep 0.4
-  sed -e 's/^dropped_buffer_full=0/dropped_buffer_full=5/' \
-      -e 's/^dropped_oversize=0/dropped_oversize=2/' \
-      -e 's/^dropped_total=0/dropped_total=7/' "$FAKE/stats" > "$FAKE/stats.new"
-  mv "$FAKE/stats.new" "$FAKE/stats" ) &
-bg=$!
-run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
-wait $bg
+record_with_drops dropped_buffer_full=5 dropped_oversize=2
 st=$rc
 grep -q "^grtrace: dropped: 7 (buffer_full 5, oversize 2)\$" "$TMP/err" || st=1
 grep -q "^grtrace: WARNING: 7 records were DROPPED" "$TMP/err" || st=1
@@ -576,16 +587,7 @@ result "record reports drops by reason with a warning" $st "exit $rc" "$(cat "$T
 
 # The advice names the reason: drops while stopped and drops asked for are
 # noted, not blamed on the buffer; the buffer is blamed only for its own.
-fake_setup stopped
-cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
-( sleep 0.4
-  sed -e 's/^dropped_disabled=0/dropped_disabled=3/' \
-      -e 's/^dropped_filtered_watch=0/dropped_filtered_watch=4/' \
-      -e 's/^dropped_total=0/dropped_total=7/' "$FAKE/stats" > "$FAKE/stats.new"
-  mv "$FAKE/stats.new" "$FAKE/stats" ) &
-bg=$!
-run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
-wait $bg
+record_with_drops dropped_disabled=3 dropped_filtered_watch=4
 st=$rc
 grep -qx "grtrace: dropped: 7 (disabled 3, filtered_watch 4)" "$TMP/err" || st=1
 grep -q "^grtrace: note: 3 came while tracing was stopped" "$TMP/err" || st=1
@@ -594,17 +596,7 @@ grep -q "WARNING\|buffer_size" "$TMP/err" && st=1
 result "record's advice: drops while stopped or asked for are notes, no buffer advice" $st \
 	"exit $rc" "$(cat "$TMP/err")"
 
-fake_setup stopped
-cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
-( sleep 0.4
-  sed -e 's/^dropped_disabled=0/dropped_disabled=1/' \
-      -e 's/^dropped_backpressure=0/dropped_backpressure=2/' \
-      -e 's/^dropped_nmi=0/dropped_nmi=5/' \
-      -e 's/^dropped_total=0/dropped_total=8/' "$FAKE/stats" > "$FAKE/stats.new"
-  mv "$FAKE/stats.new" "$FAKE/stats" ) &
-bg=$!
-run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
-wait $bg
+record_with_drops dropped_disabled=1 dropped_backpressure=2 dropped_nmi=5
 st=$rc
 grep -qx "grtrace: WARNING: 7 records were DROPPED by the kernel; this recording is INCOMPLETE." "$TMP/err" || st=1
 grep -q "^grtrace: WARNING: 2 because the reader fell behind" "$TMP/err" || st=1

@@ -60,28 +60,9 @@ has_line() {
 	return 1
 }
 
-unload_all() {
-	local m
-
-	for m in grtrace_vgpu grtrace_drm_bridge grtrace; do
-		grep -q "^$m " /proc/modules && rmmod "$m"
-	done
-	return 0
-}
-
-dmesg_mark=$(dmesg | wc -l)
-new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
-
 echo "TAP version 13"
 echo "1..22"
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-unload_all
-modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
-if ! insmod "$KO" emit_enable=1 || ! insmod "$KODIR/grtrace_drm_bridge.ko" ||
-	! insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=30000; then
-	echo "Bail out! cannot load grtrace, grtrace_drm_bridge, grtrace_vgpu"
-	exit 1
-fi
+load_stack timeout_ms=30000
 
 # 1-4. A recording stopped while jobs run.  Times from the submission, in
 # seconds (contexts are created in this order, so their fence contexts

@@ -34,15 +34,6 @@ SECS=${STRESS_SECS:-30}
 STOP=$TMP/stop
 MIN_CYCLES=20	# "dozens": each registers up to 3 rings again
 
-unload_all() {
-	local m
-
-	for m in grtrace_vgpu grtrace_drm_bridge grtrace; do
-		grep -q "^$m " /proc/modules && rmmod "$m"
-	done
-	return 0
-}
-
 # The actors: each loops until $STOP exists, ignoring the errors that the
 # others provoke (a file gone with its module, EBUSY, EAGAIN, EIO).
 work() {	# CPU: vgpu jobs from CPU, and events emitted there as fast as it can
@@ -163,19 +154,9 @@ run_phase() {
 	echo "# phase $1: $(cat "$TMP/control.n") start/stop rounds, $(cat "$TMP/bridge.n") bridge and $(cat "$TMP/vgpu.n") vgpu reloads"
 }
 
-dmesg_mark=$(dmesg | wc -l)
-new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
-
 echo "TAP version 13"
 echo "1..8"
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-unload_all
-modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
-if ! insmod "$KO" emit_enable=1 || ! insmod "$KODIR/grtrace_drm_bridge.ko" ||
-	! insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000; then
-	echo "Bail out! cannot load grtrace, grtrace_drm_bridge, grtrace_vgpu"
-	exit 1
-fi
+load_stack timeout_ms=2000
 
 # Phase 1: everything, readers, resizes and resets included.
 run_phase 1

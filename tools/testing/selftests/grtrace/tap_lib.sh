@@ -70,3 +70,30 @@ record_start() {
 	sed 's/^/# /' "$1.err"
 	return 1
 }
+
+# unload_all: remove the virtual GPU, the drm_sched bridge and grtrace.
+unload_all() {
+	local m
+
+	for m in grtrace_vgpu grtrace_drm_bridge grtrace; do
+		grep -q "^$m " /proc/modules && rmmod "$m"
+	done
+	return 0
+}
+
+# new_dmesg: the kernel log since the test sourced this file.
+dmesg_mark=$(dmesg 2>/dev/null | wc -l)
+new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
+
+# load_stack VGPU_ARGS...: from nothing, gpu-sched, grtrace (emit on), the
+# drm_sched bridge and the virtual GPU; bails out if one does not load.
+load_stack() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	unload_all
+	if ! modprobe gpu-sched || ! insmod "$KO" emit_enable=1 ||
+		! insmod "$KODIR/grtrace_drm_bridge.ko" ||
+		! insmod "$KODIR/grtrace_vgpu.ko" "$@"; then
+		echo "Bail out! cannot load gpu-sched, grtrace, grtrace_drm_bridge or grtrace_vgpu"
+		exit 1
+	fi
+}
