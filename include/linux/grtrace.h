@@ -212,7 +212,7 @@ struct grtrace_ring_map_entry {
  * object to its ring without taking a lock on the hot path.
  */
 struct grtrace_ring_map {
-	spinlock_t lock;	/* serialises changes of @slot */
+	raw_spinlock_t lock;	/* serialises changes of @slot */
 	const char *claimer;
 	unsigned int nr;
 	struct notifier_block nb;

@@ -43,7 +43,7 @@ struct sched_wait {
 };
 
 /* Waits whose fence has not signalled: cancelled at unload. */
-static DEFINE_SPINLOCK(sched_waits_lock);
+static DEFINE_RAW_SPINLOCK(sched_waits_lock);
 static LIST_HEAD(sched_waits);
 
 static int sched_ring_slow(struct drm_gpu_scheduler *sched)
@@ -145,10 +145,10 @@ static void sched_wait_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
 
 	rcu_read_lock();
 	/* Off the list means unload took it and frees it. */
-	spin_lock_irqsave(&sched_waits_lock, flags);
+	raw_spin_lock_irqsave(&sched_waits_lock, flags);
 	mine = !list_empty(&w->link);
 	list_del_init(&w->link);
-	spin_unlock_irqrestore(&sched_waits_lock, flags);
+	raw_spin_unlock_irqrestore(&sched_waits_lock, flags);
 	if (mine)
 		sched_wait_exit(w);
 	rcu_read_unlock();
@@ -185,9 +185,9 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 	w->ring_id = ring;
 	w->ctx = f->context;
 	w->seqno = f->seqno;
-	spin_lock_irqsave(&sched_waits_lock, flags);
+	raw_spin_lock_irqsave(&sched_waits_lock, flags);
 	list_add_tail(&w->link, &sched_waits);
-	spin_unlock_irqrestore(&sched_waits_lock, flags);
+	raw_spin_unlock_irqrestore(&sched_waits_lock, flags);
 	/* Signalled meanwhile: the callback will not run, exit now. */
 	if (dma_fence_add_callback(dep, &w->cb, sched_wait_cb))
 		sched_wait_cb(dep, &w->cb);
@@ -206,12 +206,12 @@ static void sched_waits_cancel(void)
 	unsigned long flags;
 
 	for (;;) {
-		spin_lock_irqsave(&sched_waits_lock, flags);
+		raw_spin_lock_irqsave(&sched_waits_lock, flags);
 		w = list_first_entry_or_null(&sched_waits, struct sched_wait,
 					     link);
 		if (w)
 			list_del_init(&w->link);
-		spin_unlock_irqrestore(&sched_waits_lock, flags);
+		raw_spin_unlock_irqrestore(&sched_waits_lock, flags);
 		if (!w)
 			break;
 		dma_fence_remove_callback(w->dep, &w->cb);

@@ -45,7 +45,7 @@ static struct grtrace_ring_map chan_rings;
 static unsigned long ops_cache[OPS_SLOTS];
 static unsigned int ops_next;	/* round-robin victim; under ops_lock */
 static unsigned int ops_gen;	/* bumped when a module unloads */
-static DEFINE_SPINLOCK(ops_lock);
+static DEFINE_RAW_SPINLOCK(ops_lock);
 
 static bool ops_classify(struct dma_fence *fence)
 {
@@ -58,12 +58,12 @@ static bool ops_classify(struct dma_fence *fence)
 	mine = !strcmp(fence->ops->get_driver_name(fence), "nouveau");
 
 	/* A module that unloaded since @gen was read may own @ops. */
-	spin_lock_irqsave(&ops_lock, flags);
+	raw_spin_lock_irqsave(&ops_lock, flags);
 	if (gen == ops_gen) {
 		WRITE_ONCE(ops_cache[ops_next], ops | (mine ? OPS_NOUVEAU : 0));
 		ops_next = (ops_next + 1) % OPS_SLOTS;
 	}
-	spin_unlock_irqrestore(&ops_lock, flags);
+	raw_spin_unlock_irqrestore(&ops_lock, flags);
 	return mine;
 }
 
@@ -90,11 +90,11 @@ static int ops_module_going(struct notifier_block *nb, unsigned long state,
 
 	if (state != MODULE_STATE_GOING)
 		return NOTIFY_DONE;
-	spin_lock_irqsave(&ops_lock, flags);
+	raw_spin_lock_irqsave(&ops_lock, flags);
 	for (i = 0; i < OPS_SLOTS; i++)
 		WRITE_ONCE(ops_cache[i], 0);
 	WRITE_ONCE(ops_gen, ops_gen + 1);
-	spin_unlock_irqrestore(&ops_lock, flags);
+	raw_spin_unlock_irqrestore(&ops_lock, flags);
 	return NOTIFY_DONE;
 }
 

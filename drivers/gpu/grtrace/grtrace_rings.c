@@ -22,11 +22,13 @@
 /*
  * The registry is changed from any context, hard interrupts included:
  * adapters register a ring the first time a probe sees it.  So it is
- * guarded by a spinlock taken with interrupts disabled, and nothing is
- * allocated under it.  The event path only reads grtrace_ring_engines[],
+ * guarded by a raw spinlock (probes run with preemption disabled, also on
+ * PREEMPT_RT, where a spinlock_t sleeps) taken with interrupts disabled,
+ * and nothing is allocated under it; the same holds for the claims and
+ * every ring map.  The event path only reads grtrace_ring_engines[],
  * one u16 per ring, with READ_ONCE().
  */
-static DEFINE_SPINLOCK(grtrace_rings_lock);
+static DEFINE_RAW_SPINLOCK(grtrace_rings_lock);
 /* A METADATA was written this session: new rings get a RING record. */
 static bool grtrace_rings_announce;
 static struct grtrace_ring_desc grtrace_rings[GRTRACE_MAX_RINGS];
@@ -179,16 +181,16 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 	strscpy(want.device, info->device ?: "", sizeof(want.device));
 	strscpy(want.name, info->name ?: "", sizeof(want.name));
 
-	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	id = grtrace_ring_lookup(&want);
 	if (id >= 0) {
 		grtrace_ring_refs[id]++;
-		spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 		return id;
 	}
 	id = find_first_zero_bit(grtrace_ring_used, GRTRACE_MAX_RINGS);
 	if (id == GRTRACE_MAX_RINGS) {
-		spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 		return -ENOSPC;
 	}
 	d = &grtrace_rings[id];
@@ -207,7 +209,7 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 		rec.ring = *d;
 		grtrace_write_control(&rec, sizeof(rec));
 	}
-	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 	return id;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_register);
@@ -228,14 +230,14 @@ void grtrace_ring_unregister(int ring_id)
 
 	if (ring_id < 0 || ring_id >= GRTRACE_MAX_RINGS)
 		return;
-	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	if (WARN_ON_ONCE(!test_bit(ring_id, grtrace_ring_used)) ||
 	    --grtrace_ring_refs[ring_id])
 		goto out;
 	WRITE_ONCE(grtrace_ring_engines[ring_id], GRTRACE_ENGINE_UNKNOWN);
 	clear_bit(ring_id, grtrace_ring_used);
 out:
-	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_unregister);
 
@@ -256,9 +258,9 @@ static unsigned int grtrace_rings_snapshot(struct grtrace_ring_desc *out)
 	unsigned long flags;
 	unsigned int n;
 
-	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	n = __grtrace_rings_snapshot(out);
-	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 	return n;
 }
 
@@ -271,9 +273,9 @@ void grtrace_rings_quiesce(void)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	grtrace_rings_announce = false;
-	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 }
 
 /**
@@ -301,12 +303,12 @@ int grtrace_rings_write_metadata(void)
 	md->ring_size = sizeof(struct grtrace_ring_desc);
 	strscpy(md->kernel, init_utsname()->release, sizeof(md->kernel));
 
-	spin_lock_irqsave(&grtrace_rings_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	n = __grtrace_rings_snapshot(md->rings);
 	md->nr_rings = n;
 	ret = grtrace_write_control(md, struct_size(md, rings, n));
 	grtrace_rings_announce = !ret;
-	spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 	kfree(md);
 	return ret;
 }
@@ -338,7 +340,7 @@ int grtrace_rings_show(struct seq_file *m)
  */
 #define GRTRACE_MAX_CLAIMS	8
 
-static DEFINE_SPINLOCK(grtrace_claims_lock);
+static DEFINE_RAW_SPINLOCK(grtrace_claims_lock);
 static char grtrace_claims[GRTRACE_MAX_CLAIMS][sizeof_field(struct grtrace_ring_desc, driver)];
 static unsigned int grtrace_claim_gen;
 
@@ -361,7 +363,7 @@ int grtrace_claim_driver(const char *driver)
 
 	if (!driver || !*driver)
 		return -EINVAL;
-	spin_lock_irqsave(&grtrace_claims_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_claims_lock, flags);
 	for (i = 0; i < GRTRACE_MAX_CLAIMS; i++) {
 		if (!strcmp(grtrace_claims[i], driver)) {
 			ret = -EBUSY;
@@ -377,7 +379,7 @@ int grtrace_claim_driver(const char *driver)
 	strscpy(grtrace_claims[free], driver, sizeof(grtrace_claims[free]));
 	WRITE_ONCE(grtrace_claim_gen, grtrace_claim_gen + 1);
 out:
-	spin_unlock_irqrestore(&grtrace_claims_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_claims_lock, flags);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(grtrace_claim_driver);
@@ -393,14 +395,14 @@ void grtrace_release_driver(const char *driver)
 	unsigned long flags;
 	int i;
 
-	spin_lock_irqsave(&grtrace_claims_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_claims_lock, flags);
 	for (i = 0; i < GRTRACE_MAX_CLAIMS; i++) {
 		if (strcmp(grtrace_claims[i], driver))
 			continue;
 		grtrace_claims[i][0] = '\0';
 		WRITE_ONCE(grtrace_claim_gen, grtrace_claim_gen + 1);
 	}
-	spin_unlock_irqrestore(&grtrace_claims_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_claims_lock, flags);
 }
 EXPORT_SYMBOL_GPL(grtrace_release_driver);
 
@@ -414,11 +416,11 @@ static bool grtrace_driver_claimed(const char *driver, unsigned int *gen)
 
 	/* Compare what the registry would store: the truncated name. */
 	strscpy(name, driver ?: "", sizeof(name));
-	spin_lock_irqsave(&grtrace_claims_lock, flags);
+	raw_spin_lock_irqsave(&grtrace_claims_lock, flags);
 	*gen = grtrace_claim_gen;
 	for (i = 0; i < GRTRACE_MAX_CLAIMS && !claimed; i++)
 		claimed = name[0] && !strcmp(grtrace_claims[i], name);
-	spin_unlock_irqrestore(&grtrace_claims_lock, flags);
+	raw_spin_unlock_irqrestore(&grtrace_claims_lock, flags);
 	return claimed;
 }
 
@@ -585,7 +587,7 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 	bool keep = false;
 	int i;
 
-	spin_lock_irqsave(&map->lock, flags);
+	raw_spin_lock_irqsave(&map->lock, flags);
 	i = grtrace_ring_map_slot(map, entry->key);
 	old = rcu_dereference_protected(map->slot[i],
 					lockdep_is_held(&map->lock));
@@ -598,7 +600,7 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 			       grtrace_ring_map_still_right(old, info);
 	}
 	if (keep) {
-		spin_unlock_irqrestore(&map->lock, flags);
+		raw_spin_unlock_irqrestore(&map->lock, flags);
 		kfree(entry);
 		return old;
 	}
@@ -606,7 +608,7 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 	rcu_assign_pointer(map->slot[i], entry);
 	if (i >= map->nr) /* readers that see the new @nr see the slot */
 		smp_store_release(&map->nr, i + 1);
-	spin_unlock_irqrestore(&map->lock, flags);
+	raw_spin_unlock_irqrestore(&map->lock, flags);
 	if (old)
 		kfree_rcu(old, rcu);
 	return entry;
@@ -621,7 +623,7 @@ static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 	unsigned long flags;
 	int i;
 
-	spin_lock_irqsave(&map->lock, flags);
+	raw_spin_lock_irqsave(&map->lock, flags);
 	for (i = 0; i < map->nr; i++) {
 		e = rcu_dereference_protected(map->slot[i],
 					      lockdep_is_held(&map->lock));
@@ -631,7 +633,7 @@ static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 		grtrace_ring_unregister(e->ring_id);
 		kfree_rcu(e, rcu);
 	}
-	spin_unlock_irqrestore(&map->lock, flags);
+	raw_spin_unlock_irqrestore(&map->lock, flags);
 }
 
 static int grtrace_ring_map_module(struct notifier_block *nb,
@@ -654,7 +656,7 @@ static int grtrace_ring_map_module(struct notifier_block *nb,
  */
 int grtrace_ring_map_init(struct grtrace_ring_map *map)
 {
-	spin_lock_init(&map->lock);
+	raw_spin_lock_init(&map->lock);
 	map->nb.notifier_call = grtrace_ring_map_module;
 	return register_module_notifier(&map->nb);
 }
