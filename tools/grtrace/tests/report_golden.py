@@ -765,13 +765,18 @@ def expect_warnings(c, scenario, want):
            ["warning:  " + w for w in want])
 
 
-def check_endfirst(c):
-    doc = c.json("endfirst", [])
-    expect("jobs", [(j["ctx"], j["seqno"]) for j in doc["jobs"]],
-           [(10, 1), (20, 1), (20, 2), (20, 3), (30, 1)])
+def expect_jobs(doc, keys, table):
+    """The report's jobs are @keys in order, each with @table's fields."""
+    expect("jobs", [(j["ctx"], j["seqno"]) for j in doc["jobs"]], keys)
     for j in doc["jobs"]:
         expect_fields("job %d:%d" % (j["ctx"], j["seqno"]), j,
-                      ENDFIRST_JOBS[(j["ctx"], j["seqno"])])
+                      table[(j["ctx"], j["seqno"])])
+
+
+def check_endfirst(c):
+    doc = c.json("endfirst", [])
+    expect_jobs(doc, [(10, 1), (20, 1), (20, 2), (20, 3), (30, 1)],
+                ENDFIRST_JOBS)
     # SI MD, 5 of 10:1, 9 of ring 1, 2 of 30:1; ts back at 3000 (6000),
     # 11000 (12000), 11100 and 12100 (13000)
     expect_fields("summary", doc["summary"], dict(
@@ -847,11 +852,7 @@ def check_reboot(c):
 
 def check_skew(c):
     doc = c.json("skew", ["--per-ring"])
-    expect("jobs", [(j["ctx"], j["seqno"]) for j in doc["jobs"]],
-           [(80, 1), (81, 1), (82, 1), (83, 1)])
-    for j in doc["jobs"]:
-        expect_fields("job %d:%d" % (j["ctx"], j["seqno"]), j,
-                      SKEW_JOBS[(j["ctx"], j["seqno"])])
+    expect_jobs(doc, [(80, 1), (81, 1), (82, 1), (83, 1)], SKEW_JOBS)
     # ts back: 4600, 6200, 5600, 6700 (1600 below 8300), 7700, 7800
     expect_fields("summary", doc["summary"], dict(
         records=19, jobs=4, inconsistent_metrics=1, start_not_derived=1,
