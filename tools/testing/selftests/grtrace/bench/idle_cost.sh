@@ -72,6 +72,7 @@ guest() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	modprobe gpu-sched && insmod "$KODIR/grtrace_vgpu.ko" ||
 		die "cannot load gpu-sched or grtrace_vgpu"
+	[ -n "$(busy_ns)" ] || die "no cpu0 line in /proc/schedstat (CONFIG_SCHEDSTATS)"
 	variant none >/dev/null && variant stopped >/dev/null || die "warm-up failed"
 	for r in $(seq "$ROUNDS"); do
 		if [ $((r % 2)) = 1 ]; then first=none second=stopped
