@@ -393,6 +393,45 @@ static int restore_buffer_size(const char *old)
 	return 0;
 }
 
+/*
+ * Open every events<cpu> file.  They exist from the module's first start
+ * on, so a record that starts the session opens them afterwards.
+ * Return: the number of readers in *@rdp, or -1 after an error message.
+ */
+static int open_readers(struct cpu_reader **rdp)
+{
+	unsigned int cpus[MAX_EVENT_FILES];
+	struct cpu_reader *rd;
+	int n, i;
+
+	n = list_event_files(cpus, MAX_EVENT_FILES);
+	if (n < 0)
+		return -1;
+	rd = calloc((size_t)n, sizeof(*rd));
+	if (!rd)
+		fatal("out of memory");
+	for (i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "events%u", cpus[i]);
+		rd[i].cpu = cpus[i];
+		debugfs_path(rd[i].path, sizeof(rd[i].path), name);
+		rd[i].fd = open(rd[i].path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (rd[i].fd < 0) {
+			err_debugfs(rd[i].path, "cannot open");
+			while (i-- > 0) {
+				close(rd[i].fd);
+				free(rd[i].carry);
+			}
+			free(rd);
+			return -1;
+		}
+		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
+	}
+	*rdp = rd;
+	return n;
+}
+
 static int stats_is_dropped(const char *key)
 {
 	return !strncmp(key, "dropped_", 8) && strcmp(key, "dropped_total");
@@ -523,7 +562,6 @@ int cmd_record(int argc, char **argv)
 {
 	struct cpu_reader *rd;
 	struct gr_stats before, after;
-	unsigned int cpus[MAX_EVENT_FILES];
 	const char *output = NULL;
 	double duration = 0;
 	uint64_t bufsize = 0;
@@ -569,9 +607,6 @@ int cmd_record(int argc, char **argv)
 	if (!output)
 		usage_error("record", "record: an output file is required (-o FILE)");
 
-	n = list_event_files(cpus, MAX_EVENT_FILES);
-	if (n < 0)
-		return 1;
 	state = control_state();
 	if (state < 0)
 		return 1;
@@ -580,30 +615,6 @@ int cmd_record(int argc, char **argv)
 	if (bufsize && set_buffer_size(bufsize, state, old_bufsize,
 				       sizeof(old_bufsize)) < 0)
 		return 1;
-
-	rd = calloc((size_t)n, sizeof(*rd));
-	if (!rd)
-		fatal("out of memory");
-	for (i = 0; i < n; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "events%u", cpus[i]);
-		rd[i].cpu = cpus[i];
-		debugfs_path(rd[i].path, sizeof(rd[i].path), name);
-		rd[i].fd = open(rd[i].path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (rd[i].fd < 0) {
-			err_debugfs(rd[i].path, "cannot open");
-			while (i-- > 0) {
-				close(rd[i].fd);
-				free(rd[i].carry);
-			}
-			free(rd);
-			if (old_bufsize[0])
-				restore_buffer_size(old_bufsize);
-			return 1;
-		}
-		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
-	}
 
 	if (pipe(rec.stop_pipe) < 0)
 		fatal_errno("pipe");
@@ -622,6 +633,14 @@ int cmd_record(int argc, char **argv)
 			return 1;
 		}
 		started = 1;
+	}
+	n = open_readers(&rd);
+	if (n < 0) {
+		if (started)
+			control_write("stop");
+		if (old_bufsize[0])
+			restore_buffer_size(old_bufsize);
+		return 1;
 	}
 	if (stats_read(&before) < 0)
 		have_stats = 0;

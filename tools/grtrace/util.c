@@ -300,7 +300,7 @@ int list_event_files(unsigned int *cpus, int max)
 	}
 	closedir(d);
 	if (!n) {
-		err_msg("no events<cpu> files in %s (is grtrace.ko loaded?)",
+		err_msg("no events<cpu> files in %s: tracing was never started since grtrace.ko was loaded (the first start allocates the buffers)",
 			dir);
 		return -1;
 	}

@@ -194,6 +194,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "adaptive_keep_1_in=%u\n", grtrace_adaptive_keep_1_in());
 	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
 	seq_printf(m, "buffer_size=%lu\n", READ_ONCE(grtrace_buffer_size));
+	seq_printf(m, "buffer_allocated=%lu\n", grtrace_buffers_allocated());
 	kfree(s);
 	return 0;
 }

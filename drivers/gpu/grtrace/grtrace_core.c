@@ -38,6 +38,7 @@
 #include <linux/debugfs.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/relay.h>
 #include <linux/sched/clock.h>
@@ -729,6 +730,15 @@ int grtrace_start_locked(void)
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
 		return -EALREADY;
+	/* The buffers exist from the first start on, not from load. */
+	if (!grtrace_chan) {
+		ret = grtrace_open_channel(grtrace_buffer_size);
+		if (ret) {
+			pr_debug("start failed: no memory for %u buffers of %lu bytes\n",
+				 num_possible_cpus(), grtrace_buffer_size);
+			return ret;
+		}
+	}
 
 	grtrace_session++;
 	ret = grtrace_write_stream_info();
@@ -772,8 +782,9 @@ void grtrace_stop_locked(void)
  * grtrace_resize_locked() - replace the buffers with ones of a new size
  * @size: bytes per CPU, already validated
  *
- * Unread data in the old buffers is discarded; open events files of the
- * old channel return errors from then on.
+ * Before the first start there are no buffers: only the size is kept.
+ * Afterwards unread data in the old buffers is discarded (and counted);
+ * open events files of the old channel return errors from then on.
  * Context: grtrace_lock held, tracing stopped.
  * Return: 0, -EBUSY while tracing, -ENOMEM.
  */
@@ -785,6 +796,10 @@ int grtrace_resize_locked(unsigned long size)
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
 		return -EBUSY;
+	if (!grtrace_chan) {
+		grtrace_buffer_size = size;
+		return 0;
+	}
 	grtrace_close_channel();
 	ret = grtrace_open_channel(size);
 	if (ret) {
@@ -802,7 +817,21 @@ int grtrace_core_init(struct dentry *dir)
 {
 	grtrace_dir = dir;
 	timer_setup(&grtrace_wake_timer, grtrace_wake_timer_fn, 0);
-	return grtrace_open_channel(grtrace_buffer_size);
+	return 0;
+}
+
+/**
+ * grtrace_buffers_allocated() - bytes of relay buffer held now
+ *
+ * Context: any; a snapshot.
+ * Return: zero until the first start, then CPUs times the channel's size.
+ */
+unsigned long grtrace_buffers_allocated(void)
+{
+	/* Not dereferenced: it may be closed under us. */
+	if (!READ_ONCE(grtrace_chan))
+		return 0;
+	return num_possible_cpus() * PAGE_ALIGN(READ_ONCE(grtrace_buffer_size));
 }
 
 void grtrace_core_exit(void)

@@ -214,6 +214,7 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 int grtrace_start_locked(void);
 void grtrace_stop_locked(void);
 int grtrace_resize_locked(unsigned long size);
+unsigned long grtrace_buffers_allocated(void);
 int grtrace_write_control(const void *rec, u16 size);
 u64 grtrace_now(void);
 int grtrace_core_init(struct dentry *dir);

@@ -396,6 +396,8 @@ ok $? "rmmod grtrace succeeds once the events file is closed"
 
 # 13-17. Resize and start/stop while readers loop on every events file.
 insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
+# The first start creates the events files.
+echo start >"$D/control" && echo stop >"$D/control"
 cat >"$TMP/reader.py" <<'EOF'
 import os, signal, sys
 path, out = sys.argv[1], sys.argv[2]

@@ -21,6 +21,9 @@ TEST_F(grtrace, files_are_root_only)
 	struct stat st;
 	int i;
 
+	/* The first start creates the events files; they stay after it. */
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("control", "stop"));
 	for (i = 0; i < ARRAY_SIZE(files); i++) {
 		snprintf(buf, sizeof(buf), DIR "/%s", files[i]);
 		ASSERT_EQ(0, stat(buf, &st)) TH_LOG("%s missing", files[i]);
@@ -32,6 +35,36 @@ TEST_F(grtrace, files_are_root_only)
 	ASSERT_EQ(0, get("control", buf, sizeof(buf)));
 	EXPECT_STREQ("stopped\n", buf);
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), nr_channels());
+}
+
+TEST_F(grtrace, buffers_allocated_at_first_start)
+{
+	long nr = sysconf(_SC_NPROCESSORS_CONF);
+	char buf[64];
+
+	/* Loaded and never started: no buffer, no events file. */
+	EXPECT_EQ(0, stat_of("buffer_allocated"));
+	EXPECT_EQ(0, nr_channels());
+	/* A size set before the first start allocates nothing either. */
+	ASSERT_EQ(0, put("buffer_size", "64K"));
+	ASSERT_EQ(0, get("buffer_size", buf, sizeof(buf)));
+	EXPECT_STREQ("65536\n", buf);
+	EXPECT_EQ(0, stat_of("buffer_allocated"));
+	EXPECT_EQ(-EINVAL, put("buffer_size", "100K"));
+	EXPECT_EQ(0, nr_channels());
+	/* Events before the first start are counted, not lost. */
+	ASSERT_EQ(0, put("emit", "submit 100 0 1 1"));
+	EXPECT_EQ(1, stat_of("dropped_disabled"));
+	ASSERT_EQ(0, put("control", "start"));
+	EXPECT_EQ(nr, nr_channels());
+	EXPECT_EQ(nr * 65536, stat_of("buffer_allocated"));
+	ASSERT_EQ(0, put("emit", "submit 100 0 1 2"));
+	ASSERT_EQ(0, put("control", "stop"));
+	/* Stopped, the buffers stay readable; a resize replaces them. */
+	EXPECT_EQ(nr, nr_channels());
+	ASSERT_EQ(0, put("buffer_size", "128K"));
+	EXPECT_EQ(nr * 131072, stat_of("buffer_allocated"));
+	EXPECT_EQ(1, stat_of("written"));
 }
 
 TEST_F(grtrace, buffer_size_module_parameter)
