@@ -364,7 +364,7 @@ static unsigned long long mem_total(void)
 TEST_F(grtrace, buffer_size_is_capped_by_ram)
 {
 	unsigned long long ram = mem_total(), over;
-	int cpus = nr_channels();
+	int cpus = stat_of("nr_cpus");
 	char arg[64], buf[64];
 
 	ASSERT_LT(0, ram);
