@@ -18,8 +18,11 @@
 struct module;
 struct tracepoint;
 
-/* Ring ids are small integers: at most this many rings exist at once. */
-#define GRTRACE_MAX_RINGS	64
+/*
+ * Ring ids are small integers, handed out lowest first; this bounds them
+ * against a runaway driver, not against a busy machine.
+ */
+#define GRTRACE_MAX_RINGS	65536
 
 /**
  * struct grtrace_ring_info - what an adapter tells the core about a ring
@@ -163,8 +166,11 @@ static inline void grtrace_tp_miss(struct grtrace_tp *gtp)
 	this_cpu_inc(gtp->stats->missed);
 }
 
-/* Slots of a ring map: a few more than rings, for claimed ones. */
-#define GRTRACE_RING_MAP_SLOTS	(2 * GRTRACE_MAX_RINGS)
+/*
+ * Slots of a ring map: objects an adapter keeps at once; the one looked up
+ * least recently makes room for a new one.
+ */
+#define GRTRACE_RING_MAP_SLOTS	128
 
 /**
  * struct grtrace_ring_map_entry - one driver object mapped to a ring

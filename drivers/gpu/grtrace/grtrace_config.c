@@ -165,8 +165,13 @@ static int set_watch_ctx_clear(struct grtrace_stage *st, const char *val)
 
 static int parse_ring(const char *val, u32 *ring)
 {
-	if (kstrtou32(val, 0, ring) || *ring >= GRTRACE_MAX_RINGS)
+	if (kstrtou32(val, 0, ring))
 		return -EINVAL;
+	if (*ring >= GRTRACE_WATCH_RINGS) {
+		pr_debug("watch_ring: ring %u: only rings 0..%d can be watched\n",
+			 *ring, GRTRACE_WATCH_RINGS - 1);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -223,7 +228,7 @@ static void show_watch_rings(struct seq_file *m)
 
 	seq_printf(m, "watch_ring_count=%u\nwatch_ring=",
 		   (unsigned int)hweight64(rings));
-	for (r = 0; r < GRTRACE_MAX_RINGS; r++)
+	for (r = 0; r < GRTRACE_WATCH_RINGS; r++)
 		if (rings & BIT_ULL(r)) {
 			seq_printf(m, "%s%d", first ? "" : ",", r);
 			first = false;

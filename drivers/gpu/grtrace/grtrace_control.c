@@ -642,17 +642,24 @@ static int __init grtrace_init(void)
 	grtrace_buffer_size = buffer_size;
 	grtrace_config_defaults();
 
+	ret = grtrace_rings_init();
+	if (ret)
+		return ret;
 	dir = debugfs_create_dir("grtrace", NULL);
-	if (IS_ERR(dir))
-		return PTR_ERR(dir);
+	if (IS_ERR(dir)) {
+		ret = PTR_ERR(dir);
+		goto err_rings;
+	}
 	ret = grtrace_core_init(dir);
 	if (ret)
-		goto err;
+		goto err_dir;
 	grtrace_create_files(dir);
 	grtrace_debugfs = dir;
 	return 0;
-err:
+err_dir:
 	debugfs_remove(dir);
+err_rings:
+	grtrace_rings_exit();
 	return ret;
 }
 
@@ -665,6 +672,7 @@ static void __exit grtrace_exit(void)
 	grtrace_core_exit();
 	debugfs_remove(grtrace_debugfs);
 	grtrace_config_free();
+	grtrace_rings_exit();
 }
 
 module_init(grtrace_init);

@@ -161,7 +161,7 @@ static bool grtrace_watch_drops(u64 ctx, u32 ring_id)
 			}
 	}
 	if (rings)
-		ring_hit = ring_id < GRTRACE_MAX_RINGS &&
+		ring_hit = ring_id < GRTRACE_WATCH_RINGS &&
 			   (rings & BIT_ULL(ring_id));
 	/* A list that is empty takes no part in the match. */
 	if (ctx_hit < 0)
@@ -449,6 +449,18 @@ out:
 }
 
 /**
+ * grtrace_control_room() - the largest record the buffers take
+ *
+ * Context: grtrace_lock held, so the channel stays.
+ * Return: a sub-buffer's size, or 0 when there is no channel.
+ */
+size_t grtrace_control_room(void)
+{
+	lockdep_assert_held(&grtrace_lock);
+	return grtrace_chan ? grtrace_chan->subbuf_size : 0;
+}
+
+/**
  * grtrace_write_control() - write a control record on this CPU
  * @rec: the record; only the type of its header is used
  * @size: size of @rec in bytes, a multiple of %GRTRACE_ALIGN
@@ -475,7 +487,9 @@ int grtrace_write_control(const void *rec, u16 size)
 		ret = -ENODEV;
 		goto out;
 	}
-	if (size > chan->subbuf_size) {
+	/* Readers refuse records over GRTRACE_MAX_RECORD: never write one. */
+	if (WARN_ON_ONCE(size > GRTRACE_MAX_RECORD) ||
+	    size > chan->subbuf_size) {
 		ret = -E2BIG;
 		goto out;
 	}

@@ -142,6 +142,8 @@ enum grtrace_rl_mode {
 };
 
 #define GRTRACE_WATCH_MAX	64
+/* watch_ring is a bit mask: rings 0..63 can be watched. */
+#define GRTRACE_WATCH_RINGS	64
 
 /**
  * struct grtrace_watch_ctx - the context watchlist, replaced as a whole
@@ -216,6 +218,7 @@ void grtrace_stop_locked(void);
 int grtrace_resize_locked(unsigned long size);
 unsigned long grtrace_buffers_allocated(void);
 int grtrace_write_control(const void *rec, u16 size);
+size_t grtrace_control_room(void);
 u64 grtrace_now(void);
 int grtrace_core_init(struct dentry *dir);
 void grtrace_core_exit(void);
@@ -236,6 +239,8 @@ void grtrace_rl_reset(void);
 
 /* grtrace_rings.c */
 u16 grtrace_ring_engine(u32 ring_id);
+int grtrace_rings_init(void);
+void grtrace_rings_exit(void);
 int grtrace_rings_write_metadata(void);
 void grtrace_rings_quiesce(void);
 int grtrace_rings_show(struct seq_file *m);

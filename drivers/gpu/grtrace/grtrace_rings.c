@@ -9,13 +9,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/export.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/utsname.h>
+#include <linux/workqueue.h>
 
 #include "grtrace_internal.h"
 
@@ -25,17 +28,48 @@
  * guarded by a raw spinlock (probes run with preemption disabled, also on
  * PREEMPT_RT, where a spinlock_t sleeps) taken with interrupts disabled,
  * and nothing is allocated under it; the same holds for the claims and
- * every ring map.  The event path only reads grtrace_ring_engines[],
- * one u16 per ring, with READ_ONCE().
+ * every ring map.
+ *
+ * The table has no fixed size.  Next to it waits a spare of twice its
+ * size, allocated in process context by a worker.  A registration that
+ * finds the table full copies it into the spare and goes on there; the
+ * worker then frees the old table and allocates the next spare.  Only a
+ * burst that fills the spare too before the worker runs fails, with
+ * -ENOSPC, and its ring map retries a second later.  The event path reads
+ * only the engine class of a ring, from an RCU-published array that is
+ * replaced with the table.
  */
+#define GRTRACE_RINGS_INITIAL	64
+
+struct grtrace_ring_slot {
+	struct grtrace_ring_desc desc;
+	unsigned int refs;	/* registrations; 0 when the id is free */
+};
+
+struct grtrace_ring_engines {
+	u32 nr;
+	u16 engine[];
+};
+
+/* A table: its slots, and the engine classes the event path reads. */
+struct grtrace_ring_table {
+	struct grtrace_ring_slot *slots;
+	struct grtrace_ring_engines *eng;
+};
+
 static DEFINE_RAW_SPINLOCK(grtrace_rings_lock);
 /* A METADATA was written this session: new rings get a RING record. */
 static bool grtrace_rings_announce;
-static struct grtrace_ring_desc grtrace_rings[GRTRACE_MAX_RINGS];
-static DECLARE_BITMAP(grtrace_ring_used, GRTRACE_MAX_RINGS);
-static u16 grtrace_ring_engines[GRTRACE_MAX_RINGS];
-/* Registrations of each ring: objects that share a description share it. */
-static unsigned int grtrace_ring_refs[GRTRACE_MAX_RINGS];
+/* Under grtrace_rings_lock: grtrace_ring_cap slots, ids below _high used. */
+static struct grtrace_ring_slot *grtrace_ring_slots;
+static u32 grtrace_ring_cap, grtrace_ring_high;
+static struct grtrace_ring_engines __rcu *grtrace_ring_engines;
+/* Under grtrace_rings_lock: the next table, and the one it replaced. */
+static struct grtrace_ring_table grtrace_ring_spare, grtrace_ring_retired;
+/* Held by the worker, and by those who size a copy of the table. */
+static DEFINE_MUTEX(grtrace_rings_grow_lock);
+static void grtrace_rings_grow(struct work_struct *work);
+static DECLARE_WORK(grtrace_rings_grow_work, grtrace_rings_grow);
 
 static const char * const grtrace_engine_names[GRTRACE_ENGINE_NR] = {
 	[GRTRACE_ENGINE_UNKNOWN]	= "unknown",
@@ -96,9 +130,150 @@ EXPORT_SYMBOL_GPL(grtrace_engine_from_name);
 
 u16 grtrace_ring_engine(u32 ring_id)
 {
-	if (ring_id >= GRTRACE_MAX_RINGS)
-		return GRTRACE_ENGINE_UNKNOWN;
-	return READ_ONCE(grtrace_ring_engines[ring_id]);
+	const struct grtrace_ring_engines *t;
+	u16 engine = GRTRACE_ENGINE_UNKNOWN;
+
+	rcu_read_lock();
+	t = rcu_dereference(grtrace_ring_engines);
+	if (t && ring_id < t->nr)
+		engine = READ_ONCE(t->engine[ring_id]);
+	rcu_read_unlock();
+	return engine;
+}
+
+/* Set the engine class of @id in the published array; lock held. */
+static void grtrace_ring_set_engine(u32 id, u16 engine)
+{
+	struct grtrace_ring_engines *t;
+
+	t = rcu_dereference_protected(grtrace_ring_engines,
+				      lockdep_is_held(&grtrace_rings_lock));
+	WRITE_ONCE(t->engine[id], engine);
+}
+
+static void grtrace_ring_table_free(struct grtrace_ring_table *t)
+{
+	kvfree(t->slots);
+	kvfree(t->eng);
+	t->slots = NULL;
+	t->eng = NULL;
+}
+
+static int grtrace_ring_table_alloc(struct grtrace_ring_table *t, u32 cap)
+{
+	t->slots = kvcalloc(cap, sizeof(*t->slots), GFP_KERNEL);
+	t->eng = kvzalloc(struct_size(t->eng, engine, cap), GFP_KERNEL);
+	if (!t->slots || !t->eng) {
+		grtrace_ring_table_free(t);
+		return -ENOMEM;
+	}
+	t->eng->nr = cap;
+	return 0;
+}
+
+/*
+ * The table is full: move it into the spare, if there is one.  Returns
+ * whether it did; the worker then frees the old table.  Lock held.
+ */
+static bool grtrace_rings_switch(void)
+{
+	struct grtrace_ring_engines *eng;
+	u32 i;
+
+	lockdep_assert_held(&grtrace_rings_lock);
+	if (!grtrace_ring_spare.slots)
+		return false;
+	eng = rcu_dereference_protected(grtrace_ring_engines,
+					lockdep_is_held(&grtrace_rings_lock));
+	memcpy(grtrace_ring_spare.slots, grtrace_ring_slots,
+	       grtrace_ring_cap * sizeof(*grtrace_ring_slots));
+	for (i = 0; i < grtrace_ring_cap; i++)
+		grtrace_ring_spare.eng->engine[i] = eng->engine[i];
+	grtrace_ring_retired.slots = grtrace_ring_slots;
+	grtrace_ring_retired.eng = eng;
+	grtrace_ring_slots = grtrace_ring_spare.slots;
+	grtrace_ring_cap = grtrace_ring_spare.eng->nr;
+	rcu_assign_pointer(grtrace_ring_engines, grtrace_ring_spare.eng);
+	grtrace_ring_spare.slots = NULL;
+	grtrace_ring_spare.eng = NULL;
+	return true;
+}
+
+/*
+ * Free the table a switch retired (once the event path is done with its
+ * engine array) and allocate the next spare.  Context: process (worker).
+ */
+static void grtrace_rings_grow(struct work_struct *work)
+{
+	struct grtrace_ring_table old, spare = {};
+	unsigned long flags;
+	u32 cap = 0;
+
+	mutex_lock(&grtrace_rings_grow_lock);
+	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
+	old = grtrace_ring_retired;
+	grtrace_ring_retired.slots = NULL;
+	grtrace_ring_retired.eng = NULL;
+	if (!grtrace_ring_spare.slots && grtrace_ring_cap < GRTRACE_MAX_RINGS)
+		cap = min_t(u32, 2 * grtrace_ring_cap, GRTRACE_MAX_RINGS);
+	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+
+	if (old.slots) {
+		synchronize_rcu();
+		grtrace_ring_table_free(&old);
+	}
+	if (cap && grtrace_ring_table_alloc(&spare, cap))
+		pr_warn_ratelimited("no memory for a ring table of %u rings\n",
+				    cap);
+	if (spare.slots) {
+		/* The table does not change size without a spare. */
+		raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
+		grtrace_ring_spare = spare;
+		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	}
+	mutex_unlock(&grtrace_rings_grow_lock);
+}
+
+/**
+ * grtrace_rings_init() - allocate the ring table and its spare
+ *
+ * Context: process, at module load.
+ * Return: 0 or -ENOMEM.
+ */
+int grtrace_rings_init(void)
+{
+	struct grtrace_ring_table t;
+
+	if (grtrace_ring_table_alloc(&t, GRTRACE_RINGS_INITIAL))
+		return -ENOMEM;
+	if (grtrace_ring_table_alloc(&grtrace_ring_spare,
+				     2 * GRTRACE_RINGS_INITIAL)) {
+		grtrace_ring_table_free(&t);
+		return -ENOMEM;
+	}
+	grtrace_ring_slots = t.slots;
+	grtrace_ring_cap = GRTRACE_RINGS_INITIAL;
+	RCU_INIT_POINTER(grtrace_ring_engines, t.eng);
+	return 0;
+}
+
+/**
+ * grtrace_rings_exit() - free the ring tables
+ *
+ * Context: process, at module unload, after every adapter is gone.
+ */
+void grtrace_rings_exit(void)
+{
+	struct grtrace_ring_table t = {
+		.slots = grtrace_ring_slots,
+		.eng = rcu_dereference_protected(grtrace_ring_engines, true),
+	};
+
+	cancel_work_sync(&grtrace_rings_grow_work);
+	synchronize_rcu();
+	grtrace_ring_table_free(&t);
+	grtrace_ring_table_free(&grtrace_ring_spare);
+	grtrace_ring_table_free(&grtrace_ring_retired);
 }
 
 /**
@@ -135,17 +310,31 @@ EXPORT_SYMBOL_GPL(grtrace_job_event);
 static int grtrace_ring_lookup(const struct grtrace_ring_desc *d)
 {
 	const struct grtrace_ring_desc *r;
-	int id;
+	u32 id;
 
 	lockdep_assert_held(&grtrace_rings_lock);
-	for_each_set_bit(id, grtrace_ring_used, GRTRACE_MAX_RINGS) {
-		r = &grtrace_rings[id];
+	for (id = 0; id < grtrace_ring_high; id++) {
+		if (!grtrace_ring_slots[id].refs)
+			continue;
+		r = &grtrace_ring_slots[id].desc;
 		if (r->engine == d->engine && r->instance == d->instance &&
 		    !strcmp(r->driver, d->driver) &&
 		    !strcmp(r->device, d->device) && !strcmp(r->name, d->name))
 			return id;
 	}
 	return -ENOENT;
+}
+
+/* The lowest free id, or -ENOSPC when the table is full; lock held. */
+static int grtrace_ring_free_id(void)
+{
+	u32 id;
+
+	lockdep_assert_held(&grtrace_rings_lock);
+	for (id = 0; id < grtrace_ring_cap; id++)
+		if (!grtrace_ring_slots[id].refs)
+			return id;
+	return -ENOSPC;
 }
 
 /**
@@ -156,11 +345,14 @@ static int grtrace_ring_lookup(const struct grtrace_ring_desc *d)
  * name, engine class and instance) is that ring: its id is returned, and
  * it stays registered until each registration is undone.  So objects a
  * driver creates and destroys all day under a few names (nouveau's
- * channels, i915's virtual engines) take a few ids, not one each.
- * While tracing, a RING record describes a new ring in the stream.
+ * channels, i915's virtual engines) take a few ids, not one each.  Ids are
+ * handed out lowest first, and the table grows in the background as rings
+ * are added.  While tracing, a RING record describes a new ring in the
+ * stream.
  * Context: any, hard interrupts included; does not sleep or allocate.
  * Return: the ring id (>= 0), -EINVAL for a bad engine class, or -ENOSPC
- * when %GRTRACE_MAX_RINGS different rings are registered.
+ * when the table is full: %GRTRACE_MAX_RINGS rings, or a burst of new
+ * rings faster than the table grows (try again later).
  */
 int grtrace_ring_register(const struct grtrace_ring_info *info)
 {
@@ -172,6 +364,7 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 		.instance = info->instance,
 	};
 	unsigned long flags;
+	bool grow = false;
 	int id;
 
 	if (info->engine >= GRTRACE_ENGINE_NR)
@@ -184,32 +377,37 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	id = grtrace_ring_lookup(&want);
 	if (id >= 0) {
-		grtrace_ring_refs[id]++;
+		grtrace_ring_slots[id].refs++;
 		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 		return id;
 	}
-	id = find_first_zero_bit(grtrace_ring_used, GRTRACE_MAX_RINGS);
-	if (id == GRTRACE_MAX_RINGS) {
-		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
-		return -ENOSPC;
+	id = grtrace_ring_free_id();
+	if (id < 0 && grtrace_rings_switch()) {
+		grow = true;
+		id = grtrace_ring_free_id();
 	}
-	d = &grtrace_rings[id];
-	*d = want;
-	d->ring_id = id;
-	grtrace_ring_refs[id] = 1;
-	set_bit(id, grtrace_ring_used);
-	WRITE_ONCE(grtrace_ring_engines[id], info->engine);
+	if (id >= 0) {
+		d = &grtrace_ring_slots[id].desc;
+		*d = want;
+		d->ring_id = id;
+		grtrace_ring_slots[id].refs = 1;
+		grtrace_ring_high = max_t(u32, grtrace_ring_high, id + 1);
+		grtrace_ring_set_engine(id, info->engine);
 
-	/*
-	 * Written under the lock, so a METADATA snapshot either holds the
-	 * ring or precedes this record.  A full buffer is counted in
-	 * ctl_dropped; the ring still exists.
-	 */
-	if (grtrace_rings_announce) {
-		rec.ring = *d;
-		grtrace_write_control(&rec, sizeof(rec));
+		/*
+		 * Written under the lock, so a METADATA snapshot either holds
+		 * the ring or precedes this record.  A full buffer is counted
+		 * in ctl_dropped; the ring still exists.
+		 */
+		if (grtrace_rings_announce) {
+			rec.ring = *d;
+			grtrace_write_control(&rec, sizeof(rec));
+		}
 	}
 	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	/* Not from NMI: the event path never registers rings. */
+	if (grow)
+		schedule_work(&grtrace_rings_grow_work);
 	return id;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_register);
@@ -226,42 +424,57 @@ EXPORT_SYMBOL_GPL(grtrace_ring_register);
  */
 void grtrace_ring_unregister(int ring_id)
 {
+	struct grtrace_ring_slot *slot;
 	unsigned long flags;
 
-	if (ring_id < 0 || ring_id >= GRTRACE_MAX_RINGS)
+	if (ring_id < 0)
 		return;
 	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
-	if (WARN_ON_ONCE(!test_bit(ring_id, grtrace_ring_used)) ||
-	    --grtrace_ring_refs[ring_id])
+	if (WARN_ON_ONCE(ring_id >= grtrace_ring_high))
 		goto out;
-	WRITE_ONCE(grtrace_ring_engines[ring_id], GRTRACE_ENGINE_UNKNOWN);
-	clear_bit(ring_id, grtrace_ring_used);
+	slot = &grtrace_ring_slots[ring_id];
+	if (WARN_ON_ONCE(!slot->refs) || --slot->refs)
+		goto out;
+	grtrace_ring_set_engine(ring_id, GRTRACE_ENGINE_UNKNOWN);
+	while (grtrace_ring_high && !grtrace_ring_slots[grtrace_ring_high - 1].refs)
+		grtrace_ring_high--;
 out:
 	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_unregister);
 
-/* Copy the registered rings into @out; returns how many. */
-static unsigned int __grtrace_rings_snapshot(struct grtrace_ring_desc *out)
+/*
+ * Copy the registered rings into @out, room for the table's size;
+ * returns how many.  Lock held.
+ */
+static u32 __grtrace_rings_snapshot(struct grtrace_ring_desc *out)
 {
-	unsigned int n = 0;
-	int id;
+	u32 n = 0, id;
 
 	lockdep_assert_held(&grtrace_rings_lock);
-	for_each_set_bit(id, grtrace_ring_used, GRTRACE_MAX_RINGS)
-		out[n++] = grtrace_rings[id];
+	for (id = 0; id < grtrace_ring_high; id++)
+		if (grtrace_ring_slots[id].refs)
+			out[n++] = grtrace_ring_slots[id].desc;
 	return n;
 }
 
-static unsigned int grtrace_rings_snapshot(struct grtrace_ring_desc *out)
+/*
+ * A buffer of @extra bytes plus a ring description per slot the table can
+ * have until the worker runs: the spare's, if there is one.  The caller
+ * holds grtrace_rings_grow_lock, so no new spare comes meanwhile.
+ */
+static void *grtrace_rings_room(size_t extra)
 {
 	unsigned long flags;
-	unsigned int n;
+	u32 cap;
 
+	lockdep_assert_held(&grtrace_rings_grow_lock);
 	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
-	n = __grtrace_rings_snapshot(out);
+	cap = grtrace_ring_spare.eng ? grtrace_ring_spare.eng->nr :
+				       grtrace_ring_cap;
 	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
-	return n;
+	return kvzalloc(extra + (size_t)cap * sizeof(struct grtrace_ring_desc),
+			GFP_KERNEL);
 }
 
 /**
@@ -284,50 +497,73 @@ void grtrace_rings_quiesce(void)
  * The ring table is taken and written under the registry lock, and from
  * then on every ring registered gets its own RING record: no ring can fall
  * between the two, and no RING record can precede the METADATA that
- * would not list it.
+ * would not list it.  METADATA holds as many rings as fit one record
+ * (%GRTRACE_MAX_RECORD bytes, or a sub-buffer if smaller); a RING record
+ * follows for each of the others.
  * Context: grtrace_lock held; process context.
- * Return: 0 or the error of grtrace_write_control().
+ * Return: 0 or the first error of grtrace_write_control().
  */
 int grtrace_rings_write_metadata(void)
 {
+	struct grtrace_ring_record rec = {
+		.hdr.type = GRTRACE_REC_RING,
+	};
 	struct grtrace_metadata *md;
+	size_t room = min_t(size_t, grtrace_control_room(), GRTRACE_MAX_RECORD);
 	unsigned long flags;
-	unsigned int n;
+	u32 n, fit, i;
 	int ret;
 
 	lockdep_assert_held(&grtrace_lock);
-	md = kzalloc(struct_size(md, rings, GRTRACE_MAX_RINGS), GFP_KERNEL);
-	if (!md)
+	if (room < sizeof(*md))
+		return -E2BIG;
+	fit = (room - sizeof(*md)) / sizeof(struct grtrace_ring_desc);
+	mutex_lock(&grtrace_rings_grow_lock);
+	md = grtrace_rings_room(sizeof(*md));
+	if (!md) {
+		mutex_unlock(&grtrace_rings_grow_lock);
 		return -ENOMEM;
+	}
 	md->hdr.type = GRTRACE_REC_METADATA;
 	md->ring_size = sizeof(struct grtrace_ring_desc);
 	strscpy(md->kernel, init_utsname()->release, sizeof(md->kernel));
-
 	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	n = __grtrace_rings_snapshot(md->rings);
-	md->nr_rings = n;
-	ret = grtrace_write_control(md, struct_size(md, rings, n));
+	md->nr_rings = min(n, fit);
+	ret = grtrace_write_control(md, struct_size(md, rings, md->nr_rings));
+	for (i = md->nr_rings; i < n && !ret; i++) {
+		rec.ring = md->rings[i];
+		ret = grtrace_write_control(&rec, sizeof(rec));
+	}
 	grtrace_rings_announce = !ret;
 	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
-	kfree(md);
+	mutex_unlock(&grtrace_rings_grow_lock);
+	kvfree(md);
 	return ret;
 }
 
 int grtrace_rings_show(struct seq_file *m)
 {
 	struct grtrace_ring_desc *r;
-	unsigned int i, n;
+	unsigned long flags;
+	u32 i, n;
 
-	r = kcalloc(GRTRACE_MAX_RINGS, sizeof(*r), GFP_KERNEL);
+	mutex_lock(&grtrace_rings_grow_lock);
+	r = grtrace_rings_room(0);
+	if (r) {
+		raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
+		n = __grtrace_rings_snapshot(r);
+		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+	}
+	mutex_unlock(&grtrace_rings_grow_lock);
 	if (!r)
 		return -ENOMEM;
-	n = grtrace_rings_snapshot(r);
 	seq_puts(m, "id engine  instance driver          device                           name\n");
 	for (i = 0; i < n; i++)
 		seq_printf(m, "%-2u %-7s %-8u %-15s %-32s %s\n", r[i].ring_id,
 			   grtrace_engine_names[r[i].engine], r[i].instance,
 			   r[i].driver, r[i].device, r[i].name);
-	kfree(r);
+	kvfree(r);
 	return 0;
 }
 

@@ -19,6 +19,9 @@ int xlate_nouveau(void);
 /* Channels of nouveau_churn: more than ring ids (64) and map slots (128). */
 #define XLATE_CHURN	300
 int xlate_nouveau_churn(void);
+/* Channels of nouveau_wide, each its own ring: more than the first table. */
+#define XLATE_WIDE	120
+int xlate_nouveau_wide(void);
 
 struct drm_sched_job;
 struct drm_sched_fence;

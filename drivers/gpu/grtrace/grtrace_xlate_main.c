@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -115,6 +116,42 @@ int xlate_nouveau_churn(void)
 				  0);
 	return ret;
 }
+
+/* One name per channel: XLATE_WIDE different rings at once. */
+static char xlate_wide_names[XLATE_WIDE][8];
+
+static const char *xlate_wide_timeline(struct dma_fence *f)
+{
+	return xlate_wide_names[(f->context - XLATE_CTX - 0x2000) % XLATE_WIDE];
+}
+
+static const struct dma_fence_ops xlate_wide_ops = {
+	.get_driver_name = xlate_nouveau_name,
+	.get_timeline_name = xlate_wide_timeline,
+};
+
+/*
+ * nouveau_wide: XLATE_WIDE channels named wide000, wide001, ..., each with
+ * fence context XLATE_CTX + 0x2000 + n and one fence (seqno 1): more rings
+ * than the registry's first table holds, all alive at once.
+ */
+int xlate_nouveau_wide(void)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < XLATE_WIDE; i++)
+		snprintf(xlate_wide_names[i], sizeof(xlate_wide_names[i]),
+			 "wide%03d", i);
+	/*
+	 * Processes open channels one after another, not a hundred within
+	 * one tick: give the registry's worker a chance to run.
+	 */
+	for (i = 0; i < XLATE_WIDE && !ret; i++) {
+		ret = xlate_fence(&xlate_wide_ops, XLATE_CTX + 0x2000 + i, 1, 0);
+		usleep_range(200, 400);
+	}
+	return ret;
+}
 #endif
 
 static const struct {
@@ -131,6 +168,7 @@ static const struct {
 #ifdef GRTRACE_XLATE_NOUVEAU
 	{ "nouveau", xlate_nouveau },
 	{ "nouveau_churn", xlate_nouveau_churn },
+	{ "nouveau_wide", xlate_nouveau_wide },
 #endif
 };
 

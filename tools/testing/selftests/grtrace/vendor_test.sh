@@ -176,7 +176,7 @@ for path, w, what in ((sys.argv[1], job(bridge, 0), "bridge alone: the job once,
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..30"
 echo "# i915, amdgpu and nouveau load here without their GPUs: attaching is"
 echo "# real, event flow is not (it needs the hardware); translations are"
 echo "# tested with constructed driver objects."
@@ -248,7 +248,7 @@ insmod "$KODIR/grtrace_i915.ko" && insmod "$KODIR/grtrace_amdgpu.ko" &&
 	insmod "$KODIR/grtrace_xlate_test.ko" &&
 	expect i915 "attached grtrace_xlate_test $I915_TPS" &&
 	expect amdgpu "attached grtrace_xlate_test 4" &&
-	[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau nouveau_churn " ]
+	[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau nouveau_churn nouveau_wide " ]
 ok $? "xlate: adapters attached to the test module's tracepoints [attach-only]"
 echo level=verbose > "$D/config" && record xlate i915 amdgpu nouveau
 ok $? "xlate: i915, amdgpu and nouveau scenarios recorded without a drop"
@@ -301,7 +301,70 @@ echo "# nouveau hits/missed: $got"
 [ "$got" = "dma_fence_init 302/0 dma_fence_signaled 302/0 " ] || rc=1
 ok $rc "xlate: 300 nouveau channels on 4 names: every fence traced (COMMIT, COMPLETE derived), 4 rings, none missed"
 
-# 22-26: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
+# 22: more rings at once than the registry's first table (64): 120
+# channels, each under its own name, all alive.  Each is traced on a ring
+# of its own; before, registrations past 64 failed and their events were
+# missed.
+record wide nouveau_wide
+rc=$?
+python3 - "$TMP/wide.dat.dump" <<'EOF' || rc=1
+import re, sys
+rings, ev = {}, {}
+for line in open(sys.argv[1]):
+    m = re.search(r'id=(\d+) .* name=(wide\d+)', line)
+    if m:
+        rings[int(m[1])] = m[2]
+    f = line.split()
+    if len(f) > 6 and f[4].startswith('ctx='):
+        ctx = int(f[4][4:]) - 0x7e5700002000
+        if 0 <= ctx < 0x1000:
+            ev.setdefault(ctx, []).append((f[3], int(f[6][5:])))
+bad = [c for c, e in ev.items()
+       if [t for t, _ in e] != ['SUBMIT', 'COMMIT', 'END', 'COMPLETE'] or
+       len({r for _, r in e}) != 1 or rings.get(e[0][1]) != 'wide%03d' % c]
+print('# wide: %d channels traced on %d rings, highest id %d, %d wrong' %
+      (len(ev), len(set(rings.values())), max(rings, default=-1), len(bad)))
+sys.exit(not (len(ev) == 120 and not bad and len(set(rings.values())) == 120))
+EOF
+n=$(grep -c ' wide[0-9]*$' "$D/rings")
+echo "# rings file: $n wide rings of $(($(wc -l < "$D/rings") - 1))"
+[ "$n" = 120 ] || rc=1
+got=$(awk '$1 == "nouveau" && $2 ~ /^dma_fence_/ { printf "%s %s/%s ", $2, $5, $6 }' "$D/adapters")
+echo "# nouveau hits/missed: $got"
+[ "$got" = "dma_fence_init 422/0 dma_fence_signaled 422/0 " ] || rc=1
+ok $rc "xlate: 120 nouveau channels under 120 names: 120 rings at once, each channel on its own, none missed"
+
+# 23: a session started with them all registered names every one, though
+# METADATA, a record of at most 8 KiB, holds 101: RING records follow it
+# for the rest.  (Before, METADATA grew past the 8 KiB every reader
+# refuses.)
+record_start "$TMP/meta.dat" && record_stop "$TMP/meta.dat"
+rc=$?
+python3 - "$TMP/meta.dat.dump" "$D/rings" <<'EOF' || rc=1
+import re, sys
+md, ring, first_event, order = None, [], None, []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if 'METADATA' in f:
+        md = int(re.search(r'rings=(\d+)', line)[1])
+        order.append('M')
+    elif line.startswith('    ring '):
+        ring.append(int(re.search(r'id=(\d+)', line)[1]))
+    elif 'RING' in f:
+        ring.append(int(re.search(r'id=(\d+)', line)[1]))
+        order.append('R')
+    elif len(f) > 4 and f[4].startswith('ctx='):
+        order.append('E')
+want = [int(l.split()[0]) for l in open(sys.argv[2]).readlines()[1:]]
+print('# METADATA holds %s rings, %d RING records follow; %d registered' %
+      (md, order.count('R'), len(want)))
+ok = (md is not None and 0 < md < len(want) and
+      sorted(ring) == sorted(want) and ''.join(order).startswith('M' + 'R' * (len(want) - md)))
+sys.exit(not ok)
+EOF
+ok $rc "a new session names all $(($(wc -l < "$D/rings") - 1)) rings: METADATA with what fits a sub-buffer, a RING record for each of the others"
+
+# 24-28: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
 # adapter loaded, the amdgpu adapter alone; after it unloads, the bridge.
 rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_drm_bridge.ko" &&
 	expect drm_bridge "attached grtrace_xlate_test 4" &&
@@ -313,7 +376,7 @@ ok $? "dedup: with grtrace_amdgpu, and after it unloaded, recorded"
 check "dedup" compare_dedup "$TMP/bridge.dat.dump" \
 	"$TMP/claimed.dat.dump" "$TMP/released.dat.dump"
 
-# 27-28: nothing is left behind.
+# 29-30: nothing is left behind.
 rmmod grtrace_xlate_test && [ "$(wc -l < "$D/rings")" -eq 1 ] &&
 	expect drm_bridge "waiting - 4" && expect i915 "waiting - $I915_TPS"
 ok $? "test module unloaded: its rings gone, adapters waiting [attach-only]"
