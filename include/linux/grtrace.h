@@ -166,6 +166,35 @@ static inline void grtrace_tp_miss(struct grtrace_tp *gtp)
 	this_cpu_inc(gtp->stats->missed);
 }
 
+/**
+ * struct grtrace_pool - objects allocated in advance, for probes
+ * @lock: guards the rest
+ * @free: the free objects, each holding the address of the next
+ * @mem: the pool's @nr objects of @size bytes
+ * @size: bytes per object
+ * @nr: objects in @mem
+ * @used: objects of @mem taken
+ * @heap: objects taken from the heap (GFP_ATOMIC) while the pool was
+ *	empty; never on PREEMPT_RT
+ *
+ * Probes run with preemption disabled, where PREEMPT_RT's allocator may
+ * sleep: they take what they keep from a pool.
+ */
+struct grtrace_pool {
+	raw_spinlock_t lock;	/* guards the rest */
+	void *free;
+	void *mem;
+	size_t size;
+	unsigned int nr;
+	unsigned int used;
+	unsigned int heap;
+};
+
+int grtrace_pool_init(struct grtrace_pool *pool, size_t size, unsigned int nr);
+void *grtrace_pool_get(struct grtrace_pool *pool);
+void grtrace_pool_put(struct grtrace_pool *pool, void *obj);
+void grtrace_pool_destroy(struct grtrace_pool *pool);
+
 /*
  * Slots of a ring map: objects an adapter keeps at once; the one looked up
  * least recently makes room for a new one.
@@ -184,10 +213,12 @@ static inline void grtrace_tp_miss(struct grtrace_tp *gtp)
  *	or the error of a failed registration (retried a second later)
  * @claim_gen: value of the claim generation when @ring_id was decided
  * @seen: jiffies of the last lookup; of the failure, for a failed one
- * @rcu: frees the entry after readers are done
+ * @map: the map whose pool the entry came from
+ * @rcu: gives the entry back to the pool after readers are done
  *
  * Adapters that keep per-ring state embed this as the first member of
- * their own kmalloc()ed struct; grtrace frees that struct with kfree().
+ * their own struct, whose size they set in the map's @entry_size; entries
+ * come from grtrace_ring_map_entry_alloc() and go back to the map's pool.
  * Published entries are replaced, never changed but for @seen and
  * @claim_gen.  When a map is full, the entry looked up least recently
  * makes room: the object it stood for, if still alive, gets a new entry
@@ -200,6 +231,7 @@ struct grtrace_ring_map_entry {
 	int ring_id;
 	unsigned int claim_gen;
 	unsigned long seen;
+	struct grtrace_ring_map *map;
 	struct rcu_head rcu;
 };
 
@@ -210,6 +242,13 @@ struct grtrace_ring_map_entry {
  *	grtrace_claim_driver(), or NULL.  A claimer's map holds objects of
  *	that driver only and ignores claims: its entries are decided once.
  *	Set before grtrace_ring_map_init().
+ * @entry_size: size of the adapter's entries, of which a struct
+ *	grtrace_ring_map_entry is the first member; 0 for a plain one.  Set
+ *	before grtrace_ring_map_init().
+ * @pool_size: entries to allocate in advance; 0 for twice the slots
+ *	(the slots', and as many again for those waiting for readers to
+ *	finish).  Set before grtrace_ring_map_init().
+ * @pool: the entries, allocated by grtrace_ring_map_init()
  * @nr: slots in use at most; only grows
  * @nb: module notifier that drops the entries of an unloading module
  * @slot: the entries
@@ -220,6 +259,9 @@ struct grtrace_ring_map_entry {
 struct grtrace_ring_map {
 	raw_spinlock_t lock;	/* serialises changes of @slot */
 	const char *claimer;
+	size_t entry_size;
+	unsigned int pool_size;
+	struct grtrace_pool pool;
 	unsigned int nr;
 	struct notifier_block nb;
 	struct grtrace_ring_map_entry __rcu *slot[GRTRACE_RING_MAP_SLOTS];
@@ -227,6 +269,8 @@ struct grtrace_ring_map {
 
 int grtrace_ring_map_init(struct grtrace_ring_map *map);
 void grtrace_ring_map_destroy(struct grtrace_ring_map *map);
+struct grtrace_ring_map_entry *
+grtrace_ring_map_entry_alloc(struct grtrace_ring_map *map);
 struct grtrace_ring_map_entry *
 grtrace_ring_map_find(struct grtrace_ring_map *map, unsigned long key,
 		      unsigned long tag);

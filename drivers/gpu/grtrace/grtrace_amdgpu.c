@@ -72,7 +72,7 @@ static int amd_ring_add(unsigned long key, unsigned long tag,
 {
 	struct grtrace_ring_map_entry *e;
 
-	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	e = grtrace_ring_map_entry_alloc(&amd_rings);
 	if (!e)
 		return -ENOMEM;
 	e->key = key;

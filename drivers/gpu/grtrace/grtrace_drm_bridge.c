@@ -45,6 +45,13 @@ struct sched_wait {
 /* Waits whose fence has not signalled: cancelled at unload. */
 static DEFINE_RAW_SPINLOCK(sched_waits_lock);
 static LIST_HEAD(sched_waits);
+/*
+ * Their records, taken in the probe: jobs waiting on a dependency at
+ * once, beyond which a wait gets GFP_ATOMIC memory (nothing on
+ * PREEMPT_RT: its SYNC_WAIT_EXIT is missed, and counted).
+ */
+#define SCHED_WAITS_POOL	1024
+static struct grtrace_pool sched_waits_pool;
 
 static int sched_ring_slow(struct drm_gpu_scheduler *sched)
 {
@@ -56,7 +63,7 @@ static int sched_ring_slow(struct drm_gpu_scheduler *sched)
 		.engine = grtrace_engine_from_name(sched->name),
 	};
 
-	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	e = grtrace_ring_map_entry_alloc(&sched_rings);
 	if (!e)
 		return -ENOMEM;
 	e->key = (unsigned long)sched;
@@ -129,7 +136,7 @@ static void sched_wait_exit(struct sched_wait *w)
 	grtrace_sync_wait_exit(w->ring_id, w->ctx, w->seqno, w->dep->context,
 			       w->dep->seqno);
 	dma_fence_put(w->dep);
-	kfree(w);
+	grtrace_pool_put(&sched_waits_pool, w);
 }
 
 /*
@@ -176,7 +183,7 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 				dep->seqno);
 
 	/* No memory: the wait has no EXIT, and the miss says so. */
-	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	w = grtrace_pool_get(&sched_waits_pool);
 	if (unlikely(!w)) {
 		grtrace_tp_miss(gtp);
 		return;
@@ -216,7 +223,7 @@ static void sched_waits_cancel(void)
 			break;
 		dma_fence_remove_callback(w->dep, &w->cb);
 		dma_fence_put(w->dep);
-		kfree(w);
+		grtrace_pool_put(&sched_waits_pool, w);
 	}
 }
 
@@ -261,9 +268,13 @@ static int __init grtrace_drm_bridge_init(void)
 	int ret;
 
 	sched_check_probe_types();
-	ret = grtrace_ring_map_init(&sched_rings);
+	ret = grtrace_pool_init(&sched_waits_pool, sizeof(struct sched_wait),
+				SCHED_WAITS_POOL);
 	if (ret)
 		return ret;
+	ret = grtrace_ring_map_init(&sched_rings);
+	if (ret)
+		goto err_pool;
 	ret = grtrace_adapter_register(&sched_adapter);
 	if (ret)
 		goto err_map;
@@ -271,6 +282,8 @@ static int __init grtrace_drm_bridge_init(void)
 
 err_map:
 	grtrace_ring_map_destroy(&sched_rings);
+err_pool:
+	grtrace_pool_destroy(&sched_waits_pool);
 	return ret;
 }
 
@@ -281,6 +294,7 @@ static void __exit grtrace_drm_bridge_exit(void)
 	/* Callbacks that were already past the list: see sched_wait_cb(). */
 	synchronize_rcu();
 	grtrace_ring_map_destroy(&sched_rings);
+	grtrace_pool_destroy(&sched_waits_pool);
 }
 
 module_init(grtrace_drm_bridge_init);

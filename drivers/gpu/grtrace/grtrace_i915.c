@@ -76,7 +76,7 @@ static int engine_ring_slow(struct intel_engine_cs *engine)
 		.instance = engine->uabi_instance,
 	};
 
-	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	e = grtrace_ring_map_entry_alloc(&engine_rings);
 	if (!e)
 		return -ENOMEM;
 	e->key = (unsigned long)engine;

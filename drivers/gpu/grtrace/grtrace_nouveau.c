@@ -113,7 +113,7 @@ static int chan_ring_slow(struct dma_fence *fence)
 		.engine = grtrace_engine_from_name(name),
 	};
 
-	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	e = grtrace_ring_map_entry_alloc(&chan_rings);
 	if (!e)
 		return -ENOMEM;
 	e->key = fence->context;

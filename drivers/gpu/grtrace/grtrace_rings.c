@@ -674,6 +674,41 @@ static bool grtrace_ring_map_failed(const struct grtrace_ring_map_entry *e)
 	return e->ring_id < 0 && e->ring_id != -EXDEV;
 }
 
+/* Give @e back to its map's pool once no reader can see it. */
+static void grtrace_ring_map_entry_free_rcu(struct rcu_head *head)
+{
+	struct grtrace_ring_map_entry *e =
+		container_of(head, struct grtrace_ring_map_entry, rcu);
+
+	grtrace_pool_put(&e->map->pool, e);
+}
+
+static void grtrace_ring_map_entry_free(struct grtrace_ring_map_entry *e)
+{
+	call_rcu(&e->rcu, grtrace_ring_map_entry_free_rcu);
+}
+
+/**
+ * grtrace_ring_map_entry_alloc() - a zeroed entry for grtrace_ring_map_add()
+ * @map: the adapter's map
+ *
+ * The entry is @map->entry_size bytes, from the map's pool.
+ * Context: any but NMI; never sleeps.
+ * Return: the entry, or NULL when the pool is empty (many objects replaced
+ * within one RCU grace period) and, on PREEMPT_RT, nothing can be
+ * allocated: count the event as missed.
+ */
+struct grtrace_ring_map_entry *
+grtrace_ring_map_entry_alloc(struct grtrace_ring_map *map)
+{
+	struct grtrace_ring_map_entry *e = grtrace_pool_get(&map->pool);
+
+	if (e)
+		e->map = map;
+	return e;
+}
+EXPORT_SYMBOL_GPL(grtrace_ring_map_entry_alloc);
+
 /* A failed registration is retried a second later, not at every event. */
 static bool grtrace_ring_map_retry(const struct grtrace_ring_map_entry *e)
 {
@@ -752,7 +787,7 @@ static int grtrace_ring_map_slot(struct grtrace_ring_map *map,
 				      lockdep_is_held(&map->lock));
 	RCU_INIT_POINTER(map->slot[lru], NULL);
 	grtrace_ring_unregister(e->ring_id);
-	kfree_rcu(e, rcu);
+	grtrace_ring_map_entry_free(e);
 	return lru;
 }
 
@@ -798,8 +833,8 @@ static void grtrace_ring_map_decide(struct grtrace_ring_map *map,
 /**
  * grtrace_ring_map_add() - map an object to a new ring
  * @map: the adapter's map
- * @entry: a kmalloc()ed entry (or the first member of one) with @key,
- *	@tag and @owner set; grtrace owns it from here on
+ * @entry: an entry of grtrace_ring_map_entry_alloc() with @key, @tag and
+ *	@owner set; grtrace owns it from here on
  * @info: what to register for the object: the ring, and in @info->driver
  *	the driver name that claims are matched against
  *
@@ -837,7 +872,8 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 	}
 	if (keep) {
 		raw_spin_unlock_irqrestore(&map->lock, flags);
-		kfree(entry);
+		/* Never published: no reader to wait for. */
+		grtrace_pool_put(&map->pool, entry);
 		return old;
 	}
 	grtrace_ring_map_decide(map, entry, old, info);
@@ -846,7 +882,7 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 		smp_store_release(&map->nr, i + 1);
 	raw_spin_unlock_irqrestore(&map->lock, flags);
 	if (old)
-		kfree_rcu(old, rcu);
+		grtrace_ring_map_entry_free(old);
 	return entry;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_add);
@@ -867,7 +903,7 @@ static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 			continue;
 		RCU_INIT_POINTER(map->slot[i], NULL);
 		grtrace_ring_unregister(e->ring_id);
-		kfree_rcu(e, rcu);
+		grtrace_ring_map_entry_free(e);
 	}
 	raw_spin_unlock_irqrestore(&map->lock, flags);
 }
@@ -888,13 +924,24 @@ static int grtrace_ring_map_module(struct notifier_block *nb,
  * @map: the map, zeroed (e.g. static)
  *
  * Context: process context.
- * Return: 0 or the error of register_module_notifier().
+ * Return: 0, -ENOMEM, or the error of register_module_notifier().
  */
 int grtrace_ring_map_init(struct grtrace_ring_map *map)
 {
+	size_t size = max(map->entry_size,
+			  sizeof(struct grtrace_ring_map_entry));
+	int ret;
+
 	raw_spin_lock_init(&map->lock);
+	ret = grtrace_pool_init(&map->pool, size,
+				map->pool_size ?: 2 * GRTRACE_RING_MAP_SLOTS);
+	if (ret)
+		return ret;
 	map->nb.notifier_call = grtrace_ring_map_module;
-	return register_module_notifier(&map->nb);
+	ret = register_module_notifier(&map->nb);
+	if (ret)
+		grtrace_pool_destroy(&map->pool);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_init);
 
@@ -909,5 +956,8 @@ void grtrace_ring_map_destroy(struct grtrace_ring_map *map)
 {
 	unregister_module_notifier(&map->nb);
 	grtrace_ring_map_drop(map, NULL);
+	/* The entries dropped go back to the pool after a grace period. */
+	rcu_barrier();
+	grtrace_pool_destroy(&map->pool);
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_destroy);

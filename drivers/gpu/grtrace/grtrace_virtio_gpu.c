@@ -57,7 +57,11 @@ struct vq_ring {
 	} slot[VQ_SLOTS];
 };
 
-static struct grtrace_ring_map vq_rings;
+/* A device has two virtqueues; room for eight devices in advance. */
+static struct grtrace_ring_map vq_rings = {
+	.entry_size = sizeof(struct vq_ring),
+	.pool_size = 16,
+};
 
 static struct vq_ring *vq_ring_slow(struct virtqueue *vq)
 {
@@ -71,9 +75,10 @@ static struct vq_ring *vq_ring_slow(struct virtqueue *vq)
 	};
 	struct vq_ring *r;
 
-	r = kzalloc(sizeof(*r), GFP_ATOMIC);
-	if (!r)
+	e = grtrace_ring_map_entry_alloc(&vq_rings);
+	if (!e)
 		return NULL;
+	r = container_of(e, struct vq_ring, e);
 	r->ctx = dma_fence_context_alloc(1);
 	r->e.key = (unsigned long)vq;
 	r->e.tag = vq->vdev->index;
