@@ -249,6 +249,11 @@ struct grtrace_ring_map_entry {
  *	(the slots', and as many again for those waiting for readers to
  *	finish).  Set before grtrace_ring_map_init().
  * @pool: the entries, allocated by grtrace_ring_map_init()
+ * @reclaim_idle: drop entries not looked up for ``ring_idle_secs`` (a
+ *	module parameter of grtrace), so that the rings of objects gone
+ *	without a word are unregistered.  For maps whose entries hold no
+ *	state that a new entry would lose.  Set before grtrace_ring_map_init().
+ * @link: in the list of maps that reclaim idle entries
  * @nr: slots in use at most; only grows
  * @nb: module notifier that drops the entries of an unloading module
  * @slot: the entries
@@ -262,6 +267,8 @@ struct grtrace_ring_map {
 	size_t entry_size;
 	unsigned int pool_size;
 	struct grtrace_pool pool;
+	bool reclaim_idle;
+	struct list_head link;
 	unsigned int nr;
 	struct notifier_block nb;
 	struct grtrace_ring_map_entry __rcu *slot[GRTRACE_RING_MAP_SLOTS];

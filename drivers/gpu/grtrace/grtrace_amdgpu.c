@@ -40,6 +40,7 @@
 
 static struct grtrace_ring_map amd_rings = {
 	.claimer = "amdgpu",
+	.reclaim_idle = true,
 };
 
 static const char * const ih_names[] = { "ih", "ih1", "ih2", "ih_soft" };

@@ -31,7 +31,9 @@
 /* The scheduler's own header: declares check_trace_callback_type_*(). */
 #include "gpu_scheduler_trace.h"
 
-static struct grtrace_ring_map sched_rings;
+static struct grtrace_ring_map sched_rings = {
+	.reclaim_idle = true,
+};
 
 /* A SYNC_WAIT_EXIT to emit when the fence a job waits on signals. */
 struct sched_wait {

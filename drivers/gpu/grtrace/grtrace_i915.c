@@ -36,7 +36,9 @@
 #include "i915_request.h"
 #include "i915_trace.h"
 
-static struct grtrace_ring_map engine_rings;
+static struct grtrace_ring_map engine_rings = {
+	.reclaim_idle = true,
+};
 
 static u16 engine_class(u16 uabi_class)
 {

@@ -36,7 +36,9 @@
 /* The tracepoints' own header: declares check_trace_callback_type_*(). */
 #include <trace/events/dma_fence.h>
 
-static struct grtrace_ring_map chan_rings;
+static struct grtrace_ring_map chan_rings = {
+	.reclaim_idle = true,
+};
 
 /* Ops tables known, bit 0 set for nouveau's; 0 is an empty slot. */
 #define OPS_SLOTS	8

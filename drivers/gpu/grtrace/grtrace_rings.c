@@ -887,9 +887,13 @@ grtrace_ring_map_add(struct grtrace_ring_map *map,
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_add);
 
-/* Drop the entries of objects owned by @mod, or all when @mod is NULL. */
+/*
+ * Drop the entries of objects owned by @mod, or all when @mod is NULL;
+ * with @idle, only those not looked up since jiffies *@idle.
+ */
 static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
-				  struct module *mod)
+				  struct module *mod,
+				  const unsigned long *idle)
 {
 	struct grtrace_ring_map_entry *e;
 	unsigned long flags;
@@ -899,7 +903,8 @@ static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 	for (i = 0; i < map->nr; i++) {
 		e = rcu_dereference_protected(map->slot[i],
 					      lockdep_is_held(&map->lock));
-		if (!e || (mod && !within_module(e->owner, mod)))
+		if (!e || (mod && !within_module(e->owner, mod)) ||
+		    (idle && !time_before(READ_ONCE(e->seen), *idle)))
 			continue;
 		RCU_INIT_POINTER(map->slot[i], NULL);
 		grtrace_ring_unregister(e->ring_id);
@@ -915,8 +920,97 @@ static int grtrace_ring_map_module(struct notifier_block *nb,
 						    nb);
 
 	if (state == MODULE_STATE_GOING)
-		grtrace_ring_map_drop(map, data);
+		grtrace_ring_map_drop(map, data, NULL);
 	return NOTIFY_DONE;
+}
+
+/*
+ * Idle reclaim.  A driver object that goes away without unloading its
+ * module (a nouveau channel closed, a per-queue scheduler freed) leaves
+ * its entry, and the registration of its ring, behind until the map
+ * needs the room.  Maps that opt in drop, every half ring_idle_secs,
+ * the entries not looked up for ring_idle_secs.  An object that was only
+ * quiet gets a new entry when next seen, on the same ring if another
+ * object holds it, else on a new one with its RING record.
+ */
+static unsigned int ring_idle_secs = 600;
+static LIST_HEAD(grtrace_idle_maps);
+static DEFINE_MUTEX(grtrace_idle_maps_lock);
+static void grtrace_ring_map_reclaim(struct work_struct *work);
+static DECLARE_DELAYED_WORK(grtrace_reclaim_work, grtrace_ring_map_reclaim);
+
+/* The next reclaim pass, in half the idle time; none when 0. */
+static void grtrace_ring_map_reclaim_arm(void)
+{
+	unsigned int secs = READ_ONCE(ring_idle_secs);
+
+	lockdep_assert_held(&grtrace_idle_maps_lock);
+	if (secs && !list_empty(&grtrace_idle_maps))
+		mod_delayed_work(system_unbound_wq, &grtrace_reclaim_work,
+				 max_t(unsigned long, HZ, secs * (HZ / 2)));
+}
+
+/* A new value takes effect at once: the next pass is rescheduled. */
+static int ring_idle_secs_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int secs;
+	int ret;
+
+	ret = kstrtouint(val, 0, &secs);
+	if (ret || secs > 7 * 24 * 3600) {
+		pr_debug("ring_idle_secs=%s: want seconds, 0..604800\n", val);
+		return -EINVAL;
+	}
+	mutex_lock(&grtrace_idle_maps_lock);
+	WRITE_ONCE(ring_idle_secs, secs);
+	grtrace_ring_map_reclaim_arm();
+	mutex_unlock(&grtrace_idle_maps_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops ring_idle_secs_ops = {
+	.set = ring_idle_secs_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(ring_idle_secs, &ring_idle_secs_ops, &ring_idle_secs, 0600);
+MODULE_PARM_DESC(ring_idle_secs,
+		 "Drop an object's ring mapping after this many seconds without an event (0: never; default 600)");
+
+static void grtrace_ring_map_reclaim(struct work_struct *work)
+{
+	unsigned int secs = READ_ONCE(ring_idle_secs);
+	unsigned long before = jiffies - secs * HZ;
+	struct grtrace_ring_map *map;
+
+	mutex_lock(&grtrace_idle_maps_lock);
+	if (secs)
+		list_for_each_entry(map, &grtrace_idle_maps, link)
+			grtrace_ring_map_drop(map, NULL, &before);
+	grtrace_ring_map_reclaim_arm();
+	mutex_unlock(&grtrace_idle_maps_lock);
+}
+
+static void grtrace_ring_map_idle_add(struct grtrace_ring_map *map)
+{
+	mutex_lock(&grtrace_idle_maps_lock);
+	list_add(&map->link, &grtrace_idle_maps);
+	if (list_is_singular(&grtrace_idle_maps))
+		grtrace_ring_map_reclaim_arm();
+	mutex_unlock(&grtrace_idle_maps_lock);
+}
+
+static void grtrace_ring_map_idle_del(struct grtrace_ring_map *map)
+{
+	bool last;
+
+	mutex_lock(&grtrace_idle_maps_lock);
+	list_del(&map->link);
+	last = list_empty(&grtrace_idle_maps);
+	mutex_unlock(&grtrace_idle_maps_lock);
+	/* The pass re-arms only while a map is listed. */
+	if (last)
+		cancel_delayed_work_sync(&grtrace_reclaim_work);
 }
 
 /**
@@ -939,9 +1033,13 @@ int grtrace_ring_map_init(struct grtrace_ring_map *map)
 		return ret;
 	map->nb.notifier_call = grtrace_ring_map_module;
 	ret = register_module_notifier(&map->nb);
-	if (ret)
+	if (ret) {
 		grtrace_pool_destroy(&map->pool);
-	return ret;
+		return ret;
+	}
+	if (map->reclaim_idle)
+		grtrace_ring_map_idle_add(map);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(grtrace_ring_map_init);
 
@@ -954,8 +1052,10 @@ EXPORT_SYMBOL_GPL(grtrace_ring_map_init);
  */
 void grtrace_ring_map_destroy(struct grtrace_ring_map *map)
 {
+	if (map->reclaim_idle)
+		grtrace_ring_map_idle_del(map);
 	unregister_module_notifier(&map->nb);
-	grtrace_ring_map_drop(map, NULL);
+	grtrace_ring_map_drop(map, NULL, NULL);
 	/* The entries dropped go back to the pool after a grace period. */
 	rcu_barrier();
 	grtrace_pool_destroy(&map->pool);

@@ -176,7 +176,7 @@ for path, w, what in ((sys.argv[1], job(bridge, 0), "bridge alone: the job once,
 }
 
 echo "TAP version 13"
-echo "1..30"
+echo "1..31"
 echo "# i915, amdgpu and nouveau load here without their GPUs: attaching is"
 echo "# real, event flow is not (it needs the hardware); translations are"
 echo "# tested with constructed driver objects."
@@ -364,7 +364,32 @@ sys.exit(not ok)
 EOF
 ok $rc "a new session names all $(($(wc -l < "$D/rings") - 1)) rings: METADATA with what fits a sub-buffer, a RING record for each of the others"
 
-# 24-28: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
+# 24: the rings of objects gone quiet are reclaimed, the module that owns
+# them still loaded: with ring_idle_secs=2, the 120 wide channels (not seen
+# since 22) lose their rings within seconds.  Seen again, they get rings
+# again, and none is missed.  A bad value is refused.
+P=/sys/module/grtrace/parameters/ring_idle_secs
+wide() { grep -c ' wide[0-9]*$' "$D/rings"; }
+before=$(wide)
+rc=0
+echo 2 > "$P" || rc=1
+for _ in $(seq 50); do
+	[ "$(wide)" = 0 ] && break
+	sleep 0.2
+done
+gone=$(wide)
+(echo -1 > "$P") 2>/dev/null && rc=1
+[ "$(cat "$P")" = 2 ] || rc=1
+echo 600 > "$P" || rc=1
+record wide2 nouveau_wide || rc=1
+back=$(wide)
+got=$(awk '$1 == "nouveau" && $2 ~ /^dma_fence_/ { printf "%s %s/%s ", $2, $5, $6 }' "$D/adapters")
+echo "# wide rings: $before, then $gone after ring_idle_secs=2, $back traced again; nouveau hits/missed: $got"
+[ $rc = 0 ] && [ "$before" = 120 ] && [ "$gone" = 0 ] && [ "$back" = 120 ] &&
+	[ "$got" = "dma_fence_init 542/0 dma_fence_signaled 542/0 " ]
+ok $? "idle rings are reclaimed (120 -> 0 with ring_idle_secs=2) and come back when their channels do, none missed"
+
+# 25-29: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
 # adapter loaded, the amdgpu adapter alone; after it unloads, the bridge.
 rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_drm_bridge.ko" &&
 	expect drm_bridge "attached grtrace_xlate_test 4" &&
@@ -376,7 +401,7 @@ ok $? "dedup: with grtrace_amdgpu, and after it unloaded, recorded"
 check "dedup" compare_dedup "$TMP/bridge.dat.dump" \
 	"$TMP/claimed.dat.dump" "$TMP/released.dat.dump"
 
-# 29-30: nothing is left behind.
+# 30-31: nothing is left behind.
 rmmod grtrace_xlate_test && [ "$(wc -l < "$D/rings")" -eq 1 ] &&
 	expect drm_bridge "waiting - 4" && expect i915 "waiting - $I915_TPS"
 ok $? "test module unloaded: its rings gone, adapters waiting [attach-only]"
