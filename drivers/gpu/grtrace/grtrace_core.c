@@ -646,7 +646,6 @@ static const struct file_operations grtrace_events_fops = {
 	.poll		= grtrace_events_poll,
 	.read		= grtrace_events_read,
 	.release	= grtrace_events_release,
-	.llseek		= no_llseek,
 };
 
 /*

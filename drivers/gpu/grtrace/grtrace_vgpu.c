@@ -438,7 +438,13 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 	drm_sched_stop(sched, sched_job);
 	vgpu_engine_reset(job->ring, job);
 	drm_sched_resubmit_jobs(sched);
+#if defined(GRTRACE_SCHED_START_NOARG)
+	drm_sched_start(sched);
+#elif defined(GRTRACE_SCHED_START_ERRNO)
+	drm_sched_start(sched, 0);
+#else
 	drm_sched_start(sched, true);
+#endif
 	return DRM_GPU_SCHED_STAT_NOMINAL;
 }
 
@@ -541,7 +547,14 @@ static int vgpu_submit_one(const struct vgpu_cmd *cmd, struct vgpu_ctx *ctx,
 	job = vgpu_job_alloc(cmd);
 	if (!job)
 		return -ENOMEM;
+	/* Each job takes one credit: hw_depth jobs on the engine at once. */
+#if defined(GRTRACE_SCHED_JOB_INIT_CLIENT)
+	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, ctx, 0);
+#elif defined(GRTRACE_SCHED_JOB_INIT_CREDITS)
+	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, ctx);
+#else
 	ret = drm_sched_job_init(&job->base, &ctx->entity, ctx);
+#endif
 	if (ret)
 		goto err_free;
 	if (dep && dep->last) {
@@ -753,7 +766,6 @@ static const struct file_operations submit_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = submit_write,
-	.llseek = no_llseek,
 };
 
 static bool vgpu_idle_or_dying(void)
@@ -789,7 +801,6 @@ static const struct file_operations wait_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.read = wait_read,
-	.llseek = no_llseek,
 };
 
 static int stats_show(struct seq_file *m, void *v)
@@ -816,12 +827,20 @@ static int vgpu_sched_init(struct vgpu_ring *ring, const char *name)
 #ifdef GRTRACE_SCHED_INIT_ARGS
 	const struct drm_sched_init_args args = {
 		.ops = &vgpu_sched_ops,
+		/* One run queue per priority; none would be no queue at all. */
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
 		.credit_limit = hw_depth,
 		.timeout = msecs_to_jiffies(timeout_ms),
 		.name = name,
 	};
 
 	return drm_sched_init(&ring->sched, &args);
+#elif defined(GRTRACE_SCHED_INIT_WQ)
+	/* No submit workqueue: the scheduler makes its own. */
+	return drm_sched_init(&ring->sched, &vgpu_sched_ops, NULL,
+			      DRM_SCHED_PRIORITY_COUNT, hw_depth, 0,
+			      msecs_to_jiffies(timeout_ms), NULL, NULL, name,
+			      NULL);
 #else
 	return drm_sched_init(&ring->sched, &vgpu_sched_ops, hw_depth, 0,
 			      msecs_to_jiffies(timeout_ms), NULL, NULL, name,

@@ -13,14 +13,16 @@
  * <ring context>:<command number>, with a dma-fence context allocated for
  * the ring, so keys never collide with real fences.
  *
- * The device answers the commands of a virtqueue in order, so the n-th
- * response of a ring is for its n-th command: that is how an unfenced
- * response finds its command.  The command types of the last
- * VQ_SLOTS commands are kept for it; a fenced response must find its own
- * fence_id there, else the order was broken and the hit is counted as
- * missed (its events are still written, by fence).  Only the control
- * queue has a response tracepoint; the cursor queue gets SUBMIT and
- * COMMIT only.
+ * Where the tracepoints carry the driver's number of the command (its
+ * seqno, from 6.12 on), command n is that number, and a response names
+ * its command.  Before, the device answering the commands of a virtqueue
+ * in order, the n-th response of a ring is taken for its n-th command.
+ * The command types of the last VQ_SLOTS commands are kept for the
+ * response; a fenced response must find its own fence_id there, else the
+ * pairing is broken and the hit is counted as missed (its events are
+ * still written, by fence; an unfenced one's are not).  6.1 has a
+ * response tracepoint for the control queue only: there the cursor queue
+ * gets SUBMIT and COMMIT only.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -121,12 +123,13 @@ static void vq_job(struct vq_ring *r, struct virtqueue *vq,
 /*
  * Called under the driver's lock of @vq: one caller per ring at a time.
  * Unlike other adapters' probes this one runs while tracing is stopped:
- * the count of commands must stay in step with the driver's responses.
+ * without the driver's numbers, the count of commands must stay in step
+ * with the driver's responses.  @cmd is the driver's number of the
+ * command, or 0 when the tracepoint does not give it.
  */
-static void probe_cmd_queue(void *data, struct virtqueue *vq,
-			    struct virtio_gpu_ctrl_hdr *hdr)
+static void vq_cmd_queue(struct grtrace_tp *gtp, struct virtqueue *vq,
+			 struct virtio_gpu_ctrl_hdr *hdr, u32 cmd)
 {
-	struct grtrace_tp *gtp = data;
 	struct vq_ring *r = vq_ring(vq);
 	u32 type = le32_to_cpu(hdr->type);
 	u64 n, ctx, seqno;
@@ -137,6 +140,8 @@ static void probe_cmd_queue(void *data, struct virtqueue *vq,
 		return;
 	}
 	n = ++r->queued;
+	if (cmd)
+		n = cmd;
 	vq_job(r, vq, hdr, n, &ctx, &seqno);
 	r->slot[n % VQ_SLOTS].type = type;
 	r->slot[n % VQ_SLOTS].fence = ctx == r->ctx ? 0 : lower_32_bits(seqno);
@@ -145,11 +150,10 @@ static void probe_cmd_queue(void *data, struct virtqueue *vq,
 			  ctx, seqno, type, n);
 }
 
-/* Called from the driver's one dequeue worker, in completion order. */
-static void probe_cmd_response(void *data, struct virtqueue *vq,
-			       struct virtio_gpu_ctrl_hdr *resp)
+/* From the driver's dequeue worker of @vq, in completion order. */
+static void vq_cmd_response(struct grtrace_tp *gtp, struct virtqueue *vq,
+			    struct virtio_gpu_ctrl_hdr *resp, u32 cmd)
 {
-	struct grtrace_tp *gtp = data;
 	struct vq_ring *r = vq_ring(vq);
 	u32 rtype = le32_to_cpu(resp->type);
 	u64 n, ctx, seqno;
@@ -161,6 +165,8 @@ static void probe_cmd_response(void *data, struct virtqueue *vq,
 		return;
 	}
 	n = ++r->answered;
+	if (cmd)
+		n = cmd;
 	vq_job(r, vq, resp, n, &ctx, &seqno);
 	type = r->slot[n % VQ_SLOTS].type;
 	if (unlikely(r->slot[n % VQ_SLOTS].fence !=
@@ -181,6 +187,32 @@ static void probe_cmd_response(void *data, struct virtqueue *vq,
 	grtrace_job_event(GRTRACE_EV_COMPLETE | GRTRACE_JOB_DERIVED,
 			  r->e.ring_id, ctx, seqno, type, rtype);
 }
+
+#ifdef GRTRACE_VIRTIO_CMD_SEQNO
+static void probe_cmd_queue(void *data, struct virtqueue *vq,
+			    struct virtio_gpu_ctrl_hdr *hdr, u32 seqno)
+{
+	vq_cmd_queue(data, vq, hdr, seqno);
+}
+
+static void probe_cmd_response(void *data, struct virtqueue *vq,
+			       struct virtio_gpu_ctrl_hdr *resp, u32 seqno)
+{
+	vq_cmd_response(data, vq, resp, seqno);
+}
+#else
+static void probe_cmd_queue(void *data, struct virtqueue *vq,
+			    struct virtio_gpu_ctrl_hdr *hdr)
+{
+	vq_cmd_queue(data, vq, hdr, 0);
+}
+
+static void probe_cmd_response(void *data, struct virtqueue *vq,
+			       struct virtio_gpu_ctrl_hdr *resp)
+{
+	vq_cmd_response(data, vq, resp, 0);
+}
+#endif
 
 static struct grtrace_tp vq_tps[] = {
 	{ .name = "virtio_gpu_cmd_queue", .probe = probe_cmd_queue },
