@@ -827,8 +827,10 @@ static int vgpu_sched_init(struct vgpu_ring *ring, const char *name)
 #ifdef GRTRACE_SCHED_INIT_ARGS
 	const struct drm_sched_init_args args = {
 		.ops = &vgpu_sched_ops,
+#ifdef GRTRACE_SCHED_INIT_ARGS_RQS
 		/* One run queue per priority; none would be no queue at all. */
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+#endif
 		.credit_limit = hw_depth,
 		.timeout = msecs_to_jiffies(timeout_ms),
 		.name = name,

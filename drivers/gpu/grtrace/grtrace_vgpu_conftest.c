@@ -9,6 +9,7 @@
  */
 
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <drm/gpu_scheduler.h>
 
 #define CT_TYPE(fn, type) static_assert(__same_type(&(fn), type), #fn)
@@ -17,6 +18,10 @@
 /* drm_sched_init() takes a struct drm_sched_init_args (upstream 6.15). */
 CT_TYPE(drm_sched_init, int (*)(struct drm_gpu_scheduler *,
 				const struct drm_sched_init_args *));
+#elif defined(CT_INIT_ARGS_RQS)
+/* ... with run queues to ask for (not in Debian's 6.1 backport). */
+static_assert(sizeof_field(struct drm_sched_init_args, num_rqs) == 4,
+	      "num_rqs");
 #elif defined(CT_INIT_WQ)
 /* Eleven arguments: a submit workqueue, run queues and credits (6.8). */
 CT_TYPE(drm_sched_init, int (*)(struct drm_gpu_scheduler *,
