@@ -111,9 +111,16 @@ int xlate_nouveau_churn(void)
 {
 	int i, ret = 0;
 
-	for (i = 0; i < XLATE_CHURN && !ret; i++)
+	/*
+	 * A channel every few hundred microseconds, not three hundred in one
+	 * go: each replaced map entry waits out an RCU grace period before
+	 * its pool has it back, and on PREEMPT_RT an empty pool is a miss.
+	 */
+	for (i = 0; i < XLATE_CHURN && !ret; i++) {
 		ret = xlate_fence(&xlate_churn_ops, XLATE_CTX + 0x1000 + i, 1,
 				  0);
+		usleep_range(200, 400);
+	}
 	return ret;
 }
 
