@@ -6,18 +6,30 @@
 # ASan+UBSan), then the kselftests inside a QEMU guest running Debian's
 # kernel.  Every check is one TAP line; the last line is "N passed, N failed".
 #
-# Usage: run_tests.sh [-o OUTDIR]
+# Usage: run_tests.sh [-o OUTDIR] [--kernel KERNEL | --matrix]
+#   (none)           the whole suite on Debian 12's stock 6.1 kernel
+#   --kernel KERNEL  the kernel tests only (modules built against KERNEL,
+#                    the guest tests on it): stock, rt (6.1 PREEMPT_RT)
+#                    or 6.12
+#   --matrix         the whole suite, then the kernel tests on rt and 6.12
 
 set -u -o pipefail
 
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
-OUT=''
+OUT='' MODE=full KERNEL=stock
 
-while getopts 'o:h' opt; do
-	case $opt in
-	o) OUT=$OPTARG ;;
-	*) sed -n '3,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+usage() {
+	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
+	--kernel) [ $# -ge 2 ] || usage; MODE=kernel KERNEL=$2; shift 2 ;;
+	--matrix) MODE=matrix; shift ;;
+	*) usage ;;
 	esac
 done
 OUT=${OUT:-$(mktemp -d /tmp/grtrace-tests.XXXXXX)}
@@ -25,6 +37,8 @@ mkdir -p "$OUT"
 
 # shellcheck source=setup.sh
 . "$HERE/setup.sh"
+grtrace_kernel_pkgs "$KERNEL" >/dev/null ||
+	{ echo "run_tests: unknown kernel '$KERNEL' (stock, rt or 6.12)" >&2; exit 2; }
 grtrace_setup || { echo "0 passed, 1 failed"; exit 1; }
 
 PASS=0 FAIL=0 SKIP=0 N=0 ATTACH=0 COMPILE=0
@@ -51,6 +65,7 @@ result() {
 		echo "not ok $N - $1"
 		[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 25 "$3" | sed 's/^/#   /'
 	fi
+	[ "$2" -eq 0 ]
 }
 
 # merge LOGFILE PREFIX STATUS: a sub-suite's results, re-numbered into
@@ -75,8 +90,58 @@ merge() {
 	done < <(python3 "$HERE/tap_merge.py" "$1" "$2" "$3")
 }
 
+# kernel_tests KERNEL: build the modules against KERNEL and run the guest
+# tests on it (the stock kernel's run is part of the whole suite).
+kernel_tests() {
+	local k=$1 out=$OUT/kernel-$1 rc
+
+	mkdir -p "$out"
+	say "kernel $k: installing it and extracting its source"
+	grtrace_setup "$k" >"$out/setup.log" 2>&1
+	result "$k: kernel installed, its source extracted [compile-only]" $? \
+		"$out/setup.log" || return 1
+	say "kernel $k: building kernel modules against $KVER (W=1)"
+	make -C drivers/gpu/grtrace KDIR="$KDIR" clean >/dev/null 2>&1
+	make -C drivers/gpu/grtrace KDIR="$KDIR" W=1 >"$out/kbuild.log" 2>&1
+	result "$k: kernel modules build against $KVER [compile-only]" $? \
+		"$out/kbuild.log"
+	grep -E 'warning:|error:|not built' "$out/kbuild.log" |
+		grep -v '^make' >"$out/kwarn.log"
+	result "$k: every module built, no W=1 warning [compile-only]" \
+		"$([ -s "$out/kwarn.log" ] && echo 1 || echo 0)" "$out/kwarn.log"
+	make -C tools/grtrace >"$out/tools-build.log" 2>&1 &&
+		make -C "$HERE" KSFT_DIR="$KSRC/tools/testing/selftests" \
+			>"$out/ksft-build.log" 2>&1
+	result "$k: tools and kselftests build [compile-only]" $? \
+		"$out/ksft-build.log"
+	say "kernel $k: the guest tests in a QEMU guest on $KVER"
+	"$HERE/vmtest.sh" -k "$KVER" -o "$out/vm" -t 1500 \
+		-q "-device virtio-gpu-pci" -- "$HERE/guest_tests.sh" \
+		>"$out/vm.log" 2>"$out/vm.err"
+	rc=$?
+	merge "$out/vm.log" "$k: " 0
+	result "$k: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
+		$rc "$out/vm.err"
+}
+
+# finish: the totals, and the suite's exit status.
+finish() {
+	say "logs in $OUT"
+	# Passes that see no event flow, counted apart (their names say which).
+	echo "# of the $PASS passes, $ATTACH are attach-only and $COMPILE compile-only" \
+		"(builds and static checks); $SKIP tests skipped"
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+	exit
+}
+
 echo "TAP version 13"
 cd "$TOP" || exit 1
+
+if [ "$MODE" = kernel ]; then
+	kernel_tests "$KERNEL"
+	finish
+fi
 
 say "the suite's own plumbing: a lost verdict must fail"
 "$HERE/harness_test.sh" >"$OUT/harness.log" 2>&1
@@ -193,9 +258,8 @@ demo_ok >>"$OUT/demo.log" 2>&1
 result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec" \
 	$? "$OUT/demo.log"
 
-say "logs in $OUT"
-# Passes that see no event flow, counted apart (their names say which).
-echo "# of the $PASS passes, $ATTACH are attach-only and $COMPILE compile-only" \
-	"(builds and static checks); $SKIP tests skipped"
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+if [ "$MODE" = matrix ]; then
+	kernel_tests rt
+	kernel_tests 6.12
+fi
+finish
