@@ -27,7 +27,7 @@ static const char report_help[] =
 	"Report where every GPU job spent its time, and which ring or context is\n"
 	"the bottleneck.  Jobs are named ctx:seqno; per job:\n"
 	"  t_submit_host = COMMIT - SUBMIT   t_queue    = START - COMMIT\n"
-	"  t_exec        = END - START       t_gpu_wait = sum of SYNC_WAIT_EXIT - ENTER\n"
+	"  t_exec        = END - START       t_gpu_wait = time with a wait open\n"
 	"  t_complete    = COMPLETE - END    t_total    = first to last of them\n"
 	"A metric whose events are missing is NA.  Without a START, an in-order\n"
 	"ring's job starts at max(COMMIT, previous END on the ring): start_derived.\n"

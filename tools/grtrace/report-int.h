@@ -19,7 +19,7 @@ enum {
 	M_SUBMIT_HOST,		/* COMMIT - SUBMIT */
 	M_QUEUE,		/* START - COMMIT */
 	M_EXEC,			/* END - START */
-	M_GPU_WAIT,		/* sum of SYNC_WAIT_EXIT - SYNC_WAIT_ENTER */
+	M_GPU_WAIT,		/* union of SYNC_WAIT_ENTER .. _EXIT */
 	M_COMPLETE,		/* COMPLETE - END */
 	M_TOTAL,		/* first to last of SUBMIT .. COMPLETE */
 	NR_METRICS,

@@ -23,9 +23,10 @@ struct job {
 	uint64_t ctx;
 	uint64_t seqno;
 	uint64_t ts[NR_STAMPS];
-	uint64_t wait_enter;	/* sums of the SYNC_WAIT_ENTER / _EXIT times */
-	uint64_t wait_exit;
+	uint64_t wait_union;	/* time with at least one wait open, closed */
+	uint64_t wait_since;	/* when the open waits began */
 	uint32_t nenter, nexit;
+	uint8_t wait_bad;	/* an EXIT with no wait open, or before it */
 	uint64_t first_gseq;
 	uint32_t hash;		/* job_hash(): the table is never wider */
 	uint32_t ring, ctxo;
@@ -337,7 +338,8 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->ctx = ev->ctx;
 	j->seqno = ev->seqno;
 	memset(j->ts, 0, sizeof(j->ts));
-	j->wait_enter = j->wait_exit = 0;
+	j->wait_union = j->wait_since = 0;
+	j->wait_bad = 0;
 	j->nenter = j->nexit = 0;
 	j->first_gseq = rec->gseq;
 	j->hash = h;
@@ -481,9 +483,12 @@ static void row_metrics(struct rp *rp, const struct job *j, struct row *row)
 	stamp_metric(rp, j, row, M_QUEUE, ST_COMMIT, ST_START);
 	stamp_metric(rp, j, row, M_EXEC, ST_START, ST_END);
 	stamp_metric(rp, j, row, M_COMPLETE, ST_END, ST_COMPLETE);
-	/* Unpaired waits leave the sum unknown; no waits at all is 0. */
-	if (j->nenter == j->nexit)
-		set_metric(rp, row, M_GPU_WAIT, j->wait_enter, j->wait_exit);
+	/*
+	 * The time the job had a wait open.  Unpaired waits leave it
+	 * unknown; no waits at all is 0.
+	 */
+	if (j->nenter == j->nexit && !j->wait_bad)
+		set_metric(rp, row, M_GPU_WAIT, 0, j->wait_union);
 	/* From the first of SUBMIT .. START to the last of END, COMPLETE. */
 	if (early && late)
 		set_metric(rp, row, M_TOTAL, j->ts[__builtin_ctz(early)],
@@ -689,12 +694,18 @@ static void apply(struct rp *rp, uint32_t i, uint16_t type,
 		on_end(rp, i, ts);
 		break;
 	case GRTRACE_EV_SYNC_WAIT_ENTER:
+		/* Waits at once count once: the union, not the sum. */
+		if (j->nenter == j->nexit)
+			j->wait_since = ts;
 		j->nenter++;
-		j->wait_enter += ts;
 		break;
 	case GRTRACE_EV_SYNC_WAIT_EXIT:
-		j->nexit++;
-		j->wait_exit += ts;
+		if (j->nexit == j->nenter || ts < j->wait_since) {
+			j->wait_bad = 1;
+			break;
+		}
+		if (++j->nexit == j->nenter)
+			j->wait_union += ts - j->wait_since;
 		break;
 	case GRTRACE_EV_ERROR:
 		j->errors++;

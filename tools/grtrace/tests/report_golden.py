@@ -317,6 +317,61 @@ ENDFIRST_JOBS = {
 }
 
 
+def waits():
+    """Dependency waits: two at once, overlapping ones and a separate one,
+    and an EXIT without its ENTER."""
+    t = Trace()
+    t.stream_info(900)
+    t.metadata(900, RINGS)
+    w = lambda ts, n, s, dep, **k: t.ev(ts, n, 40, s, 0, GFX, aux0=100,
+                                         aux1=dep, **k)
+    j = lambda ts, n, s, **k: t.ev(ts, n, 40, s, 0, GFX, **k)
+    j(900, "submit", 1)
+    w(1000, "sync_wait_enter", 1, 1)
+    w(1000, "sync_wait_enter", 1, 2, cpu=1)
+    j(1500, "submit", 2)
+    w(2000, "sync_wait_enter", 2, 3)
+    w(5000, "sync_wait_enter", 2, 4, cpu=1)
+    w(8000, "sync_wait_exit", 2, 3)
+    w(9000, "sync_wait_exit", 2, 4, cpu=1)
+    w(10000, "sync_wait_enter", 2, 5)
+    w(10500, "sync_wait_exit", 2, 5)
+    w(11000, "sync_wait_exit", 1, 1)
+    w(11000, "sync_wait_exit", 1, 2, cpu=1)
+    j(11050, "commit", 1)
+    j(11100, "start", 1)
+    j(11900, "end", 1)
+    j(12000, "complete", 1)
+    j(12000, "commit", 2)
+    j(12100, "start", 2)
+    j(12500, "end", 2)
+    j(12600, "complete", 2)
+    j(13000, "submit", 3)
+    w(13500, "sync_wait_exit", 3, 6)           # its ENTER was never seen
+    j(14000, "commit", 3)
+    j(14100, "start", 3)
+    j(14500, "end", 3)
+    j(14600, "complete", 3)
+    return t
+
+
+# t_gpu_wait is the time a job had a wait open: the union of its waits.
+WAITS_JOBS = {
+    # [1000, 11000] twice at once: 10000 (their sum, 20000, would exceed
+    # t_total = 12000 - 900 = 11100)
+    (40, 1): dict(t_gpu_wait=10000, t_total=11100),
+    # [2000, 8000] and [5000, 9000]: [2000, 9000] = 7000; then
+    # [10000, 10500]: 500; 7500 (the sum would be 10500)
+    (40, 2): dict(t_gpu_wait=7500, t_total=11100),
+    # an EXIT alone: unknown
+    (40, 3): dict(t_gpu_wait=None, t_total=1600),
+}
+
+
+def check_waits(c):
+    expect_jobs(c.json("waits", []), [(40, 1), (40, 2), (40, 3)], WAITS_JOBS)
+
+
 def keyreuse():
     """A ctx:seqno used again: after its job completed (50:7), after a job
     whose COMPLETE never came (51:3), and by two jobs at once (52:1)."""
@@ -492,7 +547,7 @@ SKEW_JOBS = {
 
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
-                 keyreuse=keyreuse, sessions=sessions,
+                 waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
 
@@ -903,6 +958,8 @@ CHECKS = [
     ("report: a context switch on a ring not seen before", check_newring),
     ("report: END before START, and an in-order ring's ENDs out of order",
      check_endfirst),
+    ("report: t_gpu_wait is the union of a job's waits, NA if unpaired",
+     check_waits),
     ("report: a ctx:seqno reused after its job and while it is open",
      check_keyreuse),
     ("report: two recordings joined, gseq restarting (CPU order tells)",
