@@ -382,9 +382,14 @@ int grtrace_ring_register(const struct grtrace_ring_info *info)
 		return id;
 	}
 	id = grtrace_ring_free_id();
-	if (id < 0 && grtrace_rings_switch()) {
+	if (id < 0) {
+		/*
+		 * Full: go on in the spare.  Either way the worker makes the
+		 * next one (again, if it found no memory last time).
+		 */
 		grow = true;
-		id = grtrace_ring_free_id();
+		if (grtrace_rings_switch())
+			id = grtrace_ring_free_id();
 	}
 	if (id >= 0) {
 		d = &grtrace_ring_slots[id].desc;
