@@ -6,21 +6,22 @@
 # ASan+UBSan), then the kselftests inside a QEMU guest running Debian's
 # kernel.  Every check is one TAP line; the last line is "N passed, N failed".
 #
-# Usage: run_tests.sh [-o OUTDIR] [--kernel KERNEL | --matrix]
+# Usage: run_tests.sh [-o OUTDIR] [--kernel KERNEL | --also KERNEL... | --matrix]
 #   (none)           the whole suite on Debian 12's stock 6.1 kernel
 #   --kernel KERNEL  the kernel tests only (modules built against KERNEL,
 #                    the guest tests on it): stock, rt (6.1 PREEMPT_RT)
 #                    or 6.12
+#   --also KERNEL    the whole suite, then the kernel tests on KERNEL too
 #   --matrix         the whole suite, then the kernel tests on rt and 6.12
 
 set -u -o pipefail
 
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
-OUT='' MODE=full KERNEL=stock
+OUT='' MODE=full KERNEL=stock ALSO=()
 
 usage() {
-	sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -28,7 +29,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
 	--kernel) [ $# -ge 2 ] || usage; MODE=kernel KERNEL=$2; shift 2 ;;
-	--matrix) MODE=matrix; shift ;;
+	--also) [ $# -ge 2 ] || usage; ALSO+=("$2"); shift 2 ;;
+	--matrix) ALSO=(rt 6.12); shift ;;
 	*) usage ;;
 	esac
 done
@@ -37,8 +39,10 @@ mkdir -p "$OUT"
 
 # shellcheck source=setup.sh
 . "$HERE/setup.sh"
-grtrace_kernel_pkgs "$KERNEL" >/dev/null ||
-	{ echo "run_tests: unknown kernel '$KERNEL' (stock, rt or 6.12)" >&2; exit 2; }
+for k in "$KERNEL" "${ALSO[@]}"; do
+	grtrace_kernel_pkgs "$k" >/dev/null ||
+		{ echo "run_tests: unknown kernel '$k' (stock, rt or 6.12)" >&2; exit 2; }
+done
 grtrace_setup || { echo "0 passed, 1 failed"; exit 1; }
 
 PASS=0 FAIL=0 SKIP=0 N=0 ATTACH=0 COMPILE=0
@@ -258,8 +262,7 @@ demo_ok >>"$OUT/demo.log" 2>&1
 result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec" \
 	$? "$OUT/demo.log"
 
-if [ "$MODE" = matrix ]; then
-	kernel_tests rt
-	kernel_tests 6.12
-fi
+for k in "${ALSO[@]}"; do
+	kernel_tests "$k"
+done
 finish
