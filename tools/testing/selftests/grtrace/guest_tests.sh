@@ -17,7 +17,7 @@ TOP=$(cd -- "$HERE/../../../.." && pwd)
 export GRTRACE_KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
 SUITES="grtrace_test grtrace_knobs_test record_test.sh report_test.sh
 	vgpu_test.sh adapters_test.sh vendor_test.sh edges_test.sh stress_test.sh
-	readme_test.sh"
+	readme_test.sh checkers_test.sh"
 
 # The in-tree build (run_tests.sh makes it) loads into the same kernel.
 intree() {
@@ -49,6 +49,8 @@ cd "$HERE" || exit 1
 [ -e "$GRTRACE_KO" ] || { echo "Bail out! no $GRTRACE_KO"; exit 1; }
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
+# kmemleak's baseline (debug kernel): what leaked before is not ours.
+./checkers_test.sh --baseline
 echo "# suites:${1:+ intree}" $SUITES
 rc=0
 if [ -n "${1:-}" ]; then

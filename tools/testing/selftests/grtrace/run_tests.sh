@@ -9,10 +9,13 @@
 # Usage: run_tests.sh [-o OUTDIR] [--kernel KERNEL | --also KERNEL... | --matrix]
 #   (none)           the whole suite on Debian 12's stock 6.1 kernel
 #   --kernel KERNEL  the kernel tests only (modules built against KERNEL,
-#                    the guest tests on it): stock, rt (6.1 PREEMPT_RT)
-#                    or 6.12
+#                    the guest tests on it): stock, rt (6.1 PREEMPT_RT),
+#                    6.12, or debug (stock's source with KASAN, lockdep,
+#                    kmemleak and the other checkers: debug_kernel.sh
+#                    builds it once, about an hour, then it is cached)
 #   --also KERNEL    the whole suite, then the kernel tests on KERNEL too
-#   --matrix         the whole suite, then the kernel tests on rt and 6.12
+#   --matrix         the whole suite, then the kernel tests on rt, 6.12
+#                    and debug
 
 set -u -o pipefail
 
@@ -21,7 +24,7 @@ TOP=$(cd -- "$HERE/../../../.." && pwd)
 OUT='' MODE=full KERNEL=stock ALSO=()
 
 usage() {
-	sed -n '3,15p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -30,7 +33,7 @@ while [ $# -gt 0 ]; do
 	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
 	--kernel) [ $# -ge 2 ] || usage; MODE=kernel KERNEL=$2; shift 2 ;;
 	--also) [ $# -ge 2 ] || usage; ALSO+=("$2"); shift 2 ;;
-	--matrix) ALSO=(rt 6.12); shift ;;
+	--matrix) ALSO=(rt 6.12 debug); shift ;;
 	*) usage ;;
 	esac
 done
@@ -41,7 +44,7 @@ mkdir -p "$OUT"
 . "$HERE/setup.sh"
 for k in "$KERNEL" "${ALSO[@]}"; do
 	grtrace_kernel_pkgs "$k" >/dev/null ||
-		{ echo "run_tests: unknown kernel '$k' (stock, rt or 6.12)" >&2; exit 2; }
+		{ echo "run_tests: unknown kernel '$k' (stock, rt, 6.12 or debug)" >&2; exit 2; }
 done
 grtrace_setup || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -97,7 +100,7 @@ merge() {
 # kernel_tests KERNEL: build the modules against KERNEL and run the guest
 # tests on it (the stock kernel's run is part of the whole suite).
 kernel_tests() {
-	local k=$1 out=$OUT/kernel-$1 rc
+	local k=$1 out=$OUT/kernel-$1 rc vmopts
 
 	mkdir -p "$out"
 	say "kernel $k: installing it and extracting its source"
@@ -119,7 +122,11 @@ kernel_tests() {
 	result "$k: tools and kselftests build [compile-only]" $? \
 		"$out/ksft-build.log"
 	say "kernel $k: the guest tests in a QEMU guest on $KVER"
-	"$HERE/vmtest.sh" -k "$KVER" -o "$out/vm" -t 1500 \
+	# The debug kernel runs several times slower under TCG (KASAN,
+	# lockdep, kmemleak) and KASAN's shadow wants memory.
+	vmopts=(-t 1500 -m 1G)
+	[ "$k" = debug ] && vmopts=(-t 5400 -m 2G)
+	"$HERE/vmtest.sh" -k "$KVER" -o "$out/vm" "${vmopts[@]}" \
 		-q "-device virtio-gpu-pci" -- "$HERE/guest_tests.sh" \
 		>"$out/vm.log" 2>"$out/vm.err"
 	rc=$?

@@ -28,11 +28,13 @@ grtrace_apt_install() {
 }
 
 # grtrace_kernel_pkgs KERNEL: the image and headers packages of a test
-# kernel: "stock" (Debian 12's own 6.1), "rt" (its PREEMPT_RT flavour) or
-# "6.12" (the 6.12 that Debian 12 ships for newer hardware).
+# kernel: "stock" (Debian 12's own 6.1), "rt" (its PREEMPT_RT flavour),
+# "6.12" (the 6.12 that Debian 12 ships for newer hardware) or "debug"
+# (stock's source built with KASAN, lockdep and the other checkers by
+# debug_kernel.sh: the packages are stock's, for its source).
 grtrace_kernel_pkgs() {
 	case $1 in
-	stock) echo linux-image-amd64 linux-headers-amd64 ;;
+	stock|debug) echo linux-image-amd64 linux-headers-amd64 ;;
 	rt) echo linux-image-rt-amd64 linux-headers-rt-amd64 ;;
 	6.12) echo linux-image-6.12-amd64 linux-headers-6.12-amd64 ;;
 	*) return 1 ;;
@@ -45,12 +47,12 @@ grtrace_setup() {
 	local kernel=${1:-stock} pkgs ver series tarball
 
 	pkgs=$(grtrace_kernel_pkgs "$kernel") ||
-		{ grtrace_log "unknown kernel '$kernel' (stock, rt or 6.12)"; return 1; }
+		{ grtrace_log "unknown kernel '$kernel' (stock, rt, 6.12 or debug)"; return 1; }
 	# shellcheck disable=SC2086 # two package names
 	grtrace_apt_install build-essential make gcc bc flex bison libelf-dev libssl-dev \
 		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
 		trace-cmd python3 libdrm-dev pkg-config clang libclang-rt-14-dev \
-		python3-docutils time shellcheck $pkgs ||
+		python3-docutils time shellcheck libzstd-dev zstd file $pkgs ||
 		{ grtrace_log "apt-get install failed"; return 1; }
 
 	# The test kernel is the one the image metapackage depends on.
@@ -83,6 +85,12 @@ grtrace_setup() {
 			tar -xf "$tarball" -C "$KSRC.tmp" --strip-components=1 &&
 			mv "$KSRC.tmp" "$KSRC" && touch "$KSRC/.grtrace-complete" ||
 			{ grtrace_log "extracting the kernel source failed"; return 1; }
+	fi
+	if [ "$kernel" = debug ]; then
+		KVER=$(GRTRACE_CACHE=$GRTRACE_CACHE \
+		       "$(dirname -- "${BASH_SOURCE[0]}")/debug_kernel.sh" "$KSRC") ||
+			{ grtrace_log "building the debug kernel failed"; return 1; }
+		KDIR=/lib/modules/$KVER/build
 	fi
 	export KVER KDIR KSRC GRTRACE_CACHE
 }

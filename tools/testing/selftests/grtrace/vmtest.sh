@@ -44,8 +44,8 @@ and GRTRACE_OUT=OUTDIR (shared read-write at the same path).
   -h          this help
 
 Exit status: that of CMD; 1 if CMD succeeded but the kernel log shows a
-panic/Oops/BUG/WARNING/lockup/hung task/call trace; 124 on timeout or
-console silence; 125 if the VM could not run or reported no exit status.
+panic/Oops/BUG/WARNING/UBSAN/ODEBUG/lockup/hung task/call trace; 124 on
+timeout or console silence; 125 if the VM could not run or reported no exit status.
 OUTDIR keeps console.log (serial console), dmesg.txt (guest dmesg at the end)
 and .vmtest/ (command script, stdout, stderr, status, qemu.log).
 EOF
@@ -241,6 +241,9 @@ kernel_problem() {
 		"kernel Oops|Oops"
 		"kernel BUG|BUG:"
 		"kernel WARNING|WARNING:"
+		"UBSAN report|UBSAN:"
+		"debug objects report|ODEBUG:"
+		"list corruption|list_(add|del) corruption"
 		"call trace|Call Trace"
 	)
 	local c line log
