@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grtrace dump: print a recorded stream as text, one line per record in
- * gseq order.
+ * grtrace dump: print a recording as text, one line per record in gseq
+ * order.  The input is merged as "report" merges it (merge.c), so memory
+ * does not grow with the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,14 +14,15 @@
 #include <unistd.h>
 
 #include "grtrace.h"
+#include "merge.h"
 #include "stream.h"
 #include "util.h"
 
 static const char dump_help[] =
-	"Usage: grtrace dump [-i FILE] [--raw]\n"
+	"Usage: grtrace dump [-i FILE] [--raw] [--header]\n"
 	"\n"
-	"Print the records of a stream written by 'grtrace record', one line per\n"
-	"record ordered by gseq:\n"
+	"Print the records of a file written by 'grtrace record' (or of a bare\n"
+	"stream), one line per record ordered by gseq:\n"
 	"  <ts_ns> <cpu> <gseq> <TYPE> key=value ...\n"
 	"\n"
 	"Options:\n"
@@ -28,6 +30,9 @@ static const char dump_help[] =
 	"                    also the default when it is not a terminal\n"
 	"      --raw         after each record's line, its bytes in hex, 16 a line\n"
 	"                    with their offset in the record\n"
+	"      --header      first, a line '# trace file: ...' with the fields of\n"
+	"                    the file's header ('# bare stream' for a file of\n"
+	"                    records only)\n"
 	"  -h, --help        show this help\n"
 	"\n"
 	"A truncated or corrupt stream prints the records before the bad one, then\n"
@@ -36,24 +41,10 @@ static const char dump_help[] =
 static const struct option dump_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "raw",   no_argument,       NULL, 'r' },
+	{ "header", no_argument,      NULL, 'H' },
 	{ "help",  no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-struct sort_ent {
-	uint64_t gseq;
-	size_t idx;		/* position in the file: keeps the sort stable */
-	struct gr_rec rec;
-};
-
-static int cmp_ent(const void *a, const void *b)
-{
-	const struct sort_ent *x = a, *y = b;
-
-	if (x->gseq != y->gseq)
-		return x->gseq < y->gseq ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
 
 static void print_ring(const struct gr_ring *r)
 {
@@ -161,15 +152,27 @@ static void print_record(const struct gr_rec *rec)
 	printf(" size=%u\n", (unsigned int)rec->size);
 }
 
+static void print_file_header(const struct grf_header *h)
+{
+	char kernel[4 * sizeof(h->kernel)], host[4 * sizeof(h->host)];
+	char clock[4 * sizeof(h->clock)];
+
+	gr_escape(h->kernel, kernel, sizeof(kernel));
+	gr_escape(h->host, host, sizeof(host));
+	gr_escape(h->clock, clock, sizeof(clock));
+	printf("# trace file: version=%u stream_format=%" PRIu32 " cpus=%" PRIu32 " compressed=%s kernel=%s host=%s clock=%s session=%" PRIu64 " started=%" PRIu64 "\n",
+	       h->version, h->stream_format, h->nr_cpus,
+	       h->flags & GRF_FLAG_ZSTD ? "zstd" : "no", kernel, host, clock,
+	       h->session, h->started);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	const char *input = NULL, *name;
-	struct sort_ent *ents = NULL;
-	size_t nents = 0, cap = 0, len, i;
-	struct gr_iter it;
+	struct merge m;
 	struct gr_rec rec;
-	uint8_t *buf;
-	int c, fd, ret, raw = 0;
+	size_t len;
+	int c, fd, ret, raw = 0, header = 0;
 
 	optind = 0;
 	opterr = 0;
@@ -180,6 +183,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'r':
 			raw = 1;
+			break;
+		case 'H':
+			header = 1;
 			break;
 		case 'h':
 			fputs(dump_help, stdout);
@@ -200,46 +206,25 @@ int cmd_dump(int argc, char **argv)
 		input = "-";
 	}
 
-	if (!strcmp(input, "-")) {
-		name = "<stdin>";
-		fd = STDIN_FILENO;
-	} else {
-		name = input;
-		fd = open(input, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fatal_errno("cannot open %s", input);
-	}
-	if (read_all(fd, &buf, &len) < 0)
-		fatal_errno("cannot read %s", name);
-	if (fd != STDIN_FILENO)
-		close(fd);
-
-	gr_iter_init(&it, buf, len);
-	while ((ret = gr_iter_next(&it, &rec)) > 0) {
-		if (nents == cap) {
-			cap = cap ? cap * 2 : 1024;
-			ents = xrealloc(ents, cap * sizeof(*ents));
-		}
-		ents[nents].gseq = rec.gseq;
-		ents[nents].idx = nents;
-		ents[nents].rec = rec;
-		nents++;
-	}
-	if (nents)
-		qsort(ents, nents, sizeof(*ents), cmp_ent);
-	for (i = 0; i < nents; i++) {
-		print_record(&ents[i].rec);
+	name = strcmp(input, "-") ? input : "<stdin>";
+	fd = open_input(input, &len);
+	merge_init_file(&m, fd, len);
+	if (header && m.nfiles)
+		print_file_header(&m.file);
+	else if (header)
+		puts("# bare stream");
+	while (merge_next(&m, &rec) > 0) {
+		print_record(&rec);
 		if (raw)
-			print_raw(&ents[i].rec);
+			print_raw(&rec);
 	}
-
-	free(ents);
-	free(buf);
-	if (ret < 0) {
+	close(fd);
+	ret = m.failed;
+	if (ret) {
 		/* Records before the bad one go out first, the error last. */
 		fflush(stdout);
-		err_msg("%s: %s", name, it.errmsg);
-		return 1;
+		err_msg("%s: %s", name, m.errmsg);
 	}
-	return 0;
+	merge_free(&m);
+	return ret;
 }

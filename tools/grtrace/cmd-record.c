@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grtrace record: drain the per-CPU relay files into one stream file.
+ * grtrace record: drain the per-CPU relay files into one trace file.
  *
- * One thread per CPU reads its events<cpu> file into a carry buffer and
- * appends the whole records in it to the output file as one chunk, under a
- * lock.  A read may stop inside a record; the tail stays in the carry
- * buffer until the rest arrives.  The output is therefore a sequence of
- * whole records, grouped in per-CPU chunks; "grtrace dump" orders them by
- * gseq.
+ * The file (trace-file.h) is a header, then frames.  One thread per CPU
+ * reads its events<cpu> file into a carry buffer and moves the whole
+ * records in it to a staging buffer; a read may stop inside a record, and
+ * the tail stays in the carry buffer until the rest arrives.  A full
+ * staging buffer, or one older than FRAME_AGE_MS, becomes one frame:
+ * compressed by the thread, then appended to the file under a lock.  The
+ * readers (merge.c) put each CPU's frames back in order and merge the CPUs
+ * by gseq, whatever order the frames landed in.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,18 +23,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "grtrace.h"
 #include "stream.h"
+#include "trace-file.h"
 #include "util.h"
 
 #define READ_CHUNK	(1u << 20)	/* bytes asked of one read() */
 #define POLL_MS		100		/* drain partial sub-buffers this often */
+#define FRAME_MAX	(1u << 20)	/* records staged for one frame, at most */
+#define FRAME_AGE_MS	100		/* a frame is written this soon at most */
+#define ZSTD_LEVEL	3
 
 static const char record_help[] =
-	"Usage: grtrace record -o FILE [-d SECONDS] [-b SIZE]\n"
+	"Usage: grtrace record -o FILE [-d SECONDS] [-b SIZE] [--no-compress]\n"
 	"\n"
 	"Record the event streams of all CPUs into FILE until Ctrl-C (SIGINT),\n"
 	"SIGTERM, or the duration given with -d.  If tracing is stopped, record\n"
@@ -47,7 +54,12 @@ static const char record_help[] =
 	"                          number with K or M; a multiple of 32K in\n"
 	"                          [64K, 256M].  Needs tracing stopped; the old\n"
 	"                          size is restored at the end\n"
+	"      --no-compress       store the frames as they are (default: zstd)\n"
 	"  -h, --help              show this help\n"
+	"\n"
+	"FILE is a trace file: a header (kernel, host, clock, session), then\n"
+	"frames of each CPU's records, compressed with zstd; 'grtrace report'\n"
+	"and 'grtrace dump' read it.\n"
 	"\n"
 	"When standard error is a terminal, a progress line shows events/s, MB\n"
 	"written and events dropped so far.\n";
@@ -56,6 +68,7 @@ static const struct option record_opts[] = {
 	{ "output",   required_argument, NULL, 'o' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "buffer-size", required_argument, NULL, 'b' },
+	{ "no-compress", no_argument,      NULL, 'Z' },
 	{ "help",     no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -68,10 +81,14 @@ struct cpu_reader {
 	uint8_t *carry;		/* READ_CHUNK + GRTRACE_MAX_RECORD bytes */
 	size_t carry_len;
 	uint64_t consumed;	/* stream offset of carry[0] */
+	uint8_t *stage;		/* whole records for the next frame */
+	size_t stage_len;
+	double stage_since;	/* when its first record was staged */
 	uint64_t records;
 	_Atomic uint64_t events;	/* read by the progress line */
 	_Atomic uint64_t bytes;
 	int failed;
+	int write_failed;
 };
 
 static struct {
@@ -83,28 +100,78 @@ static struct {
 	atomic_int final_until_empty;	/* final drain may read to EOF */
 	atomic_int abort;	/* a fatal error in a reader */
 	int started_here;	/* we started tracing (and stop it) */
+	int compress;
+	uint64_t file_bytes;	/* written so far, header included */
 } rec = {
 	.out_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.stop_pipe = { -1, -1 },
 };
 
-/* Append @len bytes of whole records to the output file. */
-static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len)
+static double now_sec(void);
+
+/* Append @len bytes of @r's whole records to the file as one frame. */
+static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
 {
+	struct grf_frame f = {
+		.cpu = (uint16_t)r->cpu, .stored = (uint32_t)len,
+		.raw = (uint32_t)len,
+	};
+	uint8_t hdr[GRF_FRAME_SIZE];
+	const void *data = buf;
+	void *z;
+	long zlen = rec.compress ? grf_compress(buf, len, ZSTD_LEVEL, &z) : -1;
 	int ret;
 
+	if (zlen > 0) {
+		f.flags = GRF_FRAME_ZSTD;
+		f.stored = (uint32_t)zlen;
+		data = z;
+	}
+	grf_encode_frame(&f, hdr);
 	pthread_mutex_lock(&rec.lock);
-	ret = write_all(rec.out_fd, buf, len);
+	ret = write_all(rec.out_fd, hdr, sizeof(hdr));
+	if (!ret)
+		ret = write_all(rec.out_fd, data, f.stored);
 	if (ret < 0)
 		err_errno("cannot write %s", rec.out_name);
+	else
+		rec.file_bytes += sizeof(hdr) + f.stored;
 	pthread_mutex_unlock(&rec.lock);
 	if (ret < 0) {
 		atomic_store(&rec.abort, 1);
 		r->failed = 1;
+		r->write_failed = 1;
 		return -1;
 	}
-	atomic_fetch_add_explicit(&r->bytes, len, memory_order_relaxed);
+	atomic_fetch_add_explicit(&r->bytes, sizeof(hdr) + f.stored,
+				  memory_order_relaxed);
+	return 0;
+}
+
+/* Write out what @r has staged. */
+static int flush_stage(struct cpu_reader *r)
+{
+	int ret = 0;
+
+	/* After a bad record the ones before it are still written. */
+	if (r->stage_len && !r->write_failed)
+		ret = write_frame(r, r->stage, r->stage_len);
+	r->stage_len = 0;
+	return ret;
+}
+
+/* Stage @len bytes of whole records; a full stage becomes a frame. */
+static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len)
+{
+	if (r->stage_len + len > FRAME_MAX && flush_stage(r) < 0)
+		return -1;
+	if (len > FRAME_MAX)
+		return write_frame(r, buf, len);
+	if (!r->stage_len)
+		r->stage_since = now_sec();
+	memcpy(r->stage + r->stage_len, buf, len);
+	r->stage_len += len;
 	return 0;
 }
 
@@ -190,9 +257,21 @@ static ssize_t drain(struct cpu_reader *r, int final)
 	}
 }
 
-static void *reader_main(void *arg)
+/* Until the next drain: sooner if what is staged is due in the file. */
+static int poll_ms(const struct cpu_reader *r)
 {
-	struct cpu_reader *r = arg;
+	double due;
+
+	if (!r->stage_len)
+		return POLL_MS;
+	due = r->stage_since + FRAME_AGE_MS / 1000.0 - now_sec();
+	if (due <= 0)
+		return 0;
+	return due * 1000 < POLL_MS ? (int)(due * 1000) + 1 : POLL_MS;
+}
+
+static void reader_loop(struct cpu_reader *r)
+{
 	int fd_useless = 0;	/* poll says readable but read gives nothing */
 
 	for (;;) {
@@ -202,15 +281,19 @@ static void *reader_main(void *arg)
 
 		got = drain(r, 0);
 		if (got < 0)
-			return NULL;
+			return;
 		if (got > 0)
 			fd_useless = 0;
 		if (atomic_load(&rec.stopping)) {
 			drain(r, 1);
-			return NULL;
+			return;
 		}
 		if (atomic_load(&rec.abort))
-			return NULL;
+			return;
+		if (r->stage_len &&
+		    now_sec() - r->stage_since >= FRAME_AGE_MS / 1000.0 &&
+		    flush_stage(r) < 0)
+			return;
 
 		pfd[nfds].fd = rec.stop_pipe[0];
 		pfd[nfds++].events = POLLIN;
@@ -218,10 +301,10 @@ static void *reader_main(void *arg)
 			pfd[nfds].fd = r->fd;
 			pfd[nfds++].events = POLLIN;
 		}
-		if (poll(pfd, (nfds_t)nfds, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(pfd, (nfds_t)nfds, poll_ms(r)) < 0 && errno != EINTR) {
 			err_errno("cannot poll %s", r->path);
 			r->failed = 1;
-			return NULL;
+			return;
 		}
 		/*
 		 * A readable fd right after a read returned nothing (as for a
@@ -231,6 +314,17 @@ static void *reader_main(void *arg)
 		if (nfds == 2 && pfd[1].revents && got == 0)
 			fd_useless = 1;
 	}
+}
+
+static void *reader_main(void *arg)
+{
+	struct cpu_reader *r = arg;
+
+	reader_loop(r);
+	/* Whatever ended the loop, what was read is written. */
+	flush_stage(r);
+	grf_compress_done();
+	return NULL;
 }
 
 static double now_sec(void)
@@ -334,6 +428,42 @@ static void open_output(const char *output)
 		fatal_errno("cannot create %s", output);
 }
 
+/* The file header: what the recording is of. */
+static int write_header(int nr_cpus, const struct gr_stats *st)
+{
+	struct grf_header h = {
+		.flags = rec.compress ? GRF_FLAG_ZSTD : 0,
+		.stream_format = GRTRACE_FORMAT_VERSION,
+		.nr_cpus = (uint32_t)nr_cpus,
+		.started = (uint64_t)time(NULL),
+	};
+	uint8_t buf[GRF_HEADER_MAX];
+	char config[4096], path[4096], *v;
+	struct utsname u;
+	size_t len;
+
+	if (!uname(&u)) {
+		snprintf(h.kernel, sizeof(h.kernel), "%s", u.release);
+		snprintf(h.host, sizeof(h.host), "%s", u.nodename);
+	}
+	/* The clock, if the module says (older ones have no config file). */
+	debugfs_path(path, sizeof(path), "config");
+	if (!access(path, R_OK) &&
+	    debugfs_read("config", config, sizeof(config)) == 0 &&
+	    (v = strstr(config, "clock=")) && (v == config || v[-1] == '\n'))
+		snprintf(h.clock, sizeof(h.clock), "%.*s",
+			 (int)strcspn(v + 6, "\n"), v + 6);
+	if (st)
+		h.session = stats_get(st, "session", NULL);
+	len = grf_encode_header(&h, buf);
+	if (write_all(rec.out_fd, buf, len) < 0) {
+		err_errno("cannot write %s", rec.out_name);
+		return -1;
+	}
+	rec.file_bytes = len;
+	return 0;
+}
+
 /* ---- -b: the buffer size for this recording ------------------------------------ */
 
 #define BUF_MIN		(64ull << 10)
@@ -422,11 +552,13 @@ static int open_readers(struct cpu_reader **rdp)
 			while (i-- > 0) {
 				close(rd[i].fd);
 				free(rd[i].carry);
+				free(rd[i].stage);
 			}
 			free(rd);
 			return -1;
 		}
 		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
+		rd[i].stage = xmalloc(FRAME_MAX);
 	}
 	*rdp = rd;
 	return n;
@@ -493,7 +625,8 @@ static void print_summary(const struct cpu_reader *rd, int n,
 		records += rd[i].records;
 	events = sum_events(rd, n, &bytes);
 	err_msg("recorded %" PRIu64 " records (%" PRIu64 " events) to %s, %" PRIu64 " bytes",
-		records, events, rec.out_name, bytes);
+		records, events, rec.out_name, rec.file_bytes);
+	(void)bytes;
 	if (!have_stats) {
 		err_msg("dropped: unknown (the stats file could not be read)");
 		return;
@@ -567,11 +700,12 @@ int cmd_record(int argc, char **argv)
 	uint64_t bufsize = 0;
 	char old_bufsize[64] = "";
 	struct progress prog = { .on = isatty(STDERR_FILENO) };
-	int have_stats = 1, started = 0, state, n, i, c, ret = 0;
+	int have_stats = 1, started = 0, state, n, i, c, ret = 0, nthreads;
 	sigset_t sigs, oldsigs;
 
 	optind = 0;
 	opterr = 0;
+	rec.compress = 1;
 	while ((c = getopt_long(argc, argv, "+:o:d:b:h", record_opts, NULL)) != -1) {
 		char *end;
 
@@ -589,6 +723,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'b':
 			bufsize = parse_buffer_size(optarg);
+			break;
+		case 'Z':
+			rec.compress = 0;
 			break;
 		case 'h':
 			fputs(record_help, stdout);
@@ -653,18 +790,21 @@ int cmd_record(int argc, char **argv)
 	rec.started_here = started;
 	if (!started)
 		forget_drops(&before);
+	/* A header that cannot be written: the readers never start. */
+	if (write_header(n, have_stats ? &before : NULL) < 0)
+		atomic_store(&rec.abort, 1);
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !atomic_load(&rec.abort); i++) {
 		int err = pthread_create(&rd[i].thread, NULL, reader_main, &rd[i]);
 
 		if (err) {
 			errno = err;
 			err_errno("cannot create a thread for %s", rd[i].path);
 			atomic_store(&rec.abort, 1);
-			n = i;
 			break;
 		}
 	}
+	nthreads = i;
 	if (duration > 0)
 		err_msg("recording %d CPU%s to %s for %g s (Ctrl-C to stop early)",
 			n, n == 1 ? "" : "s", rec.out_name, duration);
@@ -686,7 +826,7 @@ int cmd_record(int argc, char **argv)
 	atomic_store(&rec.stopping, 1);
 	if (write(rec.stop_pipe[1], "x", 1) < 0)
 		err_errno("cannot wake the readers");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < nthreads; i++)
 		pthread_join(rd[i].thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
 
@@ -706,12 +846,15 @@ int cmd_record(int argc, char **argv)
 		ret = 1;
 	}
 	print_summary(rd, n, &before, &after, have_stats);
-	if (atomic_load(&rec.abort))
+	if (atomic_load(&rec.abort)) {
 		err_msg("recording FAILED: %s is incomplete", rec.out_name);
+		ret = 1;
+	}
 
 	for (i = 0; i < n; i++) {
 		close(rd[i].fd);
 		free(rd[i].carry);
+		free(rd[i].stage);
 	}
 	free(rd);
 	close(rec.stop_pipe[0]);

@@ -360,12 +360,11 @@ static int spool_pipe(int fd)
 	return dup(fileno(t));
 }
 
-/* Map @path ('-': stdin); *lenp 0 gives NULL. */
-static const uint8_t *map_input(const char *path, size_t *lenp)
+/* Open @path ('-': stdin, spooled to a temporary file); its size in *@lenp. */
+int open_input(const char *path, size_t *lenp)
 {
 	int fd = STDIN_FILENO;
 	struct stat st;
-	void *p;
 
 	if (strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -380,14 +379,8 @@ static const uint8_t *map_input(const char *path, size_t *lenp)
 			fatal_errno("cannot read %s", path);
 	}
 	*lenp = (size_t)st.st_size;
-	if (!*lenp)
-		return NULL;
-	p = mmap(NULL, *lenp, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED)
-		fatal_errno("cannot map %s", path);
-	madvise(p, *lenp, MADV_SEQUENTIAL);
-	close(fd);
-	return p;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return fd;
 }
 
 struct live {
@@ -449,7 +442,7 @@ int cmd_report(int argc, char **argv)
 	struct report_args a;
 	struct rp_input in = { 0 };
 	struct live lv = { .n = 0 };
-	const uint8_t *buf = NULL;
+	int in_fd = -1;
 	char errbuf[GR_ERRMSG_LEN + 128];
 	struct merge m;
 	struct gr_rec rec;
@@ -460,8 +453,8 @@ int cmd_report(int argc, char **argv)
 	if (parse_args(argc, argv, &a))
 		return 0;
 	if (a.input) {
-		buf = map_input(a.input, &len);
-		merge_init_buf(&m, buf, len, buf != NULL);
+		in_fd = open_input(a.input, &len);
+		merge_init_file(&m, in_fd, len);
 		in.name = strcmp(a.input, "-") ? a.input : "<stdin>";
 	} else {
 		if (open_live(&lv) < 0)
@@ -496,8 +489,8 @@ int cmd_report(int argc, char **argv)
 	}
 	rp_free(rp);
 	merge_free(&m);
-	if (buf)
-		munmap((void *)buf, len);
+	if (in_fd >= 0)
+		close(in_fd);
 	close_live(&lv);
 	return ret;
 }

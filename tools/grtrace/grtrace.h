@@ -5,6 +5,8 @@
 #ifndef GRTRACE_H
 #define GRTRACE_H
 
+#include <stddef.h>
+
 /*
  * A subcommand gets argv[0] == its name.  It returns the exit status; its
  * --help prints to stdout and returns 0.  Output to stdout is flushed and
@@ -23,5 +25,11 @@ int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+
+/*
+ * Open the input file @path ('-': standard input, spooled to a temporary
+ * file if it is not a regular file); its size in *@lenp.  Exits on error.
+ */
+int open_input(const char *path, size_t *lenp);
 
 #endif /* GRTRACE_H */

@@ -12,32 +12,41 @@
 #include <unistd.h>
 
 #include "merge.h"
+#include "trace-file.h"
 #include "util.h"
 
 #define NR_CPU_IDS	65536		/* the header's cpu is a u16 */
 #define FD_READ_SIZE	(1u << 20)
-#define DROP_EVERY	65536		/* records between two page drops */
 #define DROP_MIN	(4u << 20)	/* bytes worth an madvise() */
 /*
  * Prefetch distances: the scanner reads the file from memory for the first
- * time; the merge reads it again, MERGE_LOOKAHEAD later, out of cache.
+ * time; the merge reads it again later, out of cache.
  */
 #define SCAN_PREFETCH	4096
 #define MERGE_PREFETCH	512
 
+/*
+ * Records of one CPU at [@off, @end) of the file.  For a trace file's
+ * frame, @frame is the frame header's offset + 1 (0 for a bare stream,
+ * whose records the scanner validated already) and @raw the bytes of
+ * records once decompressed (0: stored as they are).
+ */
 struct chunk {
 	size_t off;
 	size_t end;
-	uint64_t shift;		/* of its part */
+	size_t frame;
+	uint32_t raw;
 	unsigned int part;
 };
 
 struct merge_cursor {
 	const uint8_t *p;	/* next record: whole and validated */
 	const uint8_t *end;	/* end of the validated records */
-	uint64_t shift;		/* added to the gseqs of this chunk's part */
 	unsigned int part;
 	int in_heap;
+	uint16_t cpu;
+	int dead;		/* its CPU's data ended at an error */
+	struct chunk chunk;	/* the chunk being read (file input) */
 	/* The scanner: this CPU's last gseq and cseq in part @scan_part - 1. */
 	uint64_t scan_last;
 	uint64_t scan_cseq;
@@ -47,12 +56,17 @@ struct merge_cursor {
 	struct chunk *q;
 	unsigned int qhead, qlen, qcap;
 
-	/* Descriptor input. */
+	/* Descriptor input; also the decompressed frame of a trace file. */
 	int fd;
 	const char *name;
 	uint8_t *rbuf;
+	size_t rcap;		/* bytes @rbuf can hold (frames) */
 	size_t rlen;		/* bytes in @rbuf */
-	uint64_t roff;		/* stream offset of rbuf[0] */
+	/*
+	 * Descriptors: the stream offset of rbuf[0].  File input: the bytes
+	 * of the chunk read so far.
+	 */
+	uint64_t roff;
 	int done;		/* end of file, or an error */
 };
 
@@ -82,6 +96,8 @@ static void merge_error(struct merge *m, const char *fmt, ...)
 static inline int key_less(const struct merge_key *x,
 			    const struct merge_key *y)
 {
+	if (x->part != y->part)
+		return x->part < y->part;
 	if (x->gseq != y->gseq)
 		return x->gseq < y->gseq;
 	if (x->ts != y->ts)
@@ -89,18 +105,18 @@ static inline int key_less(const struct merge_key *x,
 	return x->cur < y->cur;
 }
 
-/* The key of the record at @p, which cursor @c is at; @shift: its part's. */
+/* The key of the record at @p, which cursor @c is at, in @part. */
 static inline struct merge_key key_at(const uint8_t *p, unsigned int c,
-				      uint64_t shift)
+				      unsigned int part)
 {
 	return (struct merge_key){
-		gr_le64(p + offsetof(struct grtrace_hdr, gseq)) + shift,
-		gr_le64(p + offsetof(struct grtrace_hdr, ts)), c };
+		gr_le64(p + offsetof(struct grtrace_hdr, gseq)),
+		gr_le64(p + offsetof(struct grtrace_hdr, ts)), c, part };
 }
 
 static struct merge_key key_of(const struct merge *m, unsigned int c)
 {
-	return key_at(m->cur[c].p, c, m->cur[c].shift);
+	return key_at(m->cur[c].p, c, m->cur[c].part);
 }
 
 static inline void heap_down(struct merge *m, unsigned int i)
@@ -142,7 +158,35 @@ static void heap_pop(struct merge *m)
 	heap_down(m, 0);
 }
 
-/* ---- buffer input: the scanner ------------------------------------------- */
+/* ---- file input: the index --------------------------------------------------- */
+
+/*
+ * The input is read through pread() (or from memory): a cursor holds one
+ * window of its CPU's data, so memory stays bounded whatever the size of
+ * the file and wherever each CPU's data lies in it.
+ */
+static int read_at(struct merge *m, uint8_t *dst, size_t off, size_t len)
+{
+	if (m->buf) {
+		memcpy(dst, m->buf + off, len);
+		return 0;
+	}
+	while (len) {
+		ssize_t n = pread(m->in_fd, dst, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			merge_error(m, "cannot read byte %zu: %s", off,
+				    n ? strerror(errno) : "the file shrank");
+			return -1;
+		}
+		dst += n;
+		off += (size_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
 
 static unsigned int cursor_of_cpu(struct merge *m, uint16_t cpu)
 {
@@ -155,52 +199,168 @@ static unsigned int cursor_of_cpu(struct merge *m, uint16_t cpu)
 	m->heap = xrealloc(m->heap, m->ncur * sizeof(*m->heap));
 	memset(&m->cur[c], 0, sizeof(m->cur[c]));
 	m->cur[c].fd = -1;
+	m->cur[c].cpu = cpu;
 	m->cpu_slot[cpu] = c + 1;
 	return c;
 }
 
+static void rbuf_reserve(struct merge_cursor *c, size_t len)
+{
+	if (c->rcap < len) {
+		c->rbuf = xrealloc(c->rbuf, len);
+		c->rcap = len;
+	}
+}
+
+/*
+ * Make the records of @c's buffer from @c->p on available up to the last
+ * whole one; a record cut by the end of the window stays for the next.
+ * Frames (@frame) must hold whole records of their CPU only.  Returns 0
+ * after reporting a bad record (the CPU's data ends there).
+ */
+static int cursor_validate(struct merge *m, struct merge_cursor *c, int frame)
+{
+	size_t off = (size_t)(c->p - c->rbuf);
+	char why[GR_WHY_LEN];
+	long sz = 0;
+
+	while (off < c->rlen) {
+		uint16_t cpu;
+
+		sz = gr_check_record(c->rbuf + off, c->rlen - off, why,
+				     sizeof(why));
+		if (sz <= 0)
+			break;
+		cpu = gr_le16(c->rbuf + off + offsetof(struct grtrace_hdr, cpu));
+		if (frame && cpu != c->cpu) {
+			snprintf(why, sizeof(why), "a record of CPU %u", cpu);
+			sz = -1;
+			break;
+		}
+		off += (size_t)sz;
+	}
+	c->end = c->rbuf + off;
+	if (off == c->rlen || (sz == 0 && !frame))
+		return 1;
+	if (c->chunk.frame)
+		merge_error(m, "frame of CPU %u at byte %zu: %s record at byte %zu of its data: %s",
+			    c->cpu, c->chunk.frame - 1,
+			    sz ? "corrupt" : "truncated", off, why);
+	else
+		merge_error(m, "corrupt record at byte %zu: %s",
+			    c->chunk.off + c->roff - c->rlen + off, why);
+	c->dead = 1;
+	return 0;
+}
+
+/* Begin @c's chunk @ch: a frame is read (and decompressed) whole. */
 static void start_chunk(struct merge *m, struct merge_cursor *c,
 			struct chunk ch)
 {
-	c->p = m->buf + ch.off;
-	c->end = m->buf + ch.end;
-	c->shift = ch.shift;
+	size_t stored = ch.end - ch.off;
+	char why[GR_WHY_LEN];
+
+	c->chunk = ch;
 	c->part = ch.part;
+	c->roff = 0;
+	c->rlen = 0;
+	c->p = c->rbuf;
+	c->end = c->rbuf;
+	if (!ch.frame)
+		return;		/* read window by window: cursor_fill() */
+	if (!ch.raw) {
+		rbuf_reserve(c, stored);
+		if (read_at(m, c->rbuf, ch.off, stored) < 0) {
+			c->dead = 1;
+			return;
+		}
+		c->rlen = stored;
+	} else {
+		uint8_t *z = xmalloc(stored);
+
+		rbuf_reserve(c, ch.raw);
+		if (read_at(m, z, ch.off, stored) < 0) {
+			c->dead = 1;
+		} else if (grf_decompress(c->rbuf, ch.raw, z, stored, why,
+					  sizeof(why)) < 0) {
+			merge_error(m, "frame of CPU %u at byte %zu: %s",
+				    c->cpu, ch.frame - 1, why);
+			c->dead = 1;
+		} else {
+			c->rlen = ch.raw;
+		}
+		free(z);
+		if (c->dead)
+			return;
+	}
+	c->roff = stored;	/* all of it is in */
+	c->p = c->rbuf;
+	cursor_validate(m, c, 1);
 }
 
-#define HDR_GSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, gseq))
-#define HDR_CSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, cseq))
+/*
+ * @c used up what it held: read on in its chunk, or begin its next one.
+ * Returns 1 with a record at @c->p, 0 when its CPU has no more.
+ */
+static int cursor_fill(struct merge *m, struct merge_cursor *c)
+{
+	while (!c->dead) {
+		size_t left = c->chunk.end - c->chunk.off - c->roff, keep, n;
+
+		if (c->p != c->end)
+			return 1;
+		if (!c->chunk.frame && left) {
+			/* A bare stream's chunk: its next window. */
+			keep = c->rlen - (size_t)(c->p - c->rbuf);
+			if (keep)
+				memmove(c->rbuf, c->p, keep);
+			n = left < FD_READ_SIZE ? left : FD_READ_SIZE;
+			rbuf_reserve(c, FD_READ_SIZE + GRTRACE_MAX_RECORD);
+			if (read_at(m, c->rbuf + keep,
+				    c->chunk.off + c->roff, n) < 0) {
+				c->dead = 1;
+				break;
+			}
+			c->roff += n;
+			c->rlen = keep + n;
+			c->p = c->rbuf;
+			if (!cursor_validate(m, c, 0))
+				break;
+			continue;
+		}
+		if (!c->chunk.frame && c->rlen != (size_t)(c->p - c->rbuf)) {
+			/* The scanner validated it: cannot happen. */
+			merge_error(m, "corrupt record at byte %zu: cut by the end of its chunk",
+				    c->chunk.end - (c->rlen - (size_t)(c->p - c->rbuf)));
+			c->dead = 1;
+			break;
+		}
+		if (!c->qlen)
+			break;
+		start_chunk(m, c, c->q[c->qhead]);
+		c->qhead = (c->qhead + 1) & (c->qcap - 1);
+		c->qlen--;
+	}
+	return 0;
+}
 
 /*
- * Records [@off, @end) of one CPU, of the part being scanned; the last one
- * is at @last, with the highest gseq: a CPU's records come in gseq order.
+ * Records [@off, @end) of @cpu, in file order after every chunk of that
+ * CPU queued before; its cursor enters the heap at its first record.
  */
-static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end,
-		       size_t last)
+static void push_chunk(struct merge *m, uint16_t cpu, struct chunk ch)
 {
 	unsigned int ci = cursor_of_cpu(m, cpu);
 	struct merge_cursor *c = &m->cur[ci];
-	uint64_t top = HDR_GSEQ(m->buf + last);
 	struct chunk *tail;
 
-	c->scan_last = top;
-	c->scan_cseq = HDR_CSEQ(m->buf + last);
-	c->scan_part = m->part + 1;
-	if (top + m->shift > m->scan_max)
-		m->scan_max = top + m->shift;
-	if (!c->in_heap) {
-		start_chunk(m, c, (struct chunk){ off, end, m->shift, m->part });
-		heap_push(m, ci);
+	if (c->dead)
 		return;
-	}
 	/* @qcap is a power of two: the ring wraps with a mask. */
 	tail = c->qlen ? &c->q[(c->qhead + c->qlen - 1) & (c->qcap - 1)] : NULL;
-	if (tail && tail->end == off && tail->part == m->part) {
-		tail->end = end;
-		return;
-	}
-	if (!tail && c->end == m->buf + off && c->part == m->part) {
-		c->end = m->buf + end;
+	if (tail && !ch.frame && !tail->frame && tail->end == ch.off &&
+	    tail->part == ch.part) {
+		tail->end = ch.end;
 		return;
 	}
 	if (c->qlen == c->qcap) {
@@ -214,8 +374,35 @@ static void push_chunk(struct merge *m, uint16_t cpu, size_t off, size_t end,
 		c->qcap = ncap;
 		c->qhead = 0;
 	}
-	c->q[(c->qhead + c->qlen++) & (c->qcap - 1)] =
-		(struct chunk){ off, end, m->shift, m->part };
+	c->q[(c->qhead + c->qlen++) & (c->qcap - 1)] = ch;
+}
+
+/* ---- a bare stream: the scanner ------------------------------------------- */
+
+#define HDR_GSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, gseq))
+#define HDR_CSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, cseq))
+#define SCAN_WINDOW	(4u << 20)
+
+struct scan_run {
+	size_t start;		/* the run of one CPU being scanned */
+	uint16_t cpu;
+	uint64_t last_gseq;	/* of its last record */
+	uint64_t last_cseq;
+};
+
+/* The run [@r->start, @end) of one CPU goes to its cursor's queue. */
+static void end_run(struct merge *m, struct scan_run *r, size_t end)
+{
+	struct merge_cursor *c;
+
+	if (end == r->start)
+		return;
+	c = &m->cur[cursor_of_cpu(m, r->cpu)];
+	c->scan_last = r->last_gseq;
+	c->scan_cseq = r->last_cseq;
+	c->scan_part = m->part + 1;
+	push_chunk(m, r->cpu, (struct chunk){ r->start, end, 0, 0, m->part });
+	r->start = end;
 }
 
 /*
@@ -234,16 +421,8 @@ static uint64_t scan_last(struct merge *m, uint16_t cpu, uint64_t *cseq)
 	return c->scan_last;
 }
 
-/* What follows is another module load's: above every gseq scanned. */
-static void new_part(struct merge *m)
-{
-	m->part++;
-	m->shift = m->scan_max + 1;
-	m->have_si = 0;
-}
-
 /* A STREAM_INFO at @p, about to be scanned: does it begin a new part? */
-static void scan_stream_info(struct merge *m, const uint8_t *p)
+static int scan_stream_info(struct merge *m, const uint8_t *p)
 {
 	uint64_t ts = gr_le64(p + offsetof(struct grtrace_hdr, ts));
 	uint64_t gseq = gr_le64(p + offsetof(struct grtrace_hdr, gseq));
@@ -251,122 +430,177 @@ static void scan_stream_info(struct merge *m, const uint8_t *p)
 					    session_id));
 	uint64_t feat = gr_le64(p + offsetof(struct grtrace_stream_info,
 					     features));
+	int restart;
 
 	/* Without FEAT_GSEQ every gseq is 0 and ts order is the merge's. */
-	if (m->have_si && sid <= m->si_session &&
-	    (!(feat & GRTRACE_FEAT_GSEQ) ||
-	     (gseq <= m->si_gseq && ts > m->si_ts)))
-		new_part(m);
+	restart = m->have_si && sid <= m->si_session &&
+		  (!(feat & GRTRACE_FEAT_GSEQ) ||
+		   (gseq <= m->si_gseq && ts > m->si_ts));
 	m->have_si = 1;
 	m->si_session = sid;
 	m->si_gseq = gseq;
 	m->si_ts = ts;
+	return restart;
 }
 
 /*
- * Scan records up to byte @until, handing runs of one CPU to its cursor.
- * A CPU's gseq and cseq only grow within a module load: both falling back
- * (cseq by more than one record, which would be a record merely out of
- * place) begin a new part.
+ * Walk a bare stream once, window by window, validating every record and
+ * handing runs of one CPU to its cursor.  A CPU's gseq and cseq only grow
+ * within a module load: both falling back (cseq by more than one record,
+ * which would be a record merely out of place) begin a new part, and so
+ * does a STREAM_INFO of an older session (see merge.h).
  */
-static void scan(struct merge *m, size_t until)
+static void scan_bare(struct merge *m)
 {
-	size_t run_start = m->scan_pos, pos = m->scan_pos, last = pos;
-	uint16_t run_cpu = 0;
-	uint64_t prev = 0;	/* gseq of the CPU's record before */
-	uint64_t run_cseq = 0;	/* cseq of its record before the run */
+	uint8_t *w = xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
+	struct scan_run run = { 0 };
+	size_t wbase = 0, wlen = 0, pos = 0;
+	uint64_t prev = 0, prev_cseq = 0;
 	char why[GR_WHY_LEN];
 
-	while (pos < m->len && pos < until) {
-		const uint8_t *p = m->buf + pos;
-		uint64_t gseq;
-		uint16_t cpu;
+	while (pos < m->len) {
+		const uint8_t *p;
+		size_t avail;
+		uint64_t gseq, cseq;
+		uint16_t cpu, type;
 		long sz;
 
+		if (pos + GRTRACE_MAX_RECORD > wbase + wlen &&
+		    wbase + wlen < m->len) {
+			wbase = pos;
+			wlen = m->len - pos;
+			if (wlen > SCAN_WINDOW + GRTRACE_MAX_RECORD)
+				wlen = SCAN_WINDOW + GRTRACE_MAX_RECORD;
+			if (read_at(m, w, wbase, wlen) < 0)
+				break;
+		}
+		p = w + (pos - wbase);
+		avail = wbase + wlen - pos;
 		__builtin_prefetch(p + SCAN_PREFETCH);
 
 		/* Almost every record is a job event: check those inline. */
-		if (m->len - pos >= sizeof(struct grtrace_job_event) &&
+		type = avail >= GR_HDR_SIZE ?
+		       gr_le16(p + offsetof(struct grtrace_hdr, type)) : 0;
+		if (avail >= sizeof(struct grtrace_job_event) &&
 		    gr_le16(p + offsetof(struct grtrace_hdr, size)) ==
-		    sizeof(struct grtrace_job_event) &&
-		    gr_type_is_job(gr_le16(p + offsetof(struct grtrace_hdr, type))))
+		    sizeof(struct grtrace_job_event) && gr_type_is_job(type))
 			sz = sizeof(struct grtrace_job_event);
-		else if ((sz = gr_check_record(p, m->len - pos, why,
-					       sizeof(why))) > 0 &&
-			 gr_le16(p + offsetof(struct grtrace_hdr, type)) ==
-			 GRTRACE_REC_STREAM_INFO) {
-			/* It may begin a new part: the run before is not in it. */
-			if (pos != run_start)
-				push_chunk(m, run_cpu, run_start, pos, last);
-			run_start = pos;
-			scan_stream_info(m, p);
-		}
-
+		else
+			sz = gr_check_record(p, avail, why, sizeof(why));
 		if (sz <= 0) {
 			merge_error(m, "%s record at byte %zu: %s",
 				    sz == 0 ? "truncated" : "corrupt", pos, why);
-			m->scan_done = 1;
 			break;
 		}
 		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
 		gseq = HDR_GSEQ(p);
-		if (pos == run_start || cpu != run_cpu) {
-			if (pos != run_start)
-				push_chunk(m, run_cpu, run_start, pos, last);
-			run_start = pos;
-			run_cpu = cpu;
-			prev = scan_last(m, cpu, &run_cseq);
+		cseq = HDR_CSEQ(p);
+		if (type == GRTRACE_REC_STREAM_INFO && scan_stream_info(m, p)) {
+			end_run(m, &run, pos);
+			m->part++;
+			m->have_si = 1;
 		}
-		if (gseq < prev &&
-		    HDR_CSEQ(p) + 1 < (pos != run_start ? HDR_CSEQ(m->buf + last) :
-				       run_cseq)) {
-			if (pos != run_start)
-				push_chunk(m, run_cpu, run_start, pos, last);
-			run_start = pos;
-			new_part(m);
+		if (pos == run.start || cpu != run.cpu) {
+			end_run(m, &run, pos);
+			run.cpu = cpu;
+			prev = scan_last(m, cpu, &prev_cseq);
+		}
+		if (gseq < prev && cseq + 1 < prev_cseq) {
+			end_run(m, &run, pos);
+			m->part++;
+			m->have_si = 0;
 		}
 		prev = gseq;
-		last = pos;
+		prev_cseq = cseq;
+		run.last_gseq = gseq;
+		run.last_cseq = cseq;
 		pos += (size_t)sz;
 	}
-	if (pos != run_start)
-		push_chunk(m, run_cpu, run_start, pos, last);
-	m->scan_pos = pos;
-	if (pos >= m->len)
-		m->scan_done = 1;
+	end_run(m, &run, pos);
+	free(w);
 }
 
-/* Give back the mapped pages every cursor has passed. */
-static void drop_read_pages(struct merge *m)
+/* ---- a trace file: the frame index ----------------------------------------- */
+
+/*
+ * Walk the headers of a trace file (records are read later, by the
+ * cursors): every frame goes to its CPU's queue, every file header after
+ * the first begins the next part.
+ */
+static void scan_frames(struct merge *m)
 {
-	size_t low = m->scan_pos, page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t hdr[GRF_HEADER_MAX];
+	char why[GR_WHY_LEN];
+	size_t pos = 0;
+
+	while (pos < m->len) {
+		size_t n = m->len - pos < sizeof(hdr) ? m->len - pos : sizeof(hdr);
+		struct grf_header h;
+		struct grf_frame f;
+
+		if (read_at(m, hdr, pos, n < GRF_HEADER_MAX ? n : GRF_HEADER_MAX) < 0)
+			return;
+		if (grf_is_header(hdr, n)) {
+			if (grf_parse_header(hdr, n, &h, why, sizeof(why)) < 0) {
+				merge_error(m, "header at byte %zu: %s", pos, why);
+				return;
+			}
+			if (m->nfiles++)
+				m->part++;
+			else
+				m->file = h;
+			pos += h.size;
+			continue;
+		}
+		if (grf_parse_frame(hdr, m->len - pos, &f, why, sizeof(why)) < 0) {
+			merge_error(m, "byte %zu: %s", pos, why);
+			return;
+		}
+		push_chunk(m, f.cpu, (struct chunk){
+			pos + GRF_FRAME_SIZE, pos + GRF_FRAME_SIZE + f.stored,
+			pos + 1, f.flags & GRF_FRAME_ZSTD ? f.raw : 0, m->part });
+		pos += GRF_FRAME_SIZE + f.stored;
+	}
+}
+
+static void init_input(struct merge *m)
+{
+	uint8_t magic[GRF_MAGIC_LEN];
 	unsigned int i;
 
-	for (i = 0; i < m->nheap; i++) {
-		size_t off = (size_t)(m->cur[m->heap[i].cur].p - m->buf);
+	m->cpu_slot = calloc(NR_CPU_IDS, sizeof(*m->cpu_slot));
+	if (!m->cpu_slot)
+		fatal("out of memory");
+	if (m->len >= GRF_MAGIC_LEN &&
+	    read_at(m, magic, 0, GRF_MAGIC_LEN) == 0 &&
+	    grf_is_header(magic, GRF_MAGIC_LEN))
+		scan_frames(m);
+	else if (m->len)
+		scan_bare(m);
+	for (i = 0; i < m->ncur; i++) {
+		struct merge_cursor *c = &m->cur[i];
 
-		if (off < low)
-			low = off;
+		c->p = c->end = c->rbuf;
+		if (cursor_fill(m, c))
+			heap_push(m, i);
 	}
-	low &= ~(page - 1);
-	if (low < m->dropped_to + DROP_MIN)
-		return;
-	madvise((void *)(m->buf + m->dropped_to), low - m->dropped_to,
-		MADV_DONTNEED);
-	m->dropped_to = low;
 }
 
-void merge_init_buf(struct merge *m, const void *buf, size_t len, int mapped)
+void merge_init_buf(struct merge *m, const void *buf, size_t len)
 {
 	memset(m, 0, sizeof(*m));
 	m->buf = buf;
 	m->len = len;
-	m->mapped = mapped;
-	m->cpu_slot = calloc(NR_CPU_IDS, sizeof(*m->cpu_slot));
-	if (!m->cpu_slot)
-		fatal("out of memory");
-	if (!len)
-		m->scan_done = 1;
+	m->in_fd = -1;
+	init_input(m);
+}
+
+void merge_init_file(struct merge *m, int fd, size_t len)
+{
+	memset(m, 0, sizeof(*m));
+	m->in_fd = fd;
+	m->len = len;
+	init_input(m);
 }
 
 /* ---- descriptor input ------------------------------------------------------ */
@@ -429,7 +663,7 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 	unsigned int i;
 
 	memset(m, 0, sizeof(*m));
-	m->scan_done = 1;
+	m->in_fd = -1;
 	m->cur = calloc(n ? n : 1, sizeof(*m->cur));
 	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
 	if (!m->cur || !m->heap)
@@ -457,12 +691,20 @@ static int refill(struct merge *m, struct merge_cursor *c)
 		fd_fill(m, c);
 		return c->p != c->end;
 	}
-	if (!c->qlen)
-		return 0;
-	start_chunk(m, c, c->q[c->qhead]);
-	c->qhead = (c->qhead + 1) & (c->qcap - 1);
-	c->qlen--;
-	return 1;
+	return cursor_fill(m, c);
+}
+
+/* Where the record at @c->p is: in the file, or in its stream (fds). */
+static uint64_t cursor_offset(const struct merge_cursor *c)
+{
+	size_t in = (size_t)(c->p - c->rbuf);
+
+	if (c->fd >= 0)
+		return c->roff + in;
+	/* A compressed frame's records are found by the frame's offset. */
+	if (c->chunk.raw)
+		return c->chunk.frame - 1;
+	return c->chunk.off + c->roff - c->rlen + in;
 }
 
 int merge_next(struct merge *m, struct gr_rec *rec)
@@ -482,31 +724,17 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 		__builtin_prefetch(c->p + MERGE_PREFETCH);
 		if (c->p != c->end || refill(m, c)) {
 			/* The key goes straight into the heap: no copy to reload. */
-			m->heap[0] = key_at(c->p, ci, c->shift);
+			m->heap[0] = key_at(c->p, ci, c->part);
 			heap_down(m, 0);
 		} else {
 			heap_pop(m);
 		}
-		if (m->mapped && ++m->since_drop == DROP_EVERY) {
-			m->since_drop = 0;
-			drop_read_pages(m);
-		}
-	}
-	/* Keep the scanner ahead of the record about to be delivered. */
-	while (!m->scan_done) {
-		size_t at = m->nheap ?
-			(size_t)(m->cur[m->heap[0].cur].p - m->buf) : m->scan_pos;
-
-		if (m->scan_pos >= at + MERGE_LOOKAHEAD)
-			break;
-		scan(m, at + 2 * (size_t)MERGE_LOOKAHEAD);
 	}
 	if (!m->nheap)
 		return 0;
 	c = &m->cur[m->heap[0].cur];
 	gr_parse_hdr(c->p, rec);
-	rec->offset = c->fd >= 0 ? c->roff + (uint64_t)(c->p - c->rbuf) :
-		      (uint64_t)(c->p - m->buf);
+	rec->offset = cursor_offset(c);
 	m->delivered = 1;
 	if (c->part > m->part_out) {
 		m->part_out = c->part;

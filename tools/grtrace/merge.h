@@ -4,37 +4,36 @@
  *
  * Two kinds of input:
  *
- * - A file written by "grtrace record" (mapped, or any buffer): a
- *   concatenation of chunks of whole records, each chunk from one CPU, so
- *   the order of one CPU's records in the file is their gseq order.  A
- *   scanner walks the file once, validating every record and cutting it
- *   into per-CPU chunks; one cursor per CPU consumes its chunks.  The
- *   scanner stays MERGE_LOOKAHEAD bytes ahead of the merge so that a CPU
- *   whose chunk was written late is still merged in order; a record found
- *   behind the merge anyway is delivered late (the caller sees its gseq go
- *   backwards).  Memory: a chunk list per CPU for the look-ahead window.
+ * - A file (or any buffer): a trace file written by "grtrace record", or
+ *   a bare stream (the records alone, as "record" wrote them before the
+ *   trace file existed).  One pass lists every CPU's data in file order:
+ *   a trace file's frame headers, or a bare stream's records, validated
+ *   and cut into runs of one CPU.  Then one cursor per CPU reads its data
+ *   through a window of its own, wherever in the file it lies: the merge
+ *   is exact whatever order the CPUs were drained in, and memory does not
+ *   grow with the file (a window per CPU, and the list).
  *
  * - Per-CPU file descriptors (the debugfs events<cpu> files): each read to
  *   its end through a buffer of its own.
  *
- * A binary heap of cursors keyed by the gseq of their next record gives
- * the merged order.
+ * A binary heap of cursors keyed by (part, gseq, ts) of their next record
+ * gives the merged order.
  *
- * gseq grows for the lifetime of the module, so it restarts only when the
- * module was reloaded between two parts of a file (two recordings joined,
- * or one spanning a reload).  The scanner begins a new part where a CPU's
- * gseq falls below that CPU's record before it in the file and its cseq
- * falls by more than one (by one, the record is only out of place), or at a
- * STREAM_INFO whose session id and gseq are not above those of the
+ * A file may hold several parts, merged one after the other: in a trace
+ * file each file header after the first begins one (recordings joined
+ * with cat).  In a bare stream gseq grows for the lifetime of the module,
+ * so it restarts only when the module was reloaded between two parts (two
+ * recordings joined, or one spanning a reload): a new part begins where a
+ * CPU's gseq falls below that CPU's record before it in the file and its
+ * cseq falls by more than one (by one, the record is only out of place),
+ * or at a STREAM_INFO whose session id and gseq are not above those of the
  * STREAM_INFO before it but whose timestamp is (within one module load all
  * three grow, whatever the order of the CPUs' chunks in the file; without
- * FEAT_GSEQ the session id alone tells).  Every record after that point in
- * the file is in the new part, whose gseqs are shifted above every one
- * scanned before: each part is merged on its own, after the part before.
- * Not told apart: a new part's first records from a CPU that had none in
- * the part before, when they come before any sign of the restart, and a
- * part whose clock starts below the one before (another boot) and has no
- * CPU in common with it.
+ * FEAT_GSEQ the session id alone tells).  Not told apart in a bare stream:
+ * a new part's first records from a CPU that had none in the part before,
+ * when they come before any sign of the restart, and a part whose clock
+ * starts below the one before (another boot) and has no CPU in common
+ * with it.
  */
 #ifndef GRTRACE_MERGE_H
 #define GRTRACE_MERGE_H
@@ -43,31 +42,28 @@
 #include <stdint.h>
 
 #include "stream.h"
-
-#define MERGE_LOOKAHEAD	(16u << 20)
+#include "trace-file.h"
 
 struct merge_cursor;
 
 struct merge_key {
-	uint64_t gseq;		/* the record's, plus its part's shift */
+	uint64_t gseq;
 	uint64_t ts;
 	unsigned int cur;
+	unsigned int part;
 };
 
 struct merge {
-	/* The file, for buffer input. */
+	/* The file: in memory (@buf), or read from @in_fd. */
 	const uint8_t *buf;
+	int in_fd;
 	size_t len;
-	size_t scan_pos;	/* the scanner's next record */
-	int scan_done;
-	int mapped;		/* @buf is our mmap: drop what was read */
-	size_t dropped_to;	/* pages below this were given back */
-	uint64_t since_drop;	/* records merged since the last drop */
+	/* A trace file's first header, if it has one (@nfiles). */
+	struct grf_header file;
+	unsigned int nfiles;
 
-	/* Parts of the file, as the scanner finds them (buffer input). */
+	/* Parts of the file, as the scanner finds them. */
 	unsigned int part;	/* the part being scanned, from 0 */
-	uint64_t shift;		/* added to its gseqs */
-	uint64_t scan_max;	/* highest shifted gseq scanned */
 	int have_si;		/* a STREAM_INFO was scanned; the last one's: */
 	uint64_t si_session;
 	uint64_t si_gseq;
@@ -87,8 +83,10 @@ struct merge {
 	char errmsg[GR_ERRMSG_LEN + 64];
 };
 
-/* Merge the file in @buf; with @mapped, @buf is an mmap of @len bytes. */
-void merge_init_buf(struct merge *m, const void *buf, size_t len, int mapped);
+/* Merge the @len bytes of a file in @buf. */
+void merge_init_buf(struct merge *m, const void *buf, size_t len);
+/* Merge the @len bytes of the regular file @fd, read with pread(). */
+void merge_init_file(struct merge *m, int fd, size_t len);
 /* Merge @n descriptors read to their ends; @names for messages. */
 void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 		    unsigned int n);

@@ -46,7 +46,7 @@ static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
 	struct rp *rp;
 	int n;
 
-	merge_init_buf(&m, data, size, 0);
+	merge_init_buf(&m, data, size);
 	rp = rp_new(o, devnull);
 	while ((n = merge_next(&m, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace: the trace file written by "grtrace record".
+ *
+ * A file header, then frames.  Each frame holds whole records of one CPU's
+ * stream, in that stream's order, as the recorder drained them; frames of
+ * different CPUs interleave in whatever order the CPUs were drained.  A
+ * reader walks the frame headers once (they chain by their lengths) to
+ * list every CPU's frames, and merges the CPUs exactly, wherever in the
+ * file each CPU's data landed.  Another file header where a frame is
+ * expected begins another recording (files joined with cat): it is merged
+ * after the one before.  The layout is in Documentation/gpu/grtrace.rst,
+ * "The trace file"; every integer is little-endian.
+ *
+ * Files written before the trace file existed are a bare stream (records
+ * only, no header); readers still take them.
+ */
+#ifndef GRTRACE_TRACE_FILE_H
+#define GRTRACE_TRACE_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GRF_MAGIC		"GRTRACE\0"
+#define GRF_MAGIC_LEN		8
+#define GRF_VERSION		1
+#define GRF_FIXED_SIZE		24u	/* header before its key=value text */
+#define GRF_HEADER_MAX		4096u
+#define GRF_FLAG_ZSTD		0x1	/* frames may be zstd-compressed */
+
+#define GRF_FRAME_MAGIC		"GRFR"
+#define GRF_FRAME_SIZE		16u
+#define GRF_FRAME_ZSTD		0x1
+/* More than any frame "record" writes; a reader refuses bigger ones. */
+#define GRF_FRAME_MAX		(16u << 20)
+
+/* The header, decoded; the text fields are NUL-terminated. */
+struct grf_header {
+	uint32_t size;		/* of the header, text and padding included */
+	uint16_t version;
+	uint16_t flags;
+	uint32_t stream_format;	/* the kernel's GRTRACE_FORMAT_VERSION */
+	uint32_t nr_cpus;
+	char kernel[128];
+	char host[128];
+	char clock[32];
+	uint64_t session;
+	uint64_t started;	/* wall clock, seconds since the epoch */
+};
+
+struct grf_frame {
+	uint16_t cpu;
+	uint16_t flags;
+	uint32_t stored;	/* bytes after the frame header */
+	uint32_t raw;		/* bytes of records once decompressed */
+};
+
+/* Whether @buf (@len bytes) begins with a file header's magic. */
+int grf_is_header(const uint8_t *buf, size_t len);
+
+/*
+ * Decode the header at @buf; 0, or -1 with the problem in @why (worded
+ * after "header at byte N: ").
+ */
+int grf_parse_header(const uint8_t *buf, size_t len, struct grf_header *h,
+		     char *why, size_t whylen);
+
+/* Decode the frame header at @buf; 0, or -1 with the problem in @why. */
+int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
+		    char *why, size_t whylen);
+
+/*
+ * Encode @h into @buf (GRF_HEADER_MAX bytes): returns its size, a multiple
+ * of 8.  h->size is ignored.
+ */
+size_t grf_encode_header(const struct grf_header *h, uint8_t *buf);
+
+/* The 16 bytes of a frame header. */
+void grf_encode_frame(const struct grf_frame *f, uint8_t *buf);
+
+/*
+ * Decompress a zstd frame's @stored bytes at @src into @dst, which must
+ * hold exactly @raw bytes: 0, or -1 with the problem in @why.
+ */
+int grf_decompress(void *dst, size_t raw, const void *src, size_t stored,
+		   char *why, size_t whylen);
+
+/*
+ * Compress @len bytes at @src for a frame with @level: the compressed size
+ * in *@outp (a buffer of this thread's, valid until its next call), or -1
+ * if compressing did not pay or failed (the frame is then stored raw).
+ */
+long grf_compress(const void *src, size_t len, int level, void **outp);
+/* Free this thread's compression state. */
+void grf_compress_done(void);
+
+#endif /* GRTRACE_TRACE_FILE_H */
