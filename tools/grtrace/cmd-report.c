@@ -70,6 +70,8 @@ static const char report_help[] =
 	"                         while it ran; 0: off (preempt_min, 1)\n"
 	"      --busy-pct P       bottleneck: a ring busy P% or more (busy_pct, 90)\n"
 	"      --queue-ratio R    bottleneck: p90 t_queue >= R x p90 t_exec (queue_ratio, 2)\n"
+	"      --hang-ms N        hung ring: a job started N ms or more before the end\n"
+	"                         and never ended (hang_ms, 1000); it is busy until the end\n"
 	"  error: the job had an ERROR event (always on)\n"
 	"\n"
 	"Limits:\n"
@@ -85,7 +87,7 @@ enum {
 	OPT_PER_RING = 256, OPT_PER_CTX, OPT_TOPN, OPT_HIST, OPT_LIMIT,
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
 	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
-	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_MAX_OPEN,
+	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN,
 };
 
 static const struct option report_opts[] = {
@@ -108,6 +110,7 @@ static const struct option report_opts[] = {
 	{ "preempt-min",   required_argument, NULL, OPT_PREEMPT_MIN },
 	{ "busy-pct",      required_argument, NULL, OPT_BUSY_PCT },
 	{ "queue-ratio",   required_argument, NULL, OPT_QUEUE_RATIO },
+	{ "hang-ms",       required_argument, NULL, OPT_HANG_MS },
 	{ "max-open",      required_argument, NULL, OPT_MAX_OPEN },
 	{ "help",          no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -124,6 +127,7 @@ static const struct {
 	{ "preempt-min", "preempt_min" },
 	{ "busy-pct", "busy_pct" },
 	{ "queue-ratio", "queue_ratio" },
+	{ "hang-ms", "hang_ms" },
 };
 
 #define NR_RULE_OPTS	(sizeof(rule_of_opt) / sizeof(rule_of_opt[0]))

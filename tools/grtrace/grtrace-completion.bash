@@ -12,7 +12,7 @@ _grtrace_words() {
 			      --hist --limit --since --until --ring --ctx
 			      --engine --rules --long-queue-us --slow-exec-us
 			      --dep-wait-us --preempt-min --busy-pct
-			      --queue-ratio --max-open -h --help" ;;
+			      --queue-ratio --hang-ms --max-open -h --help" ;;
 	config)		echo "level= clock= filter_type_mask= filter_engine_mask=
 			      filter_ring_id= reset_stats=1 -h --help" ;;
 	*)		echo "-h --help" ;;
@@ -43,7 +43,7 @@ _grtrace() {
 		return ;;
 	-d|--duration|-b|--buffer-size|--topn|--limit|--since|--until|--ring|\
 	--ctx|--long-queue-us|--slow-exec-us|--dep-wait-us|--preempt-min|\
-	--busy-pct|--queue-ratio|--max-open)
+	--busy-pct|--queue-ratio|--hang-ms|--max-open)
 		return ;;
 	esac
 	if [ "$cmd" = help ]; then

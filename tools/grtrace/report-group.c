@@ -30,6 +30,7 @@ void rp_default_rules(struct rp_rules *rules)
 	rules->preempt_min = 1;
 	rules->busy_pct = 90;
 	rules->queue_ratio = 2;
+	rules->hang_ms = 1000;
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -80,6 +81,9 @@ int rp_set_rule(struct rp_rules *rules, const char *key, const char *val)
 		return parse_double(val, 0, 100, &rules->busy_pct);
 	if (!strcmp(key, "queue_ratio"))
 		return parse_double(val, 0, 1e9, &rules->queue_ratio);
+	if (!strcmp(key, "hang_ms"))
+		return parse_u64(val, &rules->hang_ms) ||
+		       rules->hang_ms > UINT64_MAX / 1000000 ? -1 : 0;
 	return -1;
 }
 
@@ -230,7 +234,7 @@ void group_free(struct group *g)
 
 /* ---- the bottleneck hint ----------------------------------------------------------- */
 
-static void fmt_ns(char *buf, size_t len, uint64_t ns)
+void fmt_ns(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 10000)
 		snprintf(buf, len, "%" PRIu64 " ns", ns);
@@ -240,6 +244,19 @@ static void fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+int ring_hung(struct rp *rp, struct ring *r, char *buf, size_t len)
+{
+	char since[32];
+
+	if (!r->hung)
+		return 0;
+	fmt_ns(since, sizeof(since), r->hung_since - rp->t0);
+	snprintf(buf, len, "ring %" PRIu32 " %s hung: %" PRIu64 ":%" PRIu64 " running since %s into the trace and never ended, %" PRIu32 " jobs queued behind it",
+		 r->ring_id, r->name[0] ? r->name : "(unnamed)", r->hung_ctx,
+		 r->hung_seqno, since, r->hung_behind);
+	return 1;
 }
 
 int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)

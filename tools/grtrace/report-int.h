@@ -75,6 +75,13 @@ struct ring {
 	uint32_t rq_head;	/* jobs committed, not ended: oldest first */
 	uint32_t rq_tail;
 	uint32_t rq_len;
+	/* A job started long before the end and never ended (rp_finish()). */
+	int hung;
+	uint64_t hung_ctx;
+	uint64_t hung_seqno;
+	uint64_t hung_since;
+	uint32_t hung_behind;	/* jobs committed behind it, not ended */
+	uint32_t running;	/* jobs started, not ended, at the end */
 	struct group g;
 };
 
@@ -158,6 +165,7 @@ struct rp {
 	uint64_t inconsistent;	/* metrics left NA: events out of order */
 	uint64_t late_start;	/* START after END: ignored */
 	uint64_t no_start;	/* END too early to derive the start from */
+	uint64_t rings_hung;	/* a job ran hang_ms and never ended */
 
 	/* The window: [t0 + since, t0 + until or the last ts]. */
 	uint64_t win_start;
@@ -205,6 +213,10 @@ struct rp {
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		    uint64_t end);
 uint64_t group_busy(const struct group *g);
+/* @ns as "123 ns", "12.3 us", "1.23 ms" or "1.234 s". */
+void fmt_ns(char *buf, size_t len, uint64_t ns);
+/* "ring N NAME hung: ..." into @buf if the ring hung: 1, else 0. */
+int ring_hung(struct rp *rp, struct ring *r, char *buf, size_t len);
 void group_add_row(struct group *g, const struct row *row);
 
 /* Queue depth: every COMMIT and END of a job calls this, so it is inline. */

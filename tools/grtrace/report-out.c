@@ -635,6 +635,8 @@ static void ring_table(struct rp *rp, struct fields *f, void *item)
 	group_fields(rp, f, r ? &r->g : NULL);
 	f_str(f, "bottleneck", r && ring_hint(rp, r, hint, sizeof(hint)) ?
 	      hint : NULL);
+	f_str(f, "hung", r && ring_hung(rp, r, hint, sizeof(hint)) ?
+	      hint : NULL);
 }
 
 static void ctx_table(struct rp *rp, struct fields *f, void *item)
@@ -957,6 +959,8 @@ static void text_types(struct rp *rp)
 static void text_warnings(struct rp *rp, const struct rp_input *in)
 {
 	FILE *o = rp->out;
+	char since[32];
+	uint32_t i;
 
 	if (rp->version_max > GRTRACE_FORMAT_VERSION)
 		fprintf(o, "warning:  stream format version %u is newer than this tool's (%u): fields it does not know were ignored\n",
@@ -988,6 +992,16 @@ static void text_warnings(struct rp *rp, const struct rp_input *in)
 	if (rp->key_reuse_done)
 		fprintf(o, "warning:  %" PRIu64 " jobs were submitted with a seqno not above their context's highest: a ctx:seqno reused after its job, each job its own row\n",
 			rp->key_reuse_done);
+	for (i = 0; rp->rings_hung && i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!r->hung)
+			continue;
+		fmt_ns(since, sizeof(since), r->hung_since - rp->t0);
+		fprintf(o, "warning:  ring %" PRIu32 " %s hung: %" PRIu64 ":%" PRIu64 " running since %s into the trace and never ended, %" PRIu32 " jobs queued behind it\n",
+			r->ring_id, r->name[0] ? r->name : "(unnamed)",
+			r->hung_ctx, r->hung_seqno, since, r->hung_behind);
+	}
 	if (in->error)
 		fprintf(o, "error:    %s: the report covers the records before it\n",
 			in->error);
@@ -1245,6 +1259,7 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "late_start", rp->late_start);
 	f_u64(&f, "key_reuse", rp->key_reuse);
 	f_u64(&f, "start_not_derived", rp->no_start);
+	f_u64(&f, "rings_hung", rp->rings_hung);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
 	f_u64(&f, "gseq_restarts", rp->restarts);
 	f_u64(&f, "jobs_closed_at_restart", rp->closed_at_restart);
@@ -1269,6 +1284,7 @@ static void json_rules(struct rp *rp)
 	f_u64(&f, "preempt_min", ru->preempt_min);
 	f_dbl(&f, "busy_pct", ru->busy_pct);
 	f_dbl(&f, "queue_ratio", ru->queue_ratio);
+	f_u64(&f, "hang_ms", ru->hang_ms);
 	f_key(&f, "hits");
 	l_ch(&l, '{');
 	for (k = 0; k < NR_LABELS; k++) {

@@ -905,11 +905,53 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	return rp;
 }
 
+/*
+ * A job that started and never ended keeps its ring busy until the end of
+ * the trace; one that ran hang_ms or more by then hung its ring, and the
+ * jobs committed behind it never ran.
+ */
+static void note_running(struct rp *rp, uint64_t end)
+{
+	uint64_t hang = rp->o.rules.hang_ms * 1000000;
+	uint32_t i;
+
+	for (i = rp->lru_head; i != NIL; i = rp->jobs[i].lru_next) {
+		struct job *j = &rp->jobs[i];
+		struct ring *r = &rp->rings[j->ring];
+		uint64_t start = j->ts[ST_START];
+
+		if (!(j->have & (1u << ST_START)) || (j->have & (1u << ST_END)) ||
+		    start >= end)
+			continue;
+		r->running++;
+		if (j->selected) {
+			if (rp->o.per_ring)
+				group_add_busy(rp, &r->g, start, end);
+			if (rp->o.per_ctx)
+				group_add_busy(rp, &rp->ctxs[j->ctxo].g, start, end);
+		}
+		if (end - start >= hang && (!r->hung || start < r->hung_since)) {
+			r->hung = 1;
+			r->hung_ctx = j->ctx;
+			r->hung_seqno = j->seqno;
+			r->hung_since = start;
+		}
+	}
+	for (i = 0; i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		r->hung_behind = r->rq_len > r->running ? r->rq_len - r->running : 0;
+		if (r->hung)
+			rp->rings_hung++;
+	}
+}
+
 int rp_finish(struct rp *rp, const struct rp_input *in)
 {
 	uint64_t end = rp_window_end(rp);
 	uint32_t i;
 
+	note_running(rp, end);
 	/* What is still open ends with the trace. */
 	while (rp->lru_head != NIL)
 		job_finish(rp, rp->lru_head, NULL, end);

@@ -27,6 +27,7 @@ struct rp_rules {
 	uint64_t preempt_min;		/* preemptions at least: preempted */
 	double busy_pct;		/* a ring this busy is saturated */
 	double queue_ratio;		/* p90 t_queue >= this x p90 t_exec */
+	uint64_t hang_ms;		/* running this long at the end: hung */
 };
 
 struct rp_opts {

@@ -171,8 +171,9 @@ BASIC_RULES = ["--long-queue-us", "5", "--slow-exec-us", "9",
 BASIC_RINGS = {
     0: dict(ring_name="gfx0", engine="gfx", driver="testdrv", jobs=4,
             window_ns=49000,
-            # [3000,13000] + [13000,20000] + [20000,30000]
-            busy_ns=27000, busy_pct=55.102,
+            # [3000,13000] + [13000,20000] + [20000,30000], and 100:4
+            # started at 45000 and never ended: busy until 50000
+            busy_ns=32000, busy_pct=65.306,
             # 500x1 + 1500x2 + 9000x3 + 7000x2 + 10000x1 + 5500x1 = 60000
             depth_avg=1.224, depth_max=3,
             t_submit_host_count=4, t_submit_host_p50=1000,
@@ -545,9 +546,57 @@ SKEW_JOBS = {
                   t_queue=0, t_exec=1000, t_complete=100, t_total=2200),
 }
 
+def hung():
+    """A ring hangs: one job starts at 300 ns and never ends, 18 more
+    are committed behind it; the other ring runs jobs until 10 s."""
+    t = Trace()
+    t.stream_info(100)
+    t.metadata(100, RINGS)
+    j = lambda ts, n, s, **k: t.ev(ts, n, 70, s, 0, GFX, **k)
+    c = lambda ts, n, s, **k: t.ev(ts, n, 71, s, 1, COPY, **k)
+    j(200, "submit", 1)
+    j(250, "commit", 1)
+    j(300, "start", 1)
+    for s in range(2, 20):
+        j(1000 * s, "submit", s)
+        j(1000 * s + 100, "commit", s, cpu=s % 2)
+    for s in range(1, 11):
+        at = s * 1000000000
+        c(at - 500000, "submit", s)
+        c(at - 400000, "commit", s)
+        c(at - 300000, "start", s, cpu=1)
+        c(at - 100000, "end", s, cpu=1)
+        c(at, "complete", s)
+    return t
+
+
+def check_hung(c):
+    doc = c.json("hung", ["--per-ring"])
+    rings = {r["ring"]: r for r in doc["rings"]}
+    # Ring 0 is busy from its START at 300 ns to the end at 10 s: the
+    # window is [100, 10000000000], 9999999900 ns.
+    expect_fields("ring 0", rings[0], dict(
+        busy_ns=10000000000 - 300,
+        hung="ring 0 gfx0 hung: 70:1 running since 200 ns into the trace and never ended, 18 jobs queued behind it"))
+    expect("ring 0 busy_pct", rings[0]["busy_pct"],
+           100.0 * (10000000000 - 300) / 9999999900, 1e-9)
+    # Ring 1: ten jobs of 200 us each.
+    expect_fields("ring 1", rings[1], dict(busy_ns=10 * 200000, hung=None))
+    expect_fields("summary", doc["summary"], dict(rings_hung=1))
+    expect_warnings(c, "hung", [
+        "ring 0 gfx0 hung: 70:1 running since 200 ns into the trace and never ended, 18 jobs queued behind it"])
+    # Started 9.9999997 s before the end: not hung with --hang-ms 10000,
+    # still busy until the end.
+    doc = c.json("hung", ["--per-ring", "--hang-ms", "10000"])
+    expect_fields("ring 0 --hang-ms 10000", doc["rings"][0], dict(
+        busy_ns=10000000000 - 300, hung=None))
+    expect_fields("summary --hang-ms 10000", doc["summary"],
+                  dict(rings_hung=0))
+
+
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
-                 waits=waits, keyreuse=keyreuse, sessions=sessions,
+                 hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
 
@@ -675,7 +724,7 @@ def check_rules_file(c):
 def check_hints(c):
     rings = c.json("basic", BASIC_RULES + ["--per-ring", "--busy-pct", "50"])
     hint = rings["rings"][0]["bottleneck"]
-    if not hint or "ring 0 gfx0 is saturated: busy 55.10%" not in hint:
+    if not hint or "ring 0 gfx0 is saturated: busy 65.31%" not in hint:
         raise AssertionError("saturation hint: %r" % hint)
     if rings["rings"][1]["bottleneck"] is not None:
         raise AssertionError("ring 1 has a hint: %r" %
@@ -960,6 +1009,8 @@ CHECKS = [
      check_endfirst),
     ("report: t_gpu_wait is the union of a job's waits, NA if unpaired",
      check_waits),
+    ("report: a job that never ended: busy until the end, its ring hung",
+     check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
      check_keyreuse),
     ("report: two recordings joined, gseq restarting (CPU order tells)",

@@ -244,7 +244,7 @@ st=$rc
 grep -q '^window:   1000 \.\. 50000 ns (49000 ns)$' "$TMP/out" || st=1
 grep -q '^lost:     none (gseq 0 \.\. 37 has no gap)$' "$TMP/out" || st=1
 grep -q '^jobs:     7 (2 incomplete' "$TMP/out" || st=1
-grep -q '^ring 0 gfx0 (gfx; testdrv 0000:00:02.0): 4 jobs, busy 55.10% (27000 ns), queue depth avg 1.224 max 3$' "$TMP/out" || st=1
+grep -q '^ring 0 gfx0 (gfx; testdrv 0000:00:02.0): 4 jobs, busy 65.31% (32000 ns), queue depth avg 1.224 max 3$' "$TMP/out" || st=1
 grep -Eq '^100:3 +0 +gfx0 +gfx +1\.000 +16\.000\* +10\.000\* +0\.000 +0\.500 +27\.500  long_queue,slow_exec$' "$TMP/out" || st=1
 grep -Eq '^300:7 +1 +sdma0 +copy +- +0\.100 ' "$TMP/out" || st=1
 grep -q '^top 2 jobs by t_total' "$TMP/out" || st=1
@@ -284,7 +284,7 @@ if command -v python3 > /dev/null 2>&1; then
 import re, sys
 src = open(sys.argv[1]).read()
 man = re.findall(r"^``(warning:  .*)``$", open(sys.argv[2]).read(), re.M)
-fmts = [re.sub(r'%(" PRIu64 "|u)', "%", f)
+fmts = [re.sub(r'%(" PRIu(64|32) "|u|s)', "%", f)
         for f in re.findall(r'"(warning:  .*)\\n",$', src, re.M)]
 pats = [re.escape(f).replace("%", "[A-Z]") for f in fmts]
 bad = ["not in the man page: " + f for f, p in zip(fmts, pats)
