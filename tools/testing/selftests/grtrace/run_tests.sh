@@ -123,9 +123,10 @@ kernel_tests() {
 		"$out/ksft-build.log"
 	say "kernel $k: the guest tests in a QEMU guest on $KVER"
 	# The debug kernel runs several times slower under TCG (KASAN,
-	# lockdep, kmemleak) and KASAN's shadow wants memory.
+	# lockdep, kmemleak): a test may print nothing for minutes.  KASAN's
+	# shadow wants memory.
 	vmopts=(-t 1500 -m 1G)
-	[ "$k" = debug ] && vmopts=(-t 5400 -m 2G)
+	[ "$k" = debug ] && vmopts=(-t 5400 -s 900 -m 2G)
 	"$HERE/vmtest.sh" -k "$KVER" -o "$out/vm" "${vmopts[@]}" \
 		-q "-device virtio-gpu-pci" -- "$HERE/guest_tests.sh" \
 		>"$out/vm.log" 2>"$out/vm.err"
