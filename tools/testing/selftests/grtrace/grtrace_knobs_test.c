@@ -28,7 +28,7 @@ static uint64_t now_ns(void)
 /* emitted == written + dropped_total, globally and on every CPU. */
 static int accounting_holds(void)
 {
-	int cpu, n = nr_channels();
+	int cpu, n = stat_of("nr_cpus");
 
 	if (stat_of("emitted") != stat_of("written") + stat_of("dropped_total"))
 		return 0;
@@ -676,7 +676,7 @@ TEST_F_TIMEOUT(grtrace, stress_accounting_is_exact, 120)
 	pid_t pid[2];
 	int cpu, status;
 
-	if (nr_channels() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (stat_of("nr_cpus") < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	emitted = mmap(NULL, sizeof(*emitted), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -764,7 +764,7 @@ TEST_F_TIMEOUT(grtrace, reset_stats_under_load_keeps_accounting, 600)
 	struct reset_shared *sh;
 	pid_t pid[2];
 
-	if (nr_channels() < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (stat_of("nr_cpus") < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
