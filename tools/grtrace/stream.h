@@ -149,6 +149,24 @@ static inline uint64_t gr_le64(const uint8_t *p)
 	return (uint64_t)gr_le32(p) | (uint64_t)gr_le32(p + 4) << 32;
 }
 
+static inline void gr_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static inline void gr_put32(uint8_t *p, uint32_t v)
+{
+	gr_put16(p, (uint16_t)v);
+	gr_put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void gr_put64(uint8_t *p, uint64_t v)
+{
+	gr_put32(p, (uint32_t)v);
+	gr_put32(p + 4, (uint32_t)(v >> 32));
+}
+
 /* True for SUBMIT .. ERROR.  Inline: the report asks it of every record. */
 static inline int gr_type_is_job(uint16_t type)
 {

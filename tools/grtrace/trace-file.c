@@ -12,18 +12,6 @@
 #include "stream.h"
 #include "trace-file.h"
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)v);
-	put16(p + 2, (uint16_t)(v >> 16));
-}
-
 int grf_is_header(const uint8_t *buf, size_t len)
 {
 	return len >= GRF_MAGIC_LEN && !memcmp(buf, GRF_MAGIC, GRF_MAGIC_LEN);
@@ -190,21 +178,21 @@ size_t grf_encode_header(const struct grf_header *h, uint8_t *buf)
 	n += put_kv(text + n, room - n, "started", num);
 	/* The text's NUL, then padding to 8. */
 	size = (GRF_FIXED_SIZE + n + 1 + 7) & ~(size_t)7;
-	put32(buf + 8, (uint32_t)size);
-	put16(buf + 12, GRF_VERSION);
-	put16(buf + 14, h->flags);
-	put32(buf + 16, h->stream_format);
-	put32(buf + 20, h->nr_cpus);
+	gr_put32(buf + 8, (uint32_t)size);
+	gr_put16(buf + 12, GRF_VERSION);
+	gr_put16(buf + 14, h->flags);
+	gr_put32(buf + 16, h->stream_format);
+	gr_put32(buf + 20, h->nr_cpus);
 	return size;
 }
 
 void grf_encode_frame(const struct grf_frame *f, uint8_t *buf)
 {
 	memcpy(buf, GRF_FRAME_MAGIC, 4);
-	put16(buf + 4, f->cpu);
-	put16(buf + 6, f->flags);
-	put32(buf + 8, f->stored);
-	put32(buf + 12, f->raw);
+	gr_put16(buf + 4, f->cpu);
+	gr_put16(buf + 6, f->flags);
+	gr_put32(buf + 8, f->stored);
+	gr_put32(buf + 12, f->raw);
 }
 
 int grf_decompress(void *dst, size_t raw, const void *src, size_t stored,

@@ -117,23 +117,6 @@ static uint8_t *load_golden(const char *name, size_t *lenp)
 	return buf;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)v);
-	put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
-}
 
 /* A builder for synthetic streams, independent of the decoder. */
 struct sb {
@@ -150,12 +133,12 @@ static uint8_t *sb_rec(struct sb *b, uint16_t type, uint16_t size,
 	size_t body = size < 32 || size > 1024 ? 32 : size;
 
 	memset(p, 0, body);
-	put16(p, type);
-	put16(p + 2, size);
-	put16(p + 4, 3);		/* cpu */
-	put64(p + 8, 1000 + gseq);	/* ts */
-	put64(p + 16, gseq);
-	put64(p + 24, gseq);		/* cseq */
+	gr_put16(p, type);
+	gr_put16(p + 2, size);
+	gr_put16(p + 4, 3);		/* cpu */
+	gr_put64(p + 8, 1000 + gseq);	/* ts */
+	gr_put64(p + 16, gseq);
+	gr_put64(p + 24, gseq);		/* cseq */
 	b->len += body;
 	return p;
 }
@@ -165,12 +148,12 @@ static uint8_t *sb_job(struct sb *b, uint16_t type, uint16_t size,
 {
 	uint8_t *p = sb_rec(b, type, size, gseq);
 
-	put64(p + 32, 77);		/* ctx */
-	put64(p + 40, 5);		/* seqno */
-	put32(p + 48, 2);		/* ring_id */
-	put16(p + 52, 3);		/* engine: copy */
-	put64(p + 56, (uint64_t)-62);	/* aux0 */
-	put64(p + 64, 9);		/* aux1 */
+	gr_put64(p + 32, 77);		/* ctx */
+	gr_put64(p + 40, 5);		/* seqno */
+	gr_put32(p + 48, 2);		/* ring_id */
+	gr_put16(p + 52, 3);		/* engine: copy */
+	gr_put64(p + 56, (uint64_t)-62);	/* aux0 */
+	gr_put64(p + 64, 9);		/* aux1 */
 	return p;
 }
 
@@ -520,8 +503,8 @@ static void test_trailing_fields_ignored(void)
 	p = sb_job(&b, GRTRACE_EV_ERROR, 88, 1);
 	memset(p + 72, 0xee, 16);
 	p = sb_rec(&b, GRTRACE_REC_RING, 120, 2);
-	put32(p + 32, 4);
-	put16(p + 36, 5);
+	gr_put32(p + 32, 4);
+	gr_put16(p + 36, 5);
 	memcpy(p + 40, "drv", 3);
 	memset(p + 56, 'x', 32);	/* device without a NUL */
 	memset(p + 112, 0xee, 8);
@@ -587,13 +570,13 @@ static void test_metadata_table(void)
 
 	/* entries of 88 bytes: readers step by ring_size */
 	p = sb_rec(&b, GRTRACE_REC_METADATA, 104 + 2 * 88, 1);
-	put32(p + 32, 2);
-	put16(p + 36, 88);
+	gr_put32(p + 32, 2);
+	gr_put16(p + 36, 88);
 	memcpy(p + 40, "6.1.0", 5);
-	put32(p + 104, 10);
+	gr_put32(p + 104, 10);
 	memcpy(p + 104 + 8, "first", 5);
-	put32(p + 104 + 88, 11);
-	put16(p + 104 + 88 + 4, 2);
+	gr_put32(p + 104 + 88, 11);
+	gr_put16(p + 104 + 88 + 4, 2);
 	memcpy(p + 104 + 88 + 8, "second", 6);
 	memcpy(p + 104 + 88 + 56, "sq w\\", 5);
 	gr_iter_init(&it, b.buf, b.len);
@@ -617,7 +600,7 @@ static void test_metadata_table(void)
 	}
 
 	/* the table does not fit */
-	put16(p + 2, 104 + 88);
+	gr_put16(p + 2, 104 + 88);
 	b.len = 104 + 88;
 	gr_iter_init(&it, b.buf, b.len);
 	CHECK(gr_iter_next(&it, &rec) == -1);
@@ -625,22 +608,22 @@ static void test_metadata_table(void)
 		  "corrupt record at byte 0: METADATA ring table (2 x 88 bytes) does not fit in the 192-byte record");
 
 	/* entries smaller than struct grtrace_ring_desc */
-	put16(p + 36, 40);
+	gr_put16(p + 36, 40);
 	gr_iter_init(&it, b.buf, b.len);
 	CHECK(gr_iter_next(&it, &rec) == -1);
 	CHECK_STR(it.errmsg,
 		  "corrupt record at byte 0: METADATA ring_size 40 is smaller than the 80-byte ring entry");
 
 	/* a huge nr_rings must not overflow the size check */
-	put32(p + 32, 0xffffffff);
-	put16(p + 36, 0xffff);
+	gr_put32(p + 32, 0xffffffff);
+	gr_put16(p + 36, 0xffff);
 	gr_iter_init(&it, b.buf, b.len);
 	CHECK(gr_iter_next(&it, &rec) == -1);
 	CHECK_U64(it.status, GR_ERR_CORRUPT);
 
 	/* no rings: ring_size does not matter */
-	put32(p + 32, 0);
-	put16(p + 36, 0);
+	gr_put32(p + 32, 0);
+	gr_put16(p + 36, 0);
 	walk(b.buf, b.len, &it, &rec, 0, &ret);
 	CHECK(ret == 0);
 }
