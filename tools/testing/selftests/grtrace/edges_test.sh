@@ -468,7 +468,8 @@ ok $? "resize and start/stop with readers in read(): no deadlock ($iters iterati
 
 # After the stress the module works: a record gets what was emitted.
 echo 4M >"$D/buffer_size"
-record_start "$TMP/after.dat" -d 1 && emit_jobs 5 10 && wait "$REC" &&
+record_start "$TMP/after.dat" && emit_jobs 5 10 && kill -INT "$REC" &&
+	wait "$REC" &&
 	has_line "$TMP/after.dat.err" "grtrace: recorded 12 records (10 events) to $TMP/after.dat, $(stat -c %s "$TMP/after.dat") bytes"
 ok $? "after the stress a record gets its 10 events"
 stat_ok=$(awk -F= '{ v[$1] = $2 } END { print (v["emitted"] == v["written"] + v["dropped_total"]) }' "$D/stats")
@@ -481,8 +482,9 @@ NMIKO=$KODIR/grtrace_nmi_test.ko
 NF=/sys/kernel/debug/grtrace_nmi_test/fire
 echo reset_stats >"$D/config"
 w0=$(stat_of written)
-record_start "$TMP/nmi.dat" -d 2 && insmod "$NMIKO" &&
-	taskset -c 0 sh -c "echo 500 >$NF" && emit_jobs 0 15 && wait "$REC" &&
+record_start "$TMP/nmi.dat" && insmod "$NMIKO" &&
+	taskset -c 0 sh -c "echo 500 >$NF" && emit_jobs 0 15 &&
+	kill -INT "$REC" && wait "$REC" &&
 	[ "$(cat "$NF")" = 500 ] && [ "$(stat_of dropped_nmi)" = 500 ] &&
 	[ "$(stat_of written)" = $((w0 + 15)) ] &&
 	[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ] &&
