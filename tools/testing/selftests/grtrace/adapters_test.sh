@@ -83,7 +83,11 @@ for line in open(ftf):
     if not m:
         continue
     ts = int(m[1]) * 10**9 + int(m[2]) * 1000
-    if t0 is None or ts < t0 or ts > last + 20000:
+    # The two probes of one hit read the clock apart: microseconds, but on
+    # a KASAN kernel under TCG more than the 20 us once allowed here (one
+    # response fell outside).  The device is quiet around the session, so
+    # 5 ms after the last event still holds only the session's.
+    if t0 is None or ts < t0 or ts > last + 5000000:
         continue
     kv = dict(x.split('=', 1) for x in m[4].split())
     fe[('SUBMIT' if m[3] == 'queue' else 'END', kv['name'])].append(
