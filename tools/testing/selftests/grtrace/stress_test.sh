@@ -20,8 +20,8 @@
 # counted loss: missing == dropped_buffer_full + control_dropped, exactly.
 # TAP output; runs as root inside the test VM.
 #
-# STRESS_SECS (default 30) is how long each phase runs.  Longer, on demand
-# (modules and tool built as run_tests.sh builds them):
+# STRESS_SECS (default 30) is how long each phase runs at least.  Longer,
+# on demand (modules and tool built as run_tests.sh builds them):
 #   tools/testing/selftests/grtrace/vmtest.sh -k 6.1.0-56-amd64 -t 3600 \
 #	-- env STRESS_SECS=1200 tools/testing/selftests/grtrace/stress_test.sh
 
@@ -100,7 +100,7 @@ vgpu() {	# unload and reload the virtual GPU's driver
 	while [ ! -e "$STOP" ]; do
 		rmmod grtrace_vgpu 2>/dev/null &&
 			insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000 &&
-			i=$((i + 1))
+			i=$((i + 1)) && echo "$i" >"$TMP/vgpu.live"
 		sleep 0.1
 	done
 	echo "$i" >"$TMP/vgpu.n"
@@ -130,11 +130,14 @@ print("# readers: %d opens" % n)
 EOF
 }
 
-# run_phase PHASE: the actors for $SECS, then quiet.
+# run_phase PHASE: the actors for $SECS, and on a slow kernel (KASAN
+# under TCG) on until the vgpu went and came back half of MIN_CYCLES
+# times, at most 10 x $SECS; then quiet.
 run_phase() {
-	local pids=() p
+	local pids=() p end n
 
 	rm -f "$STOP"
+	echo 0 >"$TMP/vgpu.live"
 	work 0 & pids+=($!)
 	work 1 & pids+=($!)
 	control "$1" & pids+=($!)
@@ -142,6 +145,12 @@ run_phase() {
 	vgpu & pids+=($!)
 	[ "$1" = 1 ] && { readers & pids+=($!); }
 	sleep "$SECS"
+	end=$((SECONDS + 9 * SECS))
+	while [ "$SECONDS" -lt "$end" ]; do
+		n=$(cat "$TMP/vgpu.live")	# empty while being rewritten
+		[ "${n:-0}" -ge $((MIN_CYCLES / 2)) ] && break
+		sleep 1
+	done
 	touch "$STOP"
 	for p in "${pids[@]}"; do
 		wait "$p"
