@@ -304,11 +304,14 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
  */
 static int cursor_fill(struct merge *m, struct merge_cursor *c)
 {
-	while (!c->dead) {
+	for (;;) {
 		size_t left = c->chunk.end - c->chunk.off - c->roff, keep, n;
 
+		/* The records before a bad one are still delivered. */
 		if (c->p != c->end)
 			return 1;
+		if (c->dead)
+			break;
 		if (!c->chunk.frame && left) {
 			/* A bare stream's chunk: its next window. */
 			keep = c->rlen - (size_t)(c->p - c->rbuf);
@@ -324,8 +327,7 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 			c->roff += n;
 			c->rlen = keep + n;
 			c->p = c->rbuf;
-			if (!cursor_validate(m, c, 0))
-				break;
+			cursor_validate(m, c, 0);
 			continue;
 		}
 		if (!c->chunk.frame && c->rlen != (size_t)(c->p - c->rbuf)) {

@@ -550,6 +550,18 @@ grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, th
 grf_bad "$hsize" 'XXXX' "a broken frame header" "byte $hsize: no frame here"
 grf_bad $((hsize + 8)) '\377\377\377\177' "a frame longer than the file" "byte $hsize: frame of CPU [0-9]* holds"
 grf_bad $((hsize + 16)) '\000\000\000\000' "a corrupt zstd frame" "frame of CPU [0-9]* at byte $hsize: zstd: "
+# A corrupt record inside a frame: the records before it still come out.
+python3 "$TESTS/grf.py" pack "$GOLDEN/emit-basic.bin" "$TMP/r.grf" time 100000 raw
+rh=$(python3 "$TESTS/grf.py" info "$TMP/r.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+printf '\041' | dd of="$TMP/r.grf" bs=1 seek=$((rh + 16 + 240 + 2)) conv=notrunc 2>/dev/null
+run "$GRTRACE" dump -i "$TMP/r.grf"
+st=0
+[ $rc -eq 1 ] || st=1
+"$GRTRACE" dump -i "$GOLDEN/emit-basic.bin" | head -n 3 | cmp -s - "$TMP/out" || st=1
+grep -qx "grtrace: $TMP/r.grf: frame of CPU 0 at byte $rh: corrupt record at byte 240 of its data: size 33 is not a multiple of 8" "$TMP/err" || st=1
+result "dump of a frame with a corrupt 4th record: the 3 before it, then the error" $st \
+	"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
+
 head -c $((hsize + 20)) "$TMP/p.grf" > "$TMP/cut.grf"
 run "$GRTRACE" report -i "$TMP/cut.grf"
 st=0
