@@ -19,7 +19,7 @@
 #include "util.h"
 
 static const char dump_help[] =
-	"Usage: grtrace dump [-i FILE] [--raw] [--header]\n"
+	"Usage: grtrace dump [-i FILE] [--channel CPU] [--raw] [--header]\n"
 	"\n"
 	"Print the records of a file written by 'grtrace record' (or of a bare\n"
 	"stream), one line per record ordered by gseq:\n"
@@ -33,6 +33,10 @@ static const char dump_help[] =
 	"      --header      first, a line '# trace file: ...' with the fields of\n"
 	"                    the file's header ('# bare stream' for a file of\n"
 	"                    records only)\n"
+	"      --channel CPU the input is what was read from events<CPU>: one\n"
+	"                    CPU's records (format 2 records do not name it), in\n"
+	"                    the format its STREAM_INFO says, else the loaded\n"
+	"                    module's, else 2\n"
 	"  -h, --help        show this help\n"
 	"\n"
 	"A truncated or corrupt stream prints the records before the bad one, then\n"
@@ -42,6 +46,7 @@ static const struct option dump_opts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "raw",   no_argument,       NULL, 'r' },
 	{ "header", no_argument,      NULL, 'H' },
+	{ "channel", required_argument, NULL, 'c' },
 	{ "help",  no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -98,6 +103,9 @@ static void print_record(const struct gr_rec *rec)
 		/* Written with the event before it: no time of its own. */
 		if (rec->flags & GRTRACE_HDR_DERIVED)
 			printf(" derived=1");
+		/* The task that submitted (format 2). */
+		if (j.has_task)
+			printf(" pid=%" PRIu32 " tid=%" PRIu32, j.pid, j.tid);
 		putchar('\n');
 		return;
 	}
@@ -166,6 +174,29 @@ static void print_file_header(const struct grf_header *h)
 	       h->session, h->started);
 }
 
+/*
+ * One channel's bytes as read from events<@cpu>: read in order, converted
+ * from format 2 if they are in it.
+ */
+static void init_channel(struct merge *m, int fd, const char *name,
+			 unsigned int cpu, size_t len)
+{
+	uint8_t first[GR_HDR2_SIZE + 8];
+	unsigned int format = 0;
+	static char label[64];
+	char *names[1] = { label };
+
+	if (len >= sizeof(first) && pread(fd, first, sizeof(first), 0) ==
+	    (ssize_t)sizeof(first))
+		format = (unsigned int)gr_stream_info_format(first, sizeof(first));
+	if (!format)
+		format = access(debugfs_dir(), F_OK) ? GRTRACE_FORMAT_VERSION :
+			 kernel_stream_format();
+	/* The CPU is the number the name ends with: see merge_init_fds(). */
+	snprintf(label, sizeof(label), "%s, channel %u", name, cpu);
+	merge_init_fds(m, &fd, names, 1, format);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	const char *input = NULL, *name;
@@ -173,6 +204,8 @@ int cmd_dump(int argc, char **argv)
 	struct gr_rec rec;
 	size_t len;
 	int c, fd, ret, raw = 0, header = 0;
+	long channel = -1;
+	char *end;
 
 	optind = 0;
 	opterr = 0;
@@ -186,6 +219,14 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'H':
 			header = 1;
+			break;
+		case 'c':
+			errno = 0;
+			channel = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || channel < 0 ||
+			    channel > UINT16_MAX)
+				usage_error("dump", "dump: invalid CPU '%s' for --channel",
+					    optarg);
 			break;
 		case 'h':
 			fputs(dump_help, stdout);
@@ -208,7 +249,10 @@ int cmd_dump(int argc, char **argv)
 
 	name = strcmp(input, "-") ? input : "<stdin>";
 	fd = open_input(input, &len);
-	merge_init_file(&m, fd, len);
+	if (channel >= 0)
+		init_channel(&m, fd, name, (unsigned int)channel, len);
+	else
+		merge_init_file(&m, fd, len);
 	if (header && m.nfiles)
 		print_file_header(&m.file);
 	else if (header)

@@ -89,6 +89,8 @@ struct cpu_reader {
 	_Atomic uint64_t bytes;
 	int failed;
 	int write_failed;
+	struct gr_v2_cpu v2;
+	uint8_t v1[GR_V1_MAX];	/* a format 2 record converted, to check it */
 };
 
 static struct {
@@ -101,6 +103,7 @@ static struct {
 	atomic_int abort;	/* a fatal error in a reader */
 	int started_here;	/* we started tracing (and stop it) */
 	int compress;
+	unsigned int format;	/* the session's stream format */
 	uint64_t file_bytes;	/* written so far, header included */
 } rec = {
 	.out_fd = -1,
@@ -183,17 +186,24 @@ static int flush_whole(struct cpu_reader *r)
 {
 	char why[GR_WHY_LEN];
 	uint64_t records = 0, events = 0;
-	size_t off = 0;
+	size_t off = 0, olen;
 	long sz = 0;
 
 	while (off < r->carry_len) {
 		struct gr_rec h;
 
-		sz = gr_check_record(r->carry + off, r->carry_len - off,
-				     why, sizeof(why));
+		/* Format 2 is checked by converting it, and stored as it is. */
+		if (rec.format >= GRTRACE_FORMAT_V2)
+			sz = gr_v2_convert(&r->v2, r->carry + off,
+					   r->carry_len - off, r->v1, &olen,
+					   why, sizeof(why));
+		else
+			sz = gr_check_record(r->carry + off, r->carry_len - off,
+					     why, sizeof(why));
 		if (sz <= 0)
 			break;
-		gr_parse_hdr(r->carry + off, &h);
+		gr_parse_hdr(rec.format >= GRTRACE_FORMAT_V2 ? r->v1 :
+			     r->carry + off, &h);
 		records++;
 		if (gr_type_is_job(h.type))
 			events++;
@@ -433,7 +443,7 @@ static int write_header(int nr_cpus, const struct gr_stats *st)
 {
 	struct grf_header h = {
 		.flags = rec.compress ? GRF_FLAG_ZSTD : 0,
-		.stream_format = GRTRACE_FORMAT_VERSION,
+		.stream_format = rec.format,
 		.nr_cpus = (uint32_t)nr_cpus,
 		.started = (uint64_t)time(NULL),
 	};
@@ -790,6 +800,8 @@ int cmd_record(int argc, char **argv)
 	rec.started_here = started;
 	if (!started)
 		forget_drops(&before);
+	/* The session runs: its format is fixed until it stops. */
+	rec.format = kernel_stream_format();
 	/* A header that cannot be written: the readers never start. */
 	if (write_header(n, have_stats ? &before : NULL) < 0)
 		atomic_store(&rec.abort, 1);

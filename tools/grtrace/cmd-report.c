@@ -463,12 +463,15 @@ int cmd_report(int argc, char **argv)
 	} else {
 		if (open_live(&lv) < 0)
 			return 1;
-		merge_init_fds(&m, lv.fds, lv.names, lv.n);
+		merge_init_fds(&m, lv.fds, lv.names, lv.n,
+			       kernel_stream_format());
 		in.name = debugfs_dir();
 		in.stats = lv.have_stats ? &lv.stats : NULL;
 	}
 
 	rp = rp_new(&a.o, stdout);
+	rp_set_format(rp, a.input ? m.file.stream_format :
+		      kernel_stream_format());
 	while ((n = merge_next(&m, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)
 			rp_restart(rp);

@@ -37,6 +37,7 @@ struct chunk {
 	size_t frame;
 	uint32_t raw;
 	unsigned int part;
+	unsigned int format;	/* stream format of a frame's records */
 };
 
 struct merge_cursor {
@@ -68,6 +69,11 @@ struct merge_cursor {
 	 */
 	uint64_t roff;
 	int done;		/* end of file, or an error */
+
+	/* Format 2: records converted to format 1 as they are read. */
+	struct gr_v2_cpu v2;
+	uint8_t *zbuf;		/* frames: the v2 bytes; fds: unconverted ones */
+	size_t zcap, zlen;
 };
 
 static void merge_error(struct merge *m, const char *fmt, ...)
@@ -253,6 +259,51 @@ static int cursor_validate(struct merge *m, struct merge_cursor *c, int frame)
 	return 0;
 }
 
+/*
+ * Convert @c's frame of v2 records (@c->rlen bytes at @c->rbuf) to format
+ * 1 in place of it.  Returns 0 after reporting a bad record; the records
+ * before it are still delivered.
+ */
+static int convert_frame(struct merge *m, struct merge_cursor *c)
+{
+	size_t in = 0, out = 0, cap = 2 * c->rlen + GR_V1_MAX, olen;
+	char why[GR_WHY_LEN];
+	uint8_t *t;
+	long sz = 1;
+
+	/* A v1 record is at most twice its v2 form, plus alignment. */
+	if (c->zcap < cap) {
+		c->zbuf = xrealloc(c->zbuf, cap);
+		c->zcap = cap;
+	}
+	c->v2.cpu = c->cpu;
+	while (in < c->rlen) {
+		sz = gr_v2_convert(&c->v2, c->rbuf + in, c->rlen - in,
+				   c->zbuf + out, &olen, why, sizeof(why));
+		if (sz <= 0)
+			break;
+		in += (size_t)sz;
+		out += olen;
+	}
+	/* The v1 records become the frame; the v2 bytes the spare buffer. */
+	t = c->rbuf;
+	c->rbuf = c->zbuf;
+	c->zbuf = t;
+	cap = c->rcap;
+	c->rcap = c->zcap;
+	c->zcap = cap;
+	c->rlen = out;
+	c->p = c->end = c->rbuf;
+	if (sz > 0)
+		return 1;
+	cursor_validate(m, c, 1);
+	merge_error(m, "frame of CPU %u at byte %zu: %s record at byte %zu of its data: %s",
+		    c->cpu, c->chunk.frame - 1, sz ? "corrupt" : "truncated",
+		    in, why);
+	c->dead = 1;
+	return 0;
+}
+
 /* Begin @c's chunk @ch: a frame is read (and decompressed) whole. */
 static void start_chunk(struct merge *m, struct merge_cursor *c,
 			struct chunk ch)
@@ -295,6 +346,8 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 	}
 	c->roff = stored;	/* all of it is in */
 	c->p = c->rbuf;
+	if (ch.format >= GRTRACE_FORMAT_V2 && !convert_frame(m, c))
+		return;
 	cursor_validate(m, c, 1);
 }
 
@@ -403,7 +456,7 @@ static void end_run(struct merge *m, struct scan_run *r, size_t end)
 	c->scan_last = r->last_gseq;
 	c->scan_cseq = r->last_cseq;
 	c->scan_part = m->part + 1;
-	push_chunk(m, r->cpu, (struct chunk){ r->start, end, 0, 0, m->part });
+	push_chunk(m, r->cpu, (struct chunk){ r->start, end, 0, 0, m->part, 0 });
 	r->start = end;
 }
 
@@ -533,6 +586,7 @@ static void scan_frames(struct merge *m)
 {
 	uint8_t hdr[GRF_HEADER_MAX];
 	char why[GR_WHY_LEN];
+	unsigned int format = 0;
 	size_t pos = 0;
 
 	while (pos < m->len) {
@@ -551,6 +605,7 @@ static void scan_frames(struct merge *m)
 				m->part++;
 			else
 				m->file = h;
+			format = h.stream_format;
 			pos += h.size;
 			continue;
 		}
@@ -560,14 +615,15 @@ static void scan_frames(struct merge *m)
 		}
 		push_chunk(m, f.cpu, (struct chunk){
 			pos + GRF_FRAME_SIZE, pos + GRF_FRAME_SIZE + f.stored,
-			pos + 1, f.flags & GRF_FRAME_ZSTD ? f.raw : 0, m->part });
+			pos + 1, f.flags & GRF_FRAME_ZSTD ? f.raw : 0, m->part,
+			format });
 		pos += GRF_FRAME_SIZE + f.stored;
 	}
 }
 
 static void init_input(struct merge *m)
 {
-	uint8_t magic[GRF_MAGIC_LEN];
+	uint8_t magic[GRF_MAGIC_LEN], first[GR_HDR2_SIZE + 8];
 	unsigned int i;
 
 	m->cpu_slot = calloc(NR_CPU_IDS, sizeof(*m->cpu_slot));
@@ -577,6 +633,10 @@ static void init_input(struct merge *m)
 	    read_at(m, magic, 0, GRF_MAGIC_LEN) == 0 &&
 	    grf_is_header(magic, GRF_MAGIC_LEN))
 		scan_frames(m);
+	else if (m->len >= sizeof(first) && read_at(m, first, 0, sizeof(first)) == 0 &&
+		 gr_stream_info_format(first, sizeof(first)) == GRTRACE_FORMAT_V2)
+		/* Its records do not say which CPU wrote them. */
+		merge_error(m, "a format 2 stream outside a trace file does not say its CPU: name it with --channel CPU, or record with 'grtrace record'");
 	else if (m->len)
 		scan_bare(m);
 	for (i = 0; i < m->ncur; i++) {
@@ -628,9 +688,84 @@ static int fd_validate(struct merge *m, struct merge_cursor *c)
 	return 1;
 }
 
+/*
+ * Format 2: convert the whole records @c->zbuf holds into @c->rbuf, which
+ * is used up.  Returns 0 on a corrupt record (reported).
+ */
+static int fd_convert(struct merge *m, struct merge_cursor *c)
+{
+	size_t in = 0, olen;
+	char why[GR_WHY_LEN];
+	long sz = 0;
+
+	c->rlen = 0;
+	while (in < c->zlen && c->rlen + GR_V1_MAX <= c->rcap) {
+		sz = gr_v2_convert(&c->v2, c->zbuf + in, c->zlen - in,
+				   c->rbuf + c->rlen, &olen, why, sizeof(why));
+		if (sz <= 0)
+			break;
+		in += (size_t)sz;
+		c->rlen += olen;
+	}
+	memmove(c->zbuf, c->zbuf + in, c->zlen - in);
+	c->zlen -= in;
+	c->roff += in;		/* the v2 stream's offset of zbuf[0] */
+	c->p = c->rbuf;
+	c->end = c->rbuf + c->rlen;
+	if (sz < 0) {
+		merge_error(m, "%s: corrupt record at byte %" PRIu64 ": %s",
+			    c->name, c->roff, why);
+		c->done = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* fd_fill() of a format 2 channel; offsets are of its v2 bytes. */
+static void fd_fill2(struct merge *m, struct merge_cursor *c)
+{
+	while (!c->done && c->p == c->end) {
+		ssize_t n;
+
+		if (c->zlen && fd_convert(m, c) && c->p != c->end)
+			return;
+		if (c->done)
+			return;
+		n = read(c->fd, c->zbuf + c->zlen, c->zcap - c->zlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			merge_error(m, "cannot read %s: %s", c->name,
+				    strerror(errno));
+			c->done = 1;
+		} else if (n == 0) {
+			if (c->zlen)
+				merge_error(m, "%s: the stream ends inside a record at byte %" PRIu64,
+					    c->name, c->roff);
+			c->done = 1;
+		} else {
+			c->zlen += (size_t)n;
+		}
+	}
+}
+
+/* The CPU of a channel file: the number its name ends with. */
+static uint16_t cpu_of_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	while (n && name[n - 1] >= '0' && name[n - 1] <= '9')
+		n--;
+	return (uint16_t)strtoul(name + n, NULL, 10);
+}
+
 /* Read until @c holds a whole record or its file ends. */
 static void fd_fill(struct merge *m, struct merge_cursor *c)
 {
+	if (c->zbuf) {
+		fd_fill2(m, c);
+		return;
+	}
 	while (!c->done && c->p == c->end) {
 		size_t used = (size_t)(c->end - c->rbuf);
 		ssize_t n;
@@ -660,7 +795,7 @@ static void fd_fill(struct merge *m, struct merge_cursor *c)
 }
 
 void merge_init_fds(struct merge *m, const int *fds, char *const *names,
-		    unsigned int n)
+		    unsigned int n, unsigned int format)
 {
 	unsigned int i;
 
@@ -677,7 +812,14 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 		c->fd = fds[i];
 		c->name = names[i];
 		c->rbuf = xmalloc(FD_READ_SIZE + GRTRACE_MAX_RECORD);
+		c->rcap = FD_READ_SIZE + GRTRACE_MAX_RECORD;
 		c->p = c->end = c->rbuf;
+		if (format >= GRTRACE_FORMAT_V2) {
+			/* Half a window of v2 records fills a window of v1. */
+			c->zcap = FD_READ_SIZE / 2;
+			c->zbuf = xmalloc(c->zcap);
+			c->v2.cpu = cpu_of_name(names[i]);
+		}
 		fd_fill(m, c);
 		if (c->p != c->end)
 			heap_push(m, i);
@@ -752,6 +894,7 @@ void merge_free(struct merge *m)
 	for (i = 0; i < m->ncur; i++) {
 		free(m->cur[i].q);
 		free(m->cur[i].rbuf);
+		free(m->cur[i].zbuf);
 	}
 	free(m->cur);
 	free(m->heap);

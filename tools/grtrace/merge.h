@@ -89,7 +89,7 @@ void merge_init_buf(struct merge *m, const void *buf, size_t len);
 void merge_init_file(struct merge *m, int fd, size_t len);
 /* Merge @n descriptors read to their ends; @names for messages. */
 void merge_init_fds(struct merge *m, const int *fds, char *const *names,
-		    unsigned int n);
+		    unsigned int n, unsigned int format);
 /* merge_next() delivered the first record of a new part of the file. */
 #define MERGE_NEW_PART	2
 

@@ -108,6 +108,8 @@ uint64_t rp_records_lost(const struct rp *rp)
 	uint64_t n = rp->records - rp->part_rec0;
 	uint64_t span = rp->gseq_max - rp->gseq_min;
 
+	if (rp->cseq_loss)
+		return rp->cseq_lost;
 	if (rp->gseq_off)
 		return 0;
 	if (!n)

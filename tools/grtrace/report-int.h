@@ -150,6 +150,14 @@ struct rp {
 	uint64_t gseq_gaps;	/* forward jumps in gseq */
 	uint64_t gseq_late;	/* records at or below the gseq before */
 	int gseq_off;		/* a session without FEAT_GSEQ: no loss count */
+	/*
+	 * Format 2 (or FEAT_CSEQ_LOSS): a record lost to a full buffer takes
+	 * its CPU's cseq, so loss is the sum of the gaps in each CPU's cseq.
+	 */
+	int cseq_loss;
+	uint64_t cseq_lost, cseq_gaps;
+	uint64_t *cseq_next;	/* by CPU: the cseq expected next, + 1; 0 none */
+	uint32_t cseq_ncpu;
 	/* Parts of the input with their own gseq (rp_restart()). */
 	uint64_t restarts;
 	uint64_t part_rec0;	/* @records before the current part */

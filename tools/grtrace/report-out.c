@@ -1020,7 +1020,12 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 	fprintf(o, "window:   %" PRIu64 " .. %" PRIu64 " ns (%" PRIu64 " ns)\n",
 		rp->win_start, rp_window_end(rp), rp_window(rp));
 	text_types(rp);
-	if (rp->gseq_off)
+	if (rp->cseq_loss && rp->cseq_lost)
+		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gaps of the CPUs' cseq\n",
+			rp->cseq_lost, rp->cseq_gaps);
+	else if (rp->cseq_loss)
+		fprintf(o, "lost:     none (no CPU's cseq has a gap)\n");
+	else if (rp->gseq_off)
 		fprintf(o, "lost:     unknown: recorded with gseq=0 (no global sequence), merged by ts\n");
 	else if (rp_records_lost(rp))
 		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gseq gaps (gseq %" PRIu64 " .. %" PRIu64 ")\n",
@@ -1244,10 +1249,12 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	l_u64(&l, rp->ring_recs);
 	l_ch(&l, '}');
 	f_u64(&f, "unknown_records", rp->unknown);
-	f_opt(&f, "gseq_first", rp->records, rp_gseq_first(rp));
-	f_opt(&f, "gseq_last", rp->records, rp_gseq_last(rp));
+	f_opt(&f, "gseq_first", rp->records && !rp->gseq_off, rp_gseq_first(rp));
+	f_opt(&f, "gseq_last", rp->records && !rp->gseq_off, rp_gseq_last(rp));
 	f_u64(&f, "gseq_gaps", rp->gseq_gaps);
-	f_opt(&f, "lost_records", !rp->gseq_off, rp_records_lost(rp));
+	f_u64(&f, "cseq_gaps", rp->cseq_gaps);
+	f_opt(&f, "lost_records", !rp->gseq_off || rp->cseq_loss,
+	      rp_records_lost(rp));
 	f_u64(&f, "out_of_order_records", rp->gseq_late);
 	f_u64(&f, "seqno_wraps", rp->seqno_wraps);
 	f_u64(&f, "format_version", rp->version_max);

@@ -775,6 +775,36 @@ static void note_first(struct rp *rp, uint64_t ts, uint64_t gseq)
 				ts + rp->o.until : UINT64_MAX;
 }
 
+void rp_set_format(struct rp *rp, unsigned int format)
+{
+	/* gseq is opt-in there: off until a STREAM_INFO says it is on. */
+	if (format >= GRTRACE_FORMAT_V2) {
+		rp->cseq_loss = 1;
+		rp->gseq_off = 1;
+	}
+}
+
+/* A gap in a CPU's cseq is records lost; a fall is a module reload. */
+static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq)
+{
+	uint64_t next;
+
+	if (cpu >= rp->cseq_ncpu) {
+		uint32_t n = (uint32_t)cpu + 1;
+
+		rp->cseq_next = xrealloc(rp->cseq_next, n * sizeof(uint64_t));
+		memset(rp->cseq_next + rp->cseq_ncpu, 0,
+		       (n - rp->cseq_ncpu) * sizeof(uint64_t));
+		rp->cseq_ncpu = n;
+	}
+	next = rp->cseq_next[cpu];
+	if (next && cseq + 1 > next) {
+		rp->cseq_lost += cseq + 1 - next;
+		rp->cseq_gaps++;
+	}
+	rp->cseq_next[cpu] = cseq + 2;
+}
+
 static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 {
 	rp->records++;
@@ -840,9 +870,13 @@ static int on_stream_info(struct rp *rp, const struct gr_rec *rec)
 	}
 	if (si.version > rp->version_max)
 		rp->version_max = si.version;
-	/* Without a global gseq, loss cannot be seen and order is by ts. */
+	/* Without a global gseq, order is by ts; loss is seen by cseq only. */
 	if (!(si.features & GRTRACE_FEAT_GSEQ))
 		rp->gseq_off = 1;
+	if (si.features & GRTRACE_FEAT_CSEQ_LOSS) {
+		rp->cseq_loss = 1;
+		rp->gseq_off = !(si.features & GRTRACE_FEAT_GSEQ);
+	}
 	return 0;
 }
 
@@ -856,6 +890,8 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 	 */
 	note_header(rp, gr_le64(rec->data + offsetof(struct grtrace_hdr, ts)),
 		    gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)));
+	if (rp->cseq_loss)
+		note_cseq(rp, rec->cpu, rec->cseq);
 	if (gr_type_is_job(rec->type)) {
 		rp->by_type[rec->type]++;
 		on_job_event(rp, rec);
@@ -974,6 +1010,7 @@ void rp_free(struct rp *rp)
 		group_free(&rp->ctxs[i].g);
 	free(rp->rings);
 	free(rp->ctxs);
+	free(rp->cseq_next);
 	u64map_free(rp->ring_map);
 	u64map_free(rp->ctx_map);
 	free(rp->jobs);

@@ -68,6 +68,11 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out);
  */
 int rp_record(struct rp *rp, const struct gr_rec *rec);
 /*
+ * The input is in stream format @format (a trace file's header says, or
+ * the module): from 2 on, loss is counted from each CPU's cseq.
+ */
+void rp_set_format(struct rp *rp, unsigned int format);
+/*
  * The gseq restarts with the next record (merge_next() said MERGE_NEW_PART):
  * a part of the input from another module load begins.  The jobs still
  * open are closed, as they never end in this part, and the gseq gaps are

@@ -178,6 +178,159 @@ check_avail:
 	return rec.size;
 }
 
+/* ---- format 2 -------------------------------------------------------------- */
+
+_Static_assert(sizeof(struct grtrace_hdr2) == GR_HDR2_SIZE, "hdr2 size");
+_Static_assert(sizeof(struct grtrace_job2) == 36, "job2 size");
+
+/* The v1 type a v2 type stands for. */
+static uint16_t v2_type(uint8_t t)
+{
+	if (t >= GRTRACE_REC2_STREAM_INFO)
+		return (uint16_t)(GRTRACE_REC_STREAM_INFO + t -
+				  GRTRACE_REC2_STREAM_INFO);
+	return t;
+}
+
+static uint64_t v2_cseq(struct gr_v2_cpu *st, uint32_t c)
+{
+	/* Forward by more than half the range: it wrapped; else a restart. */
+	if (st->seen && c < st->last && st->last - c > 0x80000000u)
+		st->hi += 1ull << 32;
+	st->seen = 1;
+	st->last = c;
+	return st->hi | c;
+}
+
+long gr_v2_convert(struct gr_v2_cpu *st, const uint8_t *p, size_t avail,
+		   uint8_t *out, size_t *outlen, char *errmsg, size_t errlen)
+{
+	size_t min, body, len, tail, opt = 0;
+	uint8_t t, fl;
+	uint16_t size, type, flags1 = 0;
+	char tbuf[16];
+	uint64_t gseq = 0;
+
+	if (avail < GR_HDR2_SIZE) {
+		set_msg(errmsg, errlen,
+			"only %zu of the %u header bytes present",
+			avail, GR_HDR2_SIZE);
+		return 0;
+	}
+	t = p[offsetof(struct grtrace_hdr2, type)];
+	fl = p[offsetof(struct grtrace_hdr2, flags)];
+	size = gr_le16(p + offsetof(struct grtrace_hdr2, size));
+	type = v2_type(t);
+	if (size < GR_HDR2_SIZE) {
+		set_msg(errmsg, errlen,
+			"size %u is smaller than the %u-byte header",
+			(unsigned int)size, GR_HDR2_SIZE);
+		return -1;
+	}
+	if (size % GRTRACE_ALIGN2) {
+		set_msg(errmsg, errlen, "size %u is not a multiple of %u",
+			(unsigned int)size, GRTRACE_ALIGN2);
+		return -1;
+	}
+	if (size > GRTRACE_MAX_RECORD) {
+		set_msg(errmsg, errlen,
+			"size %u exceeds the maximum record size %u",
+			(unsigned int)size, GRTRACE_MAX_RECORD);
+		return -1;
+	}
+	tail = fl & GRTRACE_HDR2_GSEQ ? sizeof(struct grtrace_gseq2) : 0;
+	if (gr_type_is_job(type)) {
+		if (fl & GRTRACE_HDR2_AUX)
+			opt += sizeof(struct grtrace_aux2);
+		if (fl & GRTRACE_HDR2_TASK)
+			opt += sizeof(struct grtrace_task2);
+		min = sizeof(struct grtrace_job2) + opt + tail;
+	} else {
+		min = gr_type_min_size(type);
+		min = (min ? min - GR_HDR_SIZE : 0) + GR_HDR2_SIZE + tail;
+	}
+	if (size < min) {
+		set_msg(errmsg, errlen,
+			"%s record of size %u with flags 0x%x is smaller than its %zu bytes",
+			gr_type_name(type, tbuf, sizeof(tbuf)),
+			(unsigned int)size, (unsigned int)fl, min);
+		return -1;
+	}
+	if (size > avail) {
+		set_msg(errmsg, errlen, "size %u but only %zu bytes left",
+			(unsigned int)size, avail);
+		return 0;
+	}
+	if (tail)
+		gseq = gr_le64(p + size - tail);
+	if (gr_type_is_job(type)) {
+		const uint8_t *o = p + sizeof(struct grtrace_job2);
+
+		len = sizeof(struct grtrace_job_event);
+		memset(out, 0, GR_V1_MAX < len + 8 ? GR_V1_MAX : len + 8);
+		gr_put64(out + offsetof(struct grtrace_job_event, ctx),
+			 gr_le64(p + offsetof(struct grtrace_job2, ctx)));
+		gr_put64(out + offsetof(struct grtrace_job_event, seqno),
+			 gr_le64(p + offsetof(struct grtrace_job2, seqno)));
+		gr_put32(out + offsetof(struct grtrace_job_event, ring_id),
+			 gr_le16(p + offsetof(struct grtrace_job2, ring_id)));
+		gr_put16(out + offsetof(struct grtrace_job_event, engine),
+			 p[offsetof(struct grtrace_job2, engine)]);
+		if (fl & GRTRACE_HDR2_AUX) {
+			gr_put64(out + offsetof(struct grtrace_job_event, aux0),
+				 gr_le64(o));
+			gr_put64(out + offsetof(struct grtrace_job_event, aux1),
+				 gr_le64(o + 8));
+			o += sizeof(struct grtrace_aux2);
+		}
+		if (fl & GRTRACE_HDR2_TASK) {
+			gr_put32(out + len, gr_le32(o));
+			gr_put32(out + len + 4, gr_le32(o + 4));
+			len += 8;
+			flags1 |= GRTRACE_HDR_TASK;
+		}
+		if (fl & GRTRACE_HDR2_DERIVED)
+			flags1 |= GRTRACE_HDR_DERIVED;
+	} else {
+		/* Control and unknown records: the same body, 8-aligned. */
+		body = size - GR_HDR2_SIZE - tail;
+		len = GR_HDR_SIZE + ((body + GRTRACE_ALIGN - 1) & ~(size_t)(GRTRACE_ALIGN - 1));
+		if (len > GRTRACE_MAX_RECORD) {
+			/* Only an unknown type can be this long: cut its body. */
+			len = GRTRACE_MAX_RECORD;
+			body = len - GR_HDR_SIZE;
+		}
+		memset(out + GR_HDR_SIZE, 0, len - GR_HDR_SIZE);
+		memcpy(out + GR_HDR_SIZE, p + GR_HDR2_SIZE, body);
+	}
+	gr_put16(out + offsetof(struct grtrace_hdr, type), type);
+	gr_put16(out + offsetof(struct grtrace_hdr, size), (uint16_t)len);
+	gr_put16(out + offsetof(struct grtrace_hdr, cpu), st->cpu);
+	gr_put16(out + offsetof(struct grtrace_hdr, flags), flags1);
+	gr_put64(out + offsetof(struct grtrace_hdr, ts),
+		 gr_le64(p + offsetof(struct grtrace_hdr2, ts)));
+	gr_put64(out + offsetof(struct grtrace_hdr, gseq), gseq);
+	gr_put64(out + offsetof(struct grtrace_hdr, cseq),
+		 v2_cseq(st, gr_le32(p + offsetof(struct grtrace_hdr2, cseq))));
+	/* The body's own rules (METADATA's table) are format 1's. */
+	if (gr_check_record(out, len, errmsg, errlen) <= 0)
+		return -1;
+	*outlen = len;
+	return size;
+}
+
+int gr_stream_info_format(const uint8_t *p, size_t len)
+{
+	if (len >= sizeof(struct grtrace_stream_info) &&
+	    gr_le16(p) == GRTRACE_REC_STREAM_INFO &&
+	    gr_le32(p + offsetof(struct grtrace_stream_info, magic)) == GRTRACE_MAGIC)
+		return 1;
+	if (len >= GR_HDR2_SIZE + 8 && p[0] == GRTRACE_REC2_STREAM_INFO &&
+	    gr_le32(p + GR_HDR2_SIZE) == GRTRACE_MAGIC)
+		return 2;
+	return 0;
+}
+
 void gr_iter_init(struct gr_iter *it, const void *buf, size_t len)
 {
 	memset(it, 0, sizeof(*it));

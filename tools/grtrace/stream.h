@@ -68,6 +68,34 @@ int gr_iter_next(struct gr_iter *it, struct gr_rec *rec);
 long gr_check_record(const uint8_t *p, size_t avail, char *errmsg,
 		     size_t errlen);
 
+/*
+ * Format 2.  Its records do not name their CPU, and carry the low 32 bits
+ * of cseq: a reader converts each to the format 1 record it stands for
+ * (the v1 form, with GRTRACE_HDR_TASK for a task), so that everything
+ * after the conversion knows one format.  One state per CPU channel.
+ */
+#define GR_HDR2_SIZE		16u
+#define GR_V1_MAX		(GRTRACE_MAX_RECORD + 2 * GRTRACE_ALIGN)
+
+struct gr_v2_cpu {
+	uint16_t cpu;		/* the channel's CPU, stamped on each record */
+	int seen;
+	uint32_t last;		/* cseq of the last record */
+	uint64_t hi;		/* the high bits cseq has wrapped into */
+};
+
+/*
+ * Check the v2 record at @p with @avail bytes available and write it in
+ * format 1 to @out (GR_V1_MAX bytes), its size to *@outlen.  Returns the
+ * v2 record's size (> 0), 0 if more bytes are needed, -1 if it is corrupt
+ * (@errmsg as for gr_check_record()).
+ */
+long gr_v2_convert(struct gr_v2_cpu *st, const uint8_t *p, size_t avail,
+		   uint8_t *out, size_t *outlen, char *errmsg, size_t errlen);
+
+/* 2 if @p starts with a v2 STREAM_INFO, 1 if a v1 one, else 0. */
+int gr_stream_info_format(const uint8_t *p, size_t len);
+
 /* Minimal size of a record of @type, or 0 for an unknown type. */
 size_t gr_type_min_size(uint16_t type);
 /* "SUBMIT", ..., "RING"; unknown types get "TYPE_0x7777" in @buf. */
@@ -85,6 +113,9 @@ struct gr_job {
 	uint16_t reserved;
 	uint64_t aux0;
 	uint64_t aux1;
+	int has_task;		/* GRTRACE_HDR_TASK: @pid and @tid are set */
+	uint32_t pid;
+	uint32_t tid;
 };
 
 struct gr_stream_info {
@@ -188,6 +219,10 @@ static inline int gr_decode_job(const struct gr_rec *rec, struct gr_job *job)
 	job->reserved = gr_le16(p + offsetof(struct grtrace_job_event, reserved));
 	job->aux0 = gr_le64(p + offsetof(struct grtrace_job_event, aux0));
 	job->aux1 = gr_le64(p + offsetof(struct grtrace_job_event, aux1));
+	job->has_task = (rec->flags & GRTRACE_HDR_TASK) &&
+			rec->size >= sizeof(struct grtrace_job_event) + 8;
+	job->pid = job->has_task ? gr_le32(p + sizeof(struct grtrace_job_event)) : 0;
+	job->tid = job->has_task ? gr_le32(p + sizeof(struct grtrace_job_event) + 4) : 0;
 	return 0;
 }
 

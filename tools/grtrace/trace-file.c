@@ -63,9 +63,10 @@ int grf_parse_header(const uint8_t *buf, size_t len, struct grf_header *h,
 			 len, h->size);
 		return -1;
 	}
-	if (h->stream_format != GRTRACE_FORMAT_VERSION) {
-		snprintf(why, whylen, "stream format %" PRIu32 ", this grtrace reads format %d",
-			 h->stream_format, GRTRACE_FORMAT_VERSION);
+	if (h->stream_format < GRTRACE_FORMAT_V1 ||
+	    h->stream_format > GRTRACE_FORMAT_VERSION) {
+		snprintf(why, whylen, "stream format %" PRIu32 ", this grtrace reads formats %d to %d",
+			 h->stream_format, GRTRACE_FORMAT_V1, GRTRACE_FORMAT_VERSION);
 		return -1;
 	}
 	/* key=value lines up to the first NUL; keys not known are skipped. */

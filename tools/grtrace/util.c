@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/grtrace.h>
+
 #include "util.h"
 
 #define DEFAULT_DEBUGFS	"/sys/kernel/debug/grtrace"
@@ -207,6 +209,19 @@ int debugfs_read(const char *name, char *buf, size_t len)
 	buf[off] = '\0';
 	close(fd);
 	return 0;
+}
+
+unsigned int kernel_stream_format(void)
+{
+	char config[4096], path[4096], *v;
+
+	debugfs_path(path, sizeof(path), "config");
+	if (access(path, R_OK) || debugfs_read("config", config, sizeof(config)))
+		return GRTRACE_FORMAT_V1;
+	if (!strncmp(config, "format=", 7))
+		return (unsigned int)strtoul(config + 7, NULL, 10);
+	v = strstr(config, "\nformat=");
+	return v ? (unsigned int)strtoul(v + 8, NULL, 10) : GRTRACE_FORMAT_V1;
 }
 
 int debugfs_write_quiet(const char *name, const char *text)

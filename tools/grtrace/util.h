@@ -45,6 +45,11 @@ int debugfs_write_quiet(const char *name, const char *text);
 
 /* 1 if tracing is started, 0 if stopped, -1 on error (reported). */
 int control_state(void);
+/*
+ * The stream format the module writes (its config's "format" key), 1 for
+ * a module without one.
+ */
+unsigned int kernel_stream_format(void);
 int control_write(const char *cmd);
 
 /* The CPU numbers of the events<cpu> files, sorted: count, or -1 (reported). */

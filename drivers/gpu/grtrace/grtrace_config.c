@@ -59,6 +59,9 @@ void grtrace_config_defaults(void)
 	grtrace_cfg.filter_engine_mask = GRTRACE_ENGINE_MASK_ALL;
 	grtrace_cfg.filter_ring_id = -1;
 	grtrace_cfg.sample = 100;
+	grtrace_cfg.format = GRTRACE_FORMAT_VERSION;
+	/* gseq is a cache line every CPU writes per event: opt-in. */
+	grtrace_cfg.no_gseq = 1;
 }
 
 /*
@@ -276,6 +279,7 @@ static const struct grtrace_key grtrace_keys[] = {
 	U32_KEY("adaptive_sampling", adaptive, 0, 1),
 	U32_KEY("measure_latency", measure_latency, 0, 1),
 	ENUM_KEY("gseq", no_gseq, gseq_names),
+	U32_KEY("format", format, GRTRACE_FORMAT_V1, GRTRACE_FORMAT_V2),
 	FN_KEY("reset_stats", set_reset_stats, NULL),
 };
 
@@ -368,9 +372,13 @@ static int grtrace_stage_publish(struct grtrace_stage *st)
 	bool rl_changed;
 	int i;
 
-	/* STREAM_INFO names the clock and gseq's validity for the session. */
+	/*
+	 * STREAM_INFO names the clock, the format and gseq's validity for
+	 * the session.
+	 */
 	if (grtrace_enabled && (c->clock != grtrace_cfg.clock ||
-				c->no_gseq != grtrace_cfg.no_gseq))
+				c->no_gseq != grtrace_cfg.no_gseq ||
+				c->format != grtrace_cfg.format))
 		return -EBUSY;
 	if (st->ctx_dirty && st->nr_ctx) {
 		wc = kmalloc(struct_size(wc, ctx, st->nr_ctx), GFP_KERNEL);

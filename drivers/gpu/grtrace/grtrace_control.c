@@ -342,7 +342,8 @@ static int rings_show(struct seq_file *m, void *v)
 static int version_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "version=" GRTRACE_VERSION "\n");
-	seq_printf(m, "format_version=%d\n", GRTRACE_FORMAT_VERSION);
+	seq_printf(m, "format_version=%d\nformats=%d %d\n",
+		   GRTRACE_FORMAT_VERSION, GRTRACE_FORMAT_V1, GRTRACE_FORMAT_V2);
 	return 0;
 }
 

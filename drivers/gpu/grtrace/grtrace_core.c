@@ -333,6 +333,94 @@ static void *grtrace_reserve(struct rchan *chan, size_t size)
 	return relay_reserve(chan, size);
 }
 
+/*
+ * Format 1: a 72-byte job event.  gseq is taken before the reservation: a
+ * full buffer leaves a gap in gseq exactly where events were lost, which
+ * the reader reports.  The record is filled in place; readers see it only
+ * once grtrace_committed() has published it, never half-written.  Returns
+ * the size written, 0 when the buffer is full.
+ */
+static u16 grtrace_put_job1(struct grtrace_pcpu *pc, struct rchan *chan,
+			    u16 type, u16 hflags, u32 ring_id, u16 engine,
+			    u64 ctx, u64 seqno, u64 aux0, u64 aux1, u64 ts)
+{
+	struct grtrace_job_event *ev;
+	u64 gseq = grtrace_next_gseq();
+
+	ev = grtrace_reserve(chan, sizeof(*ev));
+	if (unlikely(!ev))
+		return 0;
+	grtrace_fill_hdr(&ev->hdr, type, sizeof(*ev), hflags, pc, ts, gseq);
+	ev->ctx = ctx;
+	ev->seqno = seqno;
+	ev->ring_id = ring_id;
+	ev->engine = engine;
+	ev->reserved = 0;
+	ev->aux0 = aux0;
+	ev->aux1 = aux1;
+	return sizeof(*ev);
+}
+
+/*
+ * Format 2: the 36-byte fixed part, then only what this event has: its
+ * aux values if any is set, the submitting task for a SUBMIT made in
+ * process context, gseq if the session stamps it.  A record lost to a full
+ * buffer still takes its cseq, so the reader sees the loss in place.
+ */
+static u16 grtrace_put_job2(struct grtrace_pcpu *pc, struct rchan *chan,
+			    u16 type, u16 hflags, u32 ring_id, u16 engine,
+			    u64 ctx, u64 seqno, u64 aux0, u64 aux1, u64 ts)
+{
+	u8 flags = hflags & GRTRACE_HDR_DERIVED ? GRTRACE_HDR2_DERIVED : 0;
+	u16 size = sizeof(struct grtrace_job2);
+	struct grtrace_job2 *ev;
+	u64 gseq = 0;
+	u8 *p;
+
+	if (aux0 | aux1) {
+		flags |= GRTRACE_HDR2_AUX;
+		size += sizeof(struct grtrace_aux2);
+	}
+	if (type == GRTRACE_EV_SUBMIT && in_task()) {
+		flags |= GRTRACE_HDR2_TASK;
+		size += sizeof(struct grtrace_task2);
+	}
+	if (!READ_ONCE(grtrace_cfg.no_gseq)) {
+		flags |= GRTRACE_HDR2_GSEQ;
+		size += sizeof(struct grtrace_gseq2);
+		gseq = grtrace_next_gseq();
+	}
+	ev = grtrace_reserve(chan, size);
+	if (unlikely(!ev)) {
+		pc->cseq++;
+		return 0;
+	}
+	ev->hdr.type = type;
+	ev->hdr.flags = flags;
+	ev->hdr.size = size;
+	ev->hdr.cseq = (u32)pc->cseq++;
+	ev->hdr.ts = ts;
+	ev->ctx = ctx;
+	ev->seqno = seqno;
+	ev->ring_id = ring_id;
+	ev->engine = engine;
+	ev->reserved = 0;
+	p = (u8 *)(ev + 1);
+	if (flags & GRTRACE_HDR2_AUX) {
+		((struct grtrace_aux2 *)p)->aux0 = aux0;
+		((struct grtrace_aux2 *)p)->aux1 = aux1;
+		p += sizeof(struct grtrace_aux2);
+	}
+	if (flags & GRTRACE_HDR2_TASK) {
+		((struct grtrace_task2 *)p)->pid = task_tgid_nr(current);
+		((struct grtrace_task2 *)p)->tid = task_pid_nr(current);
+		p += sizeof(struct grtrace_task2);
+	}
+	if (flags & GRTRACE_HDR2_GSEQ)
+		((struct grtrace_gseq2 *)p)->gseq = gseq;
+	return size;
+}
+
 /**
  * grtrace_event() - the event path: account, filter and write one event
  * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
@@ -352,12 +440,11 @@ static void *grtrace_reserve(struct rchan *chan, size_t size)
 void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		   u64 aux0, u64 aux1)
 {
-	struct grtrace_job_event *ev;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
-	u64 t0 = 0, ts, gseq;
-	u16 hflags = 0;
+	u64 t0 = 0, ts;
+	u16 hflags = 0, size;
 	int reason;
 
 	/*
@@ -411,30 +498,27 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		goto drop;
 	}
 
-	/*
-	 * gseq is taken before the reservation: a full buffer leaves a gap
-	 * in gseq exactly where events were lost, which the reader reports.
-	 * The record is filled in place; readers see it only once
-	 * grtrace_committed() has published it, never half-written.
-	 */
-	gseq = grtrace_next_gseq();
-	ev = grtrace_reserve(chan, sizeof(*ev));
-	if (unlikely(!ev)) {
+	/* The format cannot change while a channel exists. */
+	if (likely(READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1)) {
+		/* v2 has 16 bits for it: a caller's bug, as above. */
+		if (WARN_ON_ONCE(ring_id >= GRTRACE_MAX_RINGS)) {
+			reason = GRTRACE_DROP_INVALID;
+			goto drop;
+		}
+		size = grtrace_put_job2(pc, chan, type, hflags, ring_id, engine,
+					ctx, seqno, aux0, aux1, ts);
+	} else {
+		size = grtrace_put_job1(pc, chan, type, hflags, ring_id, engine,
+					ctx, seqno, aux0, aux1, ts);
+	}
+	if (unlikely(!size)) {
 		reason = GRTRACE_DROP_BUFFER_FULL;
 		goto drop;
 	}
-	grtrace_fill_hdr(&ev->hdr, type, sizeof(*ev), hflags, pc, ts, gseq);
-	ev->ctx = ctx;
-	ev->seqno = seqno;
-	ev->ring_id = ring_id;
-	ev->engine = engine;
-	ev->reserved = 0;
-	ev->aux0 = aux0;
-	ev->aux1 = aux1;
-	grtrace_committed(pc, sizeof(*ev));
+	grtrace_committed(pc, size);
 	pc->cnt.written++;
 	pc->cnt.type_written[type]++;
-	pc->cnt.bytes += sizeof(*ev);
+	pc->cnt.bytes += size;
 	grtrace_count_sec(pc, true);
 	goto out;
 
@@ -462,23 +546,26 @@ size_t grtrace_control_room(void)
 
 /**
  * grtrace_write_control() - write a control record on this CPU
- * @rec: the record; only the type of its header is used
+ * @rec: the record in format 1; only the type of its header is used
  * @size: size of @rec in bytes, a multiple of %GRTRACE_ALIGN
  *
  * Stamps the header like an event's and copies the record, bypassing every
- * filter.  Context: any, hard interrupts included.
+ * filter; in a format 2 session the body goes after a v2 header.  Context:
+ * any, hard interrupts included.
  * Return: 0, -ENODEV when no channel exists, -E2BIG when the record cannot
  * fit a sub-buffer, -ENOSPC when the buffer is full (counted).
  */
 int grtrace_write_control(const void *rec, u16 size)
 {
 	const struct grtrace_hdr *hdr = rec;
-	struct grtrace_hdr *slot;
+	u16 body = size - sizeof(*hdr), wsize = size;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
+	bool v2, gseq_on;
 	u64 ts, gseq;
 	int ret = 0;
+	void *slot;
 
 	/* Interrupts off before reading the channel: see close_channel. */
 	local_irq_save(flags);
@@ -487,25 +574,46 @@ int grtrace_write_control(const void *rec, u16 size)
 		ret = -ENODEV;
 		goto out;
 	}
+	v2 = READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1;
+	gseq_on = !READ_ONCE(grtrace_cfg.no_gseq);
+	if (v2)
+		wsize = sizeof(struct grtrace_hdr2) + body +
+			(gseq_on ? sizeof(struct grtrace_gseq2) : 0);
 	/* Readers refuse records over GRTRACE_MAX_RECORD: never write one. */
-	if (WARN_ON_ONCE(size > GRTRACE_MAX_RECORD) ||
-	    size > chan->subbuf_size) {
+	if (WARN_ON_ONCE(wsize > GRTRACE_MAX_RECORD) ||
+	    wsize > chan->subbuf_size) {
 		ret = -E2BIG;
 		goto out;
 	}
 	pc = this_cpu_ptr(&grtrace_pcpu);
 	ts = grtrace_now();
 	gseq = grtrace_next_gseq();
-	slot = grtrace_reserve(chan, size);
+	slot = grtrace_reserve(chan, wsize);
 	if (!slot) {
+		if (v2)
+			pc->cseq++;
 		pc->cnt.ctl_dropped++;
 		ret = -ENOSPC;
 		goto out;
 	}
-	grtrace_fill_hdr(slot, hdr->type, size, 0, pc, ts, gseq);
-	memcpy((void *)slot + sizeof(*hdr), rec + sizeof(*hdr),
-	       size - sizeof(*hdr));
-	grtrace_committed(pc, size);
+	if (v2) {
+		struct grtrace_hdr2 *h2 = slot;
+
+		h2->type = hdr->type - GRTRACE_REC_STREAM_INFO +
+			   GRTRACE_REC2_STREAM_INFO;
+		h2->flags = gseq_on ? GRTRACE_HDR2_GSEQ : 0;
+		h2->size = wsize;
+		h2->cseq = (u32)pc->cseq++;
+		h2->ts = ts;
+		memcpy(h2 + 1, hdr + 1, body);
+		if (gseq_on)
+			((struct grtrace_gseq2 *)(slot + wsize -
+				sizeof(struct grtrace_gseq2)))->gseq = gseq;
+	} else {
+		grtrace_fill_hdr(slot, hdr->type, size, 0, pc, ts, gseq);
+		memcpy(slot + sizeof(*hdr), rec + sizeof(*hdr), body);
+	}
+	grtrace_committed(pc, wsize);
 	pc->cnt.ctl_written++;
 out:
 	local_irq_restore(flags);
@@ -517,14 +625,18 @@ static int grtrace_write_stream_info(void)
 	struct grtrace_stream_info si = {
 		.hdr.type = GRTRACE_REC_STREAM_INFO,
 		.magic = GRTRACE_MAGIC,
-		.version = GRTRACE_FORMAT_VERSION,
-		.hdr_size = sizeof(struct grtrace_hdr),
+		.version = grtrace_cfg.format,
+		.hdr_size = grtrace_cfg.format == GRTRACE_FORMAT_V1 ?
+			    sizeof(struct grtrace_hdr) :
+			    sizeof(struct grtrace_hdr2),
 		.clock_id = grtrace_cfg.clock == GRTRACE_CLK_BOOTTIME ?
 			    GRTRACE_CLOCK_BOOTTIME : GRTRACE_CLOCK_MONOTONIC,
 		.nr_cpus = num_possible_cpus(),
 		.features = (grtrace_cfg.no_gseq ? 0 : GRTRACE_FEAT_GSEQ) |
 			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC |
-			    GRTRACE_FEAT_DERIVED,
+			    GRTRACE_FEAT_DERIVED |
+			    (grtrace_cfg.format == GRTRACE_FORMAT_V1 ? 0 :
+			     GRTRACE_FEAT_CSEQ_LOSS | GRTRACE_FEAT_TASK),
 		.session_id = grtrace_session,
 	};
 

@@ -178,6 +178,8 @@ struct grtrace_watch_ctx {
  * @measure_latency: time the write path into latency_hist
  * @no_gseq: do not stamp gseq (0 in every record); changed only while
  *	stopped, since STREAM_INFO says whether gseq is valid
+ * @format: GRTRACE_FORMAT_V1 or _V2, the stream format of the next
+ *	session; changed only while stopped
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the
@@ -202,6 +204,7 @@ struct grtrace_config {
 	u32 adaptive;
 	u32 measure_latency;
 	u32 no_gseq;
+	u32 format;
 };
 
 extern struct grtrace_config grtrace_cfg;

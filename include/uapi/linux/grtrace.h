@@ -17,7 +17,13 @@
 #include <linux/types.h>
 
 #define GRTRACE_MAGIC		0x52545247	/* the bytes "GRTR" */
-#define GRTRACE_FORMAT_VERSION	1
+/*
+ * The newest stream format.  A session writes one format, chosen by the
+ * "format" key of the config file: 2 (compact records, the default) or 1.
+ */
+#define GRTRACE_FORMAT_V1	1
+#define GRTRACE_FORMAT_V2	2
+#define GRTRACE_FORMAT_VERSION	GRTRACE_FORMAT_V2
 
 /* Record alignment and the largest record a producer may write. */
 #define GRTRACE_ALIGN		8
@@ -94,6 +100,8 @@ enum grtrace_engine {
 #define GRTRACE_FEAT_CSEQ	(1ULL << 1)	/* cseq counts every record of a CPU */
 #define GRTRACE_FEAT_RING_REC	(1ULL << 2)	/* rings added mid-stream get a RING record */
 #define GRTRACE_FEAT_DERIVED	(1ULL << 3)	/* job events may carry GRTRACE_HDR_DERIVED */
+#define GRTRACE_FEAT_CSEQ_LOSS	(1ULL << 4)	/* v2: a lost record takes its cseq */
+#define GRTRACE_FEAT_TASK	(1ULL << 5)	/* v2: SUBMIT may carry the submitting task */
 
 /*
  * Bits of grtrace_hdr.flags.  DERIVED: the job event was not observed on
@@ -102,6 +110,13 @@ enum grtrace_engine {
  * and the interval between the two says nothing.
  */
 #define GRTRACE_HDR_DERIVED	0x0001
+/*
+ * TASK: a job event of 80 bytes or more whose bytes 72..79 are the
+ * submitting task's pid (thread group id) and tid, u32 each.  Never
+ * written by a v1 producer; a v2 reader that converts records to v1 sets
+ * it (see struct grtrace_hdr2).
+ */
+#define GRTRACE_HDR_TASK	0x0002
 
 /**
  * struct grtrace_hdr - header of every record (32 bytes)
@@ -217,5 +232,87 @@ struct grtrace_ring_record {
 	struct grtrace_hdr hdr;
 	struct grtrace_ring_desc ring;
 };
+
+/*
+ * Format 2: compact records.  A v2 record starts with a 16-byte header and
+ * its size is a multiple of %GRTRACE_ALIGN2; no field is aligned beyond 4
+ * bytes.  Records do not name their CPU: the channel (events<cpu>, or a
+ * trace file's frame) does.  The bodies of STREAM_INFO, METADATA and RING
+ * are those of format 1, after the shorter header.
+ */
+#define GRTRACE_ALIGN2		4
+
+/* v2 record types: job events keep their numbers, control records move. */
+#define GRTRACE_REC2_STREAM_INFO	0x80
+#define GRTRACE_REC2_METADATA		0x81
+#define GRTRACE_REC2_RING		0x82
+
+/*
+ * Bits of grtrace_hdr2.flags.  Optional parts follow the fixed part of a
+ * job event in this order: AUX, then TASK; GSEQ is always the last 8
+ * bytes of the record, of any type.
+ */
+#define GRTRACE_HDR2_DERIVED	0x01	/* as GRTRACE_HDR_DERIVED */
+#define GRTRACE_HDR2_AUX	0x02	/* u64 aux0, u64 aux1 follow */
+#define GRTRACE_HDR2_TASK	0x04	/* u32 pid, u32 tid follow */
+#define GRTRACE_HDR2_GSEQ	0x08	/* the record ends with u64 gseq */
+
+/**
+ * struct grtrace_hdr2 - header of every v2 record (16 bytes, packed)
+ * @type: job event types as enum grtrace_type, control records
+ *	GRTRACE_REC2_*
+ * @flags: GRTRACE_HDR2_* bits; other bits are reserved, written as 0
+ * @size: size of the whole record in bytes, a multiple of %GRTRACE_ALIGN2
+ * @cseq: the low 32 bits of the CPU's sequence number, which counts every
+ *	record written to the channel and every one lost to a full buffer:
+ *	a gap is a loss
+ * @ts: timestamp in ns on the clock named by the session's STREAM_INFO
+ */
+struct grtrace_hdr2 {
+	__u8 type;
+	__u8 flags;
+	__u16 size;
+	__u32 cseq;
+	__u64 ts;
+} __attribute__((packed));
+
+/**
+ * struct grtrace_job2 - v2 SUBMIT ... ERROR, fixed part (36 bytes, packed:
+ *	records are only 4-byte aligned)
+ * @hdr: header
+ * @ctx: fence context of the job
+ * @seqno: fence seqno of the job
+ * @ring_id: id of the ring (below %GRTRACE_MAX_RINGS)
+ * @engine: enum grtrace_engine of the ring
+ * @reserved: written as 0
+ *
+ * Then, as @hdr.flags say: u64 aux0 and u64 aux1 (%GRTRACE_HDR2_AUX,
+ * written when either is not 0; absent, both are 0), u32 pid and u32 tid
+ * (%GRTRACE_HDR2_TASK: a SUBMIT made in process context), u64 gseq
+ * (%GRTRACE_HDR2_GSEQ).
+ */
+struct grtrace_job2 {
+	struct grtrace_hdr2 hdr;
+	__u64 ctx;
+	__u64 seqno;
+	__u16 ring_id;
+	__u8 engine;
+	__u8 reserved;
+} __attribute__((packed));
+
+/* The optional parts of a v2 record, packed like it. */
+struct grtrace_aux2 {
+	__u64 aux0;
+	__u64 aux1;
+} __attribute__((packed));
+
+struct grtrace_task2 {
+	__u32 pid;
+	__u32 tid;
+} __attribute__((packed));
+
+struct grtrace_gseq2 {
+	__u64 gseq;
+} __attribute__((packed));
 
 #endif /* _UAPI_LINUX_GRTRACE_H */

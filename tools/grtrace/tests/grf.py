@@ -11,12 +11,18 @@ Usage: grf.py info FILE        the header's fields and every frame, one a line
                                bytes, the frames in ORDER: "time" (as the
                                stream has them), "cpu" (CPU 0's first) or
                                "reverse" (the last CPU's first)
+       grf.py pack2 BARE OUT ORDER FRAME [zstd] [gseq] [lose=N]
+                               as pack, the records converted to format 2
+                               ("Format 2"): each CPU's cseq renumbered from
+                               0, gseq kept only with "gseq"; "lose=N"
+                               leaves out CPU 1's N-th job event (from 0)
+                               as a full buffer would, its cseq taken
        grf.py bare BARE OUT ORDER
                                the bare stream BARE with its runs of one
                                CPU in ORDER, as an old "record" would
                                have written it had the CPUs drained so
 
-Written from Documentation/gpu/grtrace.rst ("The trace file"), not from
+Written from Documentation/gpu/grtrace.rst ("The trace file", "Format 2"), not from
 the tool's C code, so that the tests hold the two to the document.  zstd
 frames are decompressed with the zstd command.
 """
@@ -98,13 +104,73 @@ def order(pieces, how):
     return [p for c in cpus for p in pieces if p[0] == c]
 
 
-def pack(src, dst, how, limit, zstd):
-    pieces = [(c, b) for c, run in runs(open(src, "rb").read())
-              for b in split(run, limit)]
+def to_v2(data, gseq, lose):
+    """A bare format 1 stream as format 2 runs of one CPU: (cpu, bytes)."""
+    out, cseq, jobs, pos = [], {}, {}, 0
+    while pos < len(data):
+        rtype, size, cpu, flags, ts, gs = struct.unpack_from("<HHHHQQ", data, pos)
+        body = data[pos + 32:pos + size]
+        pos += size
+        n = cseq.get(cpu, 0)
+        cseq[cpu] = n + 1
+        if rtype < 32:
+            j = jobs.get(cpu, 0)
+            jobs[cpu] = j + 1
+            if cpu == 1 and j == lose:
+                continue
+            ctx, seqno, ring, engine, _, aux0, aux1 = struct.unpack_from(
+                "<QQIHHQQ", body)
+            fl = flags & 1
+            rec = struct.pack("<QQHBB", ctx, seqno, ring, engine, 0)
+            if aux0 or aux1:
+                fl |= 2
+                rec += struct.pack("<QQ", aux0, aux1)
+            t2 = rtype
+        elif rtype == 0x100:
+            # STREAM_INFO: version 2, hdr_size 16; gseq only if kept, and
+            # cseq counts losses (features bits 0 and 4).
+            magic, _, _, clock, ncpu, feat, sid = struct.unpack_from("<IHHIIQQ", body)
+            feat = (feat | 0x10) & ~(0 if gseq else 1)
+            fl, t2 = 0, 0x80
+            rec = struct.pack("<IHHIIQQ", magic, 2, 16, clock, ncpu, feat, sid) + body[32:]
+        else:
+            # Other control types keep their low bits; unknown ones: 0xfe.
+            fl, rec = 0, body
+            t2 = rtype - 0x100 + 0x80 if 0x100 <= rtype < 0x180 else 0xfe
+        if gseq:
+            fl |= 8
+            rec += struct.pack("<Q", gs)
+        rec = struct.pack("<BBHIQ", t2, fl, 16 + len(rec), n & 0xffffffff, ts) + rec
+        if out and out[-1][0] == cpu:
+            out[-1] = (cpu, out[-1][1] + rec)
+        else:
+            out.append((cpu, rec))
+    return out
+
+
+def split2(blob, limit):
+    pos, start = 0, 0
+    while pos < len(blob):
+        size = struct.unpack_from("<H", blob, pos + 2)[0]
+        if pos + size - start > limit and pos != start:
+            yield blob[start:pos]
+            start = pos
+        pos += size
+    if pos != start:
+        yield blob[start:pos]
+
+
+def pack(src, dst, how, limit, zstd, v2=None):
+    if v2 is None:
+        pieces = [(c, b) for c, run in runs(open(src, "rb").read())
+                  for b in split(run, limit)]
+    else:
+        pieces = [(c, b) for c, run in to_v2(open(src, "rb").read(), *v2)
+                  for b in split2(run, limit)]
     text = b"kernel=packed\nhost=grf.py\nclock=monotonic\nsession=1\nstarted=0\n\0"
     size = (FIXED.size + len(text) + 7) & ~7
     ncpu = len({c for c, _ in pieces})
-    out = [FIXED.pack(MAGIC, size, 1, 1 if zstd else 0, 1, ncpu) +
+    out = [FIXED.pack(MAGIC, size, 1, 1 if zstd else 0, 2 if v2 else 1, ncpu) +
            text.ljust(size - FIXED.size, b"\0")]
     for cpu, blob in order(pieces, how):
         payload, flags = blob, 0
@@ -118,6 +184,12 @@ def pack(src, dst, how, limit, zstd):
 
 
 def main():
+    if len(sys.argv) >= 6 and sys.argv[1] == "pack2":
+        opts = sys.argv[6:]
+        lose = [int(o[5:]) for o in opts if o.startswith("lose=")]
+        pack(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
+             "zstd" in opts, ("gseq" in opts, lose[0] if lose else -1))
+        return
     if len(sys.argv) >= 6 and sys.argv[1] == "pack":
         pack(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]),
              len(sys.argv) > 6 and sys.argv[6] == "zstd")

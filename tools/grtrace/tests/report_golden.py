@@ -242,9 +242,10 @@ def gaps():
 
 
 def future():
-    """Version 2: a longer SUBMIT and an unknown record type, both skipped
-    over by size; the job is still whole."""
-    t = Trace(version=2)
+    """Version 3 (a later one keeping format 1's header): a longer SUBMIT
+    and an unknown record type, both skipped over by size; the job is
+    still whole."""
+    t = Trace(version=3)
     t.stream_info(0)
     t.metadata(0, RINGS[:1])
     t.ev(100, "submit", 9, 1, 0, GFX, trailing=b"\x01" * 16)
@@ -850,10 +851,10 @@ def check_newring(c):
 def check_future(c):
     doc = c.json("future", [])
     expect_fields("future", doc["summary"], dict(
-        format_version=2, unknown_records=1, jobs=1, jobs_incomplete=0))
+        format_version=3, unknown_records=1, jobs=1, jobs_incomplete=0))
     expect("future job", doc["jobs"][0]["t_total"], 400)
     rc, out, err = c.run("future", [])
-    if "stream format version 2 is newer" not in out:
+    if "stream format version 3 is newer" not in out:
         raise AssertionError("no version warning:\n" + out)
 
 

@@ -85,6 +85,33 @@ for v in emit-basic rings; do
 		"$(cat "$TMP/err")"
 done
 
+# Format 2: the golden records of one CPU in a trace file, and bare.
+run "$GRTRACE" dump -i "$GOLDEN/emit-basic-v2.grf"
+st=$rc
+cmp -s "$TMP/out" "$GOLDEN/emit-basic-v2.dump" || st=1
+[ -s "$TMP/err" ] && st=1
+result "dump emit-basic-v2.grf (format 2) matches emit-basic-v2.dump" $st \
+	"exit $rc" "$(diff "$GOLDEN/emit-basic-v2.dump" "$TMP/out" | head -20)" \
+	"$(cat "$TMP/err")"
+run "$GRTRACE" dump -i "$GOLDEN/emit-basic-v2.bin"
+st=0
+[ $rc -eq 1 ] && [ ! -s "$TMP/out" ] || st=1
+[ "$(cat "$TMP/err")" = "grtrace: $GOLDEN/emit-basic-v2.bin: a format 2 stream outside a trace file does not say its CPU: name it with --channel CPU, or record with 'grtrace record'" ] || st=1
+result "dump of a bare format 2 stream: one line saying why it cannot be read" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+run "$GRTRACE" dump --channel 0 -i "$GOLDEN/emit-basic-v2.bin"
+st=$rc
+cmp -s "$TMP/out" "$GOLDEN/emit-basic-v2.dump" || st=1
+[ -s "$TMP/err" ] && st=1
+run "$GRTRACE" dump --channel 3 -i - < "$GOLDEN/emit-basic-v2.bin"
+sed 's/^\([0-9]*\) 0 /\1 3 /' "$GOLDEN/emit-basic-v2.dump" | cmp -s - "$TMP/out" || st=1
+result "dump --channel CPU reads one channel's format 2 records, as CPU's" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+run "$GRTRACE" dump --channel x -i "$GOLDEN/emit-basic-v2.bin"
+st=0
+[ $rc -eq 1 ] && grep -q "invalid CPU 'x' for --channel" "$TMP/err" || st=1
+result "dump --channel with a bad CPU: usage error naming it" $st "exit $rc" "$(cat "$TMP/err")"
+
 "$GRTRACE" dump -i - < "$GOLDEN/emit-basic.bin" > "$TMP/out" 2>&1
 st=$?
 cmp -s "$TMP/out" "$GOLDEN/emit-basic.dump" || st=1
@@ -509,6 +536,51 @@ for how in time cpu reverse; do
 	done
 done
 
+# Format 2 trace files of the same recording (converted by grf.py from the
+# document): the report is format 1's in every frame order, with gseq or
+# without (merged by ts then); the dump too, with gseq, but STREAM_INFO.
+sed 's/"gseq_\(first\|last\)":[0-9]*//g' "$TMP/want.json" > "$TMP/want2.json"
+grep -v " STREAM_INFO " "$TMP/want.dump" > "$TMP/want2.dump"
+for how in cpu reverse; do
+	for z in raw zstd; do
+		for g in nogseq gseq; do
+			python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" $how 65536 $z $g
+			st=0
+			"$GRTRACE" report -i "$TMP/p2.grf" --format json --limit 0 --per-ring |
+				sed 's/"input":"[^"]*"//; s/"gseq_\(first\|last\)":[0-9a-z]*//g' |
+				cmp -s - "$TMP/want2.json" || st=1
+			if [ $g = gseq ]; then
+				"$GRTRACE" dump -i "$TMP/p2.grf" | grep -v " STREAM_INFO " |
+					cmp -s - "$TMP/want2.dump" || st=1
+			fi
+			result "format 2 trace file, frames in $how order, $z, $g: the report is format 1's" $st
+		done
+	done
+done
+
+# A record lost to a full buffer leaves a gap in its CPU's cseq: counted.
+python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd lose=7
+run "$GRTRACE" report -i "$TMP/p2.grf" --format json --limit 0
+st=$rc
+python3 -c 'import json,sys; s=json.load(sys.stdin)["summary"]; sys.exit(not (s["lost_records"] == 1 and s["cseq_gaps"] == 1 and s["gseq_gaps"] == 0))' < "$TMP/out" || st=1
+run "$GRTRACE" report -i "$TMP/p2.grf"
+grep -q "^lost:     1 records in 1 gaps of the CPUs' cseq$" "$TMP/out" || st=1
+python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd
+run "$GRTRACE" report -i "$TMP/p2.grf"
+grep -q "^lost:     none (no CPU's cseq has a gap)$" "$TMP/out" || st=1
+result "format 2: a record lost on CPU 1 is one cseq gap, reported as 1 lost; none without" $st
+
+# A bad format 2 record: one line naming the frame and the record's byte.
+python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" cpu 65536 raw
+hsize=$(python3 "$TESTS/grf.py" info "$TMP/p2.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+printf '\022' | dd of="$TMP/p2.grf" bs=1 seek=$((hsize + 16 + 2)) conv=notrunc 2>/dev/null
+run "$GRTRACE" dump -i "$TMP/p2.grf"
+st=0
+[ $rc -eq 1 ] || st=1
+[ "$(cat "$TMP/err")" = "grtrace: $TMP/p2.grf: frame of CPU 0 at byte $hsize: corrupt record at byte 0 of its data: size 18 is not a multiple of 4" ] || st=1
+result "format 2: a corrupt record in a frame is one line naming frame and byte" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+
 # Two recordings joined with cat: two parts, merged one after the other.
 python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" reverse 65536 zstd
 cat "$TMP/p.grf" "$TMP/p.grf" > "$TMP/pp.grf"
@@ -546,7 +618,7 @@ grf_bad() {
 }
 hsize=$(python3 "$TESTS/grf.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 grf_bad 12 '\002' "a newer file version" "header at byte 0: file version 2, this grtrace reads version 1"
-grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, this grtrace reads format 1"
+grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, this grtrace reads formats 1 to 2"
 grf_bad "$hsize" 'XXXX' "a broken frame header" "byte $hsize: no frame here"
 grf_bad $((hsize + 8)) '\377\377\377\177' "a frame longer than the file" "byte $hsize: frame of CPU [0-9]* holds"
 grf_bad $((hsize + 16)) '\000\000\000\000' "a corrupt zstd frame" "frame of CPU [0-9]* at byte $hsize: zstd: "

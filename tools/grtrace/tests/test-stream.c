@@ -681,6 +681,110 @@ static void test_names(void)
 	CHECK_STR(gr_clock_name(4, buf, sizeof(buf)), "4");
 }
 
+/*
+ * Format 2: the golden records convert at gen_golden.py's boundaries into
+ * the format 1 records they stand for; every cut of the stream is
+ * "truncated" at the cut record.
+ */
+static void test_v2_golden(void)
+{
+	static const uint16_t types[] = {
+		0x100, 0x101, 1, 2, 3, 4, 5, 8, 9, 10,
+	};
+	size_t bounds[64], len, nb, olen, i, cut;
+	struct gr_v2_cpu st = { .cpu = 3 };
+	uint8_t out[GR_V1_MAX];
+	char why[GR_WHY_LEN];
+	struct gr_job job;
+	struct gr_rec rec;
+	uint8_t *buf;
+	long sz;
+
+	buf = load_golden("emit-basic-v2.bin", &len);
+	if (!buf)
+		return;
+	nb = load_offsets("emit-basic-v2.bin", len, bounds, 64);
+	CHECK_U64(nb, 11);
+	for (i = 0; i + 1 < nb && i < 10; i++) {
+		sz = gr_v2_convert(&st, buf + bounds[i], len - bounds[i], out,
+				   &olen, why, sizeof(why));
+		CHECK_U64((uint64_t)sz, bounds[i + 1] - bounds[i]);
+		if (sz <= 0)
+			break;
+		gr_parse_hdr(out, &rec);
+		CHECK_U64(rec.type, types[i]);
+		CHECK_U64(rec.size, olen);
+		CHECK_U64(rec.cpu, 3);
+		CHECK_U64(rec.cseq, i);
+		CHECK_U64(rec.gseq, 0);
+		CHECK_U64(gr_check_record(out, olen, NULL, 0), olen);
+		if (!gr_type_is_job(rec.type))
+			continue;
+		CHECK_U64(gr_decode_job(&rec, &job), 0);
+		CHECK_U64(job.has_task, i == 2);
+		CHECK_U64(rec.size, i == 2 ? 80 : 72);
+		CHECK_U64(job.ctx, i == 9 ? 101 : 100);
+		CHECK_U64(job.aux0, i == 9 ? (uint64_t)-62 : i == 7 || i == 8 ? 200 : 0);
+		CHECK_U64(job.aux1, i == 7 || i == 8 ? 7 : 0);
+	}
+	/* Every cut inside a record: more bytes are needed, never corrupt. */
+	for (i = 0; i + 1 < nb; i++)
+		for (cut = bounds[i] + 1; cut < bounds[i + 1]; cut++)
+			CHECK_U64(gr_v2_convert(&st, buf + bounds[i],
+						cut - bounds[i], out, &olen,
+						why, sizeof(why)), 0);
+	free(buf);
+}
+
+/* Bad sizes and flags name the problem; cseq is extended past 2^32. */
+static void test_v2_rules(void)
+{
+	struct gr_v2_cpu st = { 0 };
+	uint8_t r[64] = { 0 }, out[GR_V1_MAX];
+	char why[GR_WHY_LEN];
+	struct gr_rec rec;
+	size_t olen;
+
+	r[0] = GRTRACE_EV_COMMIT;
+	gr_put16(r + 2, 38);
+	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)),
+		  (uint64_t)-1);
+	CHECK_STR(why, "size 38 is not a multiple of 4");
+	gr_put16(r + 2, 36);
+	r[1] = GRTRACE_HDR2_AUX;
+	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)),
+		  (uint64_t)-1);
+	CHECK_STR(why, "COMMIT record of size 36 with flags 0x2 is smaller than its 52 bytes");
+	/* Unknown flag bits are ignored; trailing bytes before gseq too. */
+	r[1] = 0x80 | GRTRACE_HDR2_GSEQ;
+	gr_put16(r + 2, 48);
+	gr_put64(r + 40, 77);
+	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)), 48);
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.gseq, 77);
+	CHECK_U64(rec.size, 72);
+	/* cseq: 0xfffffffe, 0xffffffff, then 0 and 5 are past 2^32. */
+	r[1] = 0;
+	gr_put16(r + 2, 36);
+	gr_put32(r + 4, 0xfffffffeu);
+	gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why));
+	gr_put32(r + 4, 0xffffffffu);
+	gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why));
+	gr_put32(r + 4, 0);
+	gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why));
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.cseq, 1ull << 32);
+	gr_put32(r + 4, 5);
+	gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why));
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.cseq, (1ull << 32) + 5);
+	/* A small fall is a new module load: no wrap. */
+	gr_put32(r + 4, 1);
+	gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why));
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.cseq, (1ull << 32) + 1);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -699,5 +803,7 @@ int main(int argc, char **argv)
 	run("METADATA ring table checks", test_metadata_table);
 	run("gr_check_record needs the whole record", test_check_record_incremental);
 	run("type, engine and clock names", test_names);
+	run("format 2: golden records convert at their boundaries", test_v2_golden);
+	run("format 2: sizes, flags, gseq and cseq past 2^32", test_v2_rules);
 	return failures ? 1 : 0;
 }

@@ -379,7 +379,7 @@ echo start >"$D/control" && emit_jobs 5 4 && echo stop >"$D/control"
 : >"$TMP/new.txt"
 for f in "$D"/events[0-9]*; do
 	cat "$f" >"$TMP/new.dat"
-	if ! "$TOOL" dump -i "$TMP/new.dat" >>"$TMP/new.txt" 2>"$TMP/new.err"; then
+	if ! "$TOOL" dump --channel "${f##*events}" -i "$TMP/new.dat" >>"$TMP/new.txt" 2>"$TMP/new.err"; then
 		echo "# ${f##*/}: $(stat -c %s "$TMP/new.dat") bytes: $(cat "$TMP/new.err")"
 	fi
 done

@@ -39,18 +39,38 @@ static inline int load_module_raw(const char *params)
 	return ret ? -errno : 0;
 }
 
-/* Load grtrace.ko with @params and the emit file the tests need. */
-static inline int load_module(const char *params)
-{
-	char p[256];
-
-	snprintf(p, sizeof(p), "emit_enable=1 %s", params);
-	return load_module_raw(p);
-}
-
 static inline int unload_module(void)
 {
 	return syscall(__NR_delete_module, "grtrace", O_NONBLOCK) ? -errno : 0;
+}
+
+static inline int put(const char *file, const char *text);
+
+/*
+ * The config a test file's modules start with.  These helpers read format
+ * 1 with gseq (merge() below); grtrace_v2_test.c sets its own.
+ */
+#ifndef GRTRACE_TEST_CONFIG
+#define GRTRACE_TEST_CONFIG	"format=1\ngseq=1"
+#endif
+
+/*
+ * Load grtrace.ko with @params and the emit file the tests need, and
+ * apply GRTRACE_TEST_CONFIG; 0 or -errno.
+ */
+static inline int load_module(const char *params)
+{
+	char p[256];
+	int ret;
+
+	snprintf(p, sizeof(p), "emit_enable=1 %s", params);
+	ret = load_module_raw(p);
+	if (ret || !*GRTRACE_TEST_CONFIG)
+		return ret;
+	ret = put("config", GRTRACE_TEST_CONFIG);
+	if (ret)
+		unload_module();
+	return ret;
 }
 
 /* Returns 0, -errno of the write, or -EPROTO if it took less than all. */

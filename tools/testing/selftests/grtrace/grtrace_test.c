@@ -31,7 +31,7 @@ TEST_F(grtrace, files_are_root_only)
 						      st.st_mode & 0777);
 	}
 	ASSERT_EQ(0, get("version", buf, sizeof(buf)));
-	EXPECT_NE(NULL, strstr(buf, "format_version=1\n"));
+	EXPECT_NE(NULL, strstr(buf, "format_version=2\nformats=1 2\n"));
 	ASSERT_EQ(0, get("control", buf, sizeof(buf)));
 	EXPECT_STREQ("stopped\n", buf);
 	EXPECT_EQ(sysconf(_SC_NPROCESSORS_CONF), nr_channels());
@@ -121,7 +121,7 @@ TEST_F(grtrace, stream_starts_with_info_and_metadata)
 	si = (void *)c->rec[0];
 	ASSERT_EQ(GRTRACE_REC_STREAM_INFO, si->hdr.type);
 	EXPECT_EQ(GRTRACE_MAGIC, si->magic);
-	EXPECT_EQ(GRTRACE_FORMAT_VERSION, si->version);
+	EXPECT_EQ(GRTRACE_FORMAT_V1, si->version);
 	EXPECT_EQ(sizeof(struct grtrace_hdr), si->hdr_size);
 	EXPECT_EQ(GRTRACE_CLOCK_MONOTONIC, si->clock_id);
 	EXPECT_EQ(1, si->session_id);

@@ -15,7 +15,7 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
 export GRTRACE_KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
-SUITES="grtrace_test grtrace_knobs_test record_test.sh report_test.sh
+SUITES="grtrace_test grtrace_knobs_test grtrace_v2_test record_test.sh report_test.sh
 	vgpu_test.sh adapters_test.sh vendor_test.sh edges_test.sh stress_test.sh
 	readme_test.sh checkers_test.sh"
 
@@ -23,7 +23,7 @@ SUITES="grtrace_test grtrace_knobs_test record_test.sh report_test.sh
 intree() {
 	echo "TAP version 13"
 	echo "1..1"
-	insmod "$1" && grep -q format_version=1 /sys/kernel/debug/grtrace/version &&
+	insmod "$1" && grep -q format_version=2 /sys/kernel/debug/grtrace/version &&
 		rmmod grtrace
 	if [ $? -eq 0 ]; then
 		echo "ok 1 - in-tree grtrace.ko loads and unloads"

@@ -87,10 +87,11 @@ ok $? "64K buffer, started, 3000 events emitted on CPU 0"
 "$TOOL" record -o "$TMP/drop.dat" -d 3 2>"$TMP/drop.err" &
 rec=$!
 sleep 1
-# One more event once the buffer was drained: the gap before its gseq shows
-# the loss.  Stopping flushes it: a partial sub-buffer is not readable while
-# tracing runs, and record leaves alone a session it did not start.
-echo "submit 301 1 0 1" >"$D/emit"
+# One more event on CPU 0 once the buffer was drained: the gap before its
+# cseq (format 2, the default) shows the loss.  Stopping flushes it: a
+# partial sub-buffer is not readable while tracing runs, and record leaves
+# alone a session it did not start.
+taskset -c 0 sh -c "echo 'submit 301 1 0 1' >$D/emit"
 sleep 0.5
 echo stop >"$D/control"
 wait $rec
@@ -100,9 +101,9 @@ full=$(stat_of dropped_buffer_full)
 ok $? "record reports dropped_buffer_full=$full with a warning"
 
 "$TOOL" report -i "$TMP/drop.dat" --format json >"$TMP/drop.json" 2>"$TMP/drop-report.err"
-got=$(jq_py "$TMP/drop.json" '"%d %d" % (d["summary"]["lost_records"], d["summary"]["gseq_gaps"])')
+got=$(jq_py "$TMP/drop.json" '"%d %d" % (d["summary"]["lost_records"], d["summary"]["cseq_gaps"])')
 [ "$got" = "$full 1" ]
-ok $? "report: the gseq gap holds exactly the $full dropped events (lost gaps: $got)"
+ok $? "report: CPU 0's cseq gap holds exactly the $full dropped events (lost gaps: $got)"
 
 rmmod grtrace
 [ $FAILED -eq 0 ] || { tail -n 5 "$TMP"/*.err | sed 's/^/# /'; }

@@ -101,7 +101,7 @@ def parse(path):
             kv = dict(x.split("=", 1) for x in f[4:])
             ctx = int(kv["ctx"])
             if ctx >= C or f[3] == "IRQ":
-                ev.append((int(f[2]), f[3], ctx - C if ctx else 0, int(kv["seqno"]),
+                ev.append((len(ev), f[3], ctx - C if ctx else 0, int(kv["seqno"]),
                            int(kv["ring"]), int(kv["aux0"]), int(kv["aux1"])))
     ev.sort()
     return rings, [(t, c, s, rings.get(r), a0, a1) for _, t, c, s, r, a0, a1 in ev]

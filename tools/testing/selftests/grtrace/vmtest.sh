@@ -19,7 +19,7 @@ GUEST_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # Modules the initramfs needs to mount 9p over virtio-pci.
 BOOT_MODULES=(virtio_pci 9pnet_virtio 9p)
 
-KVER='' OUTDIR='' WORKDIR='' TIMEOUT=600 SILENCE=120 CPUS=2 MEM=1G APPEND='' QEMU_EXTRA=''
+KVER='' OUTDIR='' WORKDIR='' TIMEOUT=600 SILENCE=120 CPUS=2 MEM=1G APPEND='' QEMU_EXTRA='' TCG_THREAD=single
 APT_UPDATED=0
 QEMU_PID='' TAIL_PIDS=()
 
@@ -41,6 +41,9 @@ and GRTRACE_OUT=OUTDIR (shared read-write at the same path).
   -m MEM      guest memory (default $MEM)
   -a APPEND   extra kernel command line
   -q ARGS     extra qemu arguments, split on blanks (e.g. "-device virtio-gpu-pci")
+  -T single|multi
+              TCG threading (default single: multi hangs the guest when code
+              is patched under load; only for benchmarks that patch none)
   -h          this help
 
 Exit status: that of CMD; 1 if CMD succeeded but the kernel log shows a
@@ -173,7 +176,7 @@ start_qemu() {
 	fi
 	# thread=single must be the first -accel: MTTCG hangs the guest when
 	# tracepoint probes are patched in.
-	qemu-system-x86_64 -accel tcg,thread=single -cpu max -smp "$CPUS" -m "$MEM" \
+	qemu-system-x86_64 -accel "tcg,thread=$TCG_THREAD" -cpu max -smp "$CPUS" -m "$MEM" \
 		-nodefaults -display none -no-reboot \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$append" \
 		-serial "file:$OUTDIR/console.log" \
@@ -258,7 +261,7 @@ kernel_problem() {
 
 main() {
 	local opt rc problem fatal
-	while getopts "k:o:t:s:c:m:a:q:h" opt; do
+	while getopts "k:o:t:s:c:m:a:q:T:h" opt; do
 		case $opt in
 		k) KVER=$OPTARG ;;
 		o) OUTDIR=$OPTARG ;;
@@ -268,6 +271,9 @@ main() {
 		m) MEM=$OPTARG ;;
 		a) APPEND=$OPTARG ;;
 		q) QEMU_EXTRA=$OPTARG ;;
+		T) [[ $OPTARG == single || $OPTARG == multi ]] ||
+			die "-T takes single or multi, not '$OPTARG'"
+			TCG_THREAD=$OPTARG ;;
 		h) usage; exit 0 ;;
 		*) usage >&2; exit 125 ;;
 		esac

@@ -16,15 +16,21 @@ TOP=$(cd -- "$HERE/../../../../.." && pwd)
 GRTRACE_KO=$TOP/drivers/gpu/grtrace/grtrace.ko
 BENCH_KO=$HERE/grtrace_bench.ko
 
-N=200000 RUNS=5 PROFILE=0 BUILD=1 KVER='' APPENDS=() APPEND_SET=0
+N=200000 RUNS=5 PROFILE=0 BUILD=1 KVER='' APPENDS=() APPEND_SET=0 MTTCG=0 ONLY=''
+# Variants that patch no code: the only ones run under multi-threaded TCG
+# (-M), which hangs the guest when code is patched under load.
+NOPATCH="gr_written gr_written_all gr_gseq gr_gseq_all gr_v1 gr_v1_all empty
+	 p_floor p_floor_all p_atomic p_atomic_all"
 
 usage() {
 	cat <<EOF
-usage: ${0##*/} [-n N] [-r RUNS] [-a APPEND]... [-k KVER] [-p] [-B]
+usage: ${0##*/} [-n N] [-r RUNS] [-a APPEND]... [-k KVER] [-p] [-B] [-M]
 
 Measure ns per event of grtrace_submit() (written, and dropped for each
 cheap reason) and of an ftrace event with the same 40-byte payload, each
-RUNS times N calls; print the medians and the ratios to ftrace.
+RUNS times N calls; print the medians and the ratios to ftrace and to the
+floor of a relay-based event.  The "all CPUs" variants make N calls on
+every CPU at once and give the mean ns per call of one CPU.
 
   -n N        calls per run (default $N)
   -r RUNS     runs per variant, the median is reported (default $RUNS)
@@ -33,6 +39,8 @@ RUNS times N calls; print the medians and the ratios to ftrace.
   -k KVER     guest kernel (default: vmtest.sh's choice)
   -p          also profile the written paths with perf in the guest
   -B          do not build the modules, use the ones there
+  -M          one more VM run under multi-threaded TCG, where the vCPUs
+              really run at once, of the variants that patch no code
 EOF
 }
 
@@ -49,14 +57,18 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # The variants, in table order.  Each round runs every variant once, so
 # that noise from the host (other guests on its cores stretch the guest's
 # clock) spreads over all of them alike.
-VARIANTS=(ft_mono ft_local ft_off gr_written gr_nogseq gr_type gr_sampled
-	  gr_rate gr_stopped empty p_ktime p_irqsave p_atomic p_memcpy)
+VARIANTS=(ft_mono ft_local ft_off gr_written gr_gseq gr_v1 gr_type gr_sampled
+	  gr_rate gr_stopped empty p_floor p_ktime p_irqsave p_atomic p_memcpy
+	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
+	  p_atomic_all)
 declare -A VNAME=(
 	[ft_mono]="ftrace, trace_clock mono"
 	[ft_local]="ftrace, trace_clock local"
 	[ft_off]="ftrace, event disabled"
-	[gr_written]="grtrace written, defaults"
-	[gr_nogseq]="grtrace written, gseq=0"
+	[gr_written]="grtrace written, defaults (v2)"
+	[gr_gseq]="grtrace written, v2 gseq=1"
+	[gr_v1]="grtrace written, format=1 gseq=1"
+	[p_floor]="floor: irqsave+ktime+relay_reserve"
 	[gr_type]="grtrace dropped: filtered_type"
 	[gr_sampled]="grtrace dropped: sampled (sample=0)"
 	[gr_rate]="grtrace dropped: rate_limited (1/s)"
@@ -66,7 +78,14 @@ declare -A VNAME=(
 	[p_irqsave]="part: local_irq_save+restore"
 	[p_atomic]="part: atomic64_inc_return"
 	[p_memcpy]="part: memcpy() of 72 bytes"
+	[ft_mono_all]="ftrace mono, all CPUs at once"
+	[gr_written_all]="grtrace v2, all CPUs at once"
+	[gr_gseq_all]="grtrace v2 gseq=1, all CPUs at once"
+	[gr_v1_all]="grtrace format=1 gseq=1, all CPUs"
+	[p_floor_all]="floor, all CPUs at once"
+	[p_atomic_all]="atomic64_inc_return, all CPUs"
 )
+NCPU=1
 declare -A VALS=()
 
 gstat() { awk -F= -v k="$1" '$1 == k { print $2 }' "$G/stats"; }
@@ -111,7 +130,7 @@ gr_fresh() {
 
 gr_written_check() {
 	gctl stop
-	check_stat written "$N"
+	check_stat written "$((N * ${1:-1}))"
 	(($(gstat dropped_total) == 0)) ||
 		note "WARNING: dropped_total=$(gstat dropped_total) while writing"
 }
@@ -119,16 +138,24 @@ gr_written_check() {
 # gr_drop KEY=VALUE: start with one knob set to drop everything.
 gr_drop() { gcfg reset_stats; gcfg "$1"; gctl start; }
 
-# vstep VARIANT before|after: set up for, and check after, one run.
+# vstep VARIANT before|after: set up for, and check after, one run.  An
+# "_all" variant is set up as its one-CPU form, and writes NCPU times N.
 vstep() {
-	case $1:$2 in
+	local m=1 v=$1
+	if [[ $v == *_all ]]; then
+		v=${v%_all}
+		m=$NCPU
+	fi
+	case $v:$2 in
 	ft_mono:before) ft_on mono ;;
 	ft_local:before) ft_on local ;;
 	ft_mono:after | ft_local:after) ft_check; ft_off ;;
 	gr_written:before) gr_fresh ;;
-	gr_nogseq:before) gr_fresh gseq=0 ;;
-	gr_written:after) gr_written_check ;;
-	gr_nogseq:after) gr_written_check; gcfg gseq=1 ;;
+	gr_gseq:before) gr_fresh gseq=1 ;;
+	gr_v1:before) gcfg format=1; gr_fresh gseq=1 ;;
+	gr_written:after) gr_written_check "$m" ;;
+	gr_gseq:after) gr_written_check "$m"; gcfg gseq=0 ;;
+	gr_v1:after) gr_written_check "$m"; gcfg gseq=0; gcfg format=2 ;;
 	gr_type:before) gr_drop filter_type_mask=0x0 ;;
 	gr_type:after)
 		check_stat dropped_filtered_type "$N"
@@ -146,9 +173,11 @@ vstep() {
 }
 
 vmode() {
+	local all=
+	[[ $1 == *_all ]] && all=_all
 	case $1 in
-	ft_*) echo ftrace ;;
-	gr_*) echo grtrace ;;
+	ft_*) echo ftrace$all ;;
+	gr_*) echo grtrace$all ;;
 	p_*) echo "${1#p_}" ;;
 	*) echo empty ;;
 	esac
@@ -173,18 +202,37 @@ stats() {
 		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1] }'
 }
 
+med_of() { local m; read -r m _ <<<"$(stats "${VALS[$1]:-}")"; echo "${m:-0}"; }
+
 print_table() {
-	local id med min ft empty
-	read -r ft _ <<<"$(stats "${VALS[ft_mono]}")"
-	read -r empty _ <<<"$(stats "${VALS[empty]}")"
-	printf '%-38s %8s %8s %8s %8s\n' variant median min "-loop" "/ftrace"
+	local id med min ft empty floor one
+	ft=$(med_of ft_mono)
+	empty=$(med_of empty)
+	floor=$(med_of p_floor)
+	printf '%-38s %8s %8s %8s %8s %8s\n' variant median min "-loop" "/ftrace" "/floor"
 	for id in "${VARIANTS[@]}"; do
+		[[ $id == *_all || -z ${VALS[$id]:-} ]] && continue
 		read -r med min <<<"$(stats "${VALS[$id]}")"
-		awk -v n="${VNAME[$id]}" -v m="$med" -v l="$min" -v f="$ft" -v e="$empty" \
-			'BEGIN { printf "%-38s %8.1f %8.1f %8.1f %8.2f\n", n, m, l, m - e, m / f }'
+		awk -v n="${VNAME[$id]}" -v m="$med" -v l="$min" -v f="$ft" -v e="$empty" -v fl="$floor" \
+			'function r(a, b) { return b > 0 ? sprintf("%8.2f", a / b) : "       -" }
+			 BEGIN { printf "%-38s %8.1f %8.1f %8.1f %s %s\n", n, m, l, m - e, r(m, f), r(m - e, fl - e) }'
 	done
 	echo "(ns per event; median and min of $RUNS runs of $N calls; -loop: median"
-	echo " less the empty loop's; /ftrace: median over the mono ftrace median)"
+	echo " less the empty loop's; /ftrace: median over the mono ftrace median;"
+	echo " /floor: -loop over the floor's -loop)"
+	echo
+	printf '%-38s %8s %8s %8s\n' "all $NCPU CPUs at once" "one CPU" "each CPU" "ratio"
+	for id in "${VARIANTS[@]}"; do
+		[[ $id == *_all && -n ${VALS[$id]:-} ]] || continue
+		one=$(med_of "${id%_all}")
+		med=$(med_of "$id")
+		awk -v n="${VNAME[$id]}" -v o="$one" -v a="$med" \
+			'BEGIN { printf "%-38s %8.1f %8.1f %8.2f\n", n, o, a, o > 0 ? a / o : 0 }'
+	done
+	echo "(ns per event of one CPU; ratio: each CPU's with all emitting over one"
+	echo " CPU's alone, 1.00 when nothing is shared.  Under thread=single TCG one"
+	echo " vCPU runs at a time, so the ratio is about the number of CPUs whatever"
+	echo " the code; only a run under multi-threaded TCG (-M) shows sharing.)"
 }
 
 # perf profile of the CPU running 2 N calls of VARIANT.  cpu-clock samples
@@ -218,8 +266,12 @@ guest_main() {
 	echo "kernel: $(uname -r)"
 	echo "cmdline: $(cat /proc/cmdline)"
 	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
-	echo "N=$N runs=$RUNS cpus=$(nproc)"
+	NCPU=$(nproc)
+	echo "N=$N runs=$RUNS cpus=$NCPU tcg=$( ((MTTCG)) && echo multi || echo single)"
 	echo 32768 >"$T/buffer_size_kb"
+	if [[ -n $ONLY ]]; then
+		read -r -a VARIANTS <<<"$ONLY"
+	fi
 
 	for ((r = 1; r <= RUNS; r++)); do
 		for id in "${VARIANTS[@]}"; do
@@ -232,7 +284,7 @@ guest_main() {
 	done
 	echo
 	print_table
-	if ((PROFILE)); then
+	if ((PROFILE && !MTTCG)); then
 		profile ft_mono
 		profile gr_written
 	fi
@@ -273,10 +325,17 @@ host_main() {
 		echo "=== VM run, extra kernel args: '${a}' (output in $out)"
 		echo "host load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 		# Only the guest's own output is the result; vmtest's notes go to stderr.
-		(cd "$TOP" && "$HERE/../vmtest.sh" -k "$KVER" -o "$out" -t 1200 \
+		(cd "$TOP" && "$HERE/../vmtest.sh" -k "$KVER" -o "$out" -t 1800 \
 			${a:+-a "$a"} -- "$HERE/bench.sh" "${gargs[@]}") || rc=1
 		echo "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	done
+	if ((MTTCG)); then
+		out=$(mktemp -d /tmp/grtrace-bench.XXXXXX)
+		echo
+		echo "=== VM run under multi-threaded TCG, the variants that patch no code (output in $out)"
+		(cd "$TOP" && "$HERE/../vmtest.sh" -k "$KVER" -o "$out" -t 1800 -T multi \
+			-- "$HERE/bench.sh" "${gargs[@]}" -M) || rc=1
+	fi
 	return $rc
 }
 
@@ -286,7 +345,7 @@ main() {
 		guest=1
 		shift
 	fi
-	while getopts "n:r:a:k:pBh" opt; do
+	while getopts "n:r:a:k:pBMh" opt; do
 		case $opt in
 		n) N=$OPTARG ;;
 		r) RUNS=$OPTARG ;;
@@ -294,6 +353,7 @@ main() {
 		k) KVER=$OPTARG ;;
 		p) PROFILE=1 ;;
 		B) BUILD=0 ;;
+		M) MTTCG=1 ;;
 		h) usage; exit 0 ;;
 		*) usage >&2; exit 2 ;;
 		esac
@@ -301,6 +361,7 @@ main() {
 	[[ $N =~ ^[1-9][0-9]*$ && $RUNS =~ ^[1-9][0-9]*$ ]] ||
 		die "-n and -r take positive integers"
 	if ((guest)); then
+		((MTTCG)) && ONLY=$NOPATCH
 		guest_main
 	else
 		host_main

@@ -11,8 +11,14 @@
  * local_irq_restore(), "atomic" does atomic64_inc_return() on one shared
  * counter and "memcpy" copies 72 bytes (a grtrace job event) through an
  * out-of-line memcpy(): the clock read, interrupt masking, global sequence
- * number and record copy of grtrace's event path.  Preemption is disabled per chunk of calls,
- * so the loop stays on one CPU without stalling the machine.  Reading the
+ * number and record copy of grtrace's event path.  "floor" is the least a
+ * relay-based event can cost: interrupts masked, one clock read, one
+ * relay_reserve() of a 36-byte record (a format 2 job event) on a channel
+ * of its own, and the fill.  Preemption is disabled per chunk of calls,
+ * so the loop stays on one CPU without stalling the machine.  A MODE
+ * ending in "_all" runs N calls on every online CPU at once, one bound
+ * kthread each, and gives the mean of their ns per call: compared with
+ * the same MODE on one CPU it shows what the CPUs share.  Reading the
  * file gives the last result.  Whether each call was written or dropped
  * depends on how grtrace or ftrace is set up, which is the caller's job
  * (bench.sh).
@@ -20,12 +26,17 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/grtrace.h>
+#include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/relay.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -45,6 +56,7 @@ enum bench_mode {
 	BENCH_IRQSAVE,
 	BENCH_ATOMIC,
 	BENCH_MEMCPY,
+	BENCH_FLOOR,
 	BENCH_NR_MODES,
 };
 
@@ -56,13 +68,71 @@ static const char * const bench_mode_names[BENCH_NR_MODES] = {
 	[BENCH_IRQSAVE]	= "irqsave",
 	[BENCH_ATOMIC]	= "atomic",
 	[BENCH_MEMCPY]	= "memcpy",
+	[BENCH_FLOOR]	= "floor",
 };
+
+#define BENCH_FLOOR_SIZE	36	/* a format 2 job event */
+
+/* The floor's own channel: overwriting, so a reservation never fails. */
+static struct rchan *bench_chan;
+
+static int bench_subbuf_start(struct rchan_buf *buf, void *subbuf,
+			      void *prev_subbuf, size_t prev_padding)
+{
+	return 1;
+}
+
+static struct dentry *bench_create_buf_file(const char *filename,
+					    struct dentry *parent, umode_t mode,
+					    struct rchan_buf *buf,
+					    int *is_global)
+{
+	return debugfs_create_file(filename, 0400, parent, buf,
+				   &relay_file_operations);
+}
+
+static int bench_remove_buf_file(struct dentry *dentry)
+{
+	debugfs_remove(dentry);
+	return 0;
+}
+
+static const struct rchan_callbacks bench_relay_cb = {
+	.subbuf_start		= bench_subbuf_start,
+	.create_buf_file	= bench_create_buf_file,
+	.remove_buf_file	= bench_remove_buf_file,
+};
+
+/* One floor event: what no relay-based tracer can do without. */
+static void bench_floor_one(u64 ctx, u64 seqno)
+{
+	unsigned long flags;
+	u32 *p;
+
+	local_irq_save(flags);
+	p = relay_reserve(bench_chan, BENCH_FLOOR_SIZE);
+	if (p) {
+		u64 ts = ktime_get_ns();
+
+		p[0] = 1 | BENCH_FLOOR_SIZE << 16;
+		p[1] = (u32)seqno;
+		p[2] = (u32)ts;
+		p[3] = ts >> 32;
+		p[4] = (u32)ctx;
+		p[5] = ctx >> 32;
+		p[6] = (u32)seqno;
+		p[7] = seqno >> 32;
+		p[8] = 0;
+	}
+	local_irq_restore(flags);
+}
 
 /* Serialises runs; protects the last result. */
 static DEFINE_MUTEX(bench_lock);
 static enum bench_mode bench_last_mode;
 static u32 bench_last_n;
 static u64 bench_last_ns;
+static bool bench_last_all;
 static struct dentry *bench_dir;
 static atomic64_t bench_seq = ATOMIC64_INIT(0);
 static u64 bench_sink;
@@ -117,6 +187,10 @@ static void bench_chunk(enum bench_mode mode, u32 first, u32 n)
 		for (i = first; i < first + n; i++)
 			trace_grtrace_bench_job(BENCH_CTX, i, 0, 0, 0, 0);
 		break;
+	case BENCH_FLOOR:
+		for (i = first; i < first + n; i++)
+			bench_floor_one(BENCH_CTX, i);
+		break;
 	case BENCH_EMPTY:
 		/* The compiler may not drop the loop across a barrier. */
 		for (i = first; i < first + n; i++)
@@ -143,11 +217,79 @@ static u64 bench_run(enum bench_mode mode, u32 n)
 	return ktime_get_ns() - t0;
 }
 
+/* One CPU's part of an "_all" run. */
+struct bench_cpu {
+	enum bench_mode mode;
+	u32 n;
+	atomic_t *ready;
+	struct completion *go;
+	u64 ns;
+};
+
+static int bench_cpu_fn(void *arg)
+{
+	struct bench_cpu *bc = arg;
+
+	/* Every thread waits for the last one, so that all run at once. */
+	atomic_dec(bc->ready);
+	wait_for_completion(bc->go);
+	bc->ns = bench_run(bc->mode, bc->n);
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+/* @n calls on every online CPU at once; the mean of their ns per call. */
+static int bench_run_all(enum bench_mode mode, u32 n, u64 *ns)
+{
+	DECLARE_COMPLETION_ONSTACK(go);
+	struct task_struct **t;
+	struct bench_cpu *bc;
+	atomic_t ready;
+	int cpu, nr = 0, i, ret = 0;
+	u64 sum = 0;
+
+	cpus_read_lock();
+	bc = kcalloc(nr_cpu_ids, sizeof(*bc), GFP_KERNEL);
+	t = kcalloc(nr_cpu_ids, sizeof(*t), GFP_KERNEL);
+	if (!bc || !t) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	atomic_set(&ready, num_online_cpus());
+	for_each_online_cpu(cpu) {
+		bc[nr] = (struct bench_cpu){ mode, n, &ready, &go, 0 };
+		t[nr] = kthread_create_on_cpu(bench_cpu_fn, &bc[nr], cpu,
+					      "grtrace_bench/%u");
+		if (IS_ERR(t[nr])) {
+			ret = PTR_ERR(t[nr]);
+			break;
+		}
+		wake_up_process(t[nr]);
+		nr++;
+	}
+	/* On an error, the threads started still wait for @go: release them. */
+	while (!ret && atomic_read(&ready))
+		schedule_timeout_uninterruptible(1);
+	complete_all(&go);
+	for (i = 0; i < nr; i++) {
+		kthread_stop(t[i]);
+		sum += bc[i].ns;
+	}
+	if (!ret)
+		*ns = div_u64(sum, nr);
+out:
+	kfree(t);
+	kfree(bc);
+	cpus_read_unlock();
+	return ret;
+}
+
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	char buf[32], *arg, *name;
-	int mode;
+	char buf[32], *arg, *name, *all;
+	int mode, ret = 0;
 	u32 n;
 
 	if (count >= sizeof(buf))
@@ -157,17 +299,28 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	arg = strim(buf);
 	name = strsep(&arg, " ");
+	all = strstr(name, "_all");
+	if (all && !all[4])
+		*all = '\0';
+	else
+		all = NULL;
 	mode = match_string(bench_mode_names, BENCH_NR_MODES, name);
 	if (mode < 0 || !arg || kstrtou32(skip_spaces(arg), 0, &n) ||
 	    !n || n > BENCH_MAX_N)
 		return -EINVAL;
 
 	mutex_lock(&bench_lock);
-	bench_last_ns = bench_run(mode, n);
-	bench_last_mode = mode;
-	bench_last_n = n;
+	if (all)
+		ret = bench_run_all(mode, n, &bench_last_ns);
+	else
+		bench_last_ns = bench_run(mode, n);
+	if (!ret) {
+		bench_last_mode = mode;
+		bench_last_n = n;
+		bench_last_all = !!all;
+	}
 	mutex_unlock(&bench_lock);
-	return count;
+	return ret ?: count;
 }
 
 static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count,
@@ -183,8 +336,9 @@ static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count,
 	} else {
 		centi = div_u64(bench_last_ns * 100, bench_last_n);
 		len = scnprintf(buf, sizeof(buf),
-				"mode=%s n=%u total_ns=%llu ns_per_event=%llu.%02llu\n",
-				bench_mode_names[bench_last_mode], bench_last_n,
+				"mode=%s%s n=%u total_ns=%llu ns_per_event=%llu.%02llu\n",
+				bench_mode_names[bench_last_mode],
+				bench_last_all ? "_all" : "", bench_last_n,
 				bench_last_ns, div_u64(centi, 100), centi % 100);
 	}
 	mutex_unlock(&bench_lock);
@@ -203,12 +357,19 @@ static int __init bench_init(void)
 	bench_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(bench_dir))
 		return PTR_ERR(bench_dir);
+	bench_chan = relay_open("floor", bench_dir, 1 << 20, 4, &bench_relay_cb,
+				NULL);
+	if (!bench_chan) {
+		debugfs_remove_recursive(bench_dir);
+		return -ENOMEM;
+	}
 	debugfs_create_file("run", 0600, bench_dir, NULL, &bench_fops);
 	return 0;
 }
 
 static void __exit bench_exit(void)
 {
+	relay_close(bench_chan);
 	debugfs_remove_recursive(bench_dir);
 }
 

@@ -222,7 +222,158 @@ def rings():
     return s
 
 
-VECTORS = {"emit-basic": emit_basic, "rings": rings}
+# ---- format 2, from the tables of Documentation/gpu/grtrace.rst ----------
+
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                   "../../../../../Documentation/gpu/grtrace.rst")
+CTYPE = {"u8": "B", "u16": "H", "u32": "I", "u64": "Q"}
+
+
+def doc_table(name):
+    """The rows of the table after ".. grtrace-v2-table: NAME": a list of
+    cell lists, continuation lines joined to the row above."""
+    lines = open(DOC).read().splitlines()
+    i = lines.index(".. grtrace-v2-table: " + name)
+    while not lines[i].startswith("="):
+        i += 1
+    border = lines[i]
+    cols, pos = [], 0
+    for run in border.split(" "):
+        if run:
+            cols.append(pos)
+        pos += len(run) + 1
+    rows, borders = [], 0
+    for line in lines[i:]:
+        if line.startswith("="):
+            borders += 1
+            if borders == 3:
+                break
+            continue
+        if borders < 2:
+            continue
+        cells = [line[a:b].strip() for a, b in zip(cols, cols[1:] + [None])]
+        if cells[0] or not rows:
+            rows.append(cells)
+        else:
+            rows[-1][-1] += " " + cells[-1]
+    return rows
+
+
+def field_name(cell):
+    return cell.split("``")[1]
+
+
+def layout(name, start):
+    """struct format and field names of a table of offset/type/field rows,
+    checked to be contiguous from @start."""
+    fmt, names, off = "<", [], start
+    for o, t, f in doc_table(name):
+        assert int(o) == off, "%s: %s at %s, expected %d" % (name, f, o, off)
+        fmt += CTYPE[t]
+        names.append(field_name(f))
+        off += struct.calcsize("<" + CTYPE[t])
+    return fmt, names
+
+
+V2_HDR_FMT, V2_HDR_FIELDS = layout("header", 0)
+V2_HDR_SIZE = struct.calcsize(V2_HDR_FMT)
+V2_JOB_FMT, V2_JOB_FIELDS = layout("job", V2_HDR_SIZE)
+V2_JOB_SIZE = V2_HDR_SIZE + struct.calcsize(V2_JOB_FMT)
+V2_TYPES = {r[1]: int(r[0], 16) for r in doc_table("types")}
+V2_FLAGS = {r[1]: (1 << int(r[0]), int(r[2])) for r in doc_table("flags")}
+V2_FEATURES = 0x3e          # CSEQ | RING_REC | DERIVED | CSEQ_LOSS | TASK
+
+
+class Stream2:
+    """One CPU's format 2 records, and the dump of a trace file of them."""
+
+    def __init__(self):
+        self.data = bytearray()
+        self.lines = []
+        self.starts = []
+        self.cseq = 0
+
+    def _rec(self, rtype, flags, ts, body):
+        size = V2_HDR_SIZE + len(body)
+        assert size % 4 == 0
+        vals = dict(type=rtype, flags=flags, size=size, cseq=self.cseq, ts=ts)
+        self.starts.append(len(self.data))
+        self.data += struct.pack(V2_HDR_FMT, *[vals[f] for f in V2_HDR_FIELDS])
+        self.data += body
+        self.cseq += 1
+
+    def stream_info(self, ts, session):
+        self._rec(V2_TYPES["STREAM_INFO"], 0, ts,
+                  struct.pack(STREAM_INFO_FMT, MAGIC, 2, V2_HDR_SIZE,
+                              CLOCK_MONOTONIC, 0, V2_FEATURES, session))
+        self.lines.append("%d 0 0 STREAM_INFO magic=ok version=2 "
+                          "clock=monotonic cpus=0 session=%d features=0x%x"
+                          % (ts, session, V2_FEATURES))
+
+    def metadata(self, ts):
+        self._rec(V2_TYPES["METADATA"], 0, ts,
+                  struct.pack(METADATA_FMT, 0, RING_DESC_SIZE, 0, b""))
+        self.lines.append("%d 0 0 METADATA kernel= rings=0" % ts)
+
+    def job(self, name, ts, ctx, engine, ring, seqno, aux0=0, aux1=0,
+            task=None):
+        vals = dict(ctx=ctx, seqno=seqno, ring_id=ring, engine=engine,
+                    reserved=0)
+        body = struct.pack(V2_JOB_FMT, *[vals[f] for f in V2_JOB_FIELDS])
+        flags = 0
+        if aux0 or aux1:
+            flags |= V2_FLAGS["AUX"][0]
+            body += struct.pack("<QQ", u64(aux0), u64(aux1))
+            assert V2_FLAGS["AUX"][1] == 16
+        if task is not None:
+            flags |= V2_FLAGS["TASK"][0]
+            body += struct.pack("<II", *task)
+            assert V2_FLAGS["TASK"][1] == 8
+        self._rec(TYPE_BY_NAME[name], flags, ts, body)
+        self.lines.append(
+            "%d 0 0 %s ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d%s"
+            % (ts, name, ctx, seqno, ring, engine_name(engine),
+               aux0 if name == "ERROR" else u64(aux0), u64(aux1),
+               " pid=%d tid=%d" % task if task is not None else ""))
+
+    def grf(self):
+        """A trace file (see "The trace file") of these records: CPU 0's
+        one raw frame."""
+        text = b"kernel=golden\nhost=gen_golden\nclock=monotonic\nsession=1\n\0"
+        size = (24 + len(text) + 7) & ~7
+        head = struct.pack("<8sIHHII", b"GRTRACE\0", size, 1, 0, 2, 1)
+        head += text.ljust(size - 24, b"\0")
+        return head + struct.pack("<4sHHII", b"GRFR", 0, 0, len(self.data),
+                                  len(self.data)) + bytes(self.data)
+
+    def dump_text(self):
+        return "".join(l + "\n" for l in self.lines)
+
+    def offsets_text(self):
+        return "".join("%d\n" % o for o in self.starts + [len(self.data)])
+
+
+def emit_basic_v2():
+    """What grtrace.ko writes in format 2 (the default) for the emit lines
+    of emit_basic(), from a task of the emitting test: normalised like it,
+    and the SUBMIT's pid and tid zeroed."""
+    s = Stream2()
+    s.stream_info(0, session=1)
+    s.metadata(0)
+    for line in ["submit 100 1 0 1", "commit 100 1 0 1", "start 100 1 0 1",
+                 "end 100 1 0 1", "complete 100 1 0 1",
+                 "sync_wait_enter 100 1 0 2 200 7",
+                 "sync_wait_exit 100 1 0 2 200 7", "error 101 2 1 5 -62 0"]:
+        w = line.split()
+        ctx, engine, ring, seqno, aux0, aux1 = ([int(x) for x in w[1:]] +
+                                                [0, 0])[:6]
+        s.job(w[0].upper(), 0, ctx, engine, ring, seqno, aux0, aux1,
+              task=(0, 0) if w[0] == "submit" else None)
+    return s
+
+
+VECTORS = {"emit-basic": emit_basic, "rings": rings,
+           "emit-basic-v2": emit_basic_v2}
 
 
 def main():
@@ -231,9 +382,12 @@ def main():
     bad = 0
     for name, fn in VECTORS.items():
         s = fn()
-        for ext, content in ((".bin", bytes(s.data)),
-                             (".dump", s.dump_text().encode()),
-                             (".offsets", s.offsets_text().encode())):
+        files = [(".bin", bytes(s.data)),
+                 (".dump", s.dump_text().encode()),
+                 (".offsets", s.offsets_text().encode())]
+        if isinstance(s, Stream2):
+            files.append((".grf", s.grf()))
+        for ext, content in files:
             path = os.path.join(here, name + ext)
             if check:
                 try:

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace format 2 selftests: the default stream, read as the document
+ * ("Format 2" in Documentation/gpu/grtrace.rst) describes it, never with
+ * the tool's decoder: record sizes, the optional parts and their flags,
+ * the submitting task, cseq gaps as loss, gseq as an opt-in, and the bytes
+ * against the golden vector made from the document's tables.
+ */
+#define _GNU_SOURCE
+#define GRTRACE_TEST_CONFIG	""	/* the module's defaults: format 2 */
+
+#include "kselftest_harness.h"
+#include "grtrace_selftest.h"
+
+#define REC2_MAX	16384
+
+struct rec2 {
+	uint8_t type;
+	uint8_t flags;
+	uint16_t size;
+	uint32_t cseq;
+	uint64_t ts;
+	unsigned char *p;
+};
+
+static uint16_t le16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return le16(p) | (uint32_t)le16(p + 2) << 16;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/*
+ * The records of channel @cpu into @r; their number, or -1 if one is not
+ * well formed (size below 16, not a multiple of 4, or past the end).
+ */
+static long walk2(struct trace *t, int cpu, struct rec2 *r, long max)
+{
+	size_t off = 0;
+	long n = 0;
+
+	while (off < t->len[cpu]) {
+		unsigned char *p = t->buf[cpu] + off;
+		uint16_t size;
+
+		if (t->len[cpu] - off < 16)
+			return -1;
+		size = le16(p + 2);
+		if (size < 16 || size % 4 || off + size > t->len[cpu])
+			return -1;
+		if (n < max) {
+			r[n].type = p[0];
+			r[n].flags = p[1];
+			r[n].size = size;
+			r[n].cseq = le32(p + 4);
+			r[n].ts = le64(p + 8);
+			r[n].p = p;
+		}
+		n++;
+		off += size;
+	}
+	return n;
+}
+
+static long long config_value(const char *key)
+{
+	char buf[8192], pat[64], *p;
+
+	if (get("config", buf, sizeof(buf)))
+		return -1;
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	memmove(buf + 1, buf, strlen(buf) + 1);
+	buf[0] = '\n';
+	p = strstr(buf, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+/* Format 2 without gseq is the default; both are fixed for a session. */
+TEST_F(grtrace, v2_default_and_fixed_per_session)
+{
+	EXPECT_EQ(2, config_value("format"));
+	EXPECT_EQ(0, config_value("gseq"));
+	EXPECT_EQ(-EINVAL, put("config", "format=3"));
+	EXPECT_EQ(-EINVAL, put("config", "format=0"));
+	EXPECT_EQ(-EINVAL, put("config", "format=two"));
+	EXPECT_EQ(2, config_value("format"));
+	ASSERT_EQ(0, put("control", "start"));
+	EXPECT_EQ(-EBUSY, put("config", "format=1"));
+	EXPECT_EQ(-EBUSY, put("config", "gseq=1"));
+	EXPECT_EQ(2, config_value("format"));
+	ASSERT_EQ(0, put("control", "stop"));
+	EXPECT_EQ(0, put("config", "format=1"));
+	EXPECT_EQ(1, config_value("format"));
+}
+
+/*
+ * The bytes equal golden/emit-basic-v2.bin (gen_golden.py, from the
+ * document's tables) once ts, nr_cpus, the kernel release and the
+ * SUBMIT's task are zeroed; the task is this one.
+ */
+TEST_F(grtrace, v2_golden_bytes)
+{
+	static const char * const lines[] = {
+		"submit 100 1 0 1", "commit 100 1 0 1", "start 100 1 0 1",
+		"end 100 1 0 1", "complete 100 1 0 1",
+		"sync_wait_enter 100 1 0 2 200 7",
+		"sync_wait_exit 100 1 0 2 200 7", "error 101 2 1 5 -62 0",
+	};
+	unsigned char *gold = malloc(65536);
+	struct rec2 r[16];
+	struct trace t;
+	ssize_t glen;
+	size_t off;
+	long n, i;
+	int fd;
+
+	ASSERT_NE(NULL, gold);
+	fd = open("golden/emit-basic-v2.bin", O_RDONLY);
+	ASSERT_LE(0, fd) TH_LOG("golden/emit-basic-v2.bin: %s", strerror(errno));
+	glen = read(fd, gold, 65536);
+	close(fd);
+	ASSERT_LT(0, glen);
+
+	ASSERT_EQ(0, put("control", "start"));
+	for (i = 0; i < ARRAY_SIZE(lines); i++)
+		ASSERT_EQ(0, put("emit", lines[i]));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	n = walk2(&t, 0, r, ARRAY_SIZE(r));
+	ASSERT_EQ(10, n);
+	for (i = 0; i < n; i++) {
+		memset(r[i].p + 8, 0, 8);
+		if (r[i].type == GRTRACE_REC2_STREAM_INFO)
+			memset(r[i].p + 16 + 12, 0, 4);
+		if (r[i].type == GRTRACE_REC2_METADATA)
+			memset(r[i].p + 16 + 8, 0, 64);
+		if (r[i].flags & GRTRACE_HDR2_TASK) {
+			EXPECT_EQ(GRTRACE_EV_SUBMIT, r[i].type);
+			EXPECT_EQ(getpid(), le32(r[i].p + 36));
+			EXPECT_EQ(gettid(), le32(r[i].p + 40));
+			memset(r[i].p + 36, 0, 8);
+		}
+	}
+	ASSERT_EQ(glen, t.len[0]);
+	for (off = 0; off < glen; off++)
+		if (gold[off] != t.buf[0][off])
+			break;
+	EXPECT_EQ(glen, off) TH_LOG("first difference at byte %zu", off);
+	free_trace(&t);
+	free(gold);
+}
+
+/*
+ * A job's five events average 37.6 bytes (a SUBMIT with its task 44, the
+ * others 36), and bytes_written counts exactly what the channel holds.
+ */
+TEST_F(grtrace, v2_job_events_are_compact)
+{
+	static const char * const types[] = {
+		"submit", "commit", "start", "end", "complete",
+	};
+	char batch[4096];
+	struct rec2 *r = calloc(REC2_MAX, sizeof(*r));
+	unsigned long long ev_bytes = 0, ctl_bytes = 0, jobs = 0;
+	struct trace t;
+	long n, i;
+	int j, k;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, put("control", "start"));
+	for (j = 0; j < 40; j++) {
+		size_t used = 0;
+
+		for (k = 0; k < 25; k++)
+			for (i = 0; i < ARRAY_SIZE(types); i++)
+				used += snprintf(batch + used, sizeof(batch) - used,
+						 "%s 7 1 3 %d\n", types[i], j * 25 + k);
+		ASSERT_EQ(0, put("emit", batch));
+	}
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	n = walk2(&t, 0, r, REC2_MAX);
+	ASSERT_EQ(2 + 5000, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ((uint32_t)i, r[i].cseq);
+		if (i)
+			EXPECT_LE(r[i - 1].ts, r[i].ts);
+		if (r[i].type >= 32) {
+			ctl_bytes += r[i].size;
+			continue;
+		}
+		ev_bytes += r[i].size;
+		jobs += r[i].type == GRTRACE_EV_SUBMIT;
+		EXPECT_EQ(r[i].type == GRTRACE_EV_SUBMIT ? 44 : 36, r[i].size);
+		EXPECT_EQ(r[i].type == GRTRACE_EV_SUBMIT ? GRTRACE_HDR2_TASK : 0,
+			  r[i].flags);
+		EXPECT_EQ(3, le16(r[i].p + 32));	/* ring_id */
+		EXPECT_EQ(1, r[i].p[34]);		/* engine */
+	}
+	EXPECT_EQ(1000, jobs);
+	EXPECT_EQ(1000 * (44 + 4 * 36), ev_bytes);
+	EXPECT_LE(ev_bytes, 40 * 5000ULL);
+	EXPECT_EQ(ev_bytes, stat_of("bytes_written"));
+	EXPECT_EQ(ctl_bytes + ev_bytes, t.len[0]);
+	free_trace(&t);
+	free(r);
+}
+
+/*
+ * With gseq=1 every record ends with it: global over both CPUs' channels,
+ * 0.. without a hole, and STREAM_INFO says so.
+ */
+TEST_F(grtrace, v2_gseq_is_opt_in)
+{
+	struct rec2 *r = calloc(REC2_MAX, sizeof(*r));
+	unsigned char seen[512] = { 0 };
+	uint64_t total = 0, feat, g;
+	struct trace t;
+	int cpu, ncpu;
+	long n, i;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, put("config", "gseq=1"));
+	ASSERT_EQ(0, put("control", "start"));
+	/* The first start creates the channels. */
+	ncpu = nr_channels();
+	ASSERT_LT(0, ncpu);
+	for (cpu = 0; cpu < ncpu && cpu < 2; cpu++) {
+		ASSERT_EQ(0, pin_cpu(cpu));
+		ASSERT_EQ(0, emit_n("commit 5 1 0 9", 100));
+	}
+	ASSERT_EQ(0, pin_cpu(0));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	for (cpu = 0; cpu < t.nr; cpu++) {
+		uint64_t last = 0;
+
+		n = walk2(&t, cpu, r, REC2_MAX);
+		ASSERT_LE(0, n);
+		for (i = 0; i < n; i++) {
+			ASSERT_TRUE(r[i].flags & GRTRACE_HDR2_GSEQ);
+			EXPECT_EQ(r[i].type < 32 ? 44 : r[i].size, r[i].size);
+			g = le64(r[i].p + r[i].size - 8);
+			if (i)
+				EXPECT_LT(last, g);
+			last = g;
+			ASSERT_LT(g, sizeof(seen));
+			EXPECT_EQ(0, seen[g]);
+			seen[g] = 1;
+			if (r[i].type == GRTRACE_REC2_STREAM_INFO) {
+				feat = le64(r[i].p + 32);
+				EXPECT_EQ(GRTRACE_FEAT_GSEQ, feat & GRTRACE_FEAT_GSEQ);
+				EXPECT_EQ(GRTRACE_FEAT_CSEQ_LOSS,
+					  feat & GRTRACE_FEAT_CSEQ_LOSS);
+			}
+		}
+		total += n;
+	}
+	EXPECT_EQ(2 + 100 * (ncpu < 2 ? 1 : 2), total);
+	for (g = 0; g < total; g++)
+		EXPECT_EQ(1, seen[g]) TH_LOG("gseq %llu missing",
+					     (unsigned long long)g);
+	free_trace(&t);
+	free(r);
+}
+
+/*
+ * Records lost to a full buffer take their cseq: once the reader drained
+ * and one more event is written, the gap in CPU 0's cseq is exactly the
+ * dropped_buffer_full count.
+ */
+TEST_F(grtrace, v2_cseq_gap_is_the_loss)
+{
+	struct rec2 *r = calloc(REC2_MAX, sizeof(*r));
+	long long full, written;
+	uint64_t gaps = 0;
+	struct trace t, t2;
+	long n, i;
+
+	ASSERT_NE(NULL, r);
+	ASSERT_EQ(0, put("buffer_size", "64K"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("commit 1 1 0 1", 3000));	/* 3000 x 36 > 64K */
+	full = stat_of("dropped_buffer_full");
+	written = stat_of("written");
+	EXPECT_LT(0, full);
+	EXPECT_EQ(3000, written + full);
+	ASSERT_LT(0, read_trace(&t));
+	ASSERT_EQ(0, put("emit", "complete 1 1 0 1"));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t2));
+	ASSERT_EQ(2 + written, walk2(&t, 0, r, REC2_MAX));
+	n = walk2(&t, 0, r, REC2_MAX);
+	ASSERT_EQ(1, walk2(&t2, 0, r + n, REC2_MAX - n));
+	n++;
+	for (i = 1; i < n; i++) {
+		ASSERT_LT(r[i - 1].cseq, r[i].cseq);
+		gaps += r[i].cseq - r[i - 1].cseq - 1;
+	}
+	EXPECT_EQ(full, gaps);
+	EXPECT_EQ(GRTRACE_EV_COMPLETE, r[n - 1].type);
+	free_trace(&t);
+	free_trace(&t2);
+	free(r);
+}
+
+/* Format 1 stays available, as it was: 72-byte events with cpu and gseq. */
+TEST_F(grtrace, v1_on_request)
+{
+	struct trace t;
+	struct grtrace_hdr *h;
+
+	ASSERT_EQ(0, put("config", "format=1\ngseq=1"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "submit 1 1 0 1"));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	ASSERT_EQ(64 + 104 + 72, t.len[0]);
+	h = rec_at(&t, 0, 0);
+	EXPECT_EQ(GRTRACE_REC_STREAM_INFO, h->type);
+	EXPECT_EQ(1, ((struct grtrace_stream_info *)h)->version);
+	h = rec_at(&t, 0, 64 + 104);
+	EXPECT_EQ(GRTRACE_EV_SUBMIT, h->type);
+	EXPECT_EQ(72, h->size);
+	EXPECT_EQ(2, h->gseq);
+	free_trace(&t);
+}
+
+GRTRACE_SELFTEST_MAIN
