@@ -721,6 +721,32 @@ static int fd_convert(struct merge *m, struct merge_cursor *c)
 	return 1;
 }
 
+/*
+ * Read @c's descriptor into @buf (@room bytes), holding @held unused bytes
+ * already: > 0 bytes read, 0 at its end or on an error (reported, @c done),
+ * -1 to try again.
+ */
+static ssize_t fd_read(struct merge *m, struct merge_cursor *c, uint8_t *buf,
+		       size_t room, size_t held)
+{
+	ssize_t n = read(c->fd, buf, room);
+
+	if (n < 0 && errno == EINTR)
+		return -1;
+	if (n < 0) {
+		merge_error(m, "cannot read %s: %s", c->name, strerror(errno));
+		c->done = 1;
+		return 0;
+	}
+	if (n == 0) {
+		if (held)
+			merge_error(m, "%s: the stream ends inside a record at byte %" PRIu64,
+				    c->name, c->roff);
+		c->done = 1;
+	}
+	return n;
+}
+
 /* fd_fill() of a format 2 channel; offsets are of its v2 bytes. */
 static void fd_fill2(struct merge *m, struct merge_cursor *c)
 {
@@ -731,21 +757,9 @@ static void fd_fill2(struct merge *m, struct merge_cursor *c)
 			return;
 		if (c->done)
 			return;
-		n = read(c->fd, c->zbuf + c->zlen, c->zcap - c->zlen);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			merge_error(m, "cannot read %s: %s", c->name,
-				    strerror(errno));
-			c->done = 1;
-		} else if (n == 0) {
-			if (c->zlen)
-				merge_error(m, "%s: the stream ends inside a record at byte %" PRIu64,
-					    c->name, c->roff);
-			c->done = 1;
-		} else {
+		n = fd_read(m, c, c->zbuf + c->zlen, c->zcap - c->zlen, c->zlen);
+		if (n > 0)
 			c->zlen += (size_t)n;
-		}
 	}
 }
 
@@ -774,20 +788,9 @@ static void fd_fill(struct merge *m, struct merge_cursor *c)
 		c->rlen -= used;
 		c->roff += used;
 		c->p = c->end = c->rbuf;
-		n = read(c->fd, c->rbuf + c->rlen,
-			 FD_READ_SIZE + GRTRACE_MAX_RECORD - c->rlen);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			merge_error(m, "cannot read %s: %s", c->name,
-				    strerror(errno));
-			c->done = 1;
-		} else if (n == 0) {
-			if (c->rlen)
-				merge_error(m, "%s: the stream ends inside a record at byte %" PRIu64,
-					    c->name, c->roff);
-			c->done = 1;
-		} else {
+		n = fd_read(m, c, c->rbuf + c->rlen,
+			    FD_READ_SIZE + GRTRACE_MAX_RECORD - c->rlen, c->rlen);
+		if (n > 0) {
 			c->rlen += (size_t)n;
 			fd_validate(m, c);
 		}

@@ -85,7 +85,8 @@ def runs(data):
 
 
 def split(blob, limit):
-    """Whole records of @blob in pieces of at most @limit bytes."""
+    """Whole records of @blob in pieces of at most @limit bytes (both
+    formats have the record's size at byte 2)."""
     pos, start = 0, 0
     while pos < len(blob):
         size = struct.unpack_from("<H", blob, pos + 2)[0]
@@ -148,25 +149,13 @@ def to_v2(data, gseq, lose):
     return out
 
 
-def split2(blob, limit):
-    pos, start = 0, 0
-    while pos < len(blob):
-        size = struct.unpack_from("<H", blob, pos + 2)[0]
-        if pos + size - start > limit and pos != start:
-            yield blob[start:pos]
-            start = pos
-        pos += size
-    if pos != start:
-        yield blob[start:pos]
-
-
 def pack(src, dst, how, limit, zstd, v2=None):
     if v2 is None:
         pieces = [(c, b) for c, run in runs(open(src, "rb").read())
                   for b in split(run, limit)]
     else:
         pieces = [(c, b) for c, run in to_v2(open(src, "rb").read(), *v2)
-                  for b in split2(run, limit)]
+                  for b in split(run, limit)]
     text = b"kernel=packed\nhost=grf.py\nclock=monotonic\nsession=1\nstarted=0\n\0"
     size = (FIXED.size + len(text) + 7) & ~7
     ncpu = len({c for c, _ in pieces})

@@ -112,18 +112,51 @@ static inline int get(const char *file, char *buf, size_t size)
 	return 0;
 }
 
+/* Value of the line "key=..." of a key=value @file, or -1. */
+static inline long long value_of(const char *file, const char *key)
+{
+	char buf[8192], pat[64], *p;
+
+	if (get(file, buf + 1, sizeof(buf) - 1))
+		return -1;
+	buf[0] = '\n';
+	snprintf(pat, sizeof(pat), "\n%s=", key);
+	p = strstr(buf, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
 /* Value of "key=" in stats, or -1. */
 static inline long long stat_of(const char *key)
 {
-	char buf[4096], pat[64], *p;
+	return value_of("stats", key);
+}
 
-	if (get("stats", buf, sizeof(buf)))
+/*
+ * Compare @len bytes at @buf with the golden vector @name; the offset of
+ * the first difference, or @len when they are equal; -1 if the vector
+ * cannot be read or has another length.
+ */
+static inline long golden_diff(const char *name, const unsigned char *buf,
+			       size_t len)
+{
+	unsigned char *gold = malloc(65536);
+	ssize_t glen = -1;
+	size_t off = 0;
+	int fd;
+
+	fd = gold ? open(name, O_RDONLY) : -1;
+	if (fd >= 0) {
+		glen = read(fd, gold, 65536);
+		close(fd);
+	}
+	if (glen < 0 || (size_t)glen != len) {
+		free(gold);
 		return -1;
-	snprintf(pat, sizeof(pat), "\n%s=", key);
-	memmove(buf + 1, buf, strlen(buf) + 1);
-	buf[0] = '\n';
-	p = strstr(buf, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+	}
+	while (off < len && gold[off] == buf[off])
+		off++;
+	free(gold);
+	return off;
 }
 
 static inline int pin_cpu(int cpu)

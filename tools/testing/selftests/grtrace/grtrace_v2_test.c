@@ -72,15 +72,7 @@ static long walk2(struct trace *t, int cpu, struct rec2 *r, long max)
 
 static long long config_value(const char *key)
 {
-	char buf[8192], pat[64], *p;
-
-	if (get("config", buf, sizeof(buf)))
-		return -1;
-	snprintf(pat, sizeof(pat), "\n%s=", key);
-	memmove(buf + 1, buf, strlen(buf) + 1);
-	buf[0] = '\n';
-	p = strstr(buf, pat);
-	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+	return value_of("config", key);
 }
 
 /* Format 2 without gseq is the default; both are fixed for a session. */
@@ -114,20 +106,9 @@ TEST_F(grtrace, v2_golden_bytes)
 		"sync_wait_enter 100 1 0 2 200 7",
 		"sync_wait_exit 100 1 0 2 200 7", "error 101 2 1 5 -62 0",
 	};
-	unsigned char *gold = malloc(65536);
 	struct rec2 r[16];
 	struct trace t;
-	ssize_t glen;
-	size_t off;
-	long n, i;
-	int fd;
-
-	ASSERT_NE(NULL, gold);
-	fd = open("golden/emit-basic-v2.bin", O_RDONLY);
-	ASSERT_LE(0, fd) TH_LOG("golden/emit-basic-v2.bin: %s", strerror(errno));
-	glen = read(fd, gold, 65536);
-	close(fd);
-	ASSERT_LT(0, glen);
+	long n, i, diff;
 
 	ASSERT_EQ(0, put("control", "start"));
 	for (i = 0; i < ARRAY_SIZE(lines); i++)
@@ -149,13 +130,10 @@ TEST_F(grtrace, v2_golden_bytes)
 			memset(r[i].p + 36, 0, 8);
 		}
 	}
-	ASSERT_EQ(glen, t.len[0]);
-	for (off = 0; off < glen; off++)
-		if (gold[off] != t.buf[0][off])
-			break;
-	EXPECT_EQ(glen, off) TH_LOG("first difference at byte %zu", off);
+	diff = golden_diff("golden/emit-basic-v2.bin", t.buf[0], t.len[0]);
+	EXPECT_EQ((long)t.len[0], diff)
+		TH_LOG("-1: not golden/emit-basic-v2.bin's length; else the first difference");
 	free_trace(&t);
-	free(gold);
 }
 
 /*
