@@ -26,8 +26,9 @@ static const char dump_help[] =
 	"  <ts_ns> <cpu> <gseq> <TYPE> key=value ...\n"
 	"\n"
 	"Options:\n"
-	"  -i, --input FILE  the stream to read; '-' is standard input, which is\n"
-	"                    also the default when it is not a terminal\n"
+	"  -i, --input FILE  the stream to read; '-' is standard input.  Default:\n"
+	"                    standard input if it is a pipe or a file, else\n"
+	"                    grtrace.dat\n"
 	"      --raw         after each record's line, its bytes in hex, 16 a line\n"
 	"                    with their offset in the record\n"
 	"      --header      first, a line '# trace file: ...' with the fields of\n"
@@ -241,11 +242,7 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("dump", "dump: unexpected argument '%s'", argv[optind]);
-	if (!input) {
-		if (isatty(STDIN_FILENO))
-			usage_error("dump", "dump: no input; use -i FILE, or -i - for standard input");
-		input = "-";
-	}
+	input = default_input(input);
 
 	name = strcmp(input, "-") ? input : "<stdin>";
 	fd = open_input(input, &len);

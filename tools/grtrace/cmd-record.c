@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,17 +40,21 @@
 #define ZSTD_LEVEL	3
 
 static const char record_help[] =
-	"Usage: grtrace record -o FILE [-d SECONDS] [-b SIZE] [--no-compress]\n"
+	"Usage: grtrace record [-o FILE] [-d TIME] [-b SIZE] [--no-compress]\n"
+	"                      [-- COMMAND [ARGS...]]\n"
 	"\n"
 	"Record the event streams of all CPUs into FILE until Ctrl-C (SIGINT),\n"
-	"SIGTERM, or the duration given with -d.  If tracing is stopped, record\n"
+	"SIGTERM, the duration given with -d, or the exit of COMMAND, which record\n"
+	"runs once it is recording.  If tracing is stopped, record\n"
 	"starts it and stops it again at the end; if it is already started, it\n"
 	"is left running.  The counts of records written and of records the\n"
 	"kernel dropped are printed at the end.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE       file to write; '-' is standard output\n"
-	"  -d, --duration SECONDS  stop after this long (fractions allowed)\n"
+	"  -o, --output FILE       file to write (default grtrace.dat); '-' is\n"
+	"                          standard output\n"
+	"  -d, --duration TIME     stop after this long: seconds, or a number with\n"
+	"                          ns, us, ms, s or m (fractions allowed)\n"
 	"  -b, --buffer-size SIZE  per-CPU buffer for this recording: bytes, or a\n"
 	"                          number with K or M; a multiple of 32K in\n"
 	"                          [64K, 256M].  Needs tracing stopped; the old\n"
@@ -62,7 +67,8 @@ static const char record_help[] =
 	"and 'grtrace dump' read it.\n"
 	"\n"
 	"When standard error is a terminal, a progress line shows events/s, MB\n"
-	"written and events dropped so far.\n";
+	"written and events dropped so far.  With COMMAND, the exit status is\n"
+	"record's own (0, or 1 on an error); COMMAND's is printed.\n";
 
 static const struct option record_opts[] = {
 	{ "output",   required_argument, NULL, 'o' },
@@ -397,9 +403,13 @@ static void progress_end(const struct progress *p)
 }
 
 /* Wait for SIGINT/SIGTERM (blocked), the deadline, or a reader's abort. */
+/*
+ * Until a signal of @sigs, the duration, or the exit of the workload
+ * @child (if > 0; its wait status into *@status).
+ */
 static void wait_for_stop(const sigset_t *sigs, double duration,
 			  struct progress *prog, const struct cpu_reader *rd,
-			  int n)
+			  int n, pid_t child, int *status)
 {
 	double deadline = duration > 0 ? now_sec() + duration : 0;
 
@@ -418,6 +428,8 @@ static void wait_for_stop(const sigset_t *sigs, double duration,
 			}
 		}
 		sig = sigtimedwait(sigs, NULL, &ts);
+		if (sig == SIGCHLD && waitpid(child, status, WNOHANG) != child)
+			continue;
 		if (sig > 0 || atomic_load(&rec.abort))
 			break;
 		progress_tick(prog, rd, n);
@@ -701,11 +713,53 @@ static void print_summary(const struct cpu_reader *rd, int n,
 			cls[DROP_LOST]);
 }
 
+/*
+ * The workload of "record -- COMMAND": run once recording, with the signal
+ * mask record had.  Returns its pid, or -1 (reported).
+ */
+static pid_t run_command(char **argv, const sigset_t *mask)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		err_errno("cannot run %s", argv[0]);
+		return -1;
+	}
+	if (!pid) {
+		signal(SIGPIPE, SIG_DFL);
+		pthread_sigmask(SIG_SETMASK, mask, NULL);
+		execvp(argv[0], argv);
+		err_errno("cannot run %s", argv[0]);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * After the recording: a workload still running (Ctrl-C, -d) is sent
+ * SIGTERM; how it ended is said.
+ */
+static void end_command(const char *name, pid_t pid, int status)
+{
+	if (status == -1) {
+		kill(pid, SIGTERM);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (WIFEXITED(status))
+		err_msg("%s exited with status %d", name, WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		err_msg("%s was killed by signal %d", name, WTERMSIG(status));
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct cpu_reader *rd;
 	struct gr_stats before, after;
 	const char *output = NULL;
+	char **command = NULL;
+	pid_t child = 0;
+	int cstatus = -1;
 	double duration = 0;
 	uint64_t bufsize = 0;
 	char old_bufsize[64] = "";
@@ -717,20 +771,20 @@ int cmd_record(int argc, char **argv)
 	opterr = 0;
 	rec.compress = 1;
 	while ((c = getopt_long(argc, argv, "+:o:d:b:h", record_opts, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'o':
 			output = optarg;
 			break;
-		case 'd':
-			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(duration) ||
-			    duration <= 0 || duration > 1e9)
-				usage_error("record", "record: invalid duration '%s'",
+		case 'd': {
+			uint64_t ns;
+
+			if (parse_duration(optarg, 1e9, &ns) < 0 || !ns ||
+			    ns > 1000000000ull * 1000000000ull)
+				usage_error("record", "record: invalid duration '%s' (seconds, or a number with ns, us, ms, s or m)",
 					    optarg);
+			duration = ns / 1e9;
 			break;
+		}
 		case 'b':
 			bufsize = parse_buffer_size(optarg);
 			break;
@@ -748,11 +802,14 @@ int cmd_record(int argc, char **argv)
 				    argv[optind - 1]);
 		}
 	}
-	if (optind < argc)
-		usage_error("record", "record: unexpected argument '%s'",
+	/* getopt stops at "--": what follows is the workload. */
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
+		usage_error("record", "record: unexpected argument '%s' (a command goes after --)",
 			    argv[optind]);
+	if (optind < argc)
+		command = argv + optind;
 	if (!output)
-		usage_error("record", "record: an output file is required (-o FILE)");
+		output = GRTRACE_DEFAULT_FILE;
 
 	state = control_state();
 	if (state < 0)
@@ -771,6 +828,8 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	if (command)
+		sigaddset(&sigs, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &sigs, &oldsigs);
 
 	if (!state) {
@@ -824,8 +883,12 @@ int cmd_record(int argc, char **argv)
 		err_msg("recording %d CPU%s to %s (Ctrl-C to stop)",
 			n, n == 1 ? "" : "s", rec.out_name);
 
-	if (!atomic_load(&rec.abort))
-		wait_for_stop(&sigs, duration, &prog, rd, n);
+	if (command && !atomic_load(&rec.abort))
+		child = run_command(command, &oldsigs);
+	if (!atomic_load(&rec.abort) && child >= 0)
+		wait_for_stop(&sigs, duration, &prog, rd, n, child, &cstatus);
+	if (child > 0)
+		end_command(command[0], child, cstatus);
 
 	if (have_stats && stats_read(&after) < 0)
 		have_stats = 0;

@@ -36,8 +36,10 @@ static const char report_help[] =
 	"\n"
 	"Input:\n"
 	"  -i, --input FILE      a file written by 'grtrace record' ('-': standard\n"
-	"                        input).  Without -i: the module's buffers, read until\n"
-	"                        empty (this consumes them; stop tracing first)\n"
+	"                        input).  Without -i: standard input if it is a pipe\n"
+	"                        or a file, else grtrace.dat\n"
+	"      --live            the module's buffers instead, read until empty (this\n"
+	"                        consumes them; stop tracing first)\n"
 	"\n"
 	"Output:\n"
 	"  -f, --format FMT      text (default), csv or json; times are in ns except\n"
@@ -54,7 +56,7 @@ static const char report_help[] =
 	"\n"
 	"Selection (summaries and rows cover the selected jobs only):\n"
 	"      --since TIME      jobs whose first event is TIME or more after the first\n"
-	"                        record (TIME: ns, or a number with ns, us, ms or s)\n"
+	"                        record (TIME: ns, or a number with ns, us, ms, s or m)\n"
 	"      --until TIME      ... and less than TIME after it\n"
 	"      --ring ID         jobs of ring ID\n"
 	"      --ctx CTX         jobs of context CTX\n"
@@ -87,11 +89,12 @@ enum {
 	OPT_PER_RING = 256, OPT_PER_CTX, OPT_TOPN, OPT_HIST, OPT_LIMIT,
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
 	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
-	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN,
+	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN, OPT_LIVE,
 };
 
 static const struct option report_opts[] = {
 	{ "input",         required_argument, NULL, 'i' },
+	{ "live",          no_argument,       NULL, OPT_LIVE },
 	{ "format",        required_argument, NULL, 'f' },
 	{ "per-ring",      no_argument,       NULL, OPT_PER_RING },
 	{ "per-ctx",       no_argument,       NULL, OPT_PER_CTX },
@@ -135,6 +138,7 @@ static const struct {
 struct report_args {
 	struct rp_opts o;
 	const char *input;
+	int live;
 	const char *rules_file;
 	const char *rule_val[NR_RULE_OPTS];	/* from the command line */
 };
@@ -154,25 +158,12 @@ static uint64_t parse_count(const char *opt, const char *s)
 /* "1500", "1500ns", "1.5us", "2ms", "0.25s" -> ns */
 static uint64_t parse_time(const char *opt, const char *s)
 {
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *end;
-	double v;
-	size_t i;
+	uint64_t ns;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (*s >= '0' && *s <= '9' && !errno && end != s) {
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-			double ns = v * units[i].ns;
-
-			if (!strcmp(end, units[i].unit) && ns < 1.8e19)
-				return (uint64_t)(ns + 0.5);
-		}
-	}
-	usage_error("report", "report: invalid time '%s' for %s (ns, or a number with ns, us, ms or s)",
-		    s, opt);
+	if (parse_duration(s, 1, &ns) < 0)
+		usage_error("report", "report: invalid time '%s' for %s (ns, or a number with ns, us, ms, s or m)",
+			    s, opt);
+	return ns;
 }
 
 static uint16_t parse_engine(const char *s)
@@ -261,6 +252,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 
 	switch (c) {
 	case 'i': a->input = arg; break;
+	case OPT_LIVE: a->live = 1; break;
 	case 'f': o->format = parse_format(arg); break;
 	case OPT_PER_RING: o->per_ring = 1; break;
 	case OPT_PER_CTX: o->per_ctx = 1; break;
@@ -331,6 +323,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		usage_error("report", "report: CSV holds one table: give one of --per-ring, --per-ctx, --topn, --hist");
 	if (a->o.has_since && a->o.has_until && a->o.until <= a->o.since)
 		usage_error("report", "report: --until must be after --since");
+	if (a->live && a->input)
+		usage_error("report", "report: --live and -i exclude each other");
+	if (!a->live)
+		a->input = default_input(a->input);
 	/* The file first, then the options, whatever their order. */
 	if (a->rules_file)
 		read_rules(a->rules_file, &a->o.rules);

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/grtrace.h>
+
 #include "grtrace.h"
+#include "trace-file.h"
 #include "util.h"
 
 static int cmd_help(int argc, char **argv);
@@ -37,7 +40,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 		"\n"
-		"'grtrace help COMMAND' or 'grtrace COMMAND --help' describes a command.\n"
+		"'grtrace help COMMAND' or 'grtrace COMMAND --help' describes a command;\n"
+		"'grtrace --version' gives the version.  Exit status: 0, 1 on an error,\n"
+		"2 on a usage error.\n"
 		"The module's files are in %s (set GRTRACE_DEBUGFS to override).\n",
 		debugfs_dir());
 }
@@ -69,7 +74,7 @@ static int cmd_help(int argc, char **argv)
 		if (!cmd)
 			err_msg("unknown command '%s'", argv[1]);
 		usage(cmd ? stdout : stderr);
-		return cmd ? 0 : 1;
+		return cmd ? 0 : 2;
 	}
 	args[0] = argv[1];
 	args[1] = help_opt;
@@ -84,17 +89,23 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
+		return finish_stdout();
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("grtrace %s (stream formats %d to %d, trace file version %d)\n",
+		       GRTRACE_TOOL_VERSION, GRTRACE_FORMAT_V1,
+		       GRTRACE_FORMAT_VERSION, GRF_VERSION);
 		return finish_stdout();
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		err_msg("unknown command '%s'", argv[1]);
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 	ret = cmd->fn(argc - 1, argv + 1);
 	if (finish_stdout())

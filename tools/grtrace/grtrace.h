@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 
+/* The tool's version; the module's is in its version file. */
+#define GRTRACE_TOOL_VERSION	"0.2.0"
+
 /*
  * A subcommand gets argv[0] == its name.  It returns the exit status; its
  * --help prints to stdout and returns 0.  Output to stdout is flushed and

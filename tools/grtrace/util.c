@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/grtrace.h>
@@ -77,7 +78,45 @@ void usage_error(const char *cmd, const char *fmt, ...)
 	vmsg(fmt, ap, 0);
 	va_end(ap);
 	fprintf(stderr, "Try 'grtrace %s --help'.\n", cmd);
-	exit(1);
+	exit(2);
+}
+
+int parse_duration(const char *s, double unit_ns, uint64_t *ns)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "m", 60e9 },
+	};
+	char *end;
+	double v, f = 0;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (*s < '0' || *s > '9' || errno || end == s)
+		return -1;
+	if (!*end)
+		f = unit_ns;
+	for (i = 0; !f && i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			f = units[i].ns;
+	if (!f || v * f >= 1.8e19)
+		return -1;
+	*ns = (uint64_t)(v * f + 0.5);
+	return 0;
+}
+
+const char *default_input(const char *input)
+{
+	struct stat st;
+
+	if (input)
+		return input;
+	/* A pipe or a redirected file is the input; a terminal is not. */
+	if (!fstat(STDIN_FILENO, &st) &&
+	    (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
+		return "-";
+	return GRTRACE_DEFAULT_FILE;
 }
 
 void *xmalloc(size_t size)

@@ -19,7 +19,23 @@ void err_errno(const char *fmt, ...) GR_PRINTF(1, 2);
 noreturn void fatal(const char *fmt, ...) GR_PRINTF(1, 2);
 noreturn void fatal_errno(const char *fmt, ...) GR_PRINTF(1, 2);
 /* A usage error of @cmd: the message, a hint to --help, exit 1. */
+/* A usage error: the message, a hint, and exit status 2. */
 noreturn void usage_error(const char *cmd, const char *fmt, ...) GR_PRINTF(2, 3);
+
+/* What record writes and report and dump read when not told. */
+#define GRTRACE_DEFAULT_FILE	"grtrace.dat"
+
+/*
+ * A duration: a number with ns, us, ms, s or m, or a bare number of
+ * @unit_ns each; 0 and *@ns, or -1 if @s is not one.
+ */
+int parse_duration(const char *s, double unit_ns, uint64_t *ns);
+
+/*
+ * The input of report and dump: @input if given, else standard input if
+ * it is a pipe or a file ("-"), else GRTRACE_DEFAULT_FILE.
+ */
+const char *default_input(const char *input);
 
 void *xmalloc(size_t size);
 void *xrealloc(void *ptr, size_t size);

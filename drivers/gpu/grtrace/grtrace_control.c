@@ -16,7 +16,7 @@
 
 #include "grtrace_internal.h"
 
-#define GRTRACE_VERSION		"0.1.0"
+#define GRTRACE_VERSION		"0.2.0"
 
 static unsigned long buffer_size = SZ_4M;
 

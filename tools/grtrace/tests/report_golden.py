@@ -800,7 +800,7 @@ def check_csv(c):
     expect("ring csv rows", len(rows), 3)
     rc, out, err = c.run("basic", ["--format", "csv", "--per-ring", "--topn",
                                    "1"])
-    expect("csv with two tables is refused", rc, 1)
+    expect("csv with two tables is refused", rc, 2)
 
 
 def check_order_independent(c):

@@ -109,7 +109,7 @@ result "dump --channel CPU reads one channel's format 2 records, as CPU's" $st \
 	"exit $rc" "$(cat "$TMP/err")"
 run "$GRTRACE" dump --channel x -i "$GOLDEN/emit-basic-v2.bin"
 st=0
-[ $rc -eq 1 ] && grep -q "invalid CPU 'x' for --channel" "$TMP/err" || st=1
+[ $rc -eq 2 ] && grep -q "invalid CPU 'x' for --channel" "$TMP/err" || st=1
 result "dump --channel with a bad CPU: usage error naming it" $st "exit $rc" "$(cat "$TMP/err")"
 
 "$GRTRACE" dump -i - < "$GOLDEN/emit-basic.bin" > "$TMP/out" 2>&1
@@ -218,37 +218,51 @@ done
 
 run "$GRTRACE" frobnicate
 st=0
-[ $rc -eq 1 ] || st=1
+[ $rc -eq 2 ] || st=1
 grep -q "^grtrace: unknown command 'frobnicate'" "$TMP/err" || st=1
 grep -q '^Usage: grtrace' "$TMP/err" || st=1
 [ -s "$TMP/out" ] && st=1
-result "an unknown command exits 1 with usage" $st "exit $rc"
+result "an unknown command exits 2 with usage" $st "exit $rc"
 
 run "$GRTRACE"
 st=0
-[ $rc -eq 1 ] || st=1
+[ $rc -eq 2 ] || st=1
 grep -q '^Usage: grtrace' "$TMP/err" || st=1
-result "no command exits 1 with usage" $st
+result "no command exits 2 with usage" $st
 
 run "$GRTRACE" dump --bogus
 st=0
-[ $rc -eq 1 ] || st=1
+[ $rc -eq 2 ] || st=1
 [ "$(head -n 1 "$TMP/err")" = "grtrace: dump: unknown option '--bogus'" ] || st=1
-result "an unknown option is a usage error" $st "$(cat "$TMP/err")"
+result "an unknown option is a usage error: exit 2" $st "exit $rc" "$(cat "$TMP/err")"
 
-run "$GRTRACE" record -d 1
-st=0
-[ $rc -eq 1 ] || st=1
-grep -q "^grtrace: record: an output file is required" "$TMP/err" || st=1
-result "record requires -o" $st "$(cat "$TMP/err")"
+for v in --version version; do
+	run "$GRTRACE" $v
+	st=$rc
+	[ "$(cat "$TMP/out")" = "grtrace 0.2.0 (stream formats 1 to 2, trace file version 1)" ] || st=1
+	[ -s "$TMP/err" ] && st=1
+	result "grtrace $v names the version and the formats it reads" $st "$(cat "$TMP/out" "$TMP/err")"
+done
 
-for d in 0 -1 abc 1x; do
+for d in 0 -1 abc 1x 5h; do
 	run "$GRTRACE" record -o "$TMP/x" -d "$d"
 	st=0
-	[ $rc -eq 1 ] || st=1
-	grep -q "^grtrace: record: invalid duration '$d'" "$TMP/err" || st=1
-	result "record rejects -d $d" $st "$(cat "$TMP/err")"
+	[ $rc -eq 2 ] || st=1
+	grep -q "^grtrace: record: invalid duration '$d' (seconds, or a number with ns, us, ms, s or m)" "$TMP/err" || st=1
+	result "record rejects -d $d: usage error" $st "exit $rc" "$(cat "$TMP/err")"
 done
+run "$GRTRACE" report -i x --since 5q
+st=0
+[ $rc -eq 2 ] && grep -q "^grtrace: report: invalid time '5q' for --since (ns, or a number with ns, us, ms, s or m)" "$TMP/err" || st=1
+result "report rejects --since 5q: usage error" $st "exit $rc" "$(cat "$TMP/err")"
+run "$GRTRACE" report --live -i x
+st=0
+[ $rc -eq 2 ] && grep -q "^grtrace: report: --live and -i exclude each other" "$TMP/err" || st=1
+result "report --live with -i: usage error" $st "exit $rc" "$(cat "$TMP/err")"
+run "$GRTRACE" record extra
+st=0
+[ $rc -eq 2 ] && grep -q "^grtrace: record: unexpected argument 'extra' (a command goes after --)" "$TMP/err" || st=1
+result "record with a stray argument: usage error pointing at --" $st "exit $rc" "$(cat "$TMP/err")"
 
 # ---- report: golden traces -------------------------------------------------
 
@@ -457,7 +471,7 @@ for bad in "--format xml:unknown format 'xml'" "--hist foo:unknown histogram 'fo
 	msg=${bad#*:}
 	run "$GRTRACE" report -i "$RG/basic.bin" $args
 	st=0
-	[ $rc -eq 1 ] || st=1
+	[ $rc -eq 2 ] || st=1
 	grep -q "^grtrace: report: $msg" "$TMP/err" || st=1
 	result "report rejects $args" $st "exit $rc" "$(cat "$TMP/err")"
 done
@@ -724,6 +738,81 @@ grep -q "WARNING" "$TMP/err" && st=1
 result "record copies one CPU's stream, starts and stops tracing" $st \
 	"exit $rc" "control: $(cat "$FAKE/control")" "$(cat "$TMP/err")"
 
+# Defaults: record writes grtrace.dat; report and dump read it when their
+# standard input is not a pipe or a file; report never drains the buffers
+# unless --live.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+mkdir -p "$TMP/cwd"
+GR_ABS=$(cd "$(dirname "$GRTRACE")" && pwd)/$(basename "$GRTRACE")
+(cd "$TMP/cwd" && GRTRACE=$GR_ABS && run "$GRTRACE" record -d 300ms < /dev/null && echo "$rc" > rc1 &&
+	"$GRTRACE" dump < /dev/null > dump.txt 2> dump.err && echo $? > rc2 &&
+	"$GRTRACE" report --format json < /dev/null > rep.json 2> rep.err && echo $? > rc3 &&
+	"$GRTRACE" report --format json < grtrace.dat > rep2.json 2>> rep.err)
+st=0
+[ "$(cat "$TMP/cwd/rc1" "$TMP/cwd/rc2" "$TMP/cwd/rc3" 2>/dev/null | tr -d '\n')" = 000 ] || st=1
+cmp -s "$TMP/cwd/dump.txt" "$GOLDEN/emit-basic.dump" || st=1
+[ -s "$TMP/cwd/rep.err" ] && st=1
+sed 's/"input":"grtrace.dat"//' "$TMP/cwd/rep.json" > "$TMP/cwd/a.json"
+sed 's/"input":"<stdin>"//' "$TMP/cwd/rep2.json" > "$TMP/cwd/b.json"
+cmp -s "$TMP/cwd/a.json" "$TMP/cwd/b.json" || st=1
+grep -q '"input":"grtrace.dat"' "$TMP/cwd/rep.json" || st=1
+[ "$(wc -c < "$FAKE/events0")" = "$(wc -c < "$GOLDEN/emit-basic.bin")" ] || st=1
+result "record -d 300ms writes grtrace.dat; dump and report read it by default, or a pipe; the buffers stay" $st \
+	"$(cat "$TMP/cwd/dump.err" "$TMP/cwd/rep.err" 2>/dev/null)"
+(cd "$TMP/cwd" && GRTRACE=$GR_ABS && rm -f grtrace.dat && run "$GRTRACE" report < /dev/null &&
+	cp "$TMP/err" err.txt && echo $rc > rc4)
+st=0
+[ "$(cat "$TMP/cwd/rc4")" = 1 ] || st=1
+grep -q "^grtrace: cannot open grtrace.dat: No such file or directory" "$TMP/cwd/err.txt" || st=1
+result "report with no input and no grtrace.dat: one line saying so, exit 1" $st "$(cat "$TMP/cwd/err.txt")"
+
+# record -- COMMAND: recording until the command exits, its status said.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+t0=$(date +%s%N)
+run "$GRTRACE" record -o "$TMP/cmd.dat" -- sh -c 'sleep 0.5; exit 3'
+t1=$(date +%s%N)
+st=$rc
+grep -q "^grtrace: sh exited with status 3\$" "$TMP/err" || st=1
+cpu_stream "$TMP/cmd.dat" 0 | cmp -s - "$GOLDEN/emit-basic.bin" || st=1
+[ "$(cat "$FAKE/control")" = stop ] || st=1
+[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] || st=1
+result "record -- COMMAND records until it exits and says its status" $st "exit $rc" "$(cat "$TMP/err")"
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+run "$GRTRACE" record -o "$TMP/cmd.dat" -d 0.3 -- sleep 30
+st=$rc
+grep -q "^grtrace: sleep was killed by signal 15\$" "$TMP/err" || st=1
+result "record -d with a COMMAND still running: it gets SIGTERM" $st "exit $rc" "$(cat "$TMP/err")"
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+run "$GRTRACE" record -o "$TMP/cmd.dat" -- /nonexistent/cmd
+st=0
+grep -q "^grtrace: cannot run /nonexistent/cmd: No such file or directory" "$TMP/err" || st=1
+grep -q "^grtrace: /nonexistent/cmd exited with status 127\$" "$TMP/err" || st=1
+result "record -- a command that cannot run: says so" $st "exit $rc" "$(cat "$TMP/err")"
+
+# Format 2: the module says so in its config; the file says it too.
+fake_setup stopped
+printf 'level=normal\nformat=2\n' > "$FAKE/config"
+cp "$GOLDEN/emit-basic-v2.bin" "$FAKE/events0"
+run "$GRTRACE" record -o "$TMP/v2.dat" -d 0.3
+st=$rc
+cpu_stream "$TMP/v2.dat" 0 | cmp -s - "$GOLDEN/emit-basic-v2.bin" || st=1
+"$GRTRACE" dump --header -i "$TMP/v2.dat" > "$TMP/v2.dump" || st=1
+head -n 1 "$TMP/v2.dump" | grep -q "stream_format=2 " || st=1
+tail -n +2 "$TMP/v2.dump" | cmp -s - "$GOLDEN/emit-basic-v2.dump" || st=1
+grep -q "^grtrace: recorded 10 records (8 events)" "$TMP/err" || st=1
+result "record of a format 2 module: the trace file says format 2, dump reads it" $st "exit $rc" "$(cat "$TMP/err")"
+fake_setup stopped
+printf 'level=normal\nformat=2\n' > "$FAKE/config"
+cp "$GOLDEN/emit-basic-v2.bin" "$FAKE/events0"
+run "$GRTRACE" report --live --format json
+st=$rc
+grep -q '"jobs":3' "$TMP/out" || st=1
+result "live report of a format 2 module converts it" $st "exit $rc" "$(cat "$TMP/err")"
+
 # Tracing started: left alone.  Two CPUs; dump orders them by gseq again.
 fake_setup started
 fake_split
@@ -869,7 +958,7 @@ result "record with no events files after its start fails and stops tracing agai
 
 fake_setup stopped
 fake_split
-run "$GRTRACE" report --format json $RULES
+run "$GRTRACE" report --live --format json $RULES
 st=$rc
 sed 's/"input":"[^"]*"//' "$TMP/out" > "$TMP/a"
 cmp -s "$TMP/a" "$TMP/b" || st=1
@@ -878,7 +967,7 @@ result "live report reads every events file: same as the file" $st "$(cat "$TMP/
 
 fake_setup started
 fake_split
-run "$GRTRACE" report --hist result
+run "$GRTRACE" report --live --hist result
 st=$rc
 grep -q "^grtrace: warning: tracing is still started" "$TMP/err" || st=1
 grep -Eq '^  written +36 \|#+$' "$TMP/out" || st=1
@@ -938,7 +1027,7 @@ result "record -b is refused while tracing is started" $st "$(cat "$TMP/err")"
 for b in 1000 100K 512M 4G x; do
 	run "$GRTRACE" record -o "$TMP/rec.dat" -b $b
 	st=0
-	[ $rc -eq 1 ] || st=1
+	[ $rc -eq 2 ] || st=1
 	grep -q "^grtrace: record: invalid buffer size '$b'" "$TMP/err" || st=1
 	result "record rejects -b $b" $st "$(cat "$TMP/err")"
 done
