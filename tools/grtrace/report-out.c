@@ -1044,6 +1044,9 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 	fprintf(o, "jobs:     %" PRIu64 " (%" PRIu64 " incomplete, %" PRIu64 " closed early by --max-open; at most %" PRIu64 " open at once)\n",
 		rp->jobs_done, rp->jobs_incomplete, rp->jobs_evicted,
 		rp->open_max);
+	if (rp->self_waits)
+		fprintf(o, "waits:    %" PRIu64 " waits on a job's own fence (a CPU thread waiting for it, as i915 reports them): not dependency waits, not in t_gpu_wait\n",
+			rp->self_waits);
 	text_warnings(rp, in);
 }
 
@@ -1268,6 +1271,7 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "start_not_derived", rp->no_start);
 	f_u64(&f, "rings_hung", rp->rings_hung);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
+	f_u64(&f, "self_waits", rp->self_waits);
 	f_u64(&f, "gseq_restarts", rp->restarts);
 	f_u64(&f, "jobs_closed_at_restart", rp->closed_at_restart);
 	f_u64(&f, "ts_backwards", rp->ts_back);

@@ -694,12 +694,22 @@ static void apply(struct rp *rp, uint32_t i, uint16_t type,
 		on_end(rp, i, ts);
 		break;
 	case GRTRACE_EV_SYNC_WAIT_ENTER:
+		/*
+		 * A wait on the job's own fence is a CPU thread waiting for
+		 * the job (i915's request waits), no dependency of it.
+		 */
+		if (ev->aux0 == j->ctx && ev->aux1 == j->seqno) {
+			rp->self_waits++;
+			break;
+		}
 		/* Waits at once count once: the union, not the sum. */
 		if (j->nenter == j->nexit)
 			j->wait_since = ts;
 		j->nenter++;
 		break;
 	case GRTRACE_EV_SYNC_WAIT_EXIT:
+		if (ev->aux0 == j->ctx && ev->aux1 == j->seqno)
+			break;
 		if (j->nexit == j->nenter || ts < j->wait_since) {
 			j->wait_bad = 1;
 			break;
@@ -733,6 +743,13 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 	h = job_hash(ev.ctx, ev.seqno);
 	slot = hash_slot(rp, h, ev.ctx, ev.seqno);
 	i = slot->job;
+	/*
+	 * A wait on a job's own fence ends once the job is done, often after
+	 * its COMPLETE: that END of a wait does not begin another job.
+	 */
+	if (i == NIL && rec->type == GRTRACE_EV_SYNC_WAIT_EXIT &&
+	    ev.aux0 == ev.ctx && ev.aux1 == ev.seqno)
+		return;
 	if (i != NIL && rec->type == GRTRACE_EV_START &&
 	    (rp->jobs[i].have & (1u << ST_END))) {
 		/* Its start was fixed at END: too late to change the row. */

@@ -374,6 +374,50 @@ def check_waits(c):
     expect_jobs(c.json("waits", []), [(40, 1), (40, 2), (40, 3)], WAITS_JOBS)
 
 
+def selfwait():
+    """i915's request waits: SYNC_WAIT_ENTER/EXIT on the job with its own
+    fence in aux0:aux1, a CPU thread waiting for the job to finish, not a
+    dependency.  Job 41:1 is waited on from 2000 to 9000; job 41:2 waits
+    on 41:1 (a dependency) from 3000 to 4000 and is waited on itself."""
+    t = Trace()
+    t.stream_info(900)
+    t.metadata(900, RINGS)
+    j = lambda ts, n, s, **k: t.ev(ts, n, 41, s, 0, GFX, **k)
+    j(1000, "submit", 1)
+    j(1000, "commit", 1)
+    j(1500, "submit", 2)
+    j(2000, "sync_wait_enter", 1, aux0=41, aux1=1)
+    j(3000, "sync_wait_enter", 2, aux0=41, aux1=1)
+    j(3500, "sync_wait_enter", 2, aux0=41, aux1=2)
+    j(4000, "sync_wait_exit", 2, aux0=41, aux1=1)
+    j(4000, "commit", 2)
+    j(8000, "complete", 1)
+    j(9000, "sync_wait_exit", 1, aux0=41, aux1=1)
+    j(9500, "complete", 2)
+    j(9600, "sync_wait_exit", 2, aux0=41, aux1=2)
+    return t
+
+
+# A wait on the job's own key is no dependency: not in t_gpu_wait, not
+# labelled dependency_wait; the summary counts such waits.
+SELFWAIT_JOBS = {
+    (41, 1): dict(t_gpu_wait=0, label=""),
+    (41, 2): dict(t_gpu_wait=1000, label="dependency_wait"),
+}
+
+
+def check_selfwait(c):
+    doc = c.json("selfwait", ["--dep-wait-us", "0"])
+    expect_jobs(doc, [(41, 1), (41, 2)], SELFWAIT_JOBS)
+    expect_fields("selfwait", doc["summary"], dict(self_waits=2))
+    rc, out, err = c.run("selfwait", [])
+    want = ("waits:    2 waits on a job's own fence (a CPU thread waiting "
+            "for it, as i915 reports them): not dependency waits, not in "
+            "t_gpu_wait")
+    if want not in out.splitlines():
+        raise AssertionError("no waits line:\n" + out)
+
+
 def keyreuse():
     """A ctx:seqno used again: after its job completed (50:7), after a job
     whose COMPLETE never came (51:3), and by two jobs at once (52:1)."""
@@ -597,6 +641,7 @@ def check_hung(c):
 
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
+                 selfwait=selfwait,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
@@ -1010,6 +1055,8 @@ CHECKS = [
      check_endfirst),
     ("report: t_gpu_wait is the union of a job's waits, NA if unpaired",
      check_waits),
+    ("report: a wait on the job's own fence (i915) is no dependency wait",
+     check_selfwait),
     ("report: a job that never ended: busy until the end, its ring hung",
      check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
