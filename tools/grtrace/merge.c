@@ -266,12 +266,12 @@ static int cursor_validate(struct merge *m, struct merge_cursor *c, int frame)
  */
 static int convert_frame(struct merge *m, struct merge_cursor *c)
 {
-	size_t in = 0, out = 0, cap = 2 * c->rlen + GR_V1_MAX, olen;
+	size_t in = 0, out = 0, cap = 3 * c->rlen + GR_V1_MAX, olen;
 	char why[GR_WHY_LEN];
 	uint8_t *t;
 	long sz = 1;
 
-	/* A v1 record is at most twice its v2 form, plus alignment. */
+	/* A v1 record is less than three times its v2 form (72 for 28). */
 	if (c->zcap < cap) {
 		c->zbuf = xrealloc(c->zbuf, cap);
 		c->zcap = cap;

@@ -181,7 +181,13 @@ check_avail:
 /* ---- format 2 -------------------------------------------------------------- */
 
 _Static_assert(sizeof(struct grtrace_hdr2) == GR_HDR2_SIZE, "hdr2 size");
-_Static_assert(sizeof(struct grtrace_job2) == 36, "job2 size");
+_Static_assert(sizeof(struct grtrace_job2) == 28, "job2 size");
+_Static_assert(sizeof(struct grtrace_job2_wide) == 36, "job2 wide size");
+
+static uint64_t gr_le32_64(const uint8_t *p)
+{
+	return gr_le32(p);
+}
 
 /* The v1 type a v2 type stands for. */
 static uint16_t v2_type(uint8_t t)
@@ -206,7 +212,7 @@ long gr_v2_convert(struct gr_v2_cpu *st, const uint8_t *p, size_t avail,
 		   uint8_t *out, size_t *outlen, char *errmsg, size_t errlen)
 {
 	size_t min, body, len, tail, opt = 0;
-	uint8_t t, fl;
+	uint8_t t, fl, wide;
 	uint16_t size, type, flags1 = 0;
 	char tbuf[16];
 	uint64_t gseq = 0;
@@ -239,12 +245,15 @@ long gr_v2_convert(struct gr_v2_cpu *st, const uint8_t *p, size_t avail,
 		return -1;
 	}
 	tail = fl & GRTRACE_HDR2_GSEQ ? sizeof(struct grtrace_gseq2) : 0;
+	wide = fl & GRTRACE_HDR2_WIDE;
 	if (gr_type_is_job(type)) {
 		if (fl & GRTRACE_HDR2_AUX)
-			opt += sizeof(struct grtrace_aux2);
+			opt += wide ? sizeof(struct grtrace_aux2_wide) :
+				      sizeof(struct grtrace_aux2);
 		if (fl & GRTRACE_HDR2_TASK)
 			opt += sizeof(struct grtrace_task2);
-		min = sizeof(struct grtrace_job2) + opt + tail;
+		min = (wide ? sizeof(struct grtrace_job2_wide) :
+			      sizeof(struct grtrace_job2)) + opt + tail;
 	} else {
 		min = gr_type_min_size(type);
 		min = (min ? min - GR_HDR_SIZE : 0) + GR_HDR2_SIZE + tail;
@@ -264,24 +273,28 @@ long gr_v2_convert(struct gr_v2_cpu *st, const uint8_t *p, size_t avail,
 	if (tail)
 		gseq = gr_le64(p + size - tail);
 	if (gr_type_is_job(type)) {
-		const uint8_t *o = p + sizeof(struct grtrace_job2);
+		/* The narrow and the wide fixed part, and their aux values. */
+		const uint8_t *o = p + (wide ? sizeof(struct grtrace_job2_wide) :
+					       sizeof(struct grtrace_job2));
+		size_t w = wide ? 8 : 4;
+		uint64_t (*get)(const uint8_t *) = wide ? gr_le64 : gr_le32_64;
 
 		len = sizeof(struct grtrace_job_event);
 		memset(out, 0, GR_V1_MAX < len + 8 ? GR_V1_MAX : len + 8);
 		gr_put64(out + offsetof(struct grtrace_job_event, ctx),
-			 gr_le64(p + offsetof(struct grtrace_job2, ctx)));
+			 get(p + GR_HDR2_SIZE));
 		gr_put64(out + offsetof(struct grtrace_job_event, seqno),
-			 gr_le64(p + offsetof(struct grtrace_job2, seqno)));
+			 get(p + GR_HDR2_SIZE + w));
 		gr_put32(out + offsetof(struct grtrace_job_event, ring_id),
-			 gr_le16(p + offsetof(struct grtrace_job2, ring_id)));
+			 gr_le16(p + GR_HDR2_SIZE + 2 * w));
 		gr_put16(out + offsetof(struct grtrace_job_event, engine),
-			 p[offsetof(struct grtrace_job2, engine)]);
+			 p[GR_HDR2_SIZE + 2 * w + 2]);
 		if (fl & GRTRACE_HDR2_AUX) {
 			gr_put64(out + offsetof(struct grtrace_job_event, aux0),
-				 gr_le64(o));
+				 get(o));
 			gr_put64(out + offsetof(struct grtrace_job_event, aux1),
-				 gr_le64(o + 8));
-			o += sizeof(struct grtrace_aux2);
+				 get(o + w));
+			o += 2 * w;
 		}
 		if (fl & GRTRACE_HDR2_TASK) {
 			gr_put32(out + len, gr_le32(o));

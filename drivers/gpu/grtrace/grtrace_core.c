@@ -362,24 +362,31 @@ static u16 grtrace_put_job1(struct grtrace_pcpu *pc, struct rchan *chan,
 }
 
 /*
- * Format 2: the 36-byte fixed part, then only what this event has: its
- * aux values if any is set, the submitting task for a SUBMIT made in
- * process context, gseq if the session stamps it.  A record lost to a full
- * buffer still takes its cseq, so the reader sees the loss in place.
+ * Format 2: the fixed part, its four numbers in 32 bits unless one needs
+ * more (WIDE), then only what this event has: its aux values if any is
+ * set, the submitting task for a SUBMIT made in process context, gseq if
+ * the session stamps it.  A record lost to a full buffer still takes its
+ * cseq, so the reader sees the loss in place.
  */
 static u16 grtrace_put_job2(struct grtrace_pcpu *pc, struct rchan *chan,
 			    u16 type, u16 hflags, u32 ring_id, u16 engine,
 			    u64 ctx, u64 seqno, u64 aux0, u64 aux1, u64 ts)
 {
 	u8 flags = hflags & GRTRACE_HDR_DERIVED ? GRTRACE_HDR2_DERIVED : 0;
-	u16 size = sizeof(struct grtrace_job2);
-	struct grtrace_job2 *ev;
+	bool wide = (ctx | seqno | aux0 | aux1) >> 32;
+	struct grtrace_hdr2 *h;
 	u64 gseq = 0;
+	u16 size;
 	u8 *p;
 
+	size = wide ? sizeof(struct grtrace_job2_wide) :
+		      sizeof(struct grtrace_job2);
+	if (wide)
+		flags |= GRTRACE_HDR2_WIDE;
 	if (aux0 | aux1) {
 		flags |= GRTRACE_HDR2_AUX;
-		size += sizeof(struct grtrace_aux2);
+		size += wide ? sizeof(struct grtrace_aux2_wide) :
+			       sizeof(struct grtrace_aux2);
 	}
 	if (type == GRTRACE_EV_SUBMIT && in_task()) {
 		flags |= GRTRACE_HDR2_TASK;
@@ -390,26 +397,44 @@ static u16 grtrace_put_job2(struct grtrace_pcpu *pc, struct rchan *chan,
 		size += sizeof(struct grtrace_gseq2);
 		gseq = grtrace_next_gseq();
 	}
-	ev = grtrace_reserve(chan, size);
-	if (unlikely(!ev)) {
+	h = grtrace_reserve(chan, size);
+	if (unlikely(!h)) {
 		pc->cseq++;
 		return 0;
 	}
-	ev->hdr.type = type;
-	ev->hdr.flags = flags;
-	ev->hdr.size = size;
-	ev->hdr.cseq = (u32)pc->cseq++;
-	ev->hdr.ts = ts;
-	ev->ctx = ctx;
-	ev->seqno = seqno;
-	ev->ring_id = ring_id;
-	ev->engine = engine;
-	ev->reserved = 0;
-	p = (u8 *)(ev + 1);
-	if (flags & GRTRACE_HDR2_AUX) {
-		((struct grtrace_aux2 *)p)->aux0 = aux0;
-		((struct grtrace_aux2 *)p)->aux1 = aux1;
-		p += sizeof(struct grtrace_aux2);
+	h->type = type;
+	h->flags = flags;
+	h->size = size;
+	h->cseq = (u32)pc->cseq++;
+	h->ts = ts;
+	if (likely(!wide)) {
+		struct grtrace_job2 *ev = (void *)h;
+
+		ev->ctx = ctx;
+		ev->seqno = seqno;
+		ev->ring_id = ring_id;
+		ev->engine = engine;
+		ev->reserved = 0;
+		p = (u8 *)(ev + 1);
+		if (flags & GRTRACE_HDR2_AUX) {
+			((struct grtrace_aux2 *)p)->aux0 = aux0;
+			((struct grtrace_aux2 *)p)->aux1 = aux1;
+			p += sizeof(struct grtrace_aux2);
+		}
+	} else {
+		struct grtrace_job2_wide *ev = (void *)h;
+
+		ev->ctx = ctx;
+		ev->seqno = seqno;
+		ev->ring_id = ring_id;
+		ev->engine = engine;
+		ev->reserved = 0;
+		p = (u8 *)(ev + 1);
+		if (flags & GRTRACE_HDR2_AUX) {
+			((struct grtrace_aux2_wide *)p)->aux0 = aux0;
+			((struct grtrace_aux2_wide *)p)->aux1 = aux1;
+			p += sizeof(struct grtrace_aux2_wide);
+		}
 	}
 	if (flags & GRTRACE_HDR2_TASK) {
 		((struct grtrace_task2 *)p)->pid = task_tgid_nr(current);

@@ -248,14 +248,17 @@ struct grtrace_ring_record {
 #define GRTRACE_REC2_RING		0x82
 
 /*
- * Bits of grtrace_hdr2.flags.  Optional parts follow the fixed part of a
- * job event in this order: AUX, then TASK; GSEQ is always the last 8
+ * Bits of grtrace_hdr2.flags.  A job event's fixed part is struct
+ * grtrace_job2, or struct grtrace_job2_wide with WIDE (when its ctx,
+ * seqno, aux0 or aux1 needs more than 32 bits).  Optional parts follow
+ * the fixed part in this order: AUX, then TASK; GSEQ is always the last 8
  * bytes of the record, of any type.
  */
 #define GRTRACE_HDR2_DERIVED	0x01	/* as GRTRACE_HDR_DERIVED */
-#define GRTRACE_HDR2_AUX	0x02	/* u64 aux0, u64 aux1 follow */
+#define GRTRACE_HDR2_AUX	0x02	/* aux0, aux1 follow (u32, u64 if WIDE) */
 #define GRTRACE_HDR2_TASK	0x04	/* u32 pid, u32 tid follow */
 #define GRTRACE_HDR2_GSEQ	0x08	/* the record ends with u64 gseq */
+#define GRTRACE_HDR2_WIDE	0x10	/* ctx, seqno, aux0, aux1 are u64 */
 
 /**
  * struct grtrace_hdr2 - header of every v2 record (16 bytes, packed)
@@ -277,8 +280,7 @@ struct grtrace_hdr2 {
 } __attribute__((packed));
 
 /**
- * struct grtrace_job2 - v2 SUBMIT ... ERROR, fixed part (36 bytes, packed:
- *	records are only 4-byte aligned)
+ * struct grtrace_job2 - v2 SUBMIT ... ERROR, fixed part (28 bytes)
  * @hdr: header
  * @ctx: fence context of the job
  * @seqno: fence seqno of the job
@@ -286,12 +288,33 @@ struct grtrace_hdr2 {
  * @engine: enum grtrace_engine of the ring
  * @reserved: written as 0
  *
- * Then, as @hdr.flags say: u64 aux0 and u64 aux1 (%GRTRACE_HDR2_AUX,
+ * Then, as @hdr.flags say: u32 aux0 and u32 aux1 (%GRTRACE_HDR2_AUX,
  * written when either is not 0; absent, both are 0), u32 pid and u32 tid
  * (%GRTRACE_HDR2_TASK: a SUBMIT made in process context), u64 gseq
  * (%GRTRACE_HDR2_GSEQ).
  */
 struct grtrace_job2 {
+	struct grtrace_hdr2 hdr;
+	__u32 ctx;
+	__u32 seqno;
+	__u16 ring_id;
+	__u8 engine;
+	__u8 reserved;
+} __attribute__((packed));
+
+/**
+ * struct grtrace_job2_wide - the fixed part with %GRTRACE_HDR2_WIDE
+ *	(36 bytes, packed: records are only 4-byte aligned)
+ * @hdr: header
+ * @ctx: fence context of the job
+ * @seqno: fence seqno of the job
+ * @ring_id: as in struct grtrace_job2
+ * @engine: as in struct grtrace_job2
+ * @reserved: written as 0
+ *
+ * Its aux0 and aux1 are u64.
+ */
+struct grtrace_job2_wide {
 	struct grtrace_hdr2 hdr;
 	__u64 ctx;
 	__u64 seqno;
@@ -302,6 +325,11 @@ struct grtrace_job2 {
 
 /* The optional parts of a v2 record, packed like it. */
 struct grtrace_aux2 {
+	__u32 aux0;
+	__u32 aux1;
+} __attribute__((packed));
+
+struct grtrace_aux2_wide {
 	__u64 aux0;
 	__u64 aux1;
 } __attribute__((packed));

@@ -122,10 +122,14 @@ def to_v2(data, gseq, lose):
             ctx, seqno, ring, engine, _, aux0, aux1 = struct.unpack_from(
                 "<QQIHHQQ", body)
             fl = flags & 1
-            rec = struct.pack("<QQHBB", ctx, seqno, ring, engine, 0)
+            # WIDE (bit 4) when a number needs more than 32 bits.
+            wide = any(v >> 32 for v in (ctx, seqno, aux0, aux1))
+            n32 = "Q" if wide else "I"
+            fl |= 0x10 if wide else 0
+            rec = struct.pack("<" + n32 * 2 + "HBB", ctx, seqno, ring, engine, 0)
             if aux0 or aux1:
                 fl |= 2
-                rec += struct.pack("<QQ", aux0, aux1)
+                rec += struct.pack("<" + n32 * 2, aux0, aux1)
             t2 = rtype
         elif rtype == 0x100:
             # STREAM_INFO: version 2, hdr_size 16; gseq only if kept, and

@@ -750,11 +750,38 @@ static void test_v2_rules(void)
 	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)),
 		  (uint64_t)-1);
 	CHECK_STR(why, "size 38 is not a multiple of 4");
-	gr_put16(r + 2, 36);
+	gr_put16(r + 2, 32);
 	r[1] = GRTRACE_HDR2_AUX;
 	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)),
 		  (uint64_t)-1);
-	CHECK_STR(why, "COMMIT record of size 36 with flags 0x2 is smaller than its 52 bytes");
+	CHECK_STR(why, "COMMIT record of size 32 with flags 0x2 is smaller than its 36 bytes");
+	gr_put16(r + 2, 48);
+	r[1] = GRTRACE_HDR2_AUX | GRTRACE_HDR2_WIDE;
+	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)),
+		  (uint64_t)-1);
+	CHECK_STR(why, "COMMIT record of size 48 with flags 0x12 is smaller than its 52 bytes");
+	/* WIDE: u64 numbers; without it, u32 ones. */
+	r[1] = GRTRACE_HDR2_WIDE;
+	gr_put16(r + 2, 36);
+	gr_put64(r + 16, 0x123456789ull);
+	gr_put64(r + 24, 7);
+	CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)), 36);
+	gr_parse_hdr(out, &rec);
+	{
+		struct gr_job j;
+
+		CHECK_U64(gr_decode_job(&rec, &j), 0);
+		CHECK_U64(j.ctx, 0x123456789ull);
+		CHECK_U64(j.seqno, 7);
+		r[1] = 0;
+		gr_put16(r + 2, 28);
+		CHECK_U64(gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why)), 28);
+		gr_parse_hdr(out, &rec);
+		CHECK_U64(gr_decode_job(&rec, &j), 0);
+		CHECK_U64(j.ctx, 0x23456789u);
+		CHECK_U64(j.seqno, 1);
+	}
+	memset(r + 16, 0, 32);
 	/* Unknown flag bits are ignored; trailing bytes before gseq too. */
 	r[1] = 0x80 | GRTRACE_HDR2_GSEQ;
 	gr_put16(r + 2, 48);

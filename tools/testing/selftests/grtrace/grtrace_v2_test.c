@@ -125,9 +125,10 @@ TEST_F(grtrace, v2_golden_bytes)
 			memset(r[i].p + 16 + 8, 0, 64);
 		if (r[i].flags & GRTRACE_HDR2_TASK) {
 			EXPECT_EQ(GRTRACE_EV_SUBMIT, r[i].type);
-			EXPECT_EQ(getpid(), le32(r[i].p + 36));
-			EXPECT_EQ(gettid(), le32(r[i].p + 40));
-			memset(r[i].p + 36, 0, 8);
+			EXPECT_EQ(36, r[i].size);
+			EXPECT_EQ(getpid(), le32(r[i].p + 28));
+			EXPECT_EQ(gettid(), le32(r[i].p + 32));
+			memset(r[i].p + 28, 0, 8);
 		}
 	}
 	diff = golden_diff("golden/emit-basic-v2.bin", t.buf[0], t.len[0]);
@@ -137,8 +138,8 @@ TEST_F(grtrace, v2_golden_bytes)
 }
 
 /*
- * A job's five events average 37.6 bytes (a SUBMIT with its task 44, the
- * others 36), and bytes_written counts exactly what the channel holds.
+ * A job's five events average 29.6 bytes (a SUBMIT with its task 36, the
+ * others 28), and bytes_written counts exactly what the channel holds.
  */
 TEST_F(grtrace, v2_job_events_are_compact)
 {
@@ -177,14 +178,15 @@ TEST_F(grtrace, v2_job_events_are_compact)
 		}
 		ev_bytes += r[i].size;
 		jobs += r[i].type == GRTRACE_EV_SUBMIT;
-		EXPECT_EQ(r[i].type == GRTRACE_EV_SUBMIT ? 44 : 36, r[i].size);
+		EXPECT_EQ(r[i].type == GRTRACE_EV_SUBMIT ? 36 : 28, r[i].size);
 		EXPECT_EQ(r[i].type == GRTRACE_EV_SUBMIT ? GRTRACE_HDR2_TASK : 0,
 			  r[i].flags);
-		EXPECT_EQ(3, le16(r[i].p + 32));	/* ring_id */
-		EXPECT_EQ(1, r[i].p[34]);		/* engine */
+		EXPECT_EQ(7, le32(r[i].p + 16));	/* ctx */
+		EXPECT_EQ(3, le16(r[i].p + 24));	/* ring_id */
+		EXPECT_EQ(1, r[i].p[26]);		/* engine */
 	}
 	EXPECT_EQ(1000, jobs);
-	EXPECT_EQ(1000 * (44 + 4 * 36), ev_bytes);
+	EXPECT_EQ(1000 * (36 + 4 * 28), ev_bytes);
 	EXPECT_LE(ev_bytes, 40 * 5000ULL);
 	EXPECT_EQ(ev_bytes, stat_of("bytes_written"));
 	EXPECT_EQ(ctl_bytes + ev_bytes, t.len[0]);
@@ -225,7 +227,7 @@ TEST_F(grtrace, v2_gseq_is_opt_in)
 		ASSERT_LE(0, n);
 		for (i = 0; i < n; i++) {
 			ASSERT_TRUE(r[i].flags & GRTRACE_HDR2_GSEQ);
-			EXPECT_EQ(r[i].type < 32 ? 44 : r[i].size, r[i].size);
+			EXPECT_EQ(r[i].type < 32 ? 36 : r[i].size, r[i].size);
 			g = le64(r[i].p + r[i].size - 8);
 			if (i)
 				EXPECT_LT(last, g);
@@ -266,7 +268,7 @@ TEST_F(grtrace, v2_cseq_gap_is_the_loss)
 	ASSERT_NE(NULL, r);
 	ASSERT_EQ(0, put("buffer_size", "64K"));
 	ASSERT_EQ(0, put("control", "start"));
-	ASSERT_EQ(0, emit_n("commit 1 1 0 1", 3000));	/* 3000 x 36 > 64K */
+	ASSERT_EQ(0, emit_n("commit 1 1 0 1", 3000));	/* 3000 x 28 > 64K */
 	full = stat_of("dropped_buffer_full");
 	written = stat_of("written");
 	EXPECT_LT(0, full);
@@ -288,6 +290,34 @@ TEST_F(grtrace, v2_cseq_gap_is_the_loss)
 	free_trace(&t);
 	free_trace(&t2);
 	free(r);
+}
+
+/* A number past 32 bits makes the event WIDE: u64 ctx, seqno and aux. */
+TEST_F(grtrace, v2_wide_numbers)
+{
+	struct rec2 r[8];
+	struct trace t;
+
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "commit 0x123456789 1 2 5"));
+	ASSERT_EQ(0, put("emit", "sync_wait_enter 0 0 2 0 0x1ffffffff 3"));
+	ASSERT_EQ(0, put("emit", "end 9 1 2 0xfffffffe"));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_LT(0, read_trace(&t));
+	ASSERT_EQ(5, walk2(&t, 0, r, ARRAY_SIZE(r)));
+	EXPECT_EQ(GRTRACE_HDR2_WIDE, r[2].flags);
+	EXPECT_EQ(36, r[2].size);
+	EXPECT_EQ(0x123456789ULL, le64(r[2].p + 16));
+	EXPECT_EQ(5, le64(r[2].p + 24));
+	EXPECT_EQ(2, le16(r[2].p + 32));
+	EXPECT_EQ(GRTRACE_HDR2_WIDE | GRTRACE_HDR2_AUX, r[3].flags);
+	EXPECT_EQ(52, r[3].size);
+	EXPECT_EQ(0x1ffffffffULL, le64(r[3].p + 36));
+	EXPECT_EQ(3, le64(r[3].p + 44));
+	EXPECT_EQ(0, r[4].flags);		/* 32 bits are enough */
+	EXPECT_EQ(28, r[4].size);
+	EXPECT_EQ(0xfffffffeU, le32(r[4].p + 20));
+	free_trace(&t);
 }
 
 /* Format 1 stays available, as it was: 72-byte events with cpu and gseq. */

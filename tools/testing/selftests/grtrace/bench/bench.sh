@@ -227,7 +227,7 @@ print_table() {
 		one=$(med_of "${id%_all}")
 		med=$(med_of "$id")
 		awk -v n="${VNAME[$id]}" -v o="$one" -v a="$med" \
-			'BEGIN { printf "%-38s %8.1f %8.1f %8.2f\n", n, o, a, o > 0 ? a / o : 0 }'
+			'BEGIN { printf "%-38s %8.1f %8.1f %8.2f\n", n, o, a, (o > 0 ? a / o : 0) }'
 	done
 	echo "(ns per event of one CPU; ratio: each CPU's with all emitting over one"
 	echo " CPU's alone, 1.00 when nothing is shared.  Under thread=single TCG one"
@@ -270,7 +270,8 @@ guest_main() {
 	echo "N=$N runs=$RUNS cpus=$NCPU tcg=$( ((MTTCG)) && echo multi || echo single)"
 	echo 32768 >"$T/buffer_size_kb"
 	if [[ -n $ONLY ]]; then
-		read -r -a VARIANTS <<<"$ONLY"
+		# shellcheck disable=SC2206 # the list splits on blanks and newlines
+		VARIANTS=($ONLY)
 	fi
 
 	for ((r = 1; r <= RUNS; r++)); do
@@ -297,16 +298,13 @@ guest_main() {
 # fails when it passes no line on: that is no error here).
 quiet() { grep -v 'Skipping BTF' >&2 || true; }
 
-newest_kver() {
-	local d
-	for d in /lib/modules/*-amd64; do
-		[[ -e /boot/vmlinuz-${d##*/} ]] && echo "${d##*/}"
-	done | sort -V | tail -n 1
-}
-
 host_main() {
-	local kdir a rc=0 out host_cpu gargs=(--guest -n "$N" -r "$RUNS")
-	[[ -n $KVER ]] || KVER=$(newest_kver)
+	local kdir a rc=0 out host_cpu gargs=(--guest -n "$N" -r "$RUNS") want=$KVER
+	# The stock kernel unless told: setup.sh names it (and installs it).
+	# shellcheck source=../setup.sh
+	. "$HERE/../setup.sh"
+	grtrace_setup >&2 || die "setup failed"
+	KVER=${want:-$KVER}
 	kdir=/lib/modules/$KVER/build
 	if ((BUILD)); then
 		make -s -C "$TOP/drivers/gpu/grtrace" KDIR="$kdir" 2>&1 | quiet ||

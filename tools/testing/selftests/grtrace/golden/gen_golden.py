@@ -278,7 +278,7 @@ def layout(name, start):
 V2_HDR_FMT, V2_HDR_FIELDS = layout("header", 0)
 V2_HDR_SIZE = struct.calcsize(V2_HDR_FMT)
 V2_JOB_FMT, V2_JOB_FIELDS = layout("job", V2_HDR_SIZE)
-V2_JOB_SIZE = V2_HDR_SIZE + struct.calcsize(V2_JOB_FMT)
+V2_WIDE_FMT, V2_WIDE_FIELDS = layout("job-wide", V2_HDR_SIZE)
 V2_TYPES = {r[1]: int(r[0], 16) for r in doc_table("types")}
 V2_FLAGS = {r[1]: (1 << int(r[0]), int(r[2])) for r in doc_table("flags")}
 V2_FEATURES = 0x3e          # CSEQ | RING_REC | DERIVED | CSEQ_LOSS | TASK
@@ -319,12 +319,16 @@ class Stream2:
             task=None):
         vals = dict(ctx=ctx, seqno=seqno, ring_id=ring, engine=engine,
                     reserved=0)
-        body = struct.pack(V2_JOB_FMT, *[vals[f] for f in V2_JOB_FIELDS])
-        flags = 0
+        # WIDE when a number needs more than 32 bits (the flags table).
+        wide = any(u64(v) >> 32 for v in (ctx, seqno, aux0, aux1))
+        fmt, fields = (V2_WIDE_FMT, V2_WIDE_FIELDS) if wide else \
+            (V2_JOB_FMT, V2_JOB_FIELDS)
+        body = struct.pack(fmt, *[vals[f] for f in fields])
+        flags = V2_FLAGS["WIDE"][0] if wide else 0
         if aux0 or aux1:
             flags |= V2_FLAGS["AUX"][0]
-            body += struct.pack("<QQ", u64(aux0), u64(aux1))
-            assert V2_FLAGS["AUX"][1] == 16
+            body += struct.pack("<QQ" if wide else "<II", u64(aux0), u64(aux1))
+            assert V2_FLAGS["AUX"][1] == 8
         if task is not None:
             flags |= V2_FLAGS["TASK"][0]
             body += struct.pack("<II", *task)
