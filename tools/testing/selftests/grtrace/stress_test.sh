@@ -133,7 +133,7 @@ EOF
 
 # run_phase PHASE: the actors for $SECS, and on a slow kernel (KASAN
 # under TCG) on until the vgpu went and came back half of MIN_CYCLES
-# times, at most 10 x $SECS; then quiet.
+# times, at most 10 x SLOW x $SECS; then quiet.
 run_phase() {
 	local pids=() p end n
 
@@ -146,7 +146,7 @@ run_phase() {
 	vgpu & pids+=($!)
 	[ "$1" = 1 ] && { readers & pids+=($!); }
 	sleep "$SECS"
-	end=$((SECONDS + 9 * SECS))
+	end=$((SECONDS + (10 * SLOW - 1) * SECS))
 	while [ "$SECONDS" -lt "$end" ]; do
 		n=$(cat "$TMP/vgpu.live")	# empty while being rewritten
 		[ "${n:-0}" -ge $((MIN_CYCLES / 2)) ] && break
