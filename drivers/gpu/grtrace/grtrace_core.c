@@ -460,7 +460,9 @@ static u16 grtrace_put_job2(struct grtrace_pcpu *pc, struct rchan *chan,
  * Safe from any context, hard interrupts included; never sleeps and takes
  * no lock.  Ends as exactly one of written or one drop reason in this CPU's
  * counters.  In NMI nothing is written: the event is counted as dropped,
- * reason ``nmi``; a @type out of range warns once and counts ``invalid``.
+ * reason ``nmi``; a @type out of range, or in a format 2 session a
+ * @ring_id of %GRTRACE_MAX_RINGS or more, warns once and counts
+ * ``invalid``.
  */
 void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		   u64 aux0, u64 aux1)
