@@ -103,6 +103,7 @@ struct row {
 	uint16_t engine;
 	uint8_t have;		/* bit per ST_* */
 	uint8_t start_derived;
+	uint8_t derived;	/* bit per ST_*: written with the stamp before */
 	uint8_t mhave;		/* bit per M_* */
 	uint8_t labels;		/* bit per L_* */
 	uint64_t ts[NR_STAMPS];
@@ -174,6 +175,8 @@ struct rp {
 	uint64_t inconsistent;	/* metrics left NA: events out of order */
 	uint64_t late_start;	/* START after END: ignored */
 	uint64_t no_start;	/* END too early to derive the start from */
+	/* Metrics left NA: their second stamp was written with the first. */
+	uint64_t derived_na[NR_METRICS];
 	uint64_t rings_hung;	/* a job ran hang_ms and never ended */
 
 	/* The window: [t0 + since, t0 + until or the last ts]. */

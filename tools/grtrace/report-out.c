@@ -351,6 +351,24 @@ static const char *const stamp_cols[NR_STAMPS] = {
 	"submit_ts", "commit_ts", "start_ts", "end_ts", "complete_ts",
 };
 
+/* The stamps written with the one before them: "commit|complete". */
+static void derived_str(const struct row *row, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < NR_STAMPS; k++) {
+		if (!(row->derived & (1u << k)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? "|" : "",
+				      (int)(strlen(stamp_cols[k]) - 3),
+				      stamp_cols[k]);
+		if (n >= len)
+			break;
+	}
+}
+
 static void label_str(const struct row *row, char sep, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -379,7 +397,7 @@ static void job_fields(const struct rp *rp, struct fields *f,
 {
 	static const struct row none;
 	const struct ring *r = row ? &rp->rings[row->ring] : NULL;
-	char ebuf[16], lbuf[128];
+	char ebuf[16], lbuf[128], dbuf[64];
 	int k;
 
 	if (!row)
@@ -394,6 +412,8 @@ static void job_fields(const struct rp *rp, struct fields *f,
 	for (k = 0; k < NR_METRICS; k++)
 		f_opt(f, rp_metric_names[k], row->mhave & (1u << k), row->m[k]);
 	f_bool(f, "start_derived", row->start_derived);
+	derived_str(row, dbuf, sizeof(dbuf));
+	f_str(f, "derived", dbuf[0] ? dbuf : NULL);
 	f_opt(f, "queue_depth", row->have & (1u << ST_COMMIT), row->qsize);
 	f_u64(f, "preempts", row->preempts);
 	if (row->errors) {
@@ -451,6 +471,22 @@ static void text_job_header(FILE *out)
 	l_flush(&l, out);
 }
 
+/* Is metric @k NA because its second stamp was written with the first? */
+static int metric_derived(const struct row *row, int k)
+{
+	/* The second stamp of each metric between two; the first is before. */
+	static const signed char second[NR_METRICS] = {
+		[M_SUBMIT_HOST] = ST_COMMIT, [M_QUEUE] = ST_START,
+		[M_EXEC] = ST_END, [M_GPU_WAIT] = -1,
+		[M_COMPLETE] = ST_COMPLETE, [M_TOTAL] = -1,
+	};
+	int b = second[k];
+	unsigned int both = b > 0 ? 3u << (b - 1) : 0;
+
+	return b > 0 && (row->have & both) == both &&
+	       (row->derived & (1u << b));
+}
+
 /* A job's text row into @l, without its newline. */
 static void text_job_line(const struct rp *rp, struct line *l,
 			  const struct row *row)
@@ -478,6 +514,8 @@ static void text_job_line(const struct rp *rp, struct line *l,
 	for (k = 0; k < NR_METRICS; k++) {
 		if (row->mhave & (1u << k))
 			l_us(l, row->m[k], TC_METRIC - 1);
+		else if (metric_derived(row, k))
+			l_right(l, "derived", TC_METRIC - 1);
 		else
 			l_right(l, "-", TC_METRIC - 1);
 		/* The start was derived: queue and exec lean on it. */
@@ -956,6 +994,26 @@ static void text_types(struct rp *rp)
 		rp->stream_infos, rp->metadatas, rp->ring_recs, rp->unknown);
 }
 
+/*
+ * Metrics between two events an adapter wrote from one tracepoint hit
+ * (flagged DERIVED): NA, as the time between them was never measured.
+ */
+static void text_derived(struct rp *rp)
+{
+	const char *sep = "";
+	int k;
+
+	for (k = 0; k < NR_METRICS; k++) {
+		if (!rp->derived_na[k])
+			continue;
+		fprintf(rp->out, "%s%" PRIu64 " %s", *sep ? sep : "derived:  ",
+			rp->derived_na[k], rp_metric_names[k]);
+		sep = ", ";
+	}
+	if (*sep)
+		fprintf(rp->out, " NA: both events written from one tracepoint hit (flagged DERIVED), the time between them not measured\n");
+}
+
 static void text_warnings(struct rp *rp, const struct rp_input *in)
 {
 	FILE *o = rp->out;
@@ -1044,6 +1102,7 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 	fprintf(o, "jobs:     %" PRIu64 " (%" PRIu64 " incomplete, %" PRIu64 " closed early by --max-open; at most %" PRIu64 " open at once)\n",
 		rp->jobs_done, rp->jobs_incomplete, rp->jobs_evicted,
 		rp->open_max);
+	text_derived(rp);
 	if (rp->self_waits)
 		fprintf(o, "waits:    %" PRIu64 " waits on a job's own fence (a CPU thread waiting for it, as i915 reports them): not dependency waits, not in t_gpu_wait\n",
 			rp->self_waits);
@@ -1228,7 +1287,7 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	struct line l = { .n = 0 };
 	struct fields f = { .l = &l, .json = 1, .header = 0 };
 	char tbuf[16];
-	int t;
+	int t, k;
 
 	l_str(&l, "\n],\n\"summary\": {");
 	f_str(&f, "input", in->name);
@@ -1269,6 +1328,14 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "late_start", rp->late_start);
 	f_u64(&f, "key_reuse", rp->key_reuse);
 	f_u64(&f, "start_not_derived", rp->no_start);
+	for (k = 0; k < NR_METRICS; k++) {
+		char key[40];
+
+		if (k == M_GPU_WAIT || k == M_TOTAL)
+			continue;
+		snprintf(key, sizeof(key), "derived_%s", rp_metric_names[k]);
+		f_u64(&f, key, rp->derived_na[k]);
+	}
 	f_u64(&f, "rings_hung", rp->rings_hung);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
 	f_u64(&f, "self_waits", rp->self_waits);

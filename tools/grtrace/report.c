@@ -40,6 +40,7 @@ struct job {
 	uint8_t have;		/* bit per ST_* */
 	uint8_t selected;	/* passes the filters: summarised and printed */
 	uint8_t start_derived;
+	uint8_t derived;	/* bit per ST_*: written with the event before */
 	uint8_t in_rq;
 	uint8_t in_depth;	/* counted in its groups' queue depth */
 };
@@ -353,7 +354,7 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->engine = ev->engine;
 	j->have = 0;
 	j->selected = job_selected(rp, ev, rec->ts);
-	j->start_derived = j->in_rq = j->in_depth = 0;
+	j->start_derived = j->derived = j->in_rq = j->in_depth = 0;
 
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
@@ -462,13 +463,21 @@ static void set_metric(struct rp *rp, struct row *row, int m, uint64_t from,
 	row->mhave |= 1u << m;
 }
 
-/* Metric @m from stamp @a to stamp @b, when the job has both. */
+/*
+ * Metric @m from stamp @a to stamp @b, when the job has both, and @b was
+ * observed rather than written with @a (then the time between them is no
+ * measurement: the metric is NA, and counted).
+ */
 static inline void stamp_metric(struct rp *rp, const struct job *j,
 				struct row *row, int m, int a, int b)
 {
 	unsigned int need = 1u << a | 1u << b;
 
-	if ((j->have & need) == need)
+	if ((j->have & need) != need)
+		return;
+	if (j->derived & (1u << b))
+		rp->derived_na[m]++;
+	else
 		set_metric(rp, row, m, j->ts[a], j->ts[b]);
 }
 
@@ -523,6 +532,7 @@ static void make_row(struct rp *rp, const struct job *j, struct row *row)
 	row->engine = j->engine;
 	row->have = j->have;
 	row->start_derived = j->start_derived;
+	row->derived = j->derived;
 	row->mhave = 0;
 	row->labels = 0;
 	memcpy(row->ts, j->ts, sizeof(row->ts));
@@ -675,15 +685,19 @@ static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
 	}
 }
 
-static void apply(struct rp *rp, uint32_t i, uint16_t type,
-		  const struct gr_job *ev, uint64_t ts)
+static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
+		  const struct gr_job *ev)
 {
 	struct job *j = &rp->jobs[i];
+	uint16_t type = rec->type;
+	uint64_t ts = rec->ts;
 	int st = stamp_of_type(type);
 
 	if (st >= 0) {
 		j->ts[st] = ts;
 		j->have |= 1u << st;
+		if (rec->flags & GRTRACE_HDR_DERIVED)
+			j->derived |= 1u << st;
 	}
 	switch (type) {
 	case GRTRACE_EV_COMMIT:
@@ -766,7 +780,7 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 		i = job_new(rp, &ev, rec, h, &slot, 0);
 	}
 	/* apply() leaves the table alone: @slot is still the job's. */
-	apply(rp, i, rec->type, &ev, rec->ts);
+	apply(rp, i, rec, &ev);
 	if (rec->type == GRTRACE_EV_COMPLETE)
 		job_finish(rp, i, slot, rec->ts);
 	while (rp->open > rp->o.max_open) {

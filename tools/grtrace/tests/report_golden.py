@@ -35,12 +35,13 @@ class Trace:
         self.recs = []          # (cpu, bytes without the header, type, ts)
         self.version = version
 
-    def add(self, rtype, ts, body, cpu=0, gseq=None):
-        self.recs.append([cpu, rtype, ts, body, gseq])
+    def add(self, rtype, ts, body, cpu=0, gseq=None, flags=0):
+        self.recs.append([cpu, rtype, ts, body, gseq, flags])
 
-    def stream_info(self, ts, magic=0x52545247, session=1, cpu=0):
+    def stream_info(self, ts, magic=0x52545247, session=1, cpu=0,
+                    features=7):
         self.add(0x100, ts, struct.pack("<IHHIIQQ", magic, self.version, 32,
-                                        1, 2, 7, session), cpu)
+                                        1, 2, features, session), cpu)
 
     def metadata(self, ts, rings, cpu=0):
         body = struct.pack("<IHH64s", len(rings), 80, 0, b"golden")
@@ -49,10 +50,10 @@ class Trace:
         self.add(0x101, ts, body, cpu)
 
     def ev(self, ts, name, ctx, seqno, ring, engine, aux0=0, aux1=0, cpu=0,
-           trailing=b""):
+           trailing=b"", flags=0):
         self.add(TYPES[name], ts, struct.pack(JOB, ctx, seqno, ring, engine,
                                               0, aux0 & MASK, aux1 & MASK)
-                 + trailing, cpu)
+                 + trailing, cpu, flags=flags)
 
     def unknown(self, ts, rtype, size, cpu=0):
         self.add(rtype, ts, b"\xa5" * (size - 32), cpu)
@@ -63,11 +64,11 @@ class Trace:
         file is not in gseq order."""
         per_cpu = {}
         cseq = {}
-        for g, (cpu, rtype, ts, body, gseq) in enumerate(self.recs):
+        for g, (cpu, rtype, ts, body, gseq, flags) in enumerate(self.recs):
             gseq = g if gseq is None else gseq
             cseq[cpu] = cseq.get(cpu, -1) + 1
-            rec = struct.pack(HDR, rtype, 32 + len(body), cpu, 0, ts, gseq,
-                              cseq[cpu]) + body
+            rec = struct.pack(HDR, rtype, 32 + len(body), cpu, flags, ts,
+                              gseq, cseq[cpu]) + body
             per_cpu.setdefault(cpu, []).append(rec)
         cpus = sorted(per_cpu, reverse=swap)
         out = b""
@@ -615,6 +616,49 @@ def hung():
     return t
 
 
+def derived():
+    """Events an adapter wrote from one tracepoint hit (DERIVED): a
+    virtio-gpu job whose COMMIT came with its SUBMIT and COMPLETE with its
+    END, then a job whose zero intervals were measured."""
+    D = 1                       # GRTRACE_HDR_DERIVED
+    t = Trace()
+    t.stream_info(1000, features=15)
+    t.metadata(1000, RINGS)
+    t.ev(1000, "submit", 200, 1, 0, GFX)
+    t.ev(1000, "commit", 200, 1, 0, GFX, flags=D)
+    t.ev(5000, "end", 200, 1, 0, GFX)
+    t.ev(5000, "complete", 200, 1, 0, GFX, flags=D)
+    for ts, name in ((6000, "submit"), (6000, "commit"), (6100, "start"),
+                     (7000, "end"), (7000, "complete")):
+        t.ev(ts, name, 201, 1, 0, GFX)
+    return t
+
+
+def check_derived(c):
+    doc = c.json("derived", ["--per-ring"])
+    expect_jobs(doc, [(200, 1), (201, 1)], {
+        # 1000 1000(D) - 5000 5000(D); start derived from COMMIT
+        (200, 1): dict(t_submit_host=None, t_queue=0, t_exec=4000,
+                       t_complete=None, t_total=4000, start_derived=True,
+                       derived="commit|complete"),
+        # 6000 6000 6100 7000 7000: zeros that were measured
+        (201, 1): dict(t_submit_host=0, t_queue=100, t_exec=900,
+                       t_complete=0, t_total=1000, start_derived=False,
+                       derived=None)})
+    expect_fields("summary", doc["summary"], dict(
+        derived_t_submit_host=1, derived_t_queue=0, derived_t_exec=0,
+        derived_t_complete=1, inconsistent_metrics=0))
+    rc, out, err = c.run("derived", [])
+    lines = [l for l in out.splitlines() if l.startswith("derived:")]
+    expect("derived line", lines, [
+        "derived:  1 t_submit_host, 1 t_complete NA: both events written "
+        "from one tracepoint hit (flagged DERIVED), the time between them "
+        "not measured"])
+    row = [l for l in out.splitlines() if l.startswith("200:1 ")]
+    expect("200:1 text row shows derived twice",
+           len(row) == 1 and row[0].split().count("derived"), 2)
+
+
 def check_hung(c):
     doc = c.json("hung", ["--per-ring"])
     rings = {r["ring"]: r for r in doc["rings"]}
@@ -641,14 +685,14 @@ def check_hung(c):
 
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
-                 selfwait=selfwait,
+                 selfwait=selfwait, derived=derived,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
 
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
-               "t_complete t_total start_derived queue_depth preempts error "
+               "t_complete t_total start_derived derived queue_depth preempts error "
                "label").split()
 
 
@@ -1057,6 +1101,8 @@ CHECKS = [
      check_waits),
     ("report: a wait on the job's own fence (i915) is no dependency wait",
      check_selfwait),
+    ("report: derived events (one tracepoint hit) give NA, not 0 ns",
+     check_derived),
     ("report: a job that never ended: busy until the end, its ring hung",
      check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
