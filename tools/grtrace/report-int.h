@@ -132,6 +132,13 @@ struct map_cache {
 /* log2 buckets: [0] holds 0, [k] holds values of bit length k. */
 #define LOG2_BUCKETS	65
 
+/* A job whose COMPLETE came before its END, waiting for the END. */
+struct held {
+	uint32_t job;
+	uint32_t tag;		/* the job's held tag when it was held */
+	uint64_t due;		/* finished without END once the input is past */
+};
+
 /* Timestamps out of gseq order by less than this are routine (report-out.c). */
 #define RP_TS_BACK_WARN_NS	1000000ULL
 
@@ -178,6 +185,11 @@ struct rp {
 	/* Metrics left NA: their second stamp was written with the first. */
 	uint64_t derived_na[NR_METRICS];
 	uint64_t rings_hung;	/* a job ran hang_ms and never ended */
+	uint64_t complete_first;	/* COMPLETE read before its END */
+	uint64_t complete_alone;	/* COMPLETE whose END never came */
+	/* Jobs held by their COMPLETE for their END: a FIFO. */
+	struct held *held;
+	uint32_t held_head, nheld, held_cap, held_tag;
 
 	/* The window: [t0 + since, t0 + until or the last ts]. */
 	uint64_t win_start;

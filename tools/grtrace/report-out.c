@@ -1041,6 +1041,9 @@ static void text_warnings(struct rp *rp, const struct rp_input *in)
 	if (rp->no_start)
 		fprintf(o, "warning:  %" PRIu64 " jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA\n",
 			rp->no_start);
+	if (rp->complete_first)
+		fprintf(o, "warning:  %" PRIu64 " COMPLETE events were read before their job's END: each END joined its job (one row)\n",
+			rp->complete_first);
 	if (rp->late_start)
 		fprintf(o, "warning:  %" PRIu64 " START events after their job's END were ignored: the job keeps the start derived at END, or none\n",
 			rp->late_start);
@@ -1337,6 +1340,8 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 		f_u64(&f, key, rp->derived_na[k]);
 	}
 	f_u64(&f, "rings_hung", rp->rings_hung);
+	f_u64(&f, "complete_before_end", rp->complete_first);
+	f_u64(&f, "complete_without_end", rp->complete_alone);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
 	f_u64(&f, "self_waits", rp->self_waits);
 	f_u64(&f, "gseq_restarts", rp->restarts);

@@ -43,6 +43,7 @@ struct job {
 	uint8_t derived;	/* bit per ST_*: written with the event before */
 	uint8_t in_rq;
 	uint8_t in_depth;	/* counted in its groups' queue depth */
+	uint32_t held;		/* its tag in rp->held, or 0 */
 };
 
 /* The stamps are the first event types, in the same order. */
@@ -355,6 +356,7 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->have = 0;
 	j->selected = job_selected(rp, ev, rec->ts);
 	j->start_derived = j->derived = j->in_rq = j->in_depth = 0;
+	j->held = 0;
 
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
@@ -626,6 +628,7 @@ static void job_finish(struct rp *rp, uint32_t i, struct hslot *slot,
 	struct row row;
 
 	rq_leave(rp, i, now);
+	j->held = 0;
 	if (j->selected) {
 		make_row(rp, j, &row);
 		account(rp, j, &row);
@@ -738,6 +741,57 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 	}
 }
 
+/*
+ * A COMPLETE read before its job's END: the END, written on another CPU
+ * or stamped a little earlier, may still come in the next records.  The
+ * job is held (out of its ring's queue, not yet a row) until then, or
+ * until the input is RP_TS_BACK_WARN_NS past the COMPLETE.
+ */
+static void hold(struct rp *rp, uint32_t i, uint64_t ts)
+{
+	struct held *h;
+
+	if (rp->nheld == rp->held_cap) {
+		uint32_t n = rp->held_cap ? rp->held_cap * 2 : 64, k;
+		struct held *a = xmalloc(n * sizeof(*a));
+
+		for (k = 0; k < rp->nheld; k++)
+			a[k] = rp->held[(rp->held_head + k) % rp->held_cap];
+		free(rp->held);
+		rp->held = a;
+		rp->held_cap = n;
+		rp->held_head = 0;
+	}
+	if (!++rp->held_tag)
+		rp->held_tag = 1;
+	h = &rp->held[(rp->held_head + rp->nheld++) % rp->held_cap];
+	*h = (struct held){ .job = i, .tag = rp->held_tag,
+			    .due = ts + RP_TS_BACK_WARN_NS };
+	rp->jobs[i].held = rp->held_tag;
+	rq_leave(rp, i, ts);
+}
+
+/*
+ * Finish the held jobs whose END did not come in time (all of them with
+ * @all); entries of jobs finished otherwise since are skipped.
+ */
+static void release_held(struct rp *rp, int all)
+{
+	while (rp->nheld) {
+		struct held *h = &rp->held[rp->held_head];
+		struct job *j = &rp->jobs[h->job];
+
+		if (!all && h->due > rp->ts_max)
+			return;
+		if (j->held == h->tag) {
+			rp->complete_alone++;
+			job_finish(rp, h->job, NULL, j->ts[ST_COMPLETE]);
+		}
+		rp->held_head = (rp->held_head + 1) % rp->held_cap;
+		rp->nheld--;
+	}
+}
+
 static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 {
 	struct gr_job ev;
@@ -781,8 +835,18 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 	}
 	/* apply() leaves the table alone: @slot is still the job's. */
 	apply(rp, i, rec, &ev);
-	if (rec->type == GRTRACE_EV_COMPLETE)
-		job_finish(rp, i, slot, rec->ts);
+	if (rec->type == GRTRACE_EV_COMPLETE) {
+		if (rp->jobs[i].have & (1u << ST_END))
+			job_finish(rp, i, slot, rec->ts);
+		else
+			hold(rp, i, rec->ts);
+	} else if (rec->type == GRTRACE_EV_END && rp->jobs[i].held) {
+		/* The END of a COMPLETE read before it: one job after all. */
+		rp->complete_first++;
+		job_finish(rp, i, slot, rp->jobs[i].ts[ST_COMPLETE]);
+	}
+	if (rp->nheld)
+		release_held(rp, 0);
 	while (rp->open > rp->o.max_open) {
 		rp->jobs_evicted++;
 		job_finish(rp, rp->lru_head, NULL, rec->ts);
@@ -869,6 +933,7 @@ void rp_restart(struct rp *rp)
 
 	if (!rp->have_first)
 		return;
+	release_held(rp, 1);
 	/* The jobs of the part before never end in this one. */
 	while (rp->lru_head != NIL) {
 		rp->closed_at_restart++;
@@ -1018,6 +1083,8 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 	uint64_t end = rp_window_end(rp);
 	uint32_t i;
 
+	/* A job held for its END is done: it is not running. */
+	release_held(rp, 1);
 	note_running(rp, end);
 	/* What is still open ends with the trace. */
 	while (rp->lru_head != NIL)
@@ -1042,6 +1109,7 @@ void rp_free(struct rp *rp)
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);
+	free(rp->held);
 	u64map_free(rp->ring_map);
 	u64map_free(rp->ctx_map);
 	free(rp->jobs);

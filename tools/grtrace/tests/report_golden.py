@@ -659,6 +659,58 @@ def check_derived(c):
            len(row) == 1 and row[0].split().count("derived"), 2)
 
 
+def completefirst():
+    """COMPLETE read before its job's END: the END on another CPU, stamped
+    earlier (300:1); an END that never comes (300:2); an END stamped after
+    its COMPLETE (300:3)."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    j = lambda ts, n, s, **k: t.ev(ts, n, 300, s, 0, GFX, **k)
+    for ts, name in ((1000, "submit"), (1100, "commit"), (1200, "start"),
+                     (2300, "complete")):
+        j(ts, name, 1)
+    j(2200, "end", 1, cpu=1)
+    for ts, name in ((3000, "submit"), (3100, "commit"), (3200, "start"),
+                     (3300, "complete")):
+        j(ts, name, 2)
+    for ts, name in ((5000000, "submit"), (5000100, "commit"),
+                     (5000200, "start"), (5001200, "end"),
+                     (5001300, "complete")):
+        t.ev(ts, name, 301, 1, 1, COPY)
+    for ts, name in ((6000000, "submit"), (6000100, "commit"),
+                     (6000200, "start"), (6000300, "complete"),
+                     (6000500, "end")):
+        j(ts, name, 3)
+    return t
+
+
+def check_completefirst(c):
+    doc = c.json("completefirst", ["--per-ring"])
+    # Rows in the order they finish: 300:2 once the input is 1 ms past
+    # its COMPLETE (at 301:1's SUBMIT), 300:3 at its END.
+    expect_jobs(doc, [(300, 1), (300, 2), (301, 1), (300, 3)], {
+        # 1000 1100 1200 2200 2300: one job
+        (300, 1): dict(t_submit_host=100, t_queue=100, t_exec=1000,
+                       t_complete=100, t_total=1300, end_ts=2200),
+        # 3000 3100 3200 - 3300
+        (300, 2): dict(t_queue=100, t_exec=None, t_complete=None,
+                       t_total=300, end_ts=None, complete_ts=3300),
+        (301, 1): dict(t_exec=1000, t_complete=100, t_total=1300),
+        # 6000000 .. 200, COMPLETE 300 before END 500: t_complete NA
+        (300, 3): dict(t_exec=300, t_complete=None, t_total=300,
+                       end_ts=6000500)})
+    expect_fields("summary", doc["summary"], dict(
+        jobs=4, jobs_incomplete=1, complete_before_end=2,
+        complete_without_end=1, inconsistent_metrics=1, rings_hung=0))
+    rings = {r["ring"]: r for r in doc["rings"]}
+    # [1200, 2200] and [6000200, 6000500]; 300:2 ran, its END unknown
+    expect("ring 0 busy", rings[0]["busy_ns"], 1300)
+    expect_warnings(c, "completefirst", [
+        "1 metrics left NA: an event came before the one it follows",
+        "2 COMPLETE events were read before their job's END: each END joined its job (one row)"])
+
+
 def check_hung(c):
     doc = c.json("hung", ["--per-ring"])
     rings = {r["ring"]: r for r in doc["rings"]}
@@ -686,6 +738,7 @@ def check_hung(c):
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
                  selfwait=selfwait, derived=derived,
+                 completefirst=completefirst,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
@@ -1103,6 +1156,8 @@ CHECKS = [
      check_selfwait),
     ("report: derived events (one tracepoint hit) give NA, not 0 ns",
      check_derived),
+    ("report: a COMPLETE read before its END joins it: one row",
+     check_completefirst),
     ("report: a job that never ended: busy until the end, its ring hung",
      check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
