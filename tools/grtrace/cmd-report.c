@@ -78,7 +78,7 @@ static const char report_help[] =
 	"\n"
 	"Limits:\n"
 	"      --max-open N      jobs waiting for their COMPLETE held at most\n"
-	"                        (default 1048576); beyond, the oldest is reported\n"
+	"                        (default 131072); beyond, the oldest is reported\n"
 	"                        as it is and counted as closed early\n"
 	"  -h, --help            show this help\n"
 	"\n"
@@ -295,7 +295,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	memset(a, 0, sizeof(*a));
 	rp_default_rules(&a->o.rules);
 	a->o.limit = UINT64_MAX;
-	a->o.max_open = 1u << 20;
+	a->o.max_open = 1u << 17;
 	optind = 0;
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, "+:i:f:h", report_opts,

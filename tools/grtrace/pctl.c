@@ -62,7 +62,7 @@ void pctl_add_slow(struct pctl *p, uint64_t v)
 			p->buckets[bucket_of(v)]++;
 			return;
 		}
-		p->cap = p->cap ? p->cap * 2 : 16;
+		p->cap = p->cap ? p->cap * 2 : 2;
 		p->vals = xrealloc(p->vals, p->cap * sizeof(*p->vals));
 	}
 	p->vals[p->nvals++] = v;

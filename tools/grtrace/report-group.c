@@ -135,14 +135,68 @@ uint64_t rp_gseq_last(const struct rp *rp)
 
 /* ---- busy time: the union of [start, end] of the jobs ---------------------------- */
 
-/*
- * Fold the older half of the open intervals into the sum: they merge with
- * nothing now.  Half at a time keeps the memmove off the per-job path.
- */
-static void fold_oldest(struct group *g)
+void group_pin(struct group *g, uint32_t job, uint64_t ts)
 {
-	unsigned int i, n = GROUP_IVALS / 2;
+	uint32_t i;
 
+	for (i = 0; i < g->npins; i++) {
+		if (g->pins[i].job == job) {
+			if (ts < g->pins[i].ts)
+				g->pins[i].ts = ts;
+			return;
+		}
+	}
+	if (g->npins == g->pins_cap) {
+		g->pins_cap = g->pins_cap ? g->pins_cap * 2 : 2;
+		g->pins = xrealloc(g->pins, g->pins_cap * sizeof(*g->pins));
+	}
+	g->pins[g->npins++] = (struct pin){ job, ts };
+}
+
+void group_unpin(struct group *g, uint32_t job)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->npins; i++) {
+		if (g->pins[i].job == job) {
+			g->pins[i] = g->pins[--g->npins];
+			return;
+		}
+	}
+}
+
+/*
+ * The array is full: fold into the sum the intervals that end before any
+ * job still pinned could start, and before the input's clock less the
+ * routine reordering (an event not read yet); grow it when that is too
+ * few.  At GROUP_IVALS_MAX the older half goes regardless, counted.
+ */
+static void make_room(struct rp *rp, struct group *g)
+{
+	uint64_t barrier = rp->ts_max > RP_TS_BACK_WARN_NS ?
+			   rp->ts_max - RP_TS_BACK_WARN_NS : 0;
+	uint32_t i, n;
+
+	if (!g->iv_cap) {
+		g->iv_cap = GROUP_IVALS;
+		g->iv = xmalloc(g->iv_cap * sizeof(*g->iv));
+		return;
+	}
+	for (i = 0; i < g->npins; i++)
+		if (g->pins[i].ts < barrier)
+			barrier = g->pins[i].ts;
+	for (n = 0; n < g->niv && g->iv[n].end <= barrier; n++)
+		;
+	if (n < g->iv_cap / 4 && g->iv_cap < GROUP_IVALS_MAX) {
+		g->iv_cap = g->iv_cap ? g->iv_cap * 2 : GROUP_IVALS;
+		g->iv = xrealloc(g->iv, g->iv_cap * sizeof(*g->iv));
+		if (!n)
+			return;
+	}
+	if (!n) {
+		n = g->niv / 2;
+		rp->busy_forced += n;
+	}
 	for (i = 0; i < n; i++)
 		g->busy_folded += g->iv[i].end - g->iv[i].start;
 	g->frontier = g->iv[n - 1].end;
@@ -153,7 +207,7 @@ static void fold_oldest(struct group *g)
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		    uint64_t end)
 {
-	unsigned int i, j;
+	uint32_t i, j;
 
 	if (start < rp->win_start)
 		start = rp->win_start;
@@ -164,6 +218,8 @@ void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		start = g->frontier;
 	if (end <= start)
 		return;
+	if (g->niv == g->iv_cap)
+		make_room(rp, g);
 	/* Jobs end roughly in order: search from the newest interval. */
 	for (i = g->niv; i > 0 && g->iv[i - 1].start > start; i--)
 		;
@@ -172,15 +228,6 @@ void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		if (end > g->iv[i].end)
 			g->iv[i].end = end;
 	} else {
-		if (g->niv == GROUP_IVALS) {
-			fold_oldest(g);
-			if (i < GROUP_IVALS / 2) {
-				/* It fell behind the frontier just moved. */
-				group_add_busy(rp, g, start, end);
-				return;
-			}
-			i -= GROUP_IVALS / 2;
-		}
 		if (i < g->niv)
 			memmove(&g->iv[i + 1], &g->iv[i],
 				(g->niv - i) * sizeof(g->iv[0]));
@@ -232,6 +279,8 @@ void group_free(struct group *g)
 
 	for (k = 0; k < NR_METRICS; k++)
 		pctl_free(&g->metric[k]);
+	free(g->iv);
+	free(g->pins);
 }
 
 /* ---- the bottleneck hint ----------------------------------------------------------- */

@@ -37,12 +37,23 @@ enum {
 extern const char *const rp_metric_names[NR_METRICS];
 extern const char *const rp_label_names[NR_LABELS];
 
-/* Busy intervals kept open for merging; older ones are folded into a sum. */
-#define GROUP_IVALS	64
+/*
+ * Busy intervals are kept apart until no job can reach back over them: the
+ * array grows from GROUP_IVALS to GROUP_IVALS_MAX, and folds into a sum
+ * what ends before every pinned start (group_pin()).
+ */
+#define GROUP_IVALS	4
+#define GROUP_IVALS_MAX	65536
 
 struct ival {
 	uint64_t start;
 	uint64_t end;
+};
+
+/* A job whose busy interval may still be added, from @ts at the earliest. */
+struct pin {
+	uint32_t job;
+	uint64_t ts;
 };
 
 /* Summary of the selected jobs of one ring or one context. */
@@ -51,8 +62,10 @@ struct group {
 	struct pctl metric[NR_METRICS];
 	uint64_t labels[NR_LABELS];
 	/* Union of [start, end] of the jobs, within the window. */
-	struct ival iv[GROUP_IVALS];
-	unsigned int niv;
+	struct ival *iv;
+	uint32_t niv, iv_cap;
+	struct pin *pins;
+	uint32_t npins, pins_cap;
 	uint64_t busy_folded;
 	uint64_t frontier;	/* nothing before this is added again */
 	/* Jobs committed but not ended, integrated over time. */
@@ -82,6 +95,8 @@ struct ring {
 	uint64_t hung_since;
 	uint32_t hung_behind;	/* jobs committed behind it, not ended */
 	uint32_t running;	/* jobs started, not ended, at the end */
+	int ended;		/* an END was read on it */
+	uint64_t rq_closed;	/* closed early: too many committed, not ended */
 	struct group g;
 };
 
@@ -89,7 +104,7 @@ struct ctx {
 	uint64_t ctx;
 	int have_seqno;
 	uint64_t max_seqno;	/* highest seqno since the last wrap */
-	struct group g;
+	struct group *g;	/* with --per-ctx only */
 };
 
 /*
@@ -185,6 +200,8 @@ struct rp {
 	/* Metrics left NA: their second stamp was written with the first. */
 	uint64_t derived_na[NR_METRICS];
 	uint64_t rings_hung;	/* a job ran hang_ms and never ended */
+	uint64_t busy_forced;	/* busy intervals folded past a pin */
+	uint64_t ctx_forgets;	/* the context table reset (no --per-ctx) */
 	uint64_t complete_first;	/* COMPLETE read before its END */
 	uint64_t complete_alone;	/* COMPLETE whose END never came */
 	/* Jobs held by their COMPLETE for their END: a FIFO. */
@@ -236,6 +253,9 @@ struct rp {
 /* report-group.c */
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		    uint64_t end);
+/* Job @job may add a busy interval from @ts on: keep it apart till then. */
+void group_pin(struct group *g, uint32_t job, uint64_t ts);
+void group_unpin(struct group *g, uint32_t job);
 uint64_t group_busy(const struct group *g);
 /* @ns as "123 ns", "12.3 us", "1.23 ms" or "1.234 s". */
 void fmt_ns(char *buf, size_t len, uint64_t ns);

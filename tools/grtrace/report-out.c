@@ -682,7 +682,7 @@ static void ctx_table(struct rp *rp, struct fields *f, void *item)
 	struct ctx *c = item;
 
 	f_u64(f, "ctx", c ? c->ctx : 0);
-	group_fields(rp, f, c ? &c->g : NULL);
+	group_fields(rp, f, c ? c->g : NULL);
 }
 
 /* Rings and contexts are listed when some selected job ran on them. */
@@ -693,7 +693,7 @@ static int ring_listed(const struct ring *r)
 
 static int ctx_listed(const struct ctx *c)
 {
-	return c->g.jobs || c->g.depth_max;
+	return c->g->jobs || c->g->depth_max;
 }
 
 /* Every listed item of a table, as CSV lines or a JSON array's objects. */
@@ -1041,6 +1041,20 @@ static void text_warnings(struct rp *rp, const struct rp_input *in)
 	if (rp->no_start)
 		fprintf(o, "warning:  %" PRIu64 " jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA\n",
 			rp->no_start);
+	for (i = 0; i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!r->rq_closed)
+			continue;
+		if (r->ended)
+			fprintf(o, "warning:  ring %" PRIu32 " %s: %" PRIu64 " jobs closed early: more than 16384 committed and not ended\n",
+				r->ring_id, r->name[0] ? r->name : "(unnamed)",
+				r->rq_closed);
+		else
+			fprintf(o, "warning:  ring %" PRIu32 " %s: %" PRIu64 " jobs closed early: more than 16384 committed and none ever ended (its adapter writes no END?)\n",
+				r->ring_id, r->name[0] ? r->name : "(unnamed)",
+				r->rq_closed);
+	}
 	if (rp->complete_first)
 		fprintf(o, "warning:  %" PRIu64 " COMPLETE events were read before their job's END: each END joined its job (one row)\n",
 			rp->complete_first);
@@ -1102,7 +1116,7 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 		fprintf(o, "seqno:    %" PRIu64 " wraps detected\n", rp->seqno_wraps);
 	else
 		fprintf(o, "seqno:    no wrap detected\n");
-	fprintf(o, "jobs:     %" PRIu64 " (%" PRIu64 " incomplete, %" PRIu64 " closed early by --max-open; at most %" PRIu64 " open at once)\n",
+	fprintf(o, "jobs:     %" PRIu64 " (%" PRIu64 " incomplete, %" PRIu64 " closed early by --max-open or a ring's queue limit; at most %" PRIu64 " open at once)\n",
 		rp->jobs_done, rp->jobs_incomplete, rp->jobs_evicted,
 		rp->open_max);
 	text_derived(rp);
@@ -1229,8 +1243,8 @@ static void text_ctxs(struct rp *rp)
 		if (!ctx_listed(c))
 			continue;
 		fprintf(rp->out, "\nctx %" PRIu64, c->ctx);
-		text_group_line(rp, &c->g);
-		text_group(rp, &c->g);
+		text_group_line(rp, c->g);
+		text_group(rp, c->g);
 	}
 }
 
@@ -1341,6 +1355,8 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	}
 	f_u64(&f, "rings_hung", rp->rings_hung);
 	f_u64(&f, "complete_before_end", rp->complete_first);
+	f_u64(&f, "busy_folded_early", rp->busy_forced);
+	f_u64(&f, "ctx_table_resets", rp->ctx_forgets);
 	f_u64(&f, "complete_without_end", rp->complete_alone);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
 	f_u64(&f, "self_waits", rp->self_waits);

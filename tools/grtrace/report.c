@@ -44,7 +44,11 @@ struct job {
 	uint8_t in_rq;
 	uint8_t in_depth;	/* counted in its groups' queue depth */
 	uint32_t held;		/* its tag in rp->held, or 0 */
+	uint8_t pinned;		/* PIN_*: in its groups' pins */
 };
+
+/* The groups a job is pinned in (group_pin()). */
+enum { PIN_RING = 1, PIN_CTX = 2 };
 
 /* The stamps are the first event types, in the same order. */
 _Static_assert(ST_SUBMIT == 0 &&
@@ -158,6 +162,22 @@ static void on_metadata(struct rp *rp, const struct gr_rec *rec)
 			describe_ring(rp, &d);
 }
 
+/*
+ * Without --per-ctx a context is only its seqno history (note_seqno()),
+ * and the table is forgotten every CTX_FORGET contexts: memory stays
+ * bounded however many contexts the trace has, at the cost of a seqno
+ * reuse across the reset going unseen.
+ */
+#define CTX_FORGET	(1u << 18)
+
+static void ctx_forget(struct rp *rp)
+{
+	rp->ctx_forgets++;
+	rp->nctxs = 0;
+	u64map_clear(rp->ctx_map);
+	memset(rp->ctx_cache, 0xff, sizeof(rp->ctx_cache));
+}
+
 static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
 {
 	struct map_cache *e = cache_of(rp->ctx_cache, ctx);
@@ -171,6 +191,10 @@ static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
 		*e = (struct map_cache){ ctx, (uint32_t)i };
 		return (uint32_t)i;
 	}
+	if (rp->nctxs == CTX_FORGET && !rp->o.per_ctx) {
+		ctx_forget(rp);
+		e = cache_of(rp->ctx_cache, ctx);
+	}
 	if (rp->nctxs == rp->ctxs_cap) {
 		rp->ctxs_cap = rp->ctxs_cap ? rp->ctxs_cap * 2 : 16;
 		rp->ctxs = xrealloc(rp->ctxs, rp->ctxs_cap * sizeof(*c));
@@ -178,6 +202,10 @@ static uint32_t ctx_for(struct rp *rp, uint64_t ctx)
 	c = &rp->ctxs[rp->nctxs];
 	memset(c, 0, sizeof(*c));
 	c->ctx = ctx;
+	if (rp->o.per_ctx) {
+		c->g = xmalloc(sizeof(*c->g));
+		memset(c->g, 0, sizeof(*c->g));
+	}
 	u64map_set(rp->ctx_map, ctx, rp->nctxs);
 	*e = (struct map_cache){ ctx, rp->nctxs };
 	return rp->nctxs++;
@@ -357,6 +385,7 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->selected = job_selected(rp, ev, rec->ts);
 	j->start_derived = j->derived = j->in_rq = j->in_depth = 0;
 	j->held = 0;
+	j->pinned = 0;
 
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
@@ -367,8 +396,7 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	if (!*slotp)
 		*slotp = hash_slot(rp, h, ev->ctx, ev->seqno);
 	**slotp = (struct hslot){ .job = i, .hash = h };
-	if (++rp->open > rp->open_max)
-		rp->open_max = rp->open;
+	rp->open++;
 	return i;
 }
 
@@ -380,7 +408,39 @@ static inline void depth_change(struct rp *rp, struct job *j, uint64_t ts,
 	if (rp->o.per_ring)
 		group_depth(rp, &rp->rings[j->ring].g, ts, delta);
 	if (rp->o.per_ctx)
-		group_depth(rp, &rp->ctxs[j->ctxo].g, ts, delta);
+		group_depth(rp, rp->ctxs[j->ctxo].g, ts, delta);
+}
+
+/*
+ * Job @i may add busy time from @ts: its ring from its START (a start
+ * derived at END is never before the ring's last END, so never before its
+ * intervals), its context from its COMMIT or START.
+ */
+static void pin(struct rp *rp, uint32_t i, int st, uint64_t ts)
+{
+	struct job *j = &rp->jobs[i];
+
+	if (!j->selected || (st != ST_START && st != ST_COMMIT))
+		return;
+	if (rp->o.per_ring && st == ST_START) {
+		group_pin(&rp->rings[j->ring].g, i, ts);
+		j->pinned |= PIN_RING;
+	}
+	if (rp->o.per_ctx) {
+		group_pin(rp->ctxs[j->ctxo].g, i, ts);
+		j->pinned |= PIN_CTX;
+	}
+}
+
+static void unpin(struct rp *rp, uint32_t i)
+{
+	struct job *j = &rp->jobs[i];
+
+	if (j->pinned & PIN_RING)
+		group_unpin(&rp->rings[j->ring].g, i);
+	if (j->pinned & PIN_CTX)
+		group_unpin(rp->ctxs[j->ctxo].g, i);
+	j->pinned = 0;
 }
 
 static void rq_enter(struct rp *rp, uint32_t i, uint64_t ts)
@@ -608,7 +668,7 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 	if (rp->o.per_ring)
 		group_add_row(&rp->rings[j->ring].g, row);
 	if (rp->o.per_ctx)
-		group_add_row(&rp->ctxs[j->ctxo].g, row);
+		group_add_row(rp->ctxs[j->ctxo].g, row);
 	if (rp->o.hist == RP_HIST_LAT && (row->mhave & (1u << M_TOTAL)))
 		rp->hist[bit_length(row->m[M_TOTAL])]++;
 	if (rp->o.hist == RP_HIST_SIZE && (row->have & (1u << ST_COMMIT)))
@@ -628,6 +688,8 @@ static void job_finish(struct rp *rp, uint32_t i, struct hslot *slot,
 	struct row row;
 
 	rq_leave(rp, i, now);
+	if (j->pinned)
+		unpin(rp, i);
 	j->held = 0;
 	if (j->selected) {
 		make_row(rp, j, &row);
@@ -678,14 +740,17 @@ static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
 	if (!r->have_last_end || ts > r->last_end)
 		r->last_end = ts;
 	r->have_last_end = 1;
+	r->ended = 1;
 	rq_leave(rp, i, ts);
 	if (j->selected && (j->have & (1u << ST_START))) {
 		if (rp->o.per_ring)
 			group_add_busy(rp, &r->g, j->ts[ST_START], ts);
 		if (rp->o.per_ctx)
-			group_add_busy(rp, &rp->ctxs[j->ctxo].g,
+			group_add_busy(rp, rp->ctxs[j->ctxo].g,
 				       j->ts[ST_START], ts);
 	}
+	if (j->pinned)
+		unpin(rp, i);
 }
 
 static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
@@ -701,6 +766,8 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		j->have |= 1u << st;
 		if (rec->flags & GRTRACE_HDR_DERIVED)
 			j->derived |= 1u << st;
+		if (!(j->have & (1u << ST_END)))
+			pin(rp, i, st, ts);
 	}
 	switch (type) {
 	case GRTRACE_EV_COMMIT:
@@ -792,11 +859,36 @@ static void release_held(struct rp *rp, int all)
 	}
 }
 
+/*
+ * A ring with RQ_MAX jobs committed and not ended, and one more coming,
+ * has lost its ENDs, or never had any (virtio-gpu's cursor queue): close
+ * its oldest job that has not started, so memory stays bounded by real
+ * queues.
+ */
+#define RQ_MAX		(1u << 14)
+
+static void rq_bound(struct rp *rp, uint32_t ring, uint64_t ts)
+{
+	struct ring *r = &rp->rings[ring];
+	uint32_t i, n;
+
+	while (r->rq_len >= RQ_MAX) {
+		for (i = r->rq_head, n = 0; n < PREEMPT_SCAN && i != NIL &&
+		     (rp->jobs[i].have & (1u << ST_START)); n++)
+			i = rp->jobs[i].rq_next;
+		if (i == NIL || n == PREEMPT_SCAN)
+			i = r->rq_head;
+		r->rq_closed++;
+		rp->jobs_evicted++;
+		job_finish(rp, i, NULL, ts);
+	}
+}
+
 static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 {
 	struct gr_job ev;
 	struct hslot *slot;
-	uint32_t i, h;
+	uint32_t i, h, ring;
 	int st;
 
 	if (gr_decode_job(rec, &ev) < 0)
@@ -834,6 +926,13 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 		i = job_new(rp, &ev, rec, h, &slot, 0);
 	}
 	/* apply() leaves the table alone: @slot is still the job's. */
+	ring = rp->jobs[i].ring;
+	if (rec->type == GRTRACE_EV_COMMIT && !rp->jobs[i].in_rq &&
+	    rp->rings[ring].rq_len >= RQ_MAX) {
+		/* Closing jobs moves slots in the table. */
+		rq_bound(rp, ring, rec->ts);
+		slot = NULL;
+	}
 	apply(rp, i, rec, &ev);
 	if (rec->type == GRTRACE_EV_COMPLETE) {
 		if (rp->jobs[i].have & (1u << ST_END))
@@ -851,6 +950,8 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 		rp->jobs_evicted++;
 		job_finish(rp, rp->lru_head, NULL, rec->ts);
 	}
+	if (rp->open > rp->open_max)
+		rp->open_max = rp->open;
 }
 
 /* ---- the input as a whole ------------------------------------------------------------------ */
@@ -1060,7 +1161,7 @@ static void note_running(struct rp *rp, uint64_t end)
 			if (rp->o.per_ring)
 				group_add_busy(rp, &r->g, start, end);
 			if (rp->o.per_ctx)
-				group_add_busy(rp, &rp->ctxs[j->ctxo].g, start, end);
+				group_add_busy(rp, rp->ctxs[j->ctxo].g, start, end);
 		}
 		if (end - start >= hang && (!r->hung || start < r->hung_since)) {
 			r->hung = 1;
@@ -1091,8 +1192,8 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 		job_finish(rp, rp->lru_head, NULL, end);
 	for (i = 0; i < rp->nrings; i++)
 		group_depth(rp, &rp->rings[i].g, end, 0);
-	for (i = 0; i < rp->nctxs; i++)
-		group_depth(rp, &rp->ctxs[i].g, end, 0);
+	for (i = 0; i < rp->nctxs && rp->o.per_ctx; i++)
+		group_depth(rp, rp->ctxs[i].g, end, 0);
 	return out_end(rp, in);
 }
 
@@ -1104,8 +1205,10 @@ void rp_free(struct rp *rp)
 		return;
 	for (i = 0; i < rp->nrings; i++)
 		group_free(&rp->rings[i].g);
-	for (i = 0; i < rp->nctxs; i++)
-		group_free(&rp->ctxs[i].g);
+	for (i = 0; i < rp->nctxs && rp->o.per_ctx; i++) {
+		group_free(rp->ctxs[i].g);
+		free(rp->ctxs[i].g);
+	}
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);

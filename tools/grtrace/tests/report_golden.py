@@ -711,6 +711,67 @@ def check_completefirst(c):
         "2 COMPLETE events were read before their job's END: each END joined its job (one row)"])
 
 
+def fold():
+    """One long job over 70 short disjoint ones on its ring, its END read
+    after theirs: more intervals than a group keeps at first."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    for ts, name in ((1000, "submit"), (1000, "commit"), (1000, "start")):
+        t.ev(ts, name, 400, 1, 0, GFX)
+    for k in range(1, 71):
+        at = 1000 + 1400 * k
+        for ts, name in ((at, "submit"), (at, "commit"), (at, "start"),
+                         (at + 500, "end"), (at + 600, "complete")):
+            t.ev(ts, name, 401, k, 0, GFX, cpu=k % 2)
+    t.ev(101000, "end", 400, 1, 0, GFX)
+    t.ev(101100, "complete", 400, 1, 0, GFX)
+    return t
+
+
+def check_fold(c):
+    doc = c.json("fold", ["--per-ring", "--per-ctx"])
+    # [1000, 101000] covers the 70 short jobs: 100,000 ns
+    expect("ring 0 busy", doc["rings"][0]["busy_ns"], 100000)
+    ctxs = {x["ctx"]: x for x in doc["ctxs"]}
+    # 400: [1000, 101000]; 401: 70 x 500 ns, disjoint
+    expect("ctx busy", (ctxs[400]["busy_ns"], ctxs[401]["busy_ns"]),
+           (100000, 35000))
+
+
+def cursor():
+    """A ring whose jobs never end (virtio-gpu's cursor queue: SUBMIT and
+    COMMIT only), 16400 of them, beside a ring whose one job starts and
+    never ends."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    t.ev(1500, "submit", 501, 1, 1, COPY)
+    t.ev(1600, "commit", 501, 1, 1, COPY)
+    t.ev(1700, "start", 501, 1, 1, COPY)
+    for k in range(16400):
+        t.ev(2000 + 100 * k, "submit", 500, k + 1, 0, GFX)
+        t.ev(2050 + 100 * k, "commit", 500, k + 1, 0, GFX)
+    return t
+
+
+def check_cursor(c):
+    doc = c.json("cursor", ["--per-ring", "--limit", "0"])
+    # 16384 kept on ring 0; each COMMIT past that closes the oldest: 16
+    # of 500; open at most: 16384 committed on ring 0, one submitted, 501:1
+    expect_fields("summary", doc["summary"], dict(
+        jobs=16401, jobs_incomplete=16401, jobs_closed_early=16,
+        open_max=16386, rings_hung=0))
+    rings = {r["ring"]: r for r in doc["rings"]}
+    expect("ring 0 depth_max", rings[0]["depth_max"], 16384)
+    expect("ring 1 busy", rings[1]["busy_ns"], 2000 + 100 * 16399 + 50 - 1700)
+    w = [x for x in text_warnings(c, "cursor") if "closed early" in x]
+    expect("warning", w, ["warning:  ring 0 gfx0: 16 jobs closed early: more than 16384 committed and none ever ended (its adapter writes no END?)"])
+    doc = c.json("cursor", ["--max-open", "100", "--limit", "0"])
+    expect_fields("--max-open 100", doc["summary"], dict(
+        jobs=16401, jobs_closed_early=16301, open_max=100))
+
+
 def check_hung(c):
     doc = c.json("hung", ["--per-ring"])
     rings = {r["ring"]: r for r in doc["rings"]}
@@ -738,7 +799,7 @@ def check_hung(c):
 SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
                  selfwait=selfwait, derived=derived,
-                 completefirst=completefirst,
+                 completefirst=completefirst, fold=fold, cursor=cursor,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
@@ -1158,6 +1219,10 @@ CHECKS = [
      check_derived),
     ("report: a COMPLETE read before its END joins it: one row",
      check_completefirst),
+    ("report: busy time of a long job over 70 short ones is their union",
+     check_fold),
+    ("report: jobs that never end are bounded by their ring's queue",
+     check_cursor),
     ("report: a job that never ended: busy until the end, its ring hung",
      check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
