@@ -48,6 +48,9 @@ static const char report_help[] =
 	"      --per-ring        per ring: count, p50/p90/p99/max of each metric, busy %,\n"
 	"                        queue depth avg/max, label shares, bottleneck hint\n"
 	"      --per-ctx         the same per context\n"
+	"      --interval TIME   with --per-ring: each ring's busy %% per interval of\n"
+	"                        TIME (a timeline; JSON \"timeline\"); the bottleneck\n"
+	"                        hint names the saturated intervals (default 100ms)\n"
 	"      --topn N          the N slowest jobs by t_total\n"
 	"      --hist KIND       12 log2 buckets of lat (t_total) or size (queue depth\n"
 	"                        at COMMIT); or result: events written, lost, dropped\n"
@@ -90,6 +93,7 @@ enum {
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
 	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
 	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN, OPT_LIVE,
+	OPT_INTERVAL,
 };
 
 static const struct option report_opts[] = {
@@ -98,6 +102,7 @@ static const struct option report_opts[] = {
 	{ "format",        required_argument, NULL, 'f' },
 	{ "per-ring",      no_argument,       NULL, OPT_PER_RING },
 	{ "per-ctx",       no_argument,       NULL, OPT_PER_CTX },
+	{ "interval",      required_argument, NULL, OPT_INTERVAL },
 	{ "topn",          required_argument, NULL, OPT_TOPN },
 	{ "hist",          required_argument, NULL, OPT_HIST },
 	{ "limit",         required_argument, NULL, OPT_LIMIT },
@@ -274,6 +279,13 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case OPT_CTX: o->has_ctx = 1; o->ctx = parse_count(opt, arg); break;
 	case OPT_ENGINE: o->has_engine = 1; o->engine = parse_engine(arg); break;
 	case OPT_RULES: a->rules_file = arg; break;
+	case OPT_INTERVAL:
+		o->interval = parse_time(opt, arg);
+		if (o->interval < 1000)
+			usage_error("report", "report: --interval must be 1us or more, not '%s'",
+				    arg);
+		o->has_interval = 1;
+		break;
 	case OPT_MAX_OPEN:
 		o->max_open = parse_count(opt, arg);
 		if (!o->max_open || o->max_open > UINT32_MAX / 2)
@@ -296,6 +308,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	rp_default_rules(&a->o.rules);
 	a->o.limit = UINT64_MAX;
 	a->o.max_open = 1u << 17;
+	a->o.interval = 100000000;
 	optind = 0;
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, "+:i:f:h", report_opts,

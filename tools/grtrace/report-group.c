@@ -165,6 +165,65 @@ void group_unpin(struct group *g, uint32_t job)
 	}
 }
 
+/* A timeline holds at most this many intervals (8 MB a ring). */
+#define TL_MAX		(1u << 20)
+
+/* Busy [@s, @e) into the timeline's intervals. */
+static void tl_add(struct rp *rp, struct group *g, uint64_t s, uint64_t e)
+{
+	uint64_t iv = rp->o.interval, k = (s - rp->win_start) / iv;
+
+	for (; s < e; k++) {
+		uint64_t b_end = rp->win_start + (k + 1) * iv;
+		uint64_t x = e < b_end ? e : b_end;
+
+		if (k >= TL_MAX) {
+			rp->tl_dropped += e - s;
+			return;
+		}
+		if (k >= g->tl_cap) {
+			uint32_t n = g->tl_cap ? g->tl_cap : 16;
+
+			while (n <= k)
+				n *= 2;
+			g->tl = xrealloc(g->tl, n * sizeof(*g->tl));
+			memset(g->tl + g->tl_cap, 0,
+			       (n - g->tl_cap) * sizeof(*g->tl));
+			g->tl_cap = n;
+		}
+		if (k >= g->ntl)
+			g->ntl = (uint32_t)k + 1;
+		g->tl[k] += x - s;
+		s = x;
+	}
+}
+
+/* Intervals @n onwards never change again: into the sum. */
+static void fold(struct rp *rp, struct group *g, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		g->busy_folded += g->iv[i].end - g->iv[i].start;
+		if (g->timeline)
+			tl_add(rp, g, g->iv[i].start, g->iv[i].end);
+	}
+	g->frontier = g->iv[n - 1].end;
+	g->niv -= n;
+	memmove(&g->iv[0], &g->iv[n], g->niv * sizeof(g->iv[0]));
+}
+
+void group_settle(struct rp *rp, struct group *g)
+{
+	if (g->niv)
+		fold(rp, g, g->niv);
+}
+
+uint64_t group_active(const struct group *g)
+{
+	return g->span_end > g->span_start ? g->span_end - g->span_start : 0;
+}
+
 /*
  * The array is full: fold into the sum the intervals that end before any
  * job still pinned could start, and before the input's clock less the
@@ -197,11 +256,7 @@ static void make_room(struct rp *rp, struct group *g)
 		n = g->niv / 2;
 		rp->busy_forced += n;
 	}
-	for (i = 0; i < n; i++)
-		g->busy_folded += g->iv[i].end - g->iv[i].start;
-	g->frontier = g->iv[n - 1].end;
-	g->niv -= n;
-	memmove(&g->iv[0], &g->iv[n], g->niv * sizeof(g->iv[0]));
+	fold(rp, g, n);
 }
 
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
@@ -218,6 +273,10 @@ void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 		start = g->frontier;
 	if (end <= start)
 		return;
+	if (!g->span_end || start < g->span_start)
+		g->span_start = start;
+	if (end > g->span_end)
+		g->span_end = end;
 	if (g->niv == g->iv_cap)
 		make_room(rp, g);
 	/* Jobs end roughly in order: search from the newest interval. */
@@ -281,6 +340,7 @@ void group_free(struct group *g)
 		pctl_free(&g->metric[k]);
 	free(g->iv);
 	free(g->pins);
+	free(g->tl);
 }
 
 /* ---- the bottleneck hint ----------------------------------------------------------- */
@@ -310,35 +370,97 @@ int ring_hung(struct rp *rp, struct ring *r, char *buf, size_t len)
 	return 1;
 }
 
+/*
+ * The ring's saturated intervals: busy --busy-pct or more of each.  A last
+ * interval cut short by the end of the window counts only when it is the
+ * only one.  Returns their total length, and lists them in @buf as
+ * ranges from the start of the trace ("0 ns .. 5.000 s", at most three
+ * and a count of the rest).
+ */
+uint64_t ring_saturated(struct rp *rp, const struct ring *r, char *buf,
+			size_t len)
+{
+	const struct group *g = &r->g;
+	uint64_t iv = rp->o.interval, window = rp_window(rp), total = 0;
+	uint64_t nb = window ? (window + iv - 1) / iv : 0, k, run = 0;
+	unsigned int ranges = 0, more = 0;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	/* Past the timeline's last interval the ring was idle. */
+	if (nb > (uint64_t)g->ntl + 1)
+		nb = nb == 1 ? 1 : (uint64_t)g->ntl + 1;
+	for (k = 0; k <= nb; k++) {
+		uint64_t from = k * iv, cut = window - (k < nb ? from : 0);
+		uint64_t blen = k < nb ? (cut < iv ? cut : iv) : 0;
+		int sat = k < nb && (blen == iv || nb == 1) &&
+			  (double)(k < g->ntl ? g->tl[k] : 0) * 100.0 >=
+			  rp->o.rules.busy_pct * (double)blen;
+		char a[32], b[32];
+
+		if (sat) {
+			if (!run)
+				run = from + 1;
+			total += blen;
+			continue;
+		}
+		if (!run)
+			continue;
+		if (ranges++ < 3) {
+			fmt_ns(a, sizeof(a), rp->win_start - rp->t0 + run - 1);
+			fmt_ns(b, sizeof(b), rp->win_start - rp->t0 +
+			       (from < window ? from : window));
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0,
+					      "%s%s .. %s", n ? ", " : "", a, b);
+		} else {
+			more++;
+		}
+		run = 0;
+	}
+	if (more && n < len)
+		snprintf(buf + n, len - n, " and %u more", more);
+	return total;
+}
+
 int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 {
 	const struct rp_rules *ru = &rp->o.rules;
 	struct pctl *q = &r->g.metric[M_QUEUE], *e = &r->g.metric[M_EXEC];
-	uint64_t window = rp_window(rp), p90q = 0, p90e = 0;
+	uint64_t window = rp_window(rp), active = group_active(&r->g);
+	uint64_t p90q = 0, p90e = 0, sat;
 	double busy = window ? 100.0 * (double)group_busy(&r->g) / (double)window : 0;
-	int saturated = window && busy >= ru->busy_pct, queued = 0;
-	char sq[32], se[32];
+	double busy_act = active ? 100.0 * (double)group_busy(&r->g) / (double)active : 0;
+	int queued = 0;
+	char sq[32], se[32], ranges[256], iv[32], why[384];
 
+	sat = ring_saturated(rp, r, ranges, sizeof(ranges));
 	if (q->n && e->n) {
 		p90q = pctl_get(q, 90);
 		p90e = pctl_get(e, 90);
 		queued = p90q > 0 && (double)p90q >= ru->queue_ratio * (double)p90e;
 	}
-	if (!saturated && !queued)
+	if (!sat && !queued)
 		return 0;
 	fmt_ns(sq, sizeof(sq), p90q);
 	fmt_ns(se, sizeof(se), p90e);
-	if (saturated && queued)
-		snprintf(buf, len, "ring %" PRIu32 " %s is saturated: busy %.2f%% of the window, and jobs queue for it (p90 t_queue %s vs p90 t_exec %s)",
-			 r->ring_id, r->name[0] ? r->name : "(unnamed)", busy,
-			 sq, se);
-	else if (saturated)
-		snprintf(buf, len, "ring %" PRIu32 " %s is saturated: busy %.2f%% of the window",
-			 r->ring_id, r->name[0] ? r->name : "(unnamed)", busy);
+	fmt_ns(iv, sizeof(iv), rp->o.interval);
+	/* A window within one interval: the window is the interval. */
+	if (window <= rp->o.interval)
+		snprintf(why, sizeof(why), ": busy %.2f%% of the window", busy);
 	else
-		snprintf(buf, len, "ring %" PRIu32 " %s: jobs wait longer than they run (p90 t_queue %s vs p90 t_exec %s) though it is busy only %.2f%%: work arrives in bursts",
+		snprintf(why, sizeof(why), " in %s: busy %g%% or more of each %s interval there, %.2f%% of the window",
+			 ranges, ru->busy_pct, iv, busy);
+	if (sat && queued)
+		snprintf(buf, len, "ring %" PRIu32 " %s is saturated%s, and jobs queue for it (p90 t_queue %s vs p90 t_exec %s)",
+			 r->ring_id, r->name[0] ? r->name : "(unnamed)", why,
+			 sq, se);
+	else if (sat)
+		snprintf(buf, len, "ring %" PRIu32 " %s is saturated%s",
+			 r->ring_id, r->name[0] ? r->name : "(unnamed)", why);
+	else
+		snprintf(buf, len, "ring %" PRIu32 " %s: jobs wait longer than they run (p90 t_queue %s vs p90 t_exec %s) though it is busy only %.2f%% of its active time: work arrives in bursts",
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", sq, se,
-			 busy);
+			 busy_act);
 	/* Only a saturated ring is a bottleneck; bursts are worth a note. */
-	return saturated ? 1 : 2;
+	return sat ? 1 : 2;
 }

@@ -68,6 +68,12 @@ struct group {
 	uint32_t npins, pins_cap;
 	uint64_t busy_folded;
 	uint64_t frontier;	/* nothing before this is added again */
+	/* First start and last end of its busy time: its active window. */
+	uint64_t span_start, span_end;
+	/* Rings: busy ns per --interval, [k] from win_start + k x interval. */
+	uint64_t *tl;
+	uint32_t ntl, tl_cap;
+	int timeline;
 	/* Jobs committed but not ended, integrated over time. */
 	uint64_t depth;
 	uint64_t depth_max;
@@ -202,6 +208,7 @@ struct rp {
 	uint64_t rings_hung;	/* a job ran hang_ms and never ended */
 	uint64_t busy_forced;	/* busy intervals folded past a pin */
 	uint64_t ctx_forgets;	/* the context table reset (no --per-ctx) */
+	uint64_t tl_dropped;	/* busy ns past the timeline's last interval */
 	uint64_t complete_first;	/* COMPLETE read before its END */
 	uint64_t complete_alone;	/* COMPLETE whose END never came */
 	/* Jobs held by their COMPLETE for their END: a FIFO. */
@@ -256,6 +263,12 @@ void group_add_busy(struct rp *rp, struct group *g, uint64_t start,
 /* Job @job may add a busy interval from @ts on: keep it apart till then. */
 void group_pin(struct group *g, uint32_t job, uint64_t ts);
 void group_unpin(struct group *g, uint32_t job);
+/* The input is read: put the intervals still apart into the timeline. */
+void group_settle(struct rp *rp, struct group *g);
+/* Active window, and saturated intervals: see report-group.c. */
+uint64_t group_active(const struct group *g);
+uint64_t ring_saturated(struct rp *rp, const struct ring *r, char *buf,
+			size_t len);
 uint64_t group_busy(const struct group *g);
 /* @ns as "123 ns", "12.3 us", "1.23 ms" or "1.234 s". */
 void fmt_ns(char *buf, size_t len, uint64_t ns);

@@ -251,6 +251,13 @@ static void l_csv_str(struct line *l, const char *s)
 	l_ch(l, '"');
 }
 
+/* Write what @l holds, as it is. */
+static void l_flush_raw(struct line *l, FILE *f)
+{
+	fwrite(l->b, 1, l->n, f);
+	l->n = 0;
+}
+
 static void l_flush(struct line *l, FILE *f)
 {
 	l->b[l->n++] = '\n';
@@ -638,6 +645,8 @@ static void group_fields(struct rp *rp, struct fields *f, struct group *g)
 	f_u64(f, "window_ns", window);
 	f_u64(f, "busy_ns", g ? group_busy(g) : 0);
 	f_dbl(f, "busy_pct", g ? pct_of(group_busy(g), window) : 0);
+	f_u64(f, "active_ns", g ? group_active(g) : 0);
+	f_dbl(f, "busy_active_pct", g ? pct_of(group_busy(g), group_active(g)) : 0);
 	f_dbl(f, "depth_avg", g && window ? g->depth_area / (double)window : 0);
 	f_u64(f, "depth_max", g ? g->depth_max : 0);
 	for (k = 0; k < NR_METRICS; k++) {
@@ -671,6 +680,7 @@ static void ring_table(struct rp *rp, struct fields *f, void *item)
 	f_str(f, "driver", r && r->described ? r->driver : NULL);
 	f_str(f, "device", r && r->described ? r->device : NULL);
 	group_fields(rp, f, r ? &r->g : NULL);
+	f_u64(f, "saturated_ns", r ? ring_saturated(rp, r, hint, sizeof(hint)) : 0);
 	f_str(f, "bottleneck", r && ring_hint(rp, r, hint, sizeof(hint)) ?
 	      hint : NULL);
 	f_str(f, "hung", r && ring_hung(rp, r, hint, sizeof(hint)) ?
@@ -1194,10 +1204,47 @@ static void text_group(struct rp *rp, struct group *g)
 static void text_group_line(struct rp *rp, struct group *g)
 {
 	uint64_t window = rp_window(rp);
+	char act[32];
 
-	fprintf(rp->out, ": %" PRIu64 " jobs, busy %.2f%% (%" PRIu64 " ns), queue depth avg %.3f max %" PRIu64 "\n",
+	fmt_ns(act, sizeof(act), group_active(g));
+	fprintf(rp->out, ": %" PRIu64 " jobs, busy %.2f%% (%" PRIu64 " ns; %.2f%% of its active %s), queue depth avg %.3f max %" PRIu64 "\n",
 		g->jobs, pct_of(group_busy(g), window), group_busy(g),
+		pct_of(group_busy(g), group_active(g)), act,
 		window ? g->depth_area / (double)window : 0, g->depth_max);
+}
+
+/* Intervals a text timeline line holds. */
+#define TL_LINE	50
+
+/*
+ * --interval: the ring's busy % per interval, one character each: a digit
+ * for tens of percent, '#' for 100 %.
+ */
+static void text_timeline(struct rp *rp, const struct ring *r)
+{
+	uint64_t iv = rp->o.interval, window = rp_window(rp);
+	uint64_t nb = window ? (window + iv - 1) / iv : 0, k;
+	char ivs[32], at[32];
+
+	fmt_ns(ivs, sizeof(ivs), iv);
+	fprintf(rp->out, "  busy per %s interval (0-9: tens of %%, #: 100%%):", ivs);
+	if (nb > 4000) {
+		fprintf(rp->out, " %" PRIu64 " intervals, too many for text: see JSON \"timeline\"\n",
+			nb);
+		return;
+	}
+	for (k = 0; k < nb; k++) {
+		uint64_t from = k * iv, len = window - from < iv ? window - from : iv;
+		uint64_t busy = k < r->g.ntl ? r->g.tl[k] : 0;
+		unsigned int tens = len ? (unsigned int)(busy * 10 / len) : 0;
+
+		if (k % TL_LINE == 0) {
+			fmt_ns(at, sizeof(at), rp->win_start - rp->t0 + from);
+			fprintf(rp->out, "\n  %12s  ", at);
+		}
+		fputc(busy >= len ? '#' : '0' + (tens > 9 ? 9 : tens), rp->out);
+	}
+	fputc('\n', rp->out);
 }
 
 static void text_rings(struct rp *rp)
@@ -1222,6 +1269,8 @@ static void text_rings(struct rp *rp)
 		fputc(')', rp->out);
 		text_group_line(rp, &r->g);
 		text_group(rp, &r->g);
+		if (rp->o.has_interval)
+			text_timeline(rp, r);
 		switch (ring_hint(rp, r, hint, sizeof(hint))) {
 		case 1:
 			fprintf(rp->out, "  bottleneck: %s\n", hint);
@@ -1397,6 +1446,47 @@ static void json_rules(struct rp *rp)
 	fwrite(l.b, 1, l.n, rp->out);
 }
 
+/*
+ * --interval: "timeline": {"interval_ns": I, "rings": [{"ring": N,
+ * "ring_name": S, "busy_ns": [...]}]}, busy_ns[k] from the window's start
+ * plus k intervals; the last interval may be cut short by its end.
+ */
+static void json_timeline(struct rp *rp)
+{
+	uint64_t iv = rp->o.interval, window = rp_window(rp);
+	uint64_t nb = window ? (window + iv - 1) / iv : 0, k;
+	struct line l = { .n = 0 };
+	uint32_t i, out = 0;
+
+	l_str(&l, ",\n\"timeline\": {\"interval_ns\": ");
+	l_u64(&l, iv);
+	l_str(&l, ", \"rings\": [");
+	for (i = 0; i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!ring_listed(r))
+			continue;
+		l_str(&l, out++ ? ",\n{\"ring\": " : "\n{\"ring\": ");
+		l_u64(&l, r->ring_id);
+		l_str(&l, ", \"ring_name\": ");
+		if (r->described)
+			l_json_str(&l, r->name);
+		else
+			l_str(&l, "null");
+		l_str(&l, ", \"busy_ns\": [");
+		for (k = 0; k < nb; k++) {
+			if (k)
+				l_ch(&l, ',');
+			l_u64(&l, k < r->g.ntl ? r->g.tl[k] : 0);
+			if (l.n > sizeof(l.b) / 2)
+				l_flush_raw(&l, rp->out);
+		}
+		l_str(&l, "]}");
+	}
+	l_str(&l, "\n]}");
+	l_flush_raw(&l, rp->out);
+}
+
 static void json_report(struct rp *rp, const struct rp_input *in)
 {
 	unsigned int i;
@@ -1413,6 +1503,8 @@ static void json_report(struct rp *rp, const struct rp_input *in)
 		table_rows(rp, ctx_table, 1, 0);
 		fputs("\n]", rp->out);
 	}
+	if (rp->o.per_ring && rp->o.has_interval)
+		json_timeline(rp);
 	if (rp->o.topn) {
 		sort_top(rp);
 		fputs(",\n\"topn\": [", rp->out);
@@ -1461,8 +1553,22 @@ static void csv_report(struct rp *rp, const struct rp_input *in)
 	}
 }
 
+/* A window that begins after the last record selects nothing: say so. */
+static void window_check(struct rp *rp)
+{
+	char since[32], len[32];
+
+	if (!rp->o.has_since || !rp->have_first || rp->win_start <= rp->ts_max)
+		return;
+	fmt_ns(since, sizeof(since), rp->o.since);
+	fmt_ns(len, sizeof(len), rp->ts_max - rp->t0);
+	fprintf(stderr, "grtrace: report: --since %s is past the end of the trace (its last record is %s after its first): no job selected\n",
+		since, len);
+}
+
 int out_end(struct rp *rp, const struct rp_input *in)
 {
+	window_check(rp);
 	rows_flush(rp);
 	switch (rp->o.format) {
 	case RP_TEXT:

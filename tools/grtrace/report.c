@@ -93,6 +93,7 @@ static uint32_t new_ring(struct rp *rp, uint32_t ring_id, uint16_t engine)
 	r->ring_id = ring_id;
 	r->engine = engine;
 	r->rq_head = r->rq_tail = NIL;
+	r->g.timeline = 1;
 	ring_map_set(rp, ring_id, rp->nrings);
 	return rp->nrings++;
 }
@@ -1123,6 +1124,8 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	rp->o = *opts;
 	if (!rp->o.max_open)
 		rp->o.max_open = 1;
+	if (!rp->o.interval)
+		rp->o.interval = 100000000;
 	rp->out = out;
 	rp->ring_map = u64map_new();
 	rp->ctx_map = u64map_new();
@@ -1187,6 +1190,8 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 	/* A job held for its END is done: it is not running. */
 	release_held(rp, 1);
 	note_running(rp, end);
+	for (i = 0; i < rp->nrings && rp->o.per_ring; i++)
+		group_settle(rp, &rp->rings[i].g);
 	/* What is still open ends with the trace. */
 	while (rp->lru_head != NIL)
 		job_finish(rp, rp->lru_head, NULL, end);

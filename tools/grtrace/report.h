@@ -39,6 +39,8 @@ struct rp_opts {
 	enum rp_hist hist;
 	uint64_t limit;			/* job rows printed at most */
 	uint64_t max_open;		/* jobs held open at most */
+	uint64_t interval;		/* ns: a ring's busy time per interval */
+	int has_interval;		/* --interval: print the timeline */
 	int has_since, has_until;
 	uint64_t since, until;		/* ns after the first record */
 	int has_ring, has_ctx, has_engine;

@@ -772,6 +772,60 @@ def check_cursor(c):
         jobs=16401, jobs_closed_early=16301, open_max=100))
 
 
+def burst():
+    """Ring 0 runs ten queued jobs of 500 ms back to back for 5 s, then
+    idles; the trace ends at 6 s with an IRQ on ring 1."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    ms = 1000000
+    for k in range(10):
+        t.ev(1000 + k, "submit", 600, k + 1, 0, GFX)
+        t.ev(1000 + k, "commit", 600, k + 1, 0, GFX)
+    for k in range(10):
+        t.ev(1000 + 500 * ms * k, "start", 600, k + 1, 0, GFX)
+        t.ev(1000 + 500 * ms * (k + 1), "end", 600, k + 1, 0, GFX)
+        t.ev(1000 + 500 * ms * (k + 1) + 100, "complete", 600, k + 1, 0, GFX)
+    t.ev(1000 + 6000 * ms, "irq", 0, 0, 1, COPY)
+    return t
+
+
+def check_burst(c):
+    s = 1000000000
+    doc = c.json("burst", ["--per-ring"])
+    r = doc["rings"][0]
+    # Busy [1000, 5 s + 1000] of the window [1000, 6 s + 1000]
+    expect_fields("ring 0", r, dict(busy_ns=5 * s, active_ns=5 * s,
+                                    busy_active_pct=100.0,
+                                    saturated_ns=5 * s))
+    expect("ring 0 busy_pct", r["busy_pct"], 500 / 6.0, 1e-3)
+    # p90 t_queue: job 9's, 4 s - 8 ns; p90 t_exec 500 ms
+    expect("hint", r["bottleneck"],
+           "ring 0 gfx0 is saturated in 0 ns .. 5000.00 ms: busy 90% or "
+           "more of each 100.00 ms interval there, 83.33% of the window, "
+           "and jobs queue for it (p90 t_queue 4000.00 ms vs p90 t_exec "
+           "500.00 ms)")
+    # The same with --until 5s: the window is the 5 s it ran.
+    r = c.json("burst", ["--per-ring", "--until", "5s"])["rings"][0]
+    expect("--until 5s saturated_ns", r["saturated_ns"], 5 * s)
+    # --interval 1s: a timeline of six intervals
+    doc = c.json("burst", ["--per-ring", "--interval", "1s"])
+    expect("timeline", doc["timeline"], dict(
+        interval_ns=s, rings=[
+            dict(ring=0, ring_name="gfx0", busy_ns=[s] * 5 + [0])]))
+    rc, out, err = c.run("burst", ["--per-ring", "--interval", "500ms",
+                                   "--limit", "0"])
+    tl = [l for l in out.splitlines() if l.startswith("          0 ns")]
+    expect("text timeline", tl, ["  %12s  ##########00" % "0 ns"])
+    rc, out, err = c.run("burst", ["--since", "7s", "--format", "json"])
+    expect("--since past the end", (rc, err), (0, "grtrace: report: --since 7000.00 ms is past the end of the trace (its last record is 6000.00 ms after its first): no job selected\n"))
+    rc, out, err = c.run("burst", ["--since", "5s", "--limit", "0"])
+    expect("--since within", (rc, err), (0, ""))
+    rc, out, err = c.run("burst", ["--per-ring", "--interval", "100ns"])
+    expect("--interval 100ns refused", (rc, err.splitlines()[0]), (
+        2, "grtrace: report: --interval must be 1us or more, not '100ns'"))
+
+
 def check_hung(c):
     doc = c.json("hung", ["--per-ring"])
     rings = {r["ring"]: r for r in doc["rings"]}
@@ -800,6 +854,7 @@ SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
                  selfwait=selfwait, derived=derived,
                  completefirst=completefirst, fold=fold, cursor=cursor,
+                 burst=burst,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
@@ -1223,6 +1278,8 @@ CHECKS = [
      check_fold),
     ("report: jobs that never end are bounded by their ring's queue",
      check_cursor),
+    ("report: saturation per interval, not over the whole recording",
+     check_burst),
     ("report: a job that never ended: busy until the end, its ring hung",
      check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
