@@ -430,26 +430,38 @@ int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 	uint64_t p90q = 0, p90e = 0, sat;
 	double busy = window ? 100.0 * (double)group_busy(&r->g) / (double)window : 0;
 	double busy_act = active ? 100.0 * (double)group_busy(&r->g) / (double)active : 0;
-	int queued = 0;
+	int queued = 0, act_sat;
 	char sq[32], se[32], ranges[256], iv[32], why[384];
 
 	sat = ring_saturated(rp, r, ranges, sizeof(ranges));
+	/* Busy through an active window of an interval or more: saturated. */
+	act_sat = active >= rp->o.interval && busy_act >= ru->busy_pct;
 	if (q->n && e->n) {
 		p90q = pctl_get(q, 90);
 		p90e = pctl_get(e, 90);
 		queued = p90q > 0 && (double)p90q >= ru->queue_ratio * (double)p90e;
 	}
-	if (!sat && !queued)
+	if (!sat && !act_sat && !queued)
 		return 0;
 	fmt_ns(sq, sizeof(sq), p90q);
 	fmt_ns(se, sizeof(se), p90e);
 	fmt_ns(iv, sizeof(iv), rp->o.interval);
-	/* A window within one interval: the window is the interval. */
-	if (window <= rp->o.interval)
+	if (window <= rp->o.interval) {
+		/* A window within one interval: the window is the interval. */
 		snprintf(why, sizeof(why), ": busy %.2f%% of the window", busy);
-	else
+	} else if (act_sat) {
+		char a[32], from[32], to[32];
+
+		fmt_ns(a, sizeof(a), active);
+		fmt_ns(from, sizeof(from), r->g.span_start - rp->t0);
+		fmt_ns(to, sizeof(to), r->g.span_end - rp->t0);
+		snprintf(why, sizeof(why), " over its active %s (%s .. %s): busy %.2f%% of it, %.2f%% of the window",
+			 a, from, to, busy_act, busy);
+	} else {
 		snprintf(why, sizeof(why), " in %s: busy %g%% or more of each %s interval there, %.2f%% of the window",
 			 ranges, ru->busy_pct, iv, busy);
+	}
+	sat = sat || act_sat;
 	if (sat && queued)
 		snprintf(buf, len, "ring %" PRIu32 " %s is saturated%s, and jobs queue for it (p90 t_queue %s vs p90 t_exec %s)",
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", why,
@@ -458,9 +470,9 @@ int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 		snprintf(buf, len, "ring %" PRIu32 " %s is saturated%s",
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", why);
 	else
-		snprintf(buf, len, "ring %" PRIu32 " %s: jobs wait longer than they run (p90 t_queue %s vs p90 t_exec %s) though it is busy only %.2f%% of its active time: work arrives in bursts",
+		snprintf(buf, len, "ring %" PRIu32 " %s: jobs wait longer than they run (p90 t_queue %s vs p90 t_exec %s) though it is saturated in no %s interval (busy %.2f%% of the window): work arrives in bursts",
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", sq, se,
-			 busy_act);
+			 iv, busy);
 	/* Only a saturated ring is a bottleneck; bursts are worth a note. */
 	return sat ? 1 : 2;
 }

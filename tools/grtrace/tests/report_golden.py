@@ -786,7 +786,20 @@ def burst():
         t.ev(1000 + 500 * ms * k, "start", 600, k + 1, 0, GFX)
         t.ev(1000 + 500 * ms * (k + 1), "end", 600, k + 1, 0, GFX)
         t.ev(1000 + 500 * ms * (k + 1) + 100, "complete", 600, k + 1, 0, GFX)
+    # Ring 1: four queued jobs of 500 ms, then one of 1 ms at 5.9 s.
+    for k in range(4):
+        t.ev(1000 + k, "submit", 601, k + 1, 1, COPY)
+        t.ev(1000 + k, "commit", 601, k + 1, 1, COPY)
+    for k in range(4):
+        t.ev(1000 + 500 * ms * k, "start", 601, k + 1, 1, COPY)
+        t.ev(1000 + 500 * ms * (k + 1), "end", 601, k + 1, 1, COPY)
+        t.ev(1000 + 500 * ms * (k + 1) + 100, "complete", 601, k + 1, 1, COPY)
+    for ts, name in ((5900 * ms, "submit"), (5900 * ms, "commit"),
+                     (5900 * ms + 1000, "start"), (5901 * ms + 1000, "end"),
+                     (5901 * ms + 1100, "complete")):
+        t.ev(ts, name, 601, 5, 1, COPY)
     t.ev(1000 + 6000 * ms, "irq", 0, 0, 1, COPY)
+    t.recs.sort(key=lambda r: r[2])
     return t
 
 
@@ -801,9 +814,30 @@ def check_burst(c):
     expect("ring 0 busy_pct", r["busy_pct"], 500 / 6.0, 1e-3)
     # p90 t_queue: job 9's, 4 s - 8 ns; p90 t_exec 500 ms
     expect("hint", r["bottleneck"],
-           "ring 0 gfx0 is saturated in 0 ns .. 5000.00 ms: busy 90% or "
-           "more of each 100.00 ms interval there, 83.33% of the window, "
-           "and jobs queue for it (p90 t_queue 4000.00 ms vs p90 t_exec "
+           "ring 0 gfx0 is saturated over its active 5000.00 ms (0 ns .. "
+           "5000.00 ms): busy 100.00% of it, 83.33% of the window, and jobs "
+           "queue for it (p90 t_queue 4000.00 ms vs p90 t_exec 500.00 ms)")
+    # Judged by intervals alone (its active window is not one of them):
+    # 0 .. 5 s saturated, then 5 .. 6 s idle.
+    r = c.json("burst", ["--per-ring", "--interval", "6s"])["rings"][0]
+    expect("--interval 6s saturated_ns", r["saturated_ns"], 0)
+    rc, out, err = c.run("burst", ["--per-ring", "--interval", "6s"])
+    expect("--interval 6s hint", [l for l in out.splitlines()
+                                  if l.startswith("  queueing: ring 0")],
+           ["  queueing: ring 0 gfx0: jobs wait longer than they run (p90 "
+            "t_queue 4000.00 ms vs p90 t_exec 500.00 ms) though it is "
+            "saturated in no 6000.00 ms interval (busy 83.33% of the window): "
+            "work arrives in bursts"])
+    # Ring 1: busy 2.001 s of an active 5.901 s, saturated 0 .. 2 s only.
+    r = c.json("burst", ["--per-ring"])["rings"][1]
+    expect_fields("ring 1", r, dict(busy_ns=2001000000,
+                                    active_ns=5901000000,
+                                    saturated_ns=2 * s))
+    # p90 t_queue: 601:4's, 1.5 s - 3 ns; p90 t_exec 500 ms
+    expect("ring 1 hint", r["bottleneck"],
+           "ring 1 sdma0 is saturated in 0 ns .. 2000.00 ms: busy 90% or "
+           "more of each 100.00 ms interval there, 33.35% of the window, "
+           "and jobs queue for it (p90 t_queue 1500.00 ms vs p90 t_exec "
            "500.00 ms)")
     # The same with --until 5s: the window is the 5 s it ran.
     r = c.json("burst", ["--per-ring", "--until", "5s"])["rings"][0]
@@ -812,11 +846,14 @@ def check_burst(c):
     doc = c.json("burst", ["--per-ring", "--interval", "1s"])
     expect("timeline", doc["timeline"], dict(
         interval_ns=s, rings=[
-            dict(ring=0, ring_name="gfx0", busy_ns=[s] * 5 + [0])]))
+            dict(ring=0, ring_name="gfx0", busy_ns=[s] * 5 + [0]),
+            dict(ring=1, ring_name="sdma0",
+                 busy_ns=[s, s, 0, 0, 0, 1000000])]))
     rc, out, err = c.run("burst", ["--per-ring", "--interval", "500ms",
                                    "--limit", "0"])
     tl = [l for l in out.splitlines() if l.startswith("          0 ns")]
-    expect("text timeline", tl, ["  %12s  ##########00" % "0 ns"])
+    expect("text timeline", tl, ["  %12s  ##########00" % "0 ns",
+                                 "  %12s  ####00000000" % "0 ns"])
     rc, out, err = c.run("burst", ["--since", "7s", "--format", "json"])
     expect("--since past the end", (rc, err), (0, "grtrace: report: --since 7000.00 ms is past the end of the trace (its last record is 6000.00 ms after its first): no job selected\n"))
     rc, out, err = c.run("burst", ["--since", "5s", "--limit", "0"])
