@@ -31,6 +31,24 @@ inflight() {
 		      v["submitted"] - v["completed"] }' "$1"
 }
 
+# inflight_poll FILE: inflight's answer in INFLIGHT, without a fork: a
+# debug kernel takes most of a second to start awk, and the poll below
+# must see a state within a fraction of one.
+inflight_poll() {
+	local f kv s c
+	INFLIGHT=
+	while read -r -a f; do
+		s=0 c=0
+		for kv in "${f[@]:1}"; do
+			case $kv in
+			submitted=*) s=${kv#*=} ;;
+			completed=*) c=${kv#*=} ;;
+			esac
+		done
+		INFLIGHT+="${INFLIGHT:+ }${f[0]:11}=$((s - c))"
+	done <"$1"
+}
+
 # vsubmit TEXT: one write(2) of TEXT (with \n escapes) to the submit file.
 vsubmit() {
 	printf '%b' "$1" >"$TMP/submit" &&
@@ -86,9 +104,10 @@ vsubmit "copy 0 3 $((3000000 * S))\ngfx 1 1 $((4000000 * S))\ncopy 2 1 $((100000
 if [ "$SLOW" = 1 ]; then
 	sleep 7.5
 else
-	for _ in $(seq $((150 * S))); do
-		[ "$(inflight "$VD/stats")" = "gfx=0 compute=1 copy=2" ] && break
-		sleep 0.2
+	for _ in $(seq $((300 * S))); do
+		inflight_poll "$VD/stats"
+		[ "$INFLIGHT" = "gfx=0 compute=1 copy=2" ] && break
+		sleep 0.1
 	done
 	sleep 0.5
 fi
