@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * grtrace report: what the engine (report.c), the summaries
- * (report-group.c) and the output (report-out.c) share.
+ * (report-group.c) and the output (report-out.c and the writers) share.
  */
 #ifndef GRTRACE_REPORT_INT_H
 #define GRTRACE_REPORT_INT_H

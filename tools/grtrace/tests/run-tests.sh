@@ -321,7 +321,7 @@ result "the man page covers every subcommand and column" $st "missing:$missing"
 # Every warning report prints is in the man page word for word, with a
 # capital letter for each number, and the man page lists no other.
 if command -v python3 > /dev/null 2>&1; then
-	python3 - report-out.c Documentation/grtrace.rst > "$TMP/out" 2>&1 <<'PY'
+	python3 - report-text.c Documentation/grtrace.rst > "$TMP/out" 2>&1 <<'PY'
 import re, sys
 src = open(sys.argv[1]).read()
 man = re.findall(r"^``(warning:  .*)``$", open(sys.argv[2]).read(), re.M)
@@ -333,7 +333,7 @@ bad = ["not in the man page: " + f for f, p in zip(fmts, pats)
 bad += ["not printed by report: " + m for m in man
         if not any(re.fullmatch(p, m) for p in pats)]
 if len(fmts) < 8:
-    bad.append("only %d warnings found in report-out.c" % len(fmts))
+    bad.append("only %d warnings found in report-text.c" % len(fmts))
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace report: the JSON report: one object, "jobs" first (written as
+ * they finish), then the summary and the tables asked for.
+ */
+#include "report-out.h"
+
+/* A job's JSON object into @l, after the separator it needs. */
+void json_job_line(const struct rp *rp, struct line *l,
+		   const struct row *row, int first)
+{
+	struct fields f = { .l = l, .json = 1, .header = 0 };
+
+	l->n = 0;
+	l_str(l, first ? "\n{" : ",\n{");
+	job_fields(rp, &f, row);
+	l_ch(l, '}');
+}
+
+static void json_hist(struct rp *rp)
+{
+	struct line l = { .n = 0 };
+	struct hist h;
+	unsigned int i;
+
+	hist_fold(rp, &h);
+	l_str(&l, ",\n\"hist\": {\"kind\":");
+	l_json_str(&l, rp->o.hist == RP_HIST_LAT ? "lat" : "size");
+	l_str(&l, ",\"metric\":");
+	l_json_str(&l, hist_metric(rp));
+	l_str(&l, rp->o.hist == RP_HIST_LAT ? ",\"unit\":\"ns\"" : ",\"unit\":\"jobs\"");
+	l_str(&l, ",\"bounds\":[");
+	for (i = 0; i <= HIST_BUCKETS; i++) {
+		if (i)
+			l_ch(&l, ',');
+		hist_bound(&h, i, &l);
+	}
+	l_str(&l, "],\"counts\":[");
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (i)
+			l_ch(&l, ',');
+		l_u64(&l, h.count[i]);
+	}
+	l_str(&l, "]}");
+	fwrite(l.b, 1, l.n, rp->out);
+}
+
+static void json_result(struct rp *rp, const struct rp_input *in)
+{
+	struct line l = { .n = 0 };
+	int i, n = 0;
+
+	l_str(&l, ",\n\"hist\": {\"kind\":\"result\",\"written\":");
+	l_u64(&l, events_written(rp));
+	l_str(&l, ",\"lost\":");
+	l_u64(&l, rp_records_lost(rp));
+	l_str(&l, ",\"dropped\":");
+	if (!in->stats) {
+		l_str(&l, "null,\"note\":");
+		l_json_str(&l, result_note);
+	} else {
+		l_ch(&l, '{');
+		for (i = 0; i < in->stats->n; i++) {
+			if (!is_drop_key(in->stats->ent[i].key))
+				continue;
+			if (n++)
+				l_ch(&l, ',');
+			l_json_str(&l, in->stats->ent[i].key + 8);
+			l_ch(&l, ':');
+			l_u64(&l, in->stats->ent[i].val);
+		}
+		l_ch(&l, '}');
+	}
+	l_ch(&l, '}');
+	fwrite(l.b, 1, l.n, rp->out);
+}
+
+/* ---- the JSON report ----------------------------------------------------------------------- */
+
+static void json_summary(struct rp *rp, const struct rp_input *in)
+{
+	struct line l = { .n = 0 };
+	struct fields f = { .l = &l, .json = 1, .header = 0 };
+	char tbuf[16];
+	int t, k;
+
+	l_str(&l, "\n],\n\"summary\": {");
+	f_str(&f, "input", in->name);
+	f_u64(&f, "records", rp->records);
+	f_opt(&f, "window_start_ns", rp->records, rp->win_start);
+	f_opt(&f, "window_end_ns", rp->records, rp_window_end(rp));
+	f_u64(&f, "window_ns", rp_window(rp));
+	f_key(&f, "events_by_type");
+	l_ch(&l, '{');
+	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_ERROR; t++) {
+		l_json_str(&l, gr_type_name((uint16_t)t, tbuf, sizeof(tbuf)));
+		l_ch(&l, ':');
+		l_u64(&l, rp->by_type[t]);
+		l_ch(&l, ',');
+	}
+	l_str(&l, "\"STREAM_INFO\":");
+	l_u64(&l, rp->stream_infos);
+	l_str(&l, ",\"METADATA\":");
+	l_u64(&l, rp->metadatas);
+	l_str(&l, ",\"RING\":");
+	l_u64(&l, rp->ring_recs);
+	l_ch(&l, '}');
+	f_u64(&f, "unknown_records", rp->unknown);
+	f_opt(&f, "gseq_first", rp->records && !rp->gseq_off, rp_gseq_first(rp));
+	f_opt(&f, "gseq_last", rp->records && !rp->gseq_off, rp_gseq_last(rp));
+	f_u64(&f, "gseq_gaps", rp->gseq_gaps);
+	f_u64(&f, "cseq_gaps", rp->cseq_gaps);
+	f_opt(&f, "lost_records", !rp->gseq_off || rp->cseq_loss,
+	      rp_records_lost(rp));
+	f_u64(&f, "out_of_order_records", rp->gseq_late);
+	f_u64(&f, "seqno_wraps", rp->seqno_wraps);
+	f_u64(&f, "format_version", rp->version_max);
+	f_u64(&f, "jobs", rp->jobs_done);
+	f_u64(&f, "jobs_incomplete", rp->jobs_incomplete);
+	f_u64(&f, "jobs_closed_early", rp->jobs_evicted);
+	f_u64(&f, "open_max", rp->open_max);
+	f_u64(&f, "inconsistent_metrics", rp->inconsistent);
+	f_u64(&f, "late_start", rp->late_start);
+	f_u64(&f, "key_reuse", rp->key_reuse);
+	f_u64(&f, "start_not_derived", rp->no_start);
+	for (k = 0; k < NR_METRICS; k++) {
+		char key[40];
+
+		if (k == M_GPU_WAIT || k == M_TOTAL)
+			continue;
+		snprintf(key, sizeof(key), "derived_%s", rp_metric_names[k]);
+		f_u64(&f, key, rp->derived_na[k]);
+	}
+	f_u64(&f, "rings_hung", rp->rings_hung);
+	f_u64(&f, "complete_before_end", rp->complete_first);
+	f_u64(&f, "busy_folded_early", rp->busy_forced);
+	f_u64(&f, "ctx_table_resets", rp->ctx_forgets);
+	f_u64(&f, "complete_without_end", rp->complete_alone);
+	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
+	f_u64(&f, "self_waits", rp->self_waits);
+	f_u64(&f, "gseq_restarts", rp->restarts);
+	f_u64(&f, "jobs_closed_at_restart", rp->closed_at_restart);
+	f_u64(&f, "ts_backwards", rp->ts_back);
+	f_u64(&f, "ts_backwards_max_ns", rp->ts_back_max);
+	f_str(&f, "error", in->error);
+	l_ch(&l, '}');
+	fwrite(l.b, 1, l.n, rp->out);
+}
+
+static void json_rules(struct rp *rp)
+{
+	const struct rp_rules *ru = &rp->o.rules;
+	struct line l = { .n = 0 };
+	struct fields f = { .l = &l, .json = 1, .header = 0 };
+	int k;
+
+	l_str(&l, ",\n\"rules\": {");
+	f_u64(&f, "long_queue_us", ru->long_queue_us);
+	f_u64(&f, "slow_exec_us", ru->slow_exec_us);
+	f_u64(&f, "dep_wait_us", ru->dep_wait_us);
+	f_u64(&f, "preempt_min", ru->preempt_min);
+	f_dbl(&f, "busy_pct", ru->busy_pct);
+	f_dbl(&f, "queue_ratio", ru->queue_ratio);
+	f_u64(&f, "hang_ms", ru->hang_ms);
+	f_key(&f, "hits");
+	l_ch(&l, '{');
+	for (k = 0; k < NR_LABELS; k++) {
+		if (k)
+			l_ch(&l, ',');
+		l_json_str(&l, rp_label_names[k]);
+		l_ch(&l, ':');
+		l_u64(&l, rp->label_hits[k]);
+	}
+	l_str(&l, "}}");
+	fwrite(l.b, 1, l.n, rp->out);
+}
+
+/*
+ * --interval: "timeline": {"interval_ns": I, "rings": [{"ring": N,
+ * "ring_name": S, "busy_ns": [...]}]}, busy_ns[k] from the window's start
+ * plus k intervals; the last interval may be cut short by its end.
+ */
+static void json_timeline(struct rp *rp)
+{
+	uint64_t iv = rp->o.interval, window = rp_window(rp);
+	uint64_t nb = window ? (window + iv - 1) / iv : 0, k;
+	struct line l = { .n = 0 };
+	uint32_t i, out = 0;
+
+	l_str(&l, ",\n\"timeline\": {\"interval_ns\": ");
+	l_u64(&l, iv);
+	l_str(&l, ", \"rings\": [");
+	for (i = 0; i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!ring_listed(r))
+			continue;
+		l_str(&l, out++ ? ",\n{\"ring\": " : "\n{\"ring\": ");
+		l_u64(&l, r->ring_id);
+		l_str(&l, ", \"ring_name\": ");
+		if (r->described)
+			l_json_str(&l, r->name);
+		else
+			l_str(&l, "null");
+		l_str(&l, ", \"busy_ns\": [");
+		for (k = 0; k < nb; k++) {
+			if (k)
+				l_ch(&l, ',');
+			l_u64(&l, k < r->g.ntl ? r->g.tl[k] : 0);
+			if (l.n > sizeof(l.b) / 2)
+				l_flush_raw(&l, rp->out);
+		}
+		l_str(&l, "]}");
+	}
+	l_str(&l, "\n]}");
+	l_flush_raw(&l, rp->out);
+}
+
+void json_report(struct rp *rp, const struct rp_input *in)
+{
+	unsigned int i;
+
+	json_summary(rp, in);
+	json_rules(rp);
+	if (rp->o.per_ring) {
+		fputs(",\n\"rings\": [", rp->out);
+		table_rows(rp, ring_table, 1, 1);
+		fputs("\n]", rp->out);
+	}
+	if (rp->o.per_ctx) {
+		fputs(",\n\"ctxs\": [", rp->out);
+		table_rows(rp, ctx_table, 1, 0);
+		fputs("\n]", rp->out);
+	}
+	if (rp->o.per_ring && rp->o.has_interval)
+		json_timeline(rp);
+	if (rp->o.topn) {
+		sort_top(rp);
+		fputs(",\n\"topn\": [", rp->out);
+		for (i = 0; i < rp->ntop; i++) {
+			struct line l;
+
+			json_job_line(rp, &l, &rp->top[i], !i);
+			fwrite(l.b, 1, l.n, rp->out);
+		}
+		fputs("\n]", rp->out);
+	}
+	if (rp->o.hist == RP_HIST_LAT || rp->o.hist == RP_HIST_SIZE)
+		json_hist(rp);
+	else if (rp->o.hist == RP_HIST_RESULT)
+		json_result(rp, in);
+	fputs("\n}\n", rp->out);
+}

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace report: the text report: a header that says what the input held
+ * and lost, the rules and their hits, per-ring and per-context blocks, then
+ * the job rows spooled while they finished.
+ */
+#include "report-out.h"
+
+/* Text columns: where each one ends. */
+enum {
+	TC_KEY = 22, TC_RING = 28, TC_NAME = 42, TC_ENGINE = 50,
+	TC_METRIC = 12,
+};
+
+static void text_job_header(FILE *out)
+{
+	struct line l = { .n = 0 };
+	int k;
+
+	l_str(&l, "ctx:seqno");
+	l_pad(&l, TC_KEY);
+	l_str(&l, "ring");
+	l_pad(&l, TC_RING);
+	l_str(&l, "name");
+	l_pad(&l, TC_NAME);
+	l_str(&l, "engine");
+	l_pad(&l, TC_ENGINE);
+	for (k = 0; k < NR_METRICS; k++) {
+		/* "t_submit_host" is too wide: the columns drop the "t_". */
+		l_right(&l, rp_metric_names[k] + 2, TC_METRIC - 1);
+		l_ch(&l, ' ');
+	}
+	l_str(&l, " label");
+	l_flush(&l, out);
+}
+
+/* Is metric @k NA because its second stamp was written with the first? */
+static int metric_derived(const struct row *row, int k)
+{
+	/* The second stamp of each metric between two; the first is before. */
+	static const signed char second[NR_METRICS] = {
+		[M_SUBMIT_HOST] = ST_COMMIT, [M_QUEUE] = ST_START,
+		[M_EXEC] = ST_END, [M_GPU_WAIT] = -1,
+		[M_COMPLETE] = ST_COMPLETE, [M_TOTAL] = -1,
+	};
+	int b = second[k];
+	unsigned int both = b > 0 ? 3u << (b - 1) : 0;
+
+	return b > 0 && (row->have & both) == both &&
+	       (row->derived & (1u << b));
+}
+
+/* A job's text row into @l, without its newline. */
+void text_job_line(const struct rp *rp, struct line *l,
+		   const struct row *row)
+{
+	const struct ring *r = &rp->rings[row->ring];
+	char ebuf[16], lbuf[128], name[4 * sizeof(r->name)];
+	int k;
+
+	l->n = 0;
+	l_u64(l, row->ctx);
+	l_ch(l, ':');
+	l_u64(l, row->seqno);
+	l_pad(l, TC_KEY - 1);
+	l_ch(l, ' ');
+	l_u64(l, r->ring_id);
+	l_pad(l, TC_RING - 1);
+	l_ch(l, ' ');
+	gr_escape(r->name, name, sizeof(name));
+	l_str(l, name[0] ? name : "-");
+	l_pad(l, TC_NAME - 1);
+	l_ch(l, ' ');
+	l_str(l, gr_engine_name(row->engine, ebuf, sizeof(ebuf)));
+	l_pad(l, TC_ENGINE - 1);
+	l_ch(l, ' ');
+	for (k = 0; k < NR_METRICS; k++) {
+		if (row->mhave & (1u << k))
+			l_us(l, row->m[k], TC_METRIC - 1);
+		else if (metric_derived(row, k))
+			l_right(l, "derived", TC_METRIC - 1);
+		else
+			l_right(l, "-", TC_METRIC - 1);
+		/* The start was derived: queue and exec lean on it. */
+		l_ch(l, row->start_derived && (k == M_QUEUE || k == M_EXEC) ?
+		     '*' : ' ');
+	}
+	label_str(row, ',', lbuf, sizeof(lbuf));
+	l_ch(l, ' ');
+	l_str(l, lbuf[0] ? lbuf : "-");
+}
+
+static void text_hist(struct rp *rp)
+{
+	struct line l = { .n = 0 };
+	uint64_t max = 0;
+	struct hist h;
+	unsigned int i;
+
+	hist_fold(rp, &h);
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (h.count[i] > max)
+			max = h.count[i];
+	l_str(&l, rp->o.hist == RP_HIST_LAT ?
+	      "histogram of t_total (ns), 12 log2 buckets, bounds:" :
+	      "histogram of queue_depth at COMMIT (jobs), 12 log2 buckets, bounds:");
+	for (i = 0; i <= HIST_BUCKETS; i++) {
+		l_ch(&l, ' ');
+		hist_bound(&h, i, &l);
+	}
+	l_flush(&l, rp->out);
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t bar = max ? (h.count[i] * BAR_WIDTH + max - 1) / max : 0;
+
+		l_str(&l, "  [");
+		hist_bound(&h, i, &l);
+		l_str(&l, ", ");
+		hist_bound(&h, i + 1, &l);
+		l_ch(&l, ')');
+		l_pad(&l, 26);
+		l_right_u64(&l, h.count[i], 10);
+		l_str(&l, " |");
+		while (bar--)
+			l_ch(&l, '#');
+		l_flush(&l, rp->out);
+	}
+}
+
+static void text_result_row(struct rp *rp, const char *name, uint64_t v,
+			    uint64_t max)
+{
+	struct line l = { .n = 0 };
+	uint64_t bar = max ? (v * BAR_WIDTH + max - 1) / max : 0;
+
+	l_str(&l, "  ");
+	l_str(&l, name);
+	l_pad(&l, 26);
+	l_right_u64(&l, v, 10);
+	l_str(&l, " |");
+	while (bar--)
+		l_ch(&l, '#');
+	l_flush(&l, rp->out);
+}
+
+static void text_result(struct rp *rp, const struct rp_input *in)
+{
+	uint64_t max = result_max(rp, in);
+
+	fprintf(rp->out, "result of the events: written to the trace, lost in gseq gaps%s\n",
+		in->stats ? ", dropped by reason (stats file: since the module was loaded or its counters reset)" : "");
+	result_rows(rp, in, text_result_row, max);
+	if (!in->stats)
+		fprintf(rp->out, "  %s\n", result_note);
+}
+
+/* ---- the text report ---------------------------------------------------------------------- */
+
+static void text_types(struct rp *rp)
+{
+	char tbuf[16];
+	int t;
+
+	fprintf(rp->out, "records:  %" PRIu64 ":", rp->records);
+	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_ERROR; t++)
+		fprintf(rp->out, " %s %" PRIu64 ",",
+			gr_type_name((uint16_t)t, tbuf, sizeof(tbuf)),
+			rp->by_type[t]);
+	fprintf(rp->out, " STREAM_INFO %" PRIu64 ", METADATA %" PRIu64 ", RING %" PRIu64 "; unknown type %" PRIu64 " (skipped)\n",
+		rp->stream_infos, rp->metadatas, rp->ring_recs, rp->unknown);
+}
+
+/*
+ * Metrics between two events an adapter wrote from one tracepoint hit
+ * (flagged DERIVED): NA, as the time between them was never measured.
+ */
+static void text_derived(struct rp *rp)
+{
+	const char *sep = "";
+	int k;
+
+	for (k = 0; k < NR_METRICS; k++) {
+		if (!rp->derived_na[k])
+			continue;
+		fprintf(rp->out, "%s%" PRIu64 " %s", *sep ? sep : "derived:  ",
+			rp->derived_na[k], rp_metric_names[k]);
+		sep = ", ";
+	}
+	if (*sep)
+		fprintf(rp->out, " NA: both events written from one tracepoint hit (flagged DERIVED), the time between them not measured\n");
+}
+
+static void text_warnings(struct rp *rp, const struct rp_input *in)
+{
+	FILE *o = rp->out;
+	char since[32];
+	uint32_t i;
+
+	if (rp->version_max > GRTRACE_FORMAT_VERSION)
+		fprintf(o, "warning:  stream format version %u is newer than this tool's (%u): fields it does not know were ignored\n",
+			(unsigned int)rp->version_max, GRTRACE_FORMAT_VERSION);
+	/* One line each, worded as in the man page (REPORT, Warnings). */
+	if (rp->restarts)
+		fprintf(o, "warning:  gseq restarted %" PRIu64 " times (files of two module loads joined, or a reload): each part merged and its losses counted on its own; %" PRIu64 " jobs open at a restart were closed there\n",
+			rp->restarts, rp->closed_at_restart);
+	/*
+	 * A record is stamped before it takes its gseq, so an interrupt
+	 * between the two puts records of two CPUs out of order by up to its
+	 * length: routine, and no warning below a millisecond.
+	 */
+	if (rp->ts_back_max >= RP_TS_BACK_WARN_NS)
+		fprintf(o, "warning:  %" PRIu64 " records have a timestamp below one before them in gseq order, by up to %" PRIu64 " ns: CPU clocks apart, or stamped just before another CPU's record\n",
+			rp->ts_back, rp->ts_back_max);
+	if (rp->inconsistent)
+		fprintf(o, "warning:  %" PRIu64 " metrics left NA: an event came before the one it follows\n",
+			rp->inconsistent);
+	if (rp->no_start)
+		fprintf(o, "warning:  %" PRIu64 " jobs ended before their COMMIT or before an earlier END on their ring: no start derived, t_queue and t_exec NA\n",
+			rp->no_start);
+	for (i = 0; i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!r->rq_closed)
+			continue;
+		if (r->ended)
+			fprintf(o, "warning:  ring %" PRIu32 " %s: %" PRIu64 " jobs closed early: more than 16384 committed and not ended\n",
+				r->ring_id, r->name[0] ? r->name : "(unnamed)",
+				r->rq_closed);
+		else
+			fprintf(o, "warning:  ring %" PRIu32 " %s: %" PRIu64 " jobs closed early: more than 16384 committed and none ever ended (its adapter writes no END?)\n",
+				r->ring_id, r->name[0] ? r->name : "(unnamed)",
+				r->rq_closed);
+	}
+	if (rp->complete_first)
+		fprintf(o, "warning:  %" PRIu64 " COMPLETE events were read before their job's END: each END joined its job (one row)\n",
+			rp->complete_first);
+	if (rp->late_start)
+		fprintf(o, "warning:  %" PRIu64 " START events after their job's END were ignored: the job keeps the start derived at END, or none\n",
+			rp->late_start);
+	if (rp->key_reuse)
+		fprintf(o, "warning:  %" PRIu64 " events repeated one their open job already had: each closed that job and began a new one with its ctx:seqno\n",
+			rp->key_reuse);
+	if (rp->key_reuse_done)
+		fprintf(o, "warning:  %" PRIu64 " jobs were submitted with a seqno not above their context's highest: a ctx:seqno reused after its job, each job its own row\n",
+			rp->key_reuse_done);
+	for (i = 0; rp->rings_hung && i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!r->hung)
+			continue;
+		fmt_ns(since, sizeof(since), r->hung_since - rp->t0);
+		fprintf(o, "warning:  ring %" PRIu32 " %s hung: %" PRIu64 ":%" PRIu64 " running since %s into the trace and never ended, %" PRIu32 " jobs queued behind it\n",
+			r->ring_id, r->name[0] ? r->name : "(unnamed)",
+			r->hung_ctx, r->hung_seqno, since, r->hung_behind);
+	}
+	if (in->error)
+		fprintf(o, "error:    %s: the report covers the records before it\n",
+			in->error);
+}
+
+static void text_header(struct rp *rp, const struct rp_input *in)
+{
+	FILE *o = rp->out;
+
+	fprintf(o, "grtrace report of %s\n", in->name);
+	if (!rp->records) {
+		fprintf(o, "records:  0\n");
+		text_warnings(rp, in);
+		return;
+	}
+	fprintf(o, "window:   %" PRIu64 " .. %" PRIu64 " ns (%" PRIu64 " ns)\n",
+		rp->win_start, rp_window_end(rp), rp_window(rp));
+	text_types(rp);
+	if (rp->cseq_loss && rp->cseq_lost)
+		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gaps of the CPUs' cseq\n",
+			rp->cseq_lost, rp->cseq_gaps);
+	else if (rp->cseq_loss)
+		fprintf(o, "lost:     none (no CPU's cseq has a gap)\n");
+	else if (rp->gseq_off)
+		fprintf(o, "lost:     unknown: recorded with gseq=0 (no global sequence), merged by ts\n");
+	else if (rp_records_lost(rp))
+		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gseq gaps (gseq %" PRIu64 " .. %" PRIu64 ")\n",
+			rp_records_lost(rp), rp->gseq_gaps, rp_gseq_first(rp),
+			rp_gseq_last(rp));
+	else
+		fprintf(o, "lost:     none (gseq %" PRIu64 " .. %" PRIu64 " has no gap)\n",
+			rp_gseq_first(rp), rp_gseq_last(rp));
+	if (rp->gseq_late)
+		fprintf(o, "order:    %" PRIu64 " records arrived after a higher gseq\n",
+			rp->gseq_late);
+	if (rp->seqno_wraps)
+		fprintf(o, "seqno:    %" PRIu64 " wraps detected\n", rp->seqno_wraps);
+	else
+		fprintf(o, "seqno:    no wrap detected\n");
+	fprintf(o, "jobs:     %" PRIu64 " (%" PRIu64 " incomplete, %" PRIu64 " closed early by --max-open or a ring's queue limit; at most %" PRIu64 " open at once)\n",
+		rp->jobs_done, rp->jobs_incomplete, rp->jobs_evicted,
+		rp->open_max);
+	text_derived(rp);
+	if (rp->self_waits)
+		fprintf(o, "waits:    %" PRIu64 " waits on a job's own fence (a CPU thread waiting for it, as i915 reports them): not dependency waits, not in t_gpu_wait\n",
+			rp->self_waits);
+	text_warnings(rp, in);
+}
+
+static void text_rules(struct rp *rp)
+{
+	const struct rp_rules *ru = &rp->o.rules;
+	char cond[NR_LABELS][64];
+	int k;
+
+	snprintf(cond[L_LONG_QUEUE], sizeof(cond[0]), "t_queue > %" PRIu64 " us",
+		 ru->long_queue_us);
+	snprintf(cond[L_SLOW_EXEC], sizeof(cond[0]), "t_exec > %" PRIu64 " us",
+		 ru->slow_exec_us);
+	snprintf(cond[L_DEP_WAIT], sizeof(cond[0]), "t_gpu_wait > %" PRIu64 " us",
+		 ru->dep_wait_us);
+	if (ru->preempt_min)
+		snprintf(cond[L_PREEMPTED], sizeof(cond[0]),
+			 "preempted >= %" PRIu64 " times", ru->preempt_min);
+	else
+		snprintf(cond[L_PREEMPTED], sizeof(cond[0]), "(off)");
+	snprintf(cond[L_ERROR], sizeof(cond[0]), "an ERROR event");
+	fprintf(rp->out, "\nrules:\n");
+	for (k = 0; k < NR_LABELS; k++)
+		fprintf(rp->out, "  %-16s %-28s %10" PRIu64 " jobs (%.2f%%)\n",
+			rp_label_names[k], cond[k], rp->label_hits[k],
+			pct_of(rp->label_hits[k], rp->jobs_done));
+}
+
+static void text_group(struct rp *rp, struct group *g)
+{
+	static const unsigned int pcts[] = { 50, 90, 99 };
+	struct line l = { .n = 0 };
+	size_t i;
+	int k;
+
+	fprintf(rp->out, "  %-16s %10s %12s %12s %12s %12s\n", "metric (us)",
+		"count", "p50", "p90", "p99", "max");
+	for (k = 0; k < NR_METRICS; k++) {
+		struct pctl *p = &g->metric[k];
+
+		l_str(&l, "  ");
+		l_str(&l, rp_metric_names[k]);
+		l_pad(&l, 19);
+		l_right_u64(&l, p->n, 10);
+		for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+			l_ch(&l, ' ');
+			if (p->n)
+				l_us(&l, pctl_get(p, pcts[i]), 12);
+			else
+				l_right(&l, "-", 12);
+		}
+		l_ch(&l, ' ');
+		if (p->n)
+			l_us(&l, p->max, 12);
+		else
+			l_right(&l, "-", 12);
+		l_flush(&l, rp->out);
+	}
+	if (!group_exact(g))
+		fprintf(rp->out, "  (over %u values: percentiles within 0.8%%)\n",
+			PCTL_EXACT_MAX);
+	fprintf(rp->out, "  labels:");
+	for (k = 0; k < NR_LABELS; k++)
+		fprintf(rp->out, "%s %s %.1f%%", k ? "," : "", rp_label_names[k],
+			pct_of(g->labels[k], g->jobs));
+	fputc('\n', rp->out);
+}
+
+static void text_group_line(struct rp *rp, struct group *g)
+{
+	uint64_t window = rp_window(rp);
+	char act[32];
+
+	fmt_ns(act, sizeof(act), group_active(g));
+	fprintf(rp->out, ": %" PRIu64 " jobs, busy %.2f%% (%" PRIu64 " ns; %.2f%% of its active %s), queue depth avg %.3f max %" PRIu64 "\n",
+		g->jobs, pct_of(group_busy(g), window), group_busy(g),
+		pct_of(group_busy(g), group_active(g)), act,
+		window ? g->depth_area / (double)window : 0, g->depth_max);
+}
+
+/* Intervals a text timeline line holds. */
+#define TL_LINE	50
+
+/*
+ * --interval: the ring's busy % per interval, one character each: a digit
+ * for tens of percent, '#' for 100 %.
+ */
+static void text_timeline(struct rp *rp, const struct ring *r)
+{
+	uint64_t iv = rp->o.interval, window = rp_window(rp);
+	uint64_t nb = window ? (window + iv - 1) / iv : 0, k;
+	char ivs[32], at[32];
+
+	fmt_ns(ivs, sizeof(ivs), iv);
+	fprintf(rp->out, "  busy per %s interval (0-9: tens of %%, #: 100%%):", ivs);
+	if (nb > 4000) {
+		fprintf(rp->out, " %" PRIu64 " intervals, too many for text: see JSON \"timeline\"\n",
+			nb);
+		return;
+	}
+	for (k = 0; k < nb; k++) {
+		uint64_t from = k * iv, len = window - from < iv ? window - from : iv;
+		uint64_t busy = k < r->g.ntl ? r->g.tl[k] : 0;
+		unsigned int tens = len ? (unsigned int)(busy * 10 / len) : 0;
+
+		if (k % TL_LINE == 0) {
+			fmt_ns(at, sizeof(at), rp->win_start - rp->t0 + from);
+			fprintf(rp->out, "\n  %12s  ", at);
+		}
+		fputc(busy >= len ? '#' : '0' + (tens > 9 ? 9 : tens), rp->out);
+	}
+	fputc('\n', rp->out);
+}
+
+static void text_rings(struct rp *rp)
+{
+	char name[4 * sizeof(rp->rings[0].name)], drv[128], dev[160], ebuf[16];
+	char hint[512];
+	uint32_t i;
+
+	for (i = 0; i < rp->nrings; i++) {
+		struct ring *r = &rp->rings[i];
+
+		if (!ring_listed(r))
+			continue;
+		gr_escape(r->name, name, sizeof(name));
+		gr_escape(r->driver, drv, sizeof(drv));
+		gr_escape(r->device, dev, sizeof(dev));
+		fprintf(rp->out, "\nring %" PRIu32 " %s (%s", r->ring_id,
+			name[0] ? name : "-",
+			gr_engine_name(r->engine, ebuf, sizeof(ebuf)));
+		if (r->described)
+			fprintf(rp->out, "; %s %s", drv, dev);
+		fputc(')', rp->out);
+		text_group_line(rp, &r->g);
+		text_group(rp, &r->g);
+		if (rp->o.has_interval)
+			text_timeline(rp, r);
+		switch (ring_hint(rp, r, hint, sizeof(hint))) {
+		case 1:
+			fprintf(rp->out, "  bottleneck: %s\n", hint);
+			break;
+		case 2:
+			fprintf(rp->out, "  queueing: %s\n", hint);
+			break;
+		}
+	}
+}
+
+static void text_ctxs(struct rp *rp)
+{
+	uint32_t i;
+
+	for (i = 0; i < rp->nctxs; i++) {
+		struct ctx *c = &rp->ctxs[i];
+
+		if (!ctx_listed(c))
+			continue;
+		fprintf(rp->out, "\nctx %" PRIu64, c->ctx);
+		text_group_line(rp, c->g);
+		text_group(rp, c->g);
+	}
+}
+
+static void text_jobs(struct rp *rp)
+{
+	char buf[65536];
+	size_t n;
+
+	if (!rp->spool)
+		return;
+	fprintf(rp->out, "\njobs (times in us; * = start derived as max(COMMIT, previous END on the ring)):\n");
+	text_job_header(rp->out);
+	rewind(rp->spool);
+	while ((n = fread(buf, 1, sizeof(buf), rp->spool)) > 0)
+		fwrite(buf, 1, n, rp->out);
+	if (rp->rows_out < rp->jobs_done)
+		fprintf(rp->out, "(%" PRIu64 " of %" PRIu64 " jobs shown: --limit)\n",
+			rp->rows_out, rp->jobs_done);
+}
+
+void text_report(struct rp *rp, const struct rp_input *in)
+{
+	unsigned int i;
+
+	text_header(rp, in);
+	text_rules(rp);
+	if (rp->o.per_ring)
+		text_rings(rp);
+	if (rp->o.per_ctx)
+		text_ctxs(rp);
+	if (rp->o.topn) {
+		sort_top(rp);
+		fprintf(rp->out, "\ntop %u jobs by t_total (times in us):\n",
+			rp->o.topn);
+		text_job_header(rp->out);
+		for (i = 0; i < rp->ntop; i++) {
+			struct line l;
+
+			text_job_line(rp, &l, &rp->top[i]);
+			l_flush(&l, rp->out);
+		}
+	}
+	if (rp->o.hist == RP_HIST_LAT || rp->o.hist == RP_HIST_SIZE) {
+		fputc('\n', rp->out);
+		text_hist(rp);
+	} else if (rp->o.hist == RP_HIST_RESULT) {
+		fputc('\n', rp->out);
+		text_result(rp, in);
+	}
+	text_jobs(rp);
+}
