@@ -779,21 +779,20 @@ def burst():
     t.stream_info(1000)
     t.metadata(1000, RINGS)
     ms = 1000000
-    for k in range(10):
-        t.ev(1000 + k, "submit", 600, k + 1, 0, GFX)
-        t.ev(1000 + k, "commit", 600, k + 1, 0, GFX)
-    for k in range(10):
-        t.ev(1000 + 500 * ms * k, "start", 600, k + 1, 0, GFX)
-        t.ev(1000 + 500 * ms * (k + 1), "end", 600, k + 1, 0, GFX)
-        t.ev(1000 + 500 * ms * (k + 1) + 100, "complete", 600, k + 1, 0, GFX)
+
+    def queued(ctx, ring, engine, n):
+        """@n jobs committed at once, then run back to back, 500 ms each."""
+        for k in range(n):
+            t.ev(1000 + k, "submit", ctx, k + 1, ring, engine)
+            t.ev(1000 + k, "commit", ctx, k + 1, ring, engine)
+        for k in range(n):
+            at = 1000 + 500 * ms * k
+            t.ev(at, "start", ctx, k + 1, ring, engine)
+            t.ev(at + 500 * ms, "end", ctx, k + 1, ring, engine)
+            t.ev(at + 500 * ms + 100, "complete", ctx, k + 1, ring, engine)
+    queued(600, 0, GFX, 10)
     # Ring 1: four queued jobs of 500 ms, then one of 1 ms at 5.9 s.
-    for k in range(4):
-        t.ev(1000 + k, "submit", 601, k + 1, 1, COPY)
-        t.ev(1000 + k, "commit", 601, k + 1, 1, COPY)
-    for k in range(4):
-        t.ev(1000 + 500 * ms * k, "start", 601, k + 1, 1, COPY)
-        t.ev(1000 + 500 * ms * (k + 1), "end", 601, k + 1, 1, COPY)
-        t.ev(1000 + 500 * ms * (k + 1) + 100, "complete", 601, k + 1, 1, COPY)
+    queued(601, 1, COPY, 4)
     for ts, name in ((5900 * ms, "submit"), (5900 * ms, "commit"),
                      (5900 * ms + 1000, "start"), (5901 * ms + 1000, "end"),
                      (5901 * ms + 1100, "complete")):
