@@ -752,28 +752,26 @@ static void end_command(const char *name, pid_t pid, int status)
 		err_msg("%s was killed by signal %d", name, WTERMSIG(status));
 }
 
-int cmd_record(int argc, char **argv)
-{
-	struct cpu_reader *rd;
-	struct gr_stats before, after;
-	const char *output = NULL;
-	char **command = NULL;
-	pid_t child = 0;
-	int cstatus = -1;
-	double duration = 0;
-	uint64_t bufsize = 0;
-	char old_bufsize[64] = "";
-	struct progress prog = { .on = isatty(STDERR_FILENO) };
-	int have_stats = 1, started = 0, state, n, i, c, ret = 0, nthreads;
-	sigset_t sigs, oldsigs;
+struct record_args {
+	const char *output;
+	char **command;		/* after "--", or NULL */
+	double duration;	/* s; 0: until stopped */
+	uint64_t bufsize;	/* -b, or 0 */
+};
 
+/* Returns 1 when --help was printed; exits on a usage error. */
+static int parse_record_args(int argc, char **argv, struct record_args *a)
+{
+	int c;
+
+	memset(a, 0, sizeof(*a));
 	optind = 0;
 	opterr = 0;
 	rec.compress = 1;
 	while ((c = getopt_long(argc, argv, "+:o:d:b:h", record_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case 'd': {
 			uint64_t ns;
@@ -782,18 +780,18 @@ int cmd_record(int argc, char **argv)
 			    ns > 1000000000ull * 1000000000ull)
 				usage_error("record", "record: invalid duration '%s' (seconds, or a number with ns, us, ms, s or m)",
 					    optarg);
-			duration = ns / 1e9;
+			a->duration = ns / 1e9;
 			break;
 		}
 		case 'b':
-			bufsize = parse_buffer_size(optarg);
+			a->bufsize = parse_buffer_size(optarg);
 			break;
 		case 'Z':
 			rec.compress = 0;
 			break;
 		case 'h':
 			fputs(record_help, stdout);
-			return 0;
+			return 1;
 		case ':':
 			usage_error("record", "record: option '%s' needs an argument",
 				    argv[optind - 1]);
@@ -807,63 +805,16 @@ int cmd_record(int argc, char **argv)
 		usage_error("record", "record: unexpected argument '%s' (a command goes after --)",
 			    argv[optind]);
 	if (optind < argc)
-		command = argv + optind;
-	if (!output)
-		output = GRTRACE_DEFAULT_FILE;
+		a->command = argv + optind;
+	if (!a->output)
+		a->output = GRTRACE_DEFAULT_FILE;
+	return 0;
+}
 
-	state = control_state();
-	if (state < 0)
-		return 1;
-	open_output(output);
-	/* Before opening the events files: a resize replaces them. */
-	if (bufsize && set_buffer_size(bufsize, state, old_bufsize,
-				       sizeof(old_bufsize)) < 0)
-		return 1;
-
-	if (pipe(rec.stop_pipe) < 0)
-		fatal_errno("pipe");
-
-	/* Readers inherit the mask; the main thread takes the signals. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	if (command)
-		sigaddset(&sigs, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &sigs, &oldsigs);
-
-	if (!state) {
-		if (control_write("start") < 0) {
-			if (old_bufsize[0])
-				restore_buffer_size(old_bufsize);
-			return 1;
-		}
-		started = 1;
-	}
-	n = open_readers(&rd);
-	if (n < 0) {
-		if (started)
-			control_write("stop");
-		if (old_bufsize[0])
-			restore_buffer_size(old_bufsize);
-		return 1;
-	}
-	if (stats_read(&before) < 0)
-		have_stats = 0;
-	prog.last = now_sec();
-	prog.drops0 = stats_get(&before, "dropped_total", NULL);
-	/*
-	 * Joining a started session, the file gets what the buffers held
-	 * before we came: count its drops from the counters' reset, not now.
-	 */
-	rec.started_here = started;
-	if (!started)
-		forget_drops(&before);
-	/* The session runs: its format is fixed until it stops. */
-	rec.format = kernel_stream_format();
-	/* A header that cannot be written: the readers never start. */
-	if (write_header(n, have_stats ? &before : NULL) < 0)
-		atomic_store(&rec.abort, 1);
+/* A thread per reader, until one fails; returns how many run. */
+static int start_readers(struct cpu_reader *rd, int n)
+{
+	int i;
 
 	for (i = 0; i < n && !atomic_load(&rec.abort); i++) {
 		int err = pthread_create(&rd[i].thread, NULL, reader_main, &rd[i]);
@@ -875,23 +826,17 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 	}
-	nthreads = i;
-	if (duration > 0)
-		err_msg("recording %d CPU%s to %s for %g s (Ctrl-C to stop early)",
-			n, n == 1 ? "" : "s", rec.out_name, duration);
-	else
-		err_msg("recording %d CPU%s to %s (Ctrl-C to stop)",
-			n, n == 1 ? "" : "s", rec.out_name);
+	return i;
+}
 
-	if (command && !atomic_load(&rec.abort))
-		child = run_command(command, &oldsigs);
-	if (!atomic_load(&rec.abort) && child >= 0)
-		wait_for_stop(&sigs, duration, &prog, rd, n, child, &cstatus);
-	if (child > 0)
-		end_command(command[0], child, cstatus);
+/*
+ * Stop the session if we started it (the readers then read until the
+ * buffers are empty), wake the readers and wait for them.
+ */
+static int stop_readers(struct cpu_reader *rd, int nthreads, int started)
+{
+	int i, ret = 0;
 
-	if (have_stats && stats_read(&after) < 0)
-		have_stats = 0;
 	if (started) {
 		if (control_write("stop") < 0)
 			ret = 1;
@@ -903,7 +848,13 @@ int cmd_record(int argc, char **argv)
 		err_errno("cannot wake the readers");
 	for (i = 0; i < nthreads; i++)
 		pthread_join(rd[i].thread, NULL);
-	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
+	return ret;
+}
+
+/* What the readers left: 1 if one failed or cut a record short. */
+static int check_readers(const struct cpu_reader *rd, int n)
+{
+	int i, ret = 0;
 
 	for (i = 0; i < n; i++) {
 		if (rd[i].failed)
@@ -914,6 +865,129 @@ int cmd_record(int argc, char **argv)
 			ret = 1;
 		}
 	}
+	return ret;
+}
+
+static void free_readers(struct cpu_reader *rd, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		close(rd[i].fd);
+		free(rd[i].carry);
+		free(rd[i].stage);
+	}
+	free(rd);
+	close(rec.stop_pipe[0]);
+	close(rec.stop_pipe[1]);
+}
+
+/* The signals the main thread takes; the readers inherit the mask. */
+static void block_signals(int command, sigset_t *sigs, sigset_t *oldsigs)
+{
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGTERM);
+	if (command)
+		sigaddset(sigs, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, sigs, oldsigs);
+}
+
+/*
+ * Start the session unless one runs (@state), open the readers of its
+ * events files; undone on failure.  Returns how many, or -1.
+ */
+static int begin_session(int state, int *started, const char *old_bufsize,
+			 struct cpu_reader **rdp)
+{
+	int n;
+
+	*started = 0;
+	if (!state) {
+		if (control_write("start") < 0)
+			goto err;
+		*started = 1;
+	}
+	n = open_readers(rdp);
+	if (n < 0) {
+		if (*started)
+			control_write("stop");
+		goto err;
+	}
+	rec.started_here = *started;
+	/* The session runs: its format is fixed until it stops. */
+	rec.format = kernel_stream_format();
+	return n;
+
+err:
+	if (old_bufsize[0])
+		restore_buffer_size(old_bufsize);
+	return -1;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a;
+	struct cpu_reader *rd;
+	struct gr_stats before, after;
+	pid_t child = 0;
+	int cstatus = -1;
+	char old_bufsize[64] = "";
+	struct progress prog = { .on = isatty(STDERR_FILENO) };
+	int have_stats = 1, started = 0, state, n, ret = 0, nthreads;
+	sigset_t sigs, oldsigs;
+
+	if (parse_record_args(argc, argv, &a))
+		return 0;
+	state = control_state();
+	if (state < 0)
+		return 1;
+	open_output(a.output);
+	/* Before opening the events files: a resize replaces them. */
+	if (a.bufsize && set_buffer_size(a.bufsize, state, old_bufsize,
+					 sizeof(old_bufsize)) < 0)
+		return 1;
+	if (pipe(rec.stop_pipe) < 0)
+		fatal_errno("pipe");
+	block_signals(!!a.command, &sigs, &oldsigs);
+
+	n = begin_session(state, &started, old_bufsize, &rd);
+	if (n < 0)
+		return 1;
+	if (stats_read(&before) < 0)
+		have_stats = 0;
+	prog.last = now_sec();
+	prog.drops0 = stats_get(&before, "dropped_total", NULL);
+	/*
+	 * Joining a started session, the file gets what the buffers held
+	 * before we came: count its drops from the counters' reset, not now.
+	 */
+	if (!started)
+		forget_drops(&before);
+	/* A header that cannot be written: the readers never start. */
+	if (write_header(n, have_stats ? &before : NULL) < 0)
+		atomic_store(&rec.abort, 1);
+	nthreads = start_readers(rd, n);
+	if (a.duration > 0)
+		err_msg("recording %d CPU%s to %s for %g s (Ctrl-C to stop early)",
+			n, n == 1 ? "" : "s", rec.out_name, a.duration);
+	else
+		err_msg("recording %d CPU%s to %s (Ctrl-C to stop)",
+			n, n == 1 ? "" : "s", rec.out_name);
+
+	if (a.command && !atomic_load(&rec.abort))
+		child = run_command(a.command, &oldsigs);
+	if (!atomic_load(&rec.abort) && child >= 0)
+		wait_for_stop(&sigs, a.duration, &prog, rd, n, child, &cstatus);
+	if (child > 0)
+		end_command(a.command[0], child, cstatus);
+
+	if (have_stats && stats_read(&after) < 0)
+		have_stats = 0;
+	ret |= stop_readers(rd, nthreads, started);
+	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
+	ret |= check_readers(rd, n);
 	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)
 		ret = 1;
 	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
@@ -925,14 +999,6 @@ int cmd_record(int argc, char **argv)
 		err_msg("recording FAILED: %s is incomplete", rec.out_name);
 		ret = 1;
 	}
-
-	for (i = 0; i < n; i++) {
-		close(rd[i].fd);
-		free(rd[i].carry);
-		free(rd[i].stage);
-	}
-	free(rd);
-	close(rec.stop_pipe[0]);
-	close(rec.stop_pipe[1]);
+	free_readers(rd, n);
 	return ret;
 }
