@@ -430,7 +430,7 @@ int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 	uint64_t p90q = 0, p90e = 0, sat;
 	double busy = window ? 100.0 * (double)group_busy(&r->g) / (double)window : 0;
 	double busy_act = active ? 100.0 * (double)group_busy(&r->g) / (double)active : 0;
-	int queued = 0, act_sat;
+	int queued = 0, act_sat, brief;
 	char sq[32], se[32], ranges[256], iv[32], why[384];
 
 	sat = ring_saturated(rp, r, ranges, sizeof(ranges));
@@ -461,8 +461,22 @@ int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 		snprintf(why, sizeof(why), " in %s: busy %g%% or more of each %s interval there, %.2f%% of the window",
 			 ranges, ru->busy_pct, iv, busy);
 	}
+	/*
+	 * A bottleneck is saturated for a tenth of the window or more; a
+	 * shorter saturation is a burst, worth a note.
+	 */
+	brief = (act_sat ? active : sat) * 10 < window;
 	sat = sat || act_sat;
-	if (sat && queued)
+	if (sat && brief) {
+		char qs[128] = "";
+
+		if (queued)
+			snprintf(qs, sizeof(qs), ", and jobs queued for it (p90 t_queue %s vs p90 t_exec %s)",
+				 sq, se);
+		snprintf(buf, len, "ring %" PRIu32 " %s was saturated only briefly%s%s: a burst",
+			 r->ring_id, r->name[0] ? r->name : "(unnamed)", why, qs);
+	}
+	else if (sat && queued)
 		snprintf(buf, len, "ring %" PRIu32 " %s is saturated%s, and jobs queue for it (p90 t_queue %s vs p90 t_exec %s)",
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", why,
 			 sq, se);
@@ -474,5 +488,5 @@ int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len)
 			 r->ring_id, r->name[0] ? r->name : "(unnamed)", sq, se,
 			 iv, busy);
 	/* Only a saturated ring is a bottleneck; bursts are worth a note. */
-	return sat ? 1 : 2;
+	return sat && !brief ? 1 : 2;
 }

@@ -862,6 +862,45 @@ def check_burst(c):
         2, "grtrace: report: --interval must be 1us or more, not '100ns'"))
 
 
+def blip():
+    """Ring 0 works 200 ms of a 10 s trace, saturated then; ring 1 runs a
+    job of 10 ms every 100 ms throughout."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    ms = 1000000
+    for k, (s, e) in enumerate(((5000, 5100), (5100, 5200))):
+        t.ev(5000 * ms, "submit", 700, k + 1, 0, GFX)
+        t.ev(5000 * ms, "commit", 700, k + 1, 0, GFX)
+        t.ev(s * ms, "start", 700, k + 1, 0, GFX)
+        t.ev(e * ms, "end", 700, k + 1, 0, GFX)
+        t.ev(e * ms + 100, "complete", 700, k + 1, 0, GFX)
+    for k in range(100):
+        for ts, name in ((0, "submit"), (0, "commit"), (0, "start"),
+                         (10 * ms, "end"), (10 * ms + 100, "complete")):
+            t.ev(1000 + 100 * ms * k + ts, name, 701, k + 1, 1, COPY)
+    t.ev(1000 + 10000 * ms, "irq", 0, 0, 1, COPY)
+    t.recs.sort(key=lambda r: r[2])
+    return t
+
+
+def check_blip(c):
+    rings = {r["ring"]: r for r in c.json("blip", ["--per-ring"])["rings"]}
+    # 200 ms of 10 s saturated: 2 % of the window, a burst, no bottleneck
+    expect("ring 0", (rings[0]["busy_ns"], rings[0]["active_ns"],
+                      rings[0]["saturated_ns"]),
+           (200000000, 200000000, 200000000))
+    expect("ring 0 hint", rings[0]["bottleneck"],
+           "ring 0 gfx0 was saturated only briefly over its active 200.00 ms "
+           "(5000.00 ms .. 5200.00 ms): busy 100.00% of it, 2.00% of the "
+           "window: a burst")
+    expect("ring 1", (rings[1]["busy_pct"], rings[1]["saturated_ns"],
+                      rings[1]["bottleneck"]), (10.0, 0, None))
+    rc, out, err = c.run("blip", ["--per-ring", "--limit", "0"])
+    expect("no bottleneck line", [l for l in out.splitlines()
+                                  if l.startswith("  bottleneck:")], [])
+
+
 def check_hung(c):
     doc = c.json("hung", ["--per-ring"])
     rings = {r["ring"]: r for r in doc["rings"]}
@@ -890,7 +929,7 @@ SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  future=future, newring=newring, endfirst=endfirst,
                  selfwait=selfwait, derived=derived,
                  completefirst=completefirst, fold=fold, cursor=cursor,
-                 burst=burst,
+                 burst=burst, blip=blip,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
                  clockapart=clockapart)
@@ -1316,6 +1355,8 @@ CHECKS = [
      check_cursor),
     ("report: saturation per interval, not over the whole recording",
      check_burst),
+    ("report: a short saturation is a burst, not a bottleneck",
+     check_blip),
     ("report: a job that never ended: busy until the end, its ring hung",
      check_hung),
     ("report: a ctx:seqno reused after its job and while it is open",
