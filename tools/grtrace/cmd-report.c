@@ -334,6 +334,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	if (a->o.format == RP_CSV &&
 	    a->o.per_ring + a->o.per_ctx + !!a->o.topn + (a->o.hist != RP_HIST_NONE) > 1)
 		usage_error("report", "report: CSV holds one table: give one of --per-ring, --per-ctx, --topn, --hist");
+	if (a->o.has_interval && !a->o.per_ring)
+		usage_error("report", "report: --interval is per ring: it needs --per-ring");
 	if (a->o.has_since && a->o.has_until && a->o.until <= a->o.since)
 		usage_error("report", "report: --until must be after --since");
 	if (a->live && a->input)

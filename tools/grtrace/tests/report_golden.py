@@ -857,6 +857,9 @@ def check_burst(c):
     expect("--since past the end", (rc, err), (0, "grtrace: report: --since 7000.00 ms is past the end of the trace (its last record is 6000.00 ms after its first): no job selected\n"))
     rc, out, err = c.run("burst", ["--since", "5s", "--limit", "0"])
     expect("--since within", (rc, err), (0, ""))
+    rc, out, err = c.run("burst", ["--interval", "1s"])
+    expect("--interval without --per-ring refused", (rc, err.splitlines()[0]),
+           (2, "grtrace: report: --interval is per ring: it needs --per-ring"))
     rc, out, err = c.run("burst", ["--per-ring", "--interval", "100ns"])
     expect("--interval 100ns refused", (rc, err.splitlines()[0]), (
         2, "grtrace: report: --interval must be 1us or more, not '100ns'"))
