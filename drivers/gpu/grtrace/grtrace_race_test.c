@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace_race_test: widens the window of an adapter unload race, for the
+ * selftests.
+ *
+ * The drm_sched bridge ends a dependency wait from the fence's callback:
+ * the callback takes its wait off the bridge's list, then writes the
+ * SYNC_WAIT_EXIT event and frees the wait.  Its unload detaches the probes
+ * (grtrace_adapter_unregister(), which waits for a grace period), then
+ * takes every wait still listed off its fence.  A callback that begins
+ * between the two is not listed any more when the unload looks, and the
+ * unload must still wait for it before it frees the bridge's memory and
+ * text.  Both parts of that window last as long as asked here, through
+ * kprobes:
+ *
+ *   gap_us    when grtrace_adapter_unregister() returns, spin until a
+ *             callback begins or this long has passed, so that a callback
+ *             begins between it and the bridge's cancel
+ *   delay_us  spin this long in each grtrace_sync_wait_exit() called with
+ *             interrupts off (from a fence callback, under its lock)
+ *
+ * debugfs grtrace_race_test/: gap_us and delay_us (rw), and stats (r):
+ * "delayed=N in_gap=N going_during=N gaps=N": the calls delayed, those of
+ * them that began within a gap, how many times the bridge's module was
+ * going (its exit had returned) while a delayed call still ran (a use
+ * after free in waiting, which a correct bridge never lets happen), and
+ * the unregisters seen.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/ktime.h>
+#include <linux/irqflags.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+
+static u32 delay_us, gap_us;
+static atomic_t in_window, in_gap;
+static atomic64_t delayed, began_in_gap, going_during, gaps;
+static struct dentry *race_dir;
+
+/* By the clock: udelay() is calibrated too loosely under emulation. */
+static void spin_us(u32 us)
+{
+	u64 end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+
+	while (ktime_get_ns() < end)
+		cpu_relax();
+}
+
+static int exit_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	u32 us = READ_ONCE(delay_us);
+
+	/*
+	 * Only in a fence callback, which runs under the fence's lock with
+	 * interrupts off: a wait ended at once in the bridge's probe is
+	 * covered by the tracepoint's own synchronisation.
+	 */
+	if (!us || !irqs_disabled())
+		return 0;
+	atomic_inc(&in_window);
+	atomic64_inc(&delayed);
+	if (atomic_read(&in_gap))
+		atomic64_inc(&began_in_gap);
+	spin_us(us);
+	atomic_dec(&in_window);
+	return 0;
+}
+
+static int unregister_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	u32 us = READ_ONCE(gap_us);
+	s64 before = atomic64_read(&began_in_gap);
+	u64 end;
+
+	atomic64_inc(&gaps);
+	if (!us)
+		return 0;
+	atomic_inc(&in_gap);
+	/* By the clock, as spin_us(), and over once a callback began. */
+	end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+	while (ktime_get_ns() < end && atomic64_read(&began_in_gap) == before)
+		cpu_relax();
+	atomic_dec(&in_gap);
+	return 0;
+}
+
+static struct kprobe exit_kp = {
+	.symbol_name = "grtrace_sync_wait_exit",
+	.pre_handler = exit_pre,
+};
+
+static struct kretprobe unregister_krp = {
+	.kp.symbol_name = "grtrace_adapter_unregister",
+	.handler = unregister_ret,
+	.maxactive = 4,
+};
+
+/* After the bridge's exit returned: nothing of it may still run. */
+static int race_module_notify(struct notifier_block *nb, unsigned long state,
+			      void *data)
+{
+	struct module *mod = data;
+
+	if (state == MODULE_STATE_GOING &&
+	    !strcmp(mod->name, "grtrace_drm_bridge") &&
+	    atomic_read(&in_window))
+		atomic64_inc(&going_during);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block race_module_nb = {
+	.notifier_call = race_module_notify,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld\n",
+		   atomic64_read(&delayed), atomic64_read(&began_in_gap),
+		   atomic64_read(&going_during), atomic64_read(&gaps));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int __init race_test_init(void)
+{
+	int ret;
+
+	ret = register_kprobe(&exit_kp);
+	if (ret) {
+		pr_err("cannot probe %s: %d\n", exit_kp.symbol_name, ret);
+		return ret;
+	}
+	ret = register_kretprobe(&unregister_krp);
+	if (ret) {
+		pr_err("cannot probe %s: %d\n", unregister_krp.kp.symbol_name,
+		       ret);
+		goto err_exit_kp;
+	}
+	ret = register_module_notifier(&race_module_nb);
+	if (ret)
+		goto err_unregister_krp;
+	race_dir = debugfs_create_dir("grtrace_race_test", NULL);
+	debugfs_create_u32("delay_us", 0600, race_dir, &delay_us);
+	debugfs_create_u32("gap_us", 0600, race_dir, &gap_us);
+	debugfs_create_file("stats", 0400, race_dir, NULL, &stats_fops);
+	return 0;
+
+err_unregister_krp:
+	unregister_kretprobe(&unregister_krp);
+err_exit_kp:
+	unregister_kprobe(&exit_kp);
+	return ret;
+}
+
+static void __exit race_test_exit(void)
+{
+	debugfs_remove(race_dir);
+	unregister_module_notifier(&race_module_nb);
+	unregister_kretprobe(&unregister_krp);
+	unregister_kprobe(&exit_kp);
+}
+
+module_init(race_test_init);
+module_exit(race_test_exit);
+MODULE_DESCRIPTION("grtrace selftest: widen the adapter unload window");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# race_test.sh [CYCLES] - the drm_sched bridge unloaded while its fence
+# callbacks run.  The bridge ends a dependency wait from the dependency's
+# fence callback, which takes the wait off the bridge's list before it
+# writes the event and frees the wait; its unload detaches the probes, then
+# cancels the waits still listed.  A callback that begins between the two
+# is not listed, and the unload must still wait for it.
+#
+# grtrace_race_test.ko (kprobes) holds the unload in that gap until a
+# callback begins, and holds each callback DELAY_US, while the virtual GPU
+# runs a job that another waits on; the bridge is unloaded and loaded again
+# CYCLES times (default 12; GRTRACE_RACE_CYCLES too).  Held so, every cycle
+# meets the race: a bridge that does not wait returns from its exit while
+# the callback still runs, in every cycle (the bridge before commit
+# e5ac282: 20 of 20), and the race module counts it (going_during).  The
+# test fails unless going_during is 0 and a callback began in the gap in
+# at least half the cycles: otherwise it tested nothing.
+
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/tap_lib.sh"
+
+CYCLES=${1:-${GRTRACE_RACE_CYCLES:-12}}
+# A gfx job of EXEC_US and a compute job waiting for it: the bridge adds a
+# fence callback when the compute job is looked at, at once, and the unload
+# begins 100 to 500 ms later while it is pending.  Detaching the probes
+# waits for grace periods (up to 700 ms on the stock kernel): the job is
+# long for the callback to be still pending after that, and the virtual
+# GPU's job timeout longer.  The gap ends when the callback begins.
+EXEC_US=$((1500000 * SLOW))
+GAP_US=$((2000000 * SLOW))
+DELAY_US=200000
+R=/sys/kernel/debug/grtrace_race_test
+V=/sys/kernel/debug/grtrace_vgpu
+
+echo "TAP version 13"
+echo "1..4"
+if [ ! -e "$KODIR/grtrace_race_test.ko" ]; then
+	echo "Bail out! no grtrace_race_test.ko (it needs CONFIG_KPROBES)"
+	exit 1
+fi
+load_stack timeout_ms=$((10000 * SLOW))
+insmod "$KODIR/grtrace_race_test.ko" && echo start >"$D/control" &&
+	echo $DELAY_US >"$R/delay_us" && echo $GAP_US >"$R/gap_us"
+ok $? "stack loaded, tracing; unload held up to $GAP_US us for a callback, callbacks held $DELAY_US us"
+
+# The callback runs from the gfx ring's timer, armed on the CPU of its
+# scheduler thread: keep that thread on CPU 0 and unload from CPU 1, or the
+# callback may run nested in the unloading CPU and end before it goes on.
+for p in /proc/[0-9]*; do
+	case $(cat "$p/comm" 2>/dev/null) in
+	*-gfx) taskset -p -c 0 "${p#/proc/}" >/dev/null &&
+		echo "# pinned to CPU 0: $(cat "$p/comm")" ;;
+	esac
+done
+rc=0
+for i in $(seq "$CYCLES"); do
+	printf 'gfx 0 1 %d\ncompute 1 1 0 dep=gfx:0\n' $EXEC_US >"$V/submit" &
+	sub=$!
+	sleep "0.$((RANDOM % 5 + 1))"
+	if ! taskset -c 1 rmmod grtrace_drm_bridge; then
+		echo "# cycle $i: rmmod grtrace_drm_bridge failed"
+		rc=1
+	fi
+	if ! insmod "$KODIR/grtrace_drm_bridge.ko"; then
+		echo "# cycle $i: insmod grtrace_drm_bridge.ko failed"
+		rc=1
+		break
+	fi
+	wait $sub
+	cat "$V/wait" >/dev/null || rc=1
+done
+ok $rc "$CYCLES unloads and loads of the bridge, each while a dependency callback is pending"
+
+stats=$(cat "$R/stats")
+echo "# $stats"
+going=$(echo "$stats" | sed -n 's/.*going_during=\([0-9]*\).*/\1/p')
+gap=$(echo "$stats" | sed -n 's/.*in_gap=\([0-9]*\).*/\1/p')
+[ "${going:-1}" -eq 0 ] && [ "$((${gap:-0} * 2))" -ge "$CYCLES" ]
+ok $? "unload waited for every callback (began in the gap: ${gap:-?} of $CYCLES cycles; still running after the exit: ${going:-?})"
+
+echo 0 >"$R/delay_us"
+echo 0 >"$R/gap_us"
+rmmod grtrace_race_test
+unload_all
+new_dmesg | grep -E 'BUG|Oops|WARNING|KASAN|general protection' >"$TMP/bad"
+[ ! -s "$TMP/bad" ]
+ok $? "kernel log: no BUG, Oops, WARN or KASAN report"
+sed 's/^/# /' "$TMP/bad" | head -20
+rm -rf "$TMP"
+[ "$FAILED" -eq 0 ]
