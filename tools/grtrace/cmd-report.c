@@ -21,6 +21,9 @@
 #include "report.h"
 #include "util.h"
 
+/* The command being run, for its messages: "report" or "export". */
+static const char *cmd = "report";
+
 static const char report_help[] =
 	"Usage: grtrace report [-i FILE] [OPTIONS]\n"
 	"\n"
@@ -88,6 +91,29 @@ static const char report_help[] =
 	"A truncated or corrupt input is reported with its byte offset after the\n"
 	"report of the records before it, and the exit status is 1.\n";
 
+static const char export_help[] =
+	"Usage: grtrace export [-i FILE] -o OUT [OPTIONS]\n"
+	"\n"
+	"Write the jobs of a trace as a Perfetto trace (protobuf), for\n"
+	"ui.perfetto.dev or trace_processor.  Per ring a group of tracks: the jobs\n"
+	"on lanes (jobs that overlap on a ring on separate lanes), each job a slice\n"
+	"ctx:seqno with its phases as child slices (submit, queue, exec, complete)\n"
+	"and its dependency waits inside them; counters of the queue depth and of\n"
+	"the busy %% per --interval; a marker where the ring hung.  The thread that\n"
+	"submitted a job (format 2) has a track with a flow to the job; a job that\n"
+	"waited on another has a flow from it.  Lost records are markers.\n"
+	"\n"
+	"  -i, --input FILE      a file written by 'grtrace record' ('-': standard\n"
+	"                        input; default as for 'grtrace report')\n"
+	"      --live            the module's buffers instead, read until empty\n"
+	"  -o, --output OUT      the file to write ('-': standard output, not a\n"
+	"                        terminal)\n"
+	"      --interval TIME   the busy %% counter's interval (default 100ms)\n"
+	"      --since, --until, --ring, --ctx, --engine: as for 'grtrace report'\n"
+	"      --hang-ms N       a job running N ms at the end hung its ring (1000)\n"
+	"      --max-open N      jobs held open at most (default 131072)\n"
+	"  -h, --help            show this help\n";
+
 enum {
 	OPT_PER_RING = 256, OPT_PER_CTX, OPT_TOPN, OPT_HIST, OPT_LIMIT,
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
@@ -124,6 +150,22 @@ static const struct option report_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+static const struct option export_opts[] = {
+	{ "input",         required_argument, NULL, 'i' },
+	{ "output",        required_argument, NULL, 'o' },
+	{ "live",          no_argument,       NULL, OPT_LIVE },
+	{ "interval",      required_argument, NULL, OPT_INTERVAL },
+	{ "since",         required_argument, NULL, OPT_SINCE },
+	{ "until",         required_argument, NULL, OPT_UNTIL },
+	{ "ring",          required_argument, NULL, OPT_RING },
+	{ "ctx",           required_argument, NULL, OPT_CTX },
+	{ "engine",        required_argument, NULL, OPT_ENGINE },
+	{ "hang-ms",       required_argument, NULL, OPT_HANG_MS },
+	{ "max-open",      required_argument, NULL, OPT_MAX_OPEN },
+	{ "help",          no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* The rule options, OPT_LONG_QUEUE on, and their names in a --rules file. */
 static const struct {
 	const char *opt;
@@ -143,6 +185,7 @@ static const struct {
 struct report_args {
 	struct rp_opts o;
 	const char *input;
+	const char *output;	/* export */
 	int live;
 	const char *rules_file;
 	const char *rule_val[NR_RULE_OPTS];	/* from the command line */
@@ -156,7 +199,7 @@ static uint64_t parse_count(const char *opt, const char *s)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (*s < '0' || *s > '9' || errno || *end)
-		usage_error("report", "report: invalid number '%s' for %s", s, opt);
+		usage_error(cmd, "%s: invalid number '%s' for %s", cmd, s, opt);
 	return v;
 }
 
@@ -166,7 +209,7 @@ static uint64_t parse_time(const char *opt, const char *s)
 	uint64_t ns;
 
 	if (parse_duration(s, 1, &ns) < 0)
-		usage_error("report", "report: invalid time '%s' for %s (ns, or a number with ns, us, ms, s or m)",
+		usage_error(cmd, "%s: invalid time '%s' for %s (ns, or a number with ns, us, ms, s or m)", cmd,
 			    s, opt);
 	return ns;
 }
@@ -181,10 +224,10 @@ static uint16_t parse_engine(const char *s)
 		if (!strcmp(s, gr_engine_name(e, buf, sizeof(buf))))
 			return e;
 	if (*s < '0' || *s > '9')
-		usage_error("report", "report: unknown engine '%s'", s);
+		usage_error(cmd, "%s: unknown engine '%s'", cmd, s);
 	v = parse_count("--engine", s);
 	if (v > UINT16_MAX)
-		usage_error("report", "report: invalid engine '%s'", s);
+		usage_error(cmd, "%s: invalid engine '%s'", cmd, s);
 	return (uint16_t)v;
 }
 
@@ -196,7 +239,7 @@ static enum rp_hist parse_hist(const char *s)
 		return RP_HIST_SIZE;
 	if (!strcmp(s, "result"))
 		return RP_HIST_RESULT;
-	usage_error("report", "report: unknown histogram '%s' (lat, size or result)", s);
+	usage_error(cmd, "%s: unknown histogram '%s' (lat, size or result)", cmd, s);
 }
 
 static enum rp_format parse_format(const char *s)
@@ -207,7 +250,7 @@ static enum rp_format parse_format(const char *s)
 		return RP_CSV;
 	if (!strcmp(s, "json"))
 		return RP_JSON;
-	usage_error("report", "report: unknown format '%s' (text, csv or json)", s);
+	usage_error(cmd, "%s: unknown format '%s' (text, csv or json)", cmd, s);
 }
 
 static char *trim(char *s)
@@ -257,6 +300,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 
 	switch (c) {
 	case 'i': a->input = arg; break;
+	case 'o': a->output = arg; break;
 	case OPT_LIVE: a->live = 1; break;
 	case 'f': o->format = parse_format(arg); break;
 	case OPT_PER_RING: o->per_ring = 1; break;
@@ -264,7 +308,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case OPT_TOPN:
 		o->topn = (unsigned int)parse_count(opt, arg);
 		if (o->topn != parse_count(opt, arg) || o->topn > 1000000)
-			usage_error("report", "report: --topn %s is too large", arg);
+			usage_error(cmd, "%s: --topn %s is too large", cmd, arg);
 		break;
 	case OPT_HIST: o->hist = parse_hist(arg); break;
 	case OPT_LIMIT: o->limit = parse_count(opt, arg); break;
@@ -272,7 +316,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case OPT_UNTIL: o->has_until = 1; o->until = parse_time(opt, arg); break;
 	case OPT_RING:
 		if (parse_count(opt, arg) > UINT32_MAX)
-			usage_error("report", "report: invalid ring id '%s'", arg);
+			usage_error(cmd, "%s: invalid ring id '%s'", cmd, arg);
 		o->has_ring = 1;
 		o->ring = (uint32_t)parse_count(opt, arg);
 		break;
@@ -282,14 +326,14 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case OPT_INTERVAL:
 		o->interval = parse_time(opt, arg);
 		if (o->interval < 1000)
-			usage_error("report", "report: --interval must be 1us or more, not '%s'",
+			usage_error(cmd, "%s: --interval must be 1us or more, not '%s'", cmd,
 				    arg);
 		o->has_interval = 1;
 		break;
 	case OPT_MAX_OPEN:
 		o->max_open = parse_count(opt, arg);
 		if (!o->max_open || o->max_open > UINT32_MAX / 2)
-			usage_error("report", "report: --max-open must be 1 .. %u",
+			usage_error(cmd, "%s: --max-open must be 1 .. %u", cmd,
 				    UINT32_MAX / 2);
 		break;
 	default:
@@ -301,6 +345,8 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 /* Returns 1 if --help was printed. */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
+	int exporting = !strcmp(cmd, "export");
+	const struct option *opts = exporting ? export_opts : report_opts;
 	size_t i;
 	int c, li;
 
@@ -311,35 +357,42 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	a->o.interval = 100000000;
 	optind = 0;
 	opterr = 0;
-	while ((li = -1, c = getopt_long(argc, argv, "+:i:f:h", report_opts,
-					 &li)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, exporting ? "+:i:o:h" :
+					 "+:i:f:h", opts, &li)) != -1) {
 		char name[32];
 
 		if (c == 'h') {
-			fputs(report_help, stdout);
+			fputs(exporting ? export_help : report_help, stdout);
 			return 1;
 		}
 		if (c == ':')
-			usage_error("report", "report: option '%s' needs an argument",
+			usage_error(cmd, "%s: option '%s' needs an argument", cmd,
 				    argv[optind - 1]);
 		if (c == '?')
-			usage_error("report", "report: unknown option '%s'",
+			usage_error(cmd, "%s: unknown option '%s'", cmd,
 				    argv[optind - 1]);
 		snprintf(name, sizeof(name), "--%s",
-			 li >= 0 ? report_opts[li].name : "?");
+			 li >= 0 ? opts[li].name : "?");
 		parse_option(a, c, optarg, name);
 	}
 	if (optind < argc)
-		usage_error("report", "report: unexpected argument '%s'", argv[optind]);
+		usage_error(cmd, "%s: unexpected argument '%s'", cmd, argv[optind]);
 	if (a->o.format == RP_CSV &&
 	    a->o.per_ring + a->o.per_ctx + !!a->o.topn + (a->o.hist != RP_HIST_NONE) > 1)
-		usage_error("report", "report: CSV holds one table: give one of --per-ring, --per-ctx, --topn, --hist");
+		usage_error(cmd, "%s: CSV holds one table: give one of --per-ring, --per-ctx, --topn, --hist", cmd);
+	if (exporting) {
+		if (!a->output)
+			usage_error(cmd, "export: give the file to write with -o (or -o - for standard output)");
+		/* The lanes, counters and markers are per ring. */
+		a->o.format = RP_PERFETTO;
+		a->o.per_ring = 1;
+	}
 	if (a->o.has_interval && !a->o.per_ring)
-		usage_error("report", "report: --interval is per ring: it needs --per-ring");
+		usage_error(cmd, "%s: --interval is per ring: it needs --per-ring", cmd);
 	if (a->o.has_since && a->o.has_until && a->o.until <= a->o.since)
-		usage_error("report", "report: --until must be after --since");
+		usage_error(cmd, "%s: --until must be after --since", cmd);
 	if (a->live && a->input)
-		usage_error("report", "report: --live and -i exclude each other");
+		usage_error(cmd, "%s: --live and -i exclude each other", cmd);
 	if (!a->live)
 		a->input = default_input(a->input);
 	/* The file first, then the options, whatever their order. */
@@ -348,7 +401,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	for (i = 0; i < NR_RULE_OPTS; i++)
 		if (a->rule_val[i] &&
 		    rp_set_rule(&a->o.rules, rule_of_opt[i].rule, a->rule_val[i]) < 0)
-			usage_error("report", "report: invalid value '%s' for --%s",
+			usage_error(cmd, "%s: invalid value '%s' for --%s", cmd,
 				    a->rule_val[i], rule_of_opt[i].opt);
 	return 0;
 }
@@ -452,7 +505,7 @@ static void close_live(struct live *lv)
 	}
 }
 
-int cmd_report(int argc, char **argv)
+static int run_report(int argc, char **argv)
 {
 	struct report_args a;
 	struct rp_input in = { 0 };
@@ -462,25 +515,39 @@ int cmd_report(int argc, char **argv)
 	struct merge m;
 	struct gr_rec rec;
 	size_t len = 0;
+	FILE *out = stdout;
 	struct rp *rp;
 	int ret = 0, n;
 
 	if (parse_args(argc, argv, &a))
 		return 0;
+	if (a.output && strcmp(a.output, "-")) {
+		out = fopen(a.output, "wb");
+		if (!out) {
+			err_errno("cannot create %s", a.output);
+			return 1;
+		}
+	} else if (a.output && isatty(STDOUT_FILENO)) {
+		err_msg("export: standard output is a terminal: give a file with -o");
+		return 1;
+	}
 	if (a.input) {
 		in_fd = open_input(a.input, &len);
 		merge_init_file(&m, in_fd, len);
 		in.name = strcmp(a.input, "-") ? a.input : "<stdin>";
 	} else {
-		if (open_live(&lv) < 0)
+		if (open_live(&lv) < 0) {
+			if (out != stdout)
+				fclose(out);
 			return 1;
+		}
 		merge_init_fds(&m, lv.fds, lv.names, lv.n,
 			       kernel_stream_format());
 		in.name = debugfs_dir();
 		in.stats = lv.have_stats ? &lv.stats : NULL;
 	}
 
-	rp = rp_new(&a.o, stdout);
+	rp = rp_new(&a.o, out);
 	rp_set_format(rp, a.input ? m.file.stream_format :
 		      kernel_stream_format());
 	while ((n = merge_next(&m, &rec)) > 0) {
@@ -497,6 +564,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (rp_finish(rp, &in) < 0)
 		ret = 1;
+	if (out != stdout && fclose(out)) {
+		err_errno("cannot write %s", a.output);
+		ret = 1;
+	}
 	if (in.error) {
 		fflush(stdout);
 		if (a.input)
@@ -511,4 +582,16 @@ int cmd_report(int argc, char **argv)
 		close(in_fd);
 	close_live(&lv);
 	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	cmd = "report";
+	return run_report(argc, argv);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	cmd = "export";
+	return run_report(argc, argv);
 }

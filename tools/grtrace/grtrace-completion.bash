@@ -5,7 +5,8 @@
 
 _grtrace_words() {
 	case $1 in
-	commands)	echo "start stop status config record report dump help --version" ;;
+	commands)	echo "start stop status config record report export dump help
+			      --version" ;;
 	record)		echo "-o --output -d --duration -b --buffer-size --no-compress -h --help" ;;
 	dump)		echo "-i --input --raw --header --channel -h --help" ;;
 	report)		echo "-i --input --live -f --format --per-ring --per-ctx --interval --topn
@@ -13,6 +14,8 @@ _grtrace_words() {
 			      --engine --rules --long-queue-us --slow-exec-us
 			      --dep-wait-us --preempt-min --busy-pct
 			      --queue-ratio --hang-ms --max-open -h --help" ;;
+	export)		echo "-i --input -o --output --live --interval --since --until
+			      --ring --ctx --engine --hang-ms --max-open -h --help" ;;
 	config)		echo "level= clock= filter_type_mask= filter_engine_mask=
 			      filter_ring_id= reset_stats=1 -h --help" ;;
 	*)		echo "-h --help" ;;

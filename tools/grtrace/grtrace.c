@@ -20,6 +20,7 @@ static const struct gr_cmd commands[] = {
 	{ "config", "show or change the module's settings",		cmd_config },
 	{ "record", "record the per-CPU event streams to a file",	cmd_record },
 	{ "report", "per-job latencies, per-ring bottlenecks",		cmd_report },
+	{ "export", "write the jobs as a Perfetto trace",		cmd_export },
 	{ "dump",   "print a recorded stream as text",			cmd_dump },
 	{ "help",   "show help for grtrace or one command",		cmd_help },
 };

@@ -27,6 +27,7 @@ int cmd_status(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 
 /*

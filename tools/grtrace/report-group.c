@@ -165,8 +165,6 @@ void group_unpin(struct group *g, uint32_t job)
 	}
 }
 
-/* A timeline holds at most this many intervals (8 MB a ring). */
-#define TL_MAX		(1u << 20)
 
 /* Busy [@s, @e) into the timeline's intervals. */
 static void tl_add(struct rp *rp, struct group *g, uint64_t s, uint64_t e)
@@ -177,7 +175,7 @@ static void tl_add(struct rp *rp, struct group *g, uint64_t s, uint64_t e)
 		uint64_t b_end = rp->win_start + (k + 1) * iv;
 		uint64_t x = e < b_end ? e : b_end;
 
-		if (k >= TL_MAX) {
+		if (k >= GROUP_TL_MAX) {
 			rp->tl_dropped += e - s;
 			return;
 		}

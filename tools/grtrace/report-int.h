@@ -44,6 +44,8 @@ extern const char *const rp_label_names[NR_LABELS];
  */
 #define GROUP_IVALS	4
 #define GROUP_IVALS_MAX	65536
+/* A timeline holds at most this many intervals (8 MB a ring). */
+#define GROUP_TL_MAX	(1u << 20)
 
 struct ival {
 	uint64_t start;
@@ -113,6 +115,17 @@ struct ctx {
 	struct group *g;	/* with --per-ctx only */
 };
 
+/* Dependencies a job keeps: the first ones it waited on (--format perfetto). */
+#define RP_DEPS	2
+
+/* A dependency wait of a job: the fence waited on, and when. */
+struct dep {
+	uint64_t ctx;
+	uint64_t seqno;
+	uint64_t enter;
+	uint64_t exit;		/* 0: still open */
+};
+
 /*
  * A finished job: everything the output and the summaries need.  make_row()
  * sets every field, without a memset(): a new one goes there too.
@@ -134,6 +147,12 @@ struct row {
 	int64_t error;		/* aux0 of the last ERROR: a negative errno */
 	uint32_t qsize;		/* ring queue depth at COMMIT, itself included */
 	uint64_t first_gseq;
+	uint8_t has_task;	/* its SUBMIT said who submitted it */
+	uint8_t ndeps;		/* @dep used, at most RP_DEPS */
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t waits;		/* dependency waits, @dep's and any more */
+	struct dep dep[RP_DEPS];
 };
 
 /* A slot of the open job table: the job, and its hash to probe by. */
@@ -255,6 +274,7 @@ struct rp {
 	char *rowbuf;		/* job rows not yet written to @rowfile */
 	size_t rowlen;
 	FILE *rowfile;		/* @spool, or @out */
+	struct pf *pf;		/* RP_PERFETTO: the exporter's state */
 };
 
 /* report-group.c */
@@ -308,6 +328,19 @@ uint64_t rp_window(const struct rp *rp);
  * 0 when it looks fine.
  */
 int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len);
+
+/* report-perfetto.c: --format perfetto (grtrace export) */
+struct pf;
+struct pf *pf_new(struct rp *rp);
+void pf_row(struct rp *rp, const struct row *row);
+/* Ring @ring (index in rp->rings) has @depth jobs committed, not ended. */
+void pf_depth(struct rp *rp, uint32_t ring, uint64_t ts, uint64_t depth);
+/* @n records lost before @ts (a gap in @cpu's cseq, or in gseq: -1). */
+void pf_lost(struct rp *rp, uint64_t ts, uint64_t n, int cpu);
+/* The input is read: the jobs closed from now on did not end. */
+void pf_finishing(struct pf *pf);
+void pf_end(struct rp *rp, const struct rp_input *in);
+void pf_free(struct pf *pf);
 
 /* report-out.c */
 void out_begin(struct rp *rp);

@@ -118,6 +118,9 @@ static int csv_table_is_jobs(const struct rp *rp)
 void out_begin(struct rp *rp)
 {
 	switch (rp->o.format) {
+	case RP_PERFETTO:
+		pf_new(rp);
+		return;
 	case RP_JSON:
 		fputs("{\"jobs\": [", rp->out);
 		break;
@@ -152,6 +155,10 @@ void out_row(struct rp *rp, const struct row *row)
 	struct fields f = { .l = NULL, .json = 0, .header = 0 };
 	struct line l;
 
+	if (rp->pf) {
+		pf_row(rp, row);
+		return;
+	}
 	if (rp->rows_out >= rp->o.limit)
 		return;
 	l.n = 0;
@@ -170,6 +177,8 @@ void out_row(struct rp *rp, const struct row *row)
 		text_job_line(rp, &l, row);
 		l.b[l.n++] = '\n';
 		break;
+	case RP_PERFETTO:	/* pf_row() above */
+		return;
 	}
 	if (rp->rowlen + l.n > ROWBUF_SIZE)
 		rows_flush(rp);
@@ -414,6 +423,9 @@ int out_end(struct rp *rp, const struct rp_input *in)
 	window_check(rp);
 	rows_flush(rp);
 	switch (rp->o.format) {
+	case RP_PERFETTO:
+		pf_end(rp, in);
+		break;
 	case RP_TEXT:
 		text_report(rp, in);
 		break;

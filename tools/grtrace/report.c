@@ -45,6 +45,11 @@ struct job {
 	uint8_t in_depth;	/* counted in its groups' queue depth */
 	uint32_t held;		/* its tag in rp->held, or 0 */
 	uint8_t pinned;		/* PIN_*: in its groups' pins */
+	uint8_t has_task;	/* pid and tid from its SUBMIT */
+	uint8_t ndeps;
+	uint32_t pid, tid;
+	uint32_t waits;
+	struct dep dep[RP_DEPS];	/* with --format perfetto only */
 };
 
 /* The groups a job is pinned in (group_pin()). */
@@ -387,6 +392,8 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->start_derived = j->derived = j->in_rq = j->in_depth = 0;
 	j->held = 0;
 	j->pinned = 0;
+	j->has_task = j->ndeps = 0;
+	j->pid = j->tid = j->waits = 0;
 
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
@@ -406,8 +413,11 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 static inline void depth_change(struct rp *rp, struct job *j, uint64_t ts,
 				int delta)
 {
-	if (rp->o.per_ring)
+	if (rp->o.per_ring) {
 		group_depth(rp, &rp->rings[j->ring].g, ts, delta);
+		if (rp->pf)
+			pf_depth(rp, j->ring, ts, rp->rings[j->ring].g.depth);
+	}
 	if (rp->o.per_ctx)
 		group_depth(rp, rp->ctxs[j->ctxo].g, ts, delta);
 }
@@ -605,6 +615,12 @@ static void make_row(struct rp *rp, const struct job *j, struct row *row)
 	row->error = j->error;
 	row->qsize = j->qsize;
 	row->first_gseq = j->first_gseq;
+	row->has_task = j->has_task;
+	row->pid = j->pid;
+	row->tid = j->tid;
+	row->waits = j->waits;
+	row->ndeps = j->ndeps;
+	memcpy(row->dep, j->dep, j->ndeps * sizeof(row->dep[0]));
 	row_metrics(rp, j, row);
 	row_labels(rp, row);
 }
@@ -754,6 +770,28 @@ static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
 		unpin(rp, i);
 }
 
+/* The exporter draws a job's first RP_DEPS dependencies; it counts all. */
+static void dep_enter(struct job *j, const struct gr_job *ev, uint64_t ts)
+{
+	j->waits++;
+	if (j->ndeps < RP_DEPS)
+		j->dep[j->ndeps++] = (struct dep){ .ctx = ev->aux0,
+						   .seqno = ev->aux1,
+						   .enter = ts };
+}
+
+static void dep_exit(struct job *j, const struct gr_job *ev, uint64_t ts)
+{
+	unsigned int k;
+
+	for (k = 0; k < j->ndeps; k++)
+		if (j->dep[k].ctx == ev->aux0 && j->dep[k].seqno == ev->aux1 &&
+		    !j->dep[k].exit && ts >= j->dep[k].enter) {
+			j->dep[k].exit = ts;
+			return;
+		}
+}
+
 static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		  const struct gr_job *ev)
 {
@@ -771,6 +809,13 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 			pin(rp, i, st, ts);
 	}
 	switch (type) {
+	case GRTRACE_EV_SUBMIT:
+		if (ev->has_task) {
+			j->has_task = 1;
+			j->pid = ev->pid;
+			j->tid = ev->tid;
+		}
+		break;
 	case GRTRACE_EV_COMMIT:
 		if (!j->in_rq && !(j->have & (1u << ST_END)))
 			rq_enter(rp, i, ts);
@@ -791,6 +836,8 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		if (j->nenter == j->nexit)
 			j->wait_since = ts;
 		j->nenter++;
+		if (rp->pf)
+			dep_enter(j, ev, ts);
 		break;
 	case GRTRACE_EV_SYNC_WAIT_EXIT:
 		if (ev->aux0 == j->ctx && ev->aux1 == j->seqno)
@@ -801,6 +848,8 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		}
 		if (++j->nexit == j->nenter)
 			j->wait_union += ts - j->wait_since;
+		if (rp->pf)
+			dep_exit(j, ev, ts);
 		break;
 	case GRTRACE_EV_ERROR:
 		j->errors++;
@@ -982,7 +1031,8 @@ void rp_set_format(struct rp *rp, unsigned int format)
 }
 
 /* A gap in a CPU's cseq is records lost; a fall is a module reload. */
-static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq)
+static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
+		      uint64_t ts)
 {
 	uint64_t next;
 
@@ -998,6 +1048,8 @@ static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq)
 	if (next && cseq + 1 > next) {
 		rp->cseq_lost += cseq + 1 - next;
 		rp->cseq_gaps++;
+		if (rp->pf)
+			pf_lost(rp, ts, cseq + 1 - next, cpu);
 	}
 	rp->cseq_next[cpu] = cseq + 2;
 }
@@ -1008,8 +1060,11 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 	if (!rp->have_first) {
 		note_first(rp, ts, gseq);
 	} else if (!rp->gseq_off) {
-		if (gseq > rp->gseq_prev + 1)
+		if (gseq > rp->gseq_prev + 1) {
 			rp->gseq_gaps++;
+			if (rp->pf && !rp->cseq_loss)
+				pf_lost(rp, ts, gseq - rp->gseq_prev - 1, -1);
+		}
 		if (gseq <= rp->gseq_prev)
 			rp->gseq_late++;
 		if (gseq < rp->gseq_min)
@@ -1086,10 +1141,11 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 	 * ts and gseq from the record itself: @rec was filled just now, and
 	 * one load of both fields would wait for their two stores to land.
 	 */
-	note_header(rp, gr_le64(rec->data + offsetof(struct grtrace_hdr, ts)),
-		    gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)));
+	uint64_t ts = gr_le64(rec->data + offsetof(struct grtrace_hdr, ts));
+
+	note_header(rp, ts, gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)));
 	if (rp->cseq_loss)
-		note_cseq(rp, rec->cpu, rec->cseq);
+		note_cseq(rp, rec->cpu, rec->cseq, ts);
 	if (gr_type_is_job(rec->type)) {
 		rp->by_type[rec->type]++;
 		on_job_event(rp, rec);
@@ -1193,6 +1249,8 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 	for (i = 0; i < rp->nrings && rp->o.per_ring; i++)
 		group_settle(rp, &rp->rings[i].g);
 	/* What is still open ends with the trace. */
+	if (rp->pf)
+		pf_finishing(rp->pf);
 	while (rp->lru_head != NIL)
 		job_finish(rp, rp->lru_head, NULL, end);
 	for (i = 0; i < rp->nrings; i++)
@@ -1208,6 +1266,7 @@ void rp_free(struct rp *rp)
 
 	if (!rp)
 		return;
+	pf_free(rp->pf);
 	for (i = 0; i < rp->nrings; i++)
 		group_free(&rp->rings[i].g);
 	for (i = 0; i < rp->nctxs && rp->o.per_ctx; i++) {

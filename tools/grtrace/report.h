@@ -16,7 +16,7 @@
 #include "stream.h"
 #include "util.h"
 
-enum rp_format { RP_TEXT, RP_CSV, RP_JSON };
+enum rp_format { RP_TEXT, RP_CSV, RP_JSON, RP_PERFETTO };
 enum rp_hist { RP_HIST_NONE, RP_HIST_LAT, RP_HIST_SIZE, RP_HIST_RESULT };
 
 /* Thresholds of the labels and of the bottleneck hint. */

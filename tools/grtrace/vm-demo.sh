@@ -14,7 +14,8 @@
 # the copy ring as the bottleneck.
 #
 # Everything stays in OUTDIR: trace.dat, report.txt (with every job),
-# summary.txt (what is printed), jobs.csv, jobs.json, record.txt (record's
+# summary.txt (what is printed), jobs.csv, jobs.json, trace.pftrace (the
+# timeline for ui.perfetto.dev, "grtrace export"), record.txt (record's
 # summary) and the VM's console.log.
 #
 # Usage: tools/grtrace/vm-demo.sh [-o OUTDIR]
@@ -129,7 +130,11 @@ say "writing report.txt, jobs.csv and jobs.json"
 	"$TOOL" report -i "$OUT/trace.dat" --format csv >"$OUT/jobs.csv" &&
 	"$TOOL" report -i "$OUT/trace.dat" --format json >"$OUT/jobs.json" ||
 	die "grtrace report failed"
+say "writing trace.pftrace (open it in ui.perfetto.dev)"
+"$TOOL" export -i "$OUT/trace.dat" -o "$OUT/trace.pftrace" ||
+	die "grtrace export failed"
 say "grtrace report --per-ring --topn 5 (job rows: see report.txt, jobs.csv):"
 cat "$OUT/summary.txt"
 say "done in $((SECONDS - start)) s; output in $OUT:"
-say "  trace.dat report.txt summary.txt jobs.csv jobs.json record.txt console.log"
+say "  trace.dat report.txt summary.txt jobs.csv jobs.json trace.pftrace"
+say "  record.txt console.log"

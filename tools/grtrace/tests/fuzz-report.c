@@ -96,5 +96,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	report(data, size, &o);
 	o.hist = RP_HIST_RESULT;
 	report(data, size, &o);
+
+	/* grtrace export: what it writes is checked by export_check.py. */
+	memset(&o, 0, sizeof(o));
+	rp_default_rules(&o.rules);
+	o.format = RP_PERFETTO;
+	o.per_ring = 1;
+	o.max_open = 64;
+	report(data, size, &o);
 	return 0;
 }

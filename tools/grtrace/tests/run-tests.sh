@@ -278,6 +278,19 @@ else
 	ok "report golden checks # SKIP no python3"
 fi
 
+# ---- export: a Perfetto trace, decoded by protoc -------------------------------
+
+EX=$TMP/export
+mkdir -p "$EX"
+if ! command -v protoc > /dev/null 2>&1; then
+	not_ok "export checks" "protoc not found: apt-get install protobuf-compiler (setup.sh does)"
+else
+	python3 "$TESTS/export_check.py" "$GRTRACE" "$EX" > "$TMP/ex" 2>&1
+	ex_rc=$?
+	grep -E '^(ok |not ok |# )' "$TMP/ex" >> "$RESULTS"
+	result "export checks ran cleanly" $ex_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/ex" | head -20)"
+fi
+
 RULES="--long-queue-us 5 --slow-exec-us 9 --dep-wait-us 10"
 run "$GRTRACE" report -i "$RG/basic.bin" $RULES --per-ring --topn 2 --hist lat
 st=$rc
@@ -291,19 +304,23 @@ grep -Eq '^300:7 +1 +sdma0 +copy +- +0\.100 ' "$TMP/out" || st=1
 grep -q '^top 2 jobs by t_total' "$TMP/out" || st=1
 result "report text: header, ring block, derived start marked, NA as -" $st "$(cat "$TMP/out" "$TMP/err" | head -40)"
 
-# Every option in the option table is in --help, the man page and the
-# completion.
-opts=$(sed -n 's/^	{ "\([a-z-]*\)", *\(required\|no\)_argument.*/\1/p' cmd-report.c)
-run "$GRTRACE" report --help
-st=$rc
+# Every option in the option tables is in --help, the man page and the
+# completion: report's, then export's.
+st=0
 missing=
-for o in $opts; do
-	grep -q -- "--$o" "$TMP/out" || { st=1; missing="$missing help:--$o"; }
-	grep -q -- "--$o" Documentation/grtrace.rst || { st=1; missing="$missing man:--$o"; }
-	grep -q -- "--$o" grtrace-completion.bash || { st=1; missing="$missing completion:--$o"; }
+for c in report export; do
+	opts=$(sed -n "/^static const struct option ${c}_opts/,/^};/s/^	{ \"\([a-z-]*\)\", *\(required\|no\)_argument.*/\1/p" cmd-report.c)
+	run "$GRTRACE" $c --help
+	[ $rc -eq 0 ] || { st=1; missing="$missing $c --help exit $rc"; }
+	for o in $opts; do
+		grep -q -- "--$o" "$TMP/out" || { st=1; missing="$missing $c help:--$o"; }
+		grep -q -- "--$o" Documentation/grtrace.rst || { st=1; missing="$missing man:--$o"; }
+		sed -n "/^	$c)/,/;;/p" grtrace-completion.bash | grep -q -- "--$o" ||
+			{ st=1; missing="$missing $c completion:--$o"; }
+	done
+	[ "$(echo "$opts" | wc -w)" -ge 10 ] || { st=1; missing="$missing ($c: found only: $opts)"; }
 done
-[ "$(echo "$opts" | wc -w)" -ge 20 ] || { st=1; missing="$missing (found only: $opts)"; }
-result "report --help, the man page and the completion name every option" $st "missing:$missing"
+result "report and export --help, the man page and the completion name every option" $st "missing:$missing"
 
 st=0
 missing=

@@ -249,7 +249,8 @@ say "main job: tools/grtrace/vm-demo.sh"
 demo_ok() {
 	local f
 
-	for f in trace.dat report.txt summary.txt jobs.csv jobs.json record.txt; do
+	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
+		 trace.pftrace record.txt; do
 		[ -s "$OUT/demo/$f" ] || { echo "no $f"; return 1; }
 	done
 	grep -E '^  bottleneck: ring [0-9]+ vgpu0-copy is saturated' \
@@ -262,12 +263,41 @@ jobs = json.load(open(sys.argv[1]))["jobs"]
 ex = [j["t_exec"] for j in jobs if j["ring_name"] == "vgpu0-copy"]
 med = statistics.median(ex) if ex else 0
 print("copy jobs", len(ex), "median t_exec", med, "ns")
-sys.exit(0 if len(ex) == 160 and 49e6 <= med <= 55e6 else 1)' "$OUT/demo/jobs.json"
+sys.exit(0 if len(ex) == 160 and 49e6 <= med <= 55e6 else 1)' "$OUT/demo/jobs.json" ||
+		return 1
+	# The timeline: decoded by protoc; every track's slices nest; the
+	# copy ring's 160 jobs with 50 ms exec phases; each job with a
+	# submitter has a flow from its thread, one end out, one in.
+	protoc --decode=perfetto.protos.Trace -I "$TOP/tools/grtrace/tests" \
+		"$TOP/tools/grtrace/tests/perfetto_subset.proto" \
+		<"$OUT/demo/trace.pftrace" >"$OUT/demo/trace.pftrace.txt" ||
+		{ echo "protoc cannot decode trace.pftrace"; return 1; }
+	python3 -c 'import statistics, sys
+sys.path.insert(0, sys.argv[1])
+from export_check import Export, parse_text, one
+x = Export(parse_text(open(sys.argv[2]).read()).get("packet", []))
+copy = [u for u, t in x.tracks.items()
+        if "vgpu0-copy" in one(t, "name", "") and not one(t, "parent_uuid")]
+assert len(copy) == 1, "copy ring tracks: %d" % len(copy)
+jobs, execs = 0, []
+for u, t in x.tracks.items():
+    s = x.slices(u)
+    if one(t, "parent_uuid") == copy[0] and one(t, "name").startswith("jobs "):
+        jobs += sum(1 for n, b, e, d in s if d == 0 and ":" in n)
+        execs += [e - b for n, b, e, d in s if n == "exec"]
+fl = x.flows().values()
+bad = [f for f in fl if sorted(w for *_, w in f) != ["in", "out"]]
+subs = sum(1 for f in fl if any(n.startswith("submit ") for _, _, n, _ in f))
+med = statistics.median(execs) if execs else 0
+print("timeline: copy jobs", jobs, "median exec", med, "ns; flows", len(fl),
+      "from submitters", subs, "malformed", len(bad))
+sys.exit(0 if jobs == 160 and 49e6 <= med <= 55e6 and subs >= 160 and
+         not bad else 1)' "$TOP/tools/grtrace/tests" "$OUT/demo/trace.pftrace.txt"
 }
 "$TOP/tools/grtrace/vm-demo.sh" -o "$OUT/demo" >"$OUT/demo.log" 2>&1
 result "main job: vm-demo.sh runs" $? "$OUT/demo.log"
 demo_ok >>"$OUT/demo.log" 2>&1
-result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec" \
+result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec, its timeline" \
 	$? "$OUT/demo.log"
 
 for k in "${ALSO[@]}"; do

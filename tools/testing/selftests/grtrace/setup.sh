@@ -52,7 +52,8 @@ grtrace_setup() {
 	grtrace_apt_install build-essential make gcc bc flex bison libelf-dev libssl-dev \
 		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
 		trace-cmd python3 libdrm-dev pkg-config clang libclang-rt-14-dev \
-		python3-docutils time shellcheck libzstd-dev zstd file $pkgs ||
+		python3-docutils time shellcheck libzstd-dev zstd file \
+		protobuf-compiler $pkgs ||
 		{ grtrace_log "apt-get install failed"; return 1; }
 
 	# The test kernel is the one the image metapackage depends on.

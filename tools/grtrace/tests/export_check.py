@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of "grtrace export" (a Perfetto trace), decoded by protoc.
+
+A hand-built trace goes through "grtrace export"; protoc decodes the
+output against perfetto_subset.proto (Perfetto's documented field
+numbers), and the checks below assert the tracks, the slices on each
+track (which must nest), the flows and the counters that the trace's
+timestamps call for; the expected values are worked out in the comments.
+
+    export_check.py GRTRACE DIR     one "ok NAME" / "not ok NAME" per check
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report_golden import Trace, GFX, COPY  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TASK = 0x0002                   # GRTRACE_HDR_TASK: pid, tid follow the job
+RINGS = [(0, GFX, 0, b"testdrv", b"0000:00:02.0", b"gfx0"),
+         (1, COPY, 0, b"testdrv", b"0000:00:02.0", b"sdma0")]
+S = 1000000000
+
+
+def scenario():
+    """Ring 0: 100:1 and 100:2 overlap (two lanes), 100:3 after them on the
+    first lane with an error.  Ring 1: 200:1 waits on 100:1 (a flow), 200:2
+    starts at 40 us and never ends: at 1.2 s it has run over a second (hung).
+    One record (an IRQ) is lost: a gseq gap.  Tasks: 500/501, 500/502,
+    600/600."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+
+    def ev(ts, name, ctx, seqno, task=None, **k):
+        ring, eng = (0, GFX) if ctx == 100 else (1, COPY)
+        if task:
+            k.update(trailing=bytes(memoryview(
+                (task[0]).to_bytes(4, "little") +
+                (task[1]).to_bytes(4, "little"))), flags=TASK)
+        t.ev(ts, name, ctx, seqno, ring, eng, **k)
+
+    ev(1000, "submit", 100, 1, (500, 501))
+    ev(1500, "submit", 100, 2, (500, 502))
+    ev(2000, "commit", 100, 1)
+    ev(2500, "commit", 100, 2)
+    ev(3000, "start", 100, 1)
+    ev(5000, "submit", 200, 1, (500, 501), cpu=1)
+    ev(5100, "sync_wait_enter", 200, 1, aux0=100, aux1=1, cpu=1)
+    ev(13000, "end", 100, 1)
+    ev(13000, "start", 100, 2)
+    ev(13100, "sync_wait_exit", 200, 1, aux0=100, aux1=1, cpu=1)
+    ev(13200, "commit", 200, 1, cpu=1)
+    ev(13300, "start", 200, 1, cpu=1)
+    ev(14000, "complete", 100, 1)
+    ev(15000, "end", 200, 1, cpu=1)
+    ev(15100, "complete", 200, 1, cpu=1)
+    ev(20000, "end", 100, 2)
+    ev(21000, "complete", 100, 2)
+    ev(22000, "submit", 100, 3, (600, 600))
+    ev(22500, "commit", 100, 3)
+    ev(23000, "start", 100, 3)
+    ev(29000, "error", 100, 3, aux0=-62)
+    t.ev(29500, "irq", 0, 0, 0, GFX, aux0=1)      # lost
+    ev(30000, "end", 100, 3)
+    ev(30500, "complete", 100, 3)
+    ev(40000, "submit", 200, 2, (600, 600), cpu=1)
+    ev(40100, "commit", 200, 2, cpu=1)
+    ev(40200, "start", 200, 2, cpu=1)
+    t.ev(1200000000, "irq", 0, 0, 0, GFX, aux0=1)
+    for g, r in enumerate(t.recs):
+        r[4] = g
+    t.recs = [r for r in t.recs if r[2] != 29500]
+    return t
+
+
+# ---- protoc's text format ---------------------------------------------------
+
+TOKEN = re.compile(r'\s*(?:(\})|([A-Za-z_][A-Za-z0-9_]*)\s*(\{|:\s*'
+                   r'("(?:[^"\\]|\\.)*"|[^\s]+)))')
+
+
+def parse_text(text):
+    """protoc --decode output as nested dicts: every field a list."""
+    root = {}
+    stack = [root]
+    pos = 0
+    while True:
+        m = TOKEN.match(text, pos)
+        if not m:
+            if text[pos:].strip():
+                raise ValueError("protoc output: cannot parse at %r"
+                                 % text[pos:pos + 40])
+            break
+        pos = m.end()
+        if m.group(1):
+            stack.pop()
+        elif m.group(3) == "{":
+            child = {}
+            stack[-1].setdefault(m.group(2), []).append(child)
+            stack.append(child)
+        else:
+            v = m.group(4)
+            if v.startswith('"'):
+                v = bytes(v[1:-1], "utf-8").decode("unicode_escape")
+            elif re.fullmatch(r"-?\d+", v):
+                v = int(v)
+            elif re.fullmatch(r"-?[\d.eE+-]+", v):
+                v = float(v)
+            stack[-1].setdefault(m.group(2), []).append(v)
+    return root
+
+
+def one(d, key, default=None):
+    v = d.get(key)
+    return v[0] if v else default
+
+
+class Export:
+    """The decoded packets: tracks by uuid, events in file order."""
+
+    def __init__(self, packets):
+        self.tracks = {}
+        self.events = []
+        for i, p in enumerate(packets):
+            td = one(p, "track_descriptor")
+            if td:
+                uuid = one(td, "uuid")
+                if uuid in self.tracks:
+                    raise AssertionError("track %d described twice" % uuid)
+                self.tracks[uuid] = td
+            te = one(p, "track_event")
+            if te:
+                te["ts"] = one(p, "timestamp")
+                te["i"] = i
+                if one(te, "track_uuid") not in self.tracks:
+                    raise AssertionError("event %d on an undescribed track" % i)
+                self.events.append(te)
+
+    def track(self, name, parent=None):
+        got = [u for u, t in self.tracks.items() if one(t, "name") == name and
+               (parent is None or one(t, "parent_uuid") == parent)]
+        if len(got) != 1:
+            raise AssertionError("%d tracks named %r" % (len(got), name))
+        return got[0]
+
+    def children(self, parent):
+        return sorted(one(t, "name") for t in self.tracks.values()
+                      if one(t, "parent_uuid") == parent)
+
+    def slices(self, uuid):
+        """[(name, begin, end, depth)] of a track, by replaying its BEGIN and
+        END events in time order (file order for equal times), as the trace
+        processor does; a slice that does not nest is an error."""
+        evs = sorted((e for e in self.events if one(e, "track_uuid") == uuid),
+                     key=lambda e: (e["ts"], e["i"]))
+        out, stack = [], []
+        for e in evs:
+            ty = one(e, "type")
+            if ty == "TYPE_SLICE_BEGIN":
+                stack.append([one(e, "name"), e["ts"], None, len(stack)])
+                out.append(stack[-1])
+            elif ty == "TYPE_SLICE_END":
+                if not stack:
+                    raise AssertionError("track %d: END at %d with no slice open"
+                                         % (uuid, e["ts"]))
+                stack.pop()[2] = e["ts"]
+            elif ty == "TYPE_INSTANT":
+                out.append([one(e, "name"), e["ts"], e["ts"], len(stack)])
+        if stack:
+            raise AssertionError("track %d: %s never ended" % (uuid, stack))
+        return [tuple(s) for s in out]
+
+    def counter(self, uuid):
+        return [(e["ts"], one(e, "counter_value",
+                              one(e, "double_counter_value")))
+                for e in sorted(self.events, key=lambda e: (e["ts"], e["i"]))
+                if one(e, "track_uuid") == uuid]
+
+    def flows(self):
+        """{flow id: [(track uuid, ts, name, 'out' or 'in')]}."""
+        fl = {}
+        for e in self.events:
+            for key, way in (("flow_ids", "out"),
+                             ("terminating_flow_ids", "in")):
+                for f in e.get(key, []):
+                    fl.setdefault(f, []).append(
+                        (one(e, "track_uuid"), e["ts"], one(e, "name"), way))
+        return fl
+
+
+def expect(what, got, want):
+    if got != want:
+        raise AssertionError("%s:\n  got  %r\n  want %r" % (what, got, want))
+
+
+def main():
+    tool, d = sys.argv[1], sys.argv[2]
+    failed = 0
+
+    def check(name, fn):
+        nonlocal failed
+        try:
+            fn()
+            print("ok %s" % name)
+        except (AssertionError, ValueError, KeyError, IndexError,
+                TypeError, OSError) as e:
+            failed = 1
+            print("not ok %s" % name)
+            for line in str(e).splitlines() or ["(no message)"]:
+                print("# %s" % line)
+
+    src = os.path.join(d, "export.bin")
+    out = os.path.join(d, "export.pftrace")
+    with open(src, "wb") as f:
+        f.write(scenario().chunks())
+    p = subprocess.run([tool, "export", "-i", src, "-o", out],
+                       capture_output=True, text=True)
+    dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace",
+                          "-I", HERE, os.path.join(HERE, "perfetto_subset.proto")],
+                         stdin=open(out, "rb") if p.returncode == 0 else None,
+                         capture_output=True, text=True) \
+        if p.returncode == 0 else None
+    state = {}
+
+    def decoded():
+        expect("export exit status (stderr: %s)" % p.stderr.strip(),
+               p.returncode, 0)
+        expect("export stderr", p.stderr, "")
+        expect("protoc exit status (%s)" % dec.stderr.strip(),
+               dec.returncode, 0)
+        if re.search(r"^\s*\d+:", dec.stdout, re.M):
+            raise AssertionError("fields not in Perfetto's numbering: %s" %
+                                 re.findall(r"^\s*\d+:.*", dec.stdout, re.M)[:3])
+        state["x"] = Export(parse_text(dec.stdout).get("packet", []))
+    check("export: protoc decodes every packet as Perfetto's Trace", decoded)
+    if "x" not in state:
+        return 1
+    x = state["x"]
+    r0 = x.track("ring 0 gfx0 (testdrv 0000:00:02.0)")
+    r1 = x.track("ring 1 sdma0 (testdrv 0000:00:02.0)")
+
+    def tracks():
+        expect("ring 0's tracks", x.children(r0),
+               ["busy %", "jobs 0", "jobs 1", "queue depth"])
+        expect("ring 1's tracks", x.children(r1),
+               ["busy %", "hang", "jobs 0", "queue depth"])
+        threads = sorted((one(one(t, "thread"), "pid"),
+                          one(one(t, "thread"), "tid"))
+                         for t in x.tracks.values() if one(t, "thread"))
+        expect("submitting threads", threads, [(500, 501), (500, 502),
+                                               (600, 600)])
+        procs = sorted(one(one(t, "process"), "pid")
+                       for t in x.tracks.values() if one(t, "process"))
+        expect("submitting processes", procs, [500, 600])
+    check("export: a track group per ring: lanes, counters, hang; a track per submitting thread", tracks)
+
+    def lanes():
+        # 100:1 [1000, 14000] and 100:2 [1500, 21000] overlap: two lanes;
+        # 100:3 [22000, 30500] after both, back on the first.  Each job's
+        # phases run between its events; the error at its END, in exec.
+        # The dependency's "signalled" instant is written with 200:1, after
+        # 100:1: at 13000 it falls into 100:1's complete phase.
+        expect("ring 0 lane 0", x.slices(x.track("jobs 0", r0)), [
+            ("100:1", 1000, 14000, 0), ("submit", 1000, 2000, 1),
+            ("queue", 2000, 3000, 1), ("exec", 3000, 13000, 1),
+            ("complete", 13000, 14000, 1), ("signalled 100:1", 13000, 13000, 2),
+            ("100:3", 22000, 30500, 0), ("submit", 22000, 22500, 1),
+            ("queue", 22500, 23000, 1), ("exec", 23000, 30000, 1),
+            ("error -62", 30000, 30000, 2), ("complete", 30000, 30500, 1)])
+        expect("ring 0 lane 1", x.slices(x.track("jobs 1", r0)), [
+            ("100:2", 1500, 21000, 0), ("submit", 1500, 2500, 1),
+            ("queue", 2500, 13000, 1), ("exec", 13000, 20000, 1),
+            ("complete", 20000, 21000, 1)])
+        # 200:1 waits on 100:1 from 5100 to 13100, inside its submit phase;
+        # 200:2 runs from 40200 to the end of the trace (1.2 s).
+        expect("ring 1 lane 0", x.slices(x.track("jobs 0", r1)), [
+            ("200:1", 5000, 15100, 0), ("submit", 5000, 13200, 1),
+            ("wait 100:1", 5100, 13100, 2), ("dependency 100:1", 13100, 13100, 2),
+            ("queue", 13200, 13300, 1), ("exec", 13300, 15000, 1),
+            ("complete", 15000, 15100, 1),
+            ("200:2", 40000, 1200000000, 0), ("submit", 40000, 40100, 1),
+            ("queue", 40100, 40200, 1),
+            ("exec (never ended)", 40200, 1200000000, 1)])
+    check("export: jobs on lanes, phases and waits nested, overlapping jobs apart", lanes)
+
+    def flows():
+        fl = x.flows()
+        t501 = [u for u, t in x.tracks.items() if one(one(t, "thread", {}), "tid") == 501][0]
+        t502 = [u for u, t in x.tracks.items() if one(one(t, "thread", {}), "tid") == 502][0]
+        t600 = [u for u, t in x.tracks.items() if one(one(t, "thread", {}), "tid") == 600][0]
+        l0, l1 = x.track("jobs 0", r0), x.track("jobs 1", r0)
+        m0 = x.track("jobs 0", r1)
+        want = sorted([
+            [(t501, 1000, "submit 100:1", "out"), (l0, 1000, "100:1", "in")],
+            [(t502, 1500, "submit 100:2", "out"), (l1, 1500, "100:2", "in")],
+            [(t501, 5000, "submit 200:1", "out"), (m0, 5000, "200:1", "in")],
+            [(t600, 22000, "submit 100:3", "out"), (l0, 22000, "100:3", "in")],
+            [(t600, 40000, "submit 200:2", "out"), (m0, 40000, "200:2", "in")],
+            # 100:1 ended at 13000; 200:1's wait for it ended at 13100.
+            [(l0, 13000, "signalled 100:1", "out"),
+             (m0, 13100, "dependency 100:1", "in")]])
+        expect("flows (each id once out, once in)", sorted(fl.values()), want)
+    check("export: flows from each submitting thread and from the dependency", flows)
+
+    def counters():
+        # Queue depth: COMMITs at 2000, 2500, 22500; ENDs at 13000, 20000,
+        # 30000.  Ring 1: 13200 in, 15000 out, 40100 in (never out).
+        expect("ring 0 queue depth", x.counter(x.track("queue depth", r0)),
+               [(2000, 1), (2500, 2), (13000, 1), (20000, 0), (22500, 1),
+                (30000, 0)])
+        expect("ring 1 queue depth", x.counter(x.track("queue depth", r1)),
+               [(13200, 1), (15000, 0), (40100, 1)])
+        # Busy per 100 ms from the first record (1000): ring 0 ran
+        # 3000..13000, 13000..20000 and 23000..30000: 24000 ns of the first
+        # interval, 0.024 %, then idle: one 0 at the second interval.
+        busy = x.counter(x.track("busy %", r0))
+        expect("ring 0 busy %", [(ts, round(v, 6)) for ts, v in busy],
+               [(1000, 0.024), (100001000, 0.0)])
+        # Ring 1: 13300..15000 (1700 ns) and 40200 on, in the first
+        # interval 100001000 - 40200 more: (1700 + 99960800) / 1e8; busy
+        # to the end of the window (1.2 s - 1000 ns: 12 intervals, the
+        # last 99.999 ms long).
+        b1 = x.counter(x.track("busy %", r1))
+        expect("ring 1 busy intervals", [ts for ts, _ in b1],
+               [1000 + k * 100000000 for k in range(12)])
+        expect("ring 1 busy % (first, second, last)",
+               [round(b1[0][1], 6), b1[1][1], b1[-1][1]],
+               [99.9625, 100.0, 100.0])
+    check("export: queue depth and busy % counters per ring", counters)
+
+    def markers():
+        hang = x.slices(x.track("hang", r1))
+        expect("hang marker", [(h[1], h[0].split(":")[0]) for h in hang],
+               [(40200, "ring 1 sdma0 hung")])
+        lost = x.slices(x.track("grtrace: records lost"))
+        expect("lost marker", lost, [("lost 1 records", 30000, 30000, 0)])
+    check("export: markers for a hung ring and for lost records", markers)
+
+    def no_task():
+        # Format 1 without the TASK flag: no submitter tracks, and it says so.
+        t = scenario()
+        for r in t.recs:
+            if r[5] & TASK:
+                r[5] &= ~TASK
+                r[3] = r[3][:-8]
+        with open(os.path.join(d, "notask.bin"), "wb") as f:
+            f.write(t.chunks())
+        q = subprocess.run([tool, "export", "-i", os.path.join(d, "notask.bin"),
+                            "-o", os.path.join(d, "notask.pftrace")],
+                           capture_output=True, text=True)
+        expect("exit status", q.returncode, 0)
+        expect("stderr", q.stderr.strip(),
+               "grtrace: export: no submitter data (no SUBMIT carries a pid and tid): the trace has no submitter tracks or flows")
+        r = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I",
+                            HERE, os.path.join(HERE, "perfetto_subset.proto")],
+                           stdin=open(os.path.join(d, "notask.pftrace"), "rb"),
+                           capture_output=True, text=True)
+        y = Export(parse_text(r.stdout).get("packet", []))
+        expect("thread tracks", [t for t in y.tracks.values() if one(t, "thread")], [])
+        expect("flows", sorted(y.flows().values()), [
+            [(y.track("jobs 0", y.track("ring 0 gfx0 (testdrv 0000:00:02.0)")),
+              13000, "signalled 100:1", "out"),
+             (y.track("jobs 0", y.track("ring 1 sdma0 (testdrv 0000:00:02.0)")),
+              13100, "dependency 100:1", "in")]])
+    check("export: without submitter data it says so and draws no submitter", no_task)
+
+    def bad_input():
+        trunc = os.path.join(d, "trunc.bin")
+        with open(src, "rb") as f:
+            data = f.read()
+        with open(trunc, "wb") as f:
+            f.write(data[:len(data) - 7])
+        q = subprocess.run([tool, "export", "-i", trunc, "-o",
+                            os.path.join(d, "trunc.pftrace")],
+                           capture_output=True, text=True)
+        expect("exit status of a truncated input", q.returncode, 1)
+        lines = q.stderr.strip().splitlines()
+        if not lines or not re.match(r"grtrace: .*trunc\.bin: .*(byte|offset) \d+",
+                                     lines[-1]):
+            raise AssertionError("no error naming the file and offset: %r"
+                                 % q.stderr)
+        q = subprocess.run([tool, "export", "-i", src], capture_output=True,
+                           text=True)
+        expect("without -o: exit status", q.returncode, 2)
+        expect("without -o: message", "give the file to write with -o" in q.stderr,
+               True)
+        q = subprocess.run([tool, "export", "-i", src, "-o", "/nonexistent/x"],
+                           capture_output=True, text=True)
+        expect("unwritable -o: exit status", q.returncode, 1)
+        expect("unwritable -o: names it", "/nonexistent/x" in q.stderr, True)
+        q = subprocess.run([tool, "export", "-i", src, "-o", out, "--per-ring"],
+                           capture_output=True, text=True)
+        expect("a report option: exit status", q.returncode, 2)
+    check("export: bad input and bad options get a clear error", bad_input)
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
