@@ -91,6 +91,9 @@ void job_fields(const struct rp *rp, struct fields *f,
 	}
 	label_str(row, '|', lbuf, sizeof(lbuf));
 	f_str(f, "label", lbuf);
+	/* Who submitted it: its SUBMIT's task (format 2), else NA. */
+	f_opt(f, "pid", row->has_task, row->pid);
+	f_opt(f, "tid", row->has_task, row->tid);
 }
 
 /* The CSV header of a table: its writer in header mode. */

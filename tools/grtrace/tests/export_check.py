@@ -369,6 +369,25 @@ def main():
               13100, "dependency 100:1", "in")]])
     check("export: without submitter data it says so and draws no submitter", no_task)
 
+    def report_task():
+        # The same jobs in "report": pid and tid from each SUBMIT's task.
+        q = subprocess.run([tool, "report", "-i", src, "--format", "json"],
+                           capture_output=True, text=True)
+        expect("report exit status", q.returncode, 0)
+        import json
+        got = sorted(("%d:%d" % (j["ctx"], j["seqno"]), j["pid"], j["tid"])
+                     for j in json.loads(q.stdout)["jobs"])
+        expect("jobs' pid and tid", got, [
+            ("100:1", 500, 501), ("100:2", 500, 502), ("100:3", 600, 600),
+            ("200:1", 500, 501), ("200:2", 600, 600)])
+        q = subprocess.run([tool, "report", "-i", os.path.join(d, "notask.bin"),
+                            "--format", "csv"], capture_output=True, text=True)
+        rows = [r.split(",") for r in q.stdout.splitlines()]
+        expect("CSV columns", rows[0][-2:], ["pid", "tid"])
+        expect("no task: NA", sorted({tuple(r[-2:]) for r in rows[1:]}),
+               [("", "")])
+    check("report: pid and tid of each job from its SUBMIT, NA without", report_task)
+
     def bad_input():
         trunc = os.path.join(d, "trunc.bin")
         with open(src, "rb") as f:

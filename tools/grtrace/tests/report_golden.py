@@ -940,7 +940,7 @@ SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
                "t_complete t_total start_derived derived queue_depth preempts error "
-               "label").split()
+               "label pid tid").split()
 
 
 def gen(outdir):
