@@ -278,6 +278,15 @@ else
 	ok "report golden checks # SKIP no python3"
 fi
 
+# ---- scripts/parse_events.py against the golden vectors -----------------------
+
+PE=$TMP/parse-events
+mkdir -p "$PE"
+python3 "$TESTS/parse_events_check.py" "$GOLDEN" "$PE" > "$TMP/pe" 2>&1
+pe_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
+result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
+
 # ---- export: a Perfetto trace, decoded by protoc -------------------------------
 
 EX=$TMP/export

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of scripts/parse_events.py against the golden vectors.
+
+Each golden stream (tools/testing/selftests/grtrace/golden) has its records
+written out as "grtrace dump" text by gen_golden.py, independently of any
+decoder.  parse_events.py's JSON rows, put in that text form, must give the
+same lines: format 1 bare streams, format 2 bare and in a trace file.  Then
+truncated and corrupt inputs: the rows before, one error line naming the
+file and the byte, exit 1.
+
+    parse_events_check.py GOLDEN_DIR TMPDIR
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "scripts", "parse_events.py")
+
+
+def run(path, *args):
+    return subprocess.run([sys.executable, SCRIPT, "--json", path] + list(args),
+                          capture_output=True, text=True)
+
+
+def dump_line(r):
+    """A row as gen_golden.py writes the dump text."""
+    f = r.get("fields") or {}
+    t = r["type"]
+    if t == "STREAM_INFO":
+        text = "magic=ok version=%d clock=%s cpus=%d session=%d features=%s" % (
+            f["version"], f["clock"], f["cpus"], f["session"], f["features"])
+    elif t == "METADATA":
+        text = "kernel=%s rings=%d" % (f["kernel"], f["rings"])
+        for i in range(f["rings"]):
+            text += "\n    ring " + " ".join(
+                "%s=%s" % (k, f["ring%d.%s" % (i, k)])
+                for k in ("id", "engine", "instance", "driver", "device", "name"))
+    elif t == "RING":
+        text = " ".join("%s=%s" % (k, f[k]) for k in
+                        ("id", "engine", "instance", "driver", "device", "name"))
+    elif t.startswith("TYPE_"):
+        text = "size=%d" % f["size"]
+    else:
+        text = "ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d" % (
+            r["ctx"], r["seqno"], r["ring"], r["engine"], r["aux0"], r["aux1"])
+        if r["pid"] is not None:
+            text += " pid=%d tid=%d" % (r["pid"], r["tid"])
+        if r["derived"]:
+            text += " derived=1"
+    return "%d %d %d %s %s" % (r["ts"], r["cpu"], r["gseq"], t, text)
+
+
+def main():
+    golden, tmp = sys.argv[1], sys.argv[2]
+    failed = 0
+
+    def result(name, ok, why=""):
+        nonlocal failed
+        print(("ok %s" if ok else "not ok %s") % name)
+        if not ok:
+            failed = 1
+            for line in why.splitlines()[:20]:
+                print("# " + line)
+
+    for vec, src in (("emit-basic", "emit-basic.bin"), ("rings", "rings.bin"),
+                     ("emit-basic-v2", "emit-basic-v2.bin"),
+                     ("emit-basic-v2", "emit-basic-v2.grf")):
+        p = run(os.path.join(golden, src))
+        want = open(os.path.join(golden, vec + ".dump")).read()
+        got = "".join(dump_line(json.loads(l)) + "\n"
+                      for l in p.stdout.splitlines()) if p.returncode == 0 else ""
+        result("parse_events: %s decodes as gen_golden.py wrote it" % src,
+               p.returncode == 0 and p.stderr == "" and got == want,
+               "exit %d %s\ngot:\n%swant:\n%s" % (p.returncode, p.stderr, got,
+                                                   want))
+
+    # Cut short, and a record size that is not a multiple of 8.
+    data = open(os.path.join(golden, "emit-basic.bin"), "rb").read()
+    offs = [int(x) for x in open(os.path.join(golden, "emit-basic.offsets"))]
+    cut = os.path.join(tmp, "cut.bin")
+    with open(cut, "wb") as f:
+        f.write(data[:offs[3] + 40])
+    p = run(cut)
+    rows = p.stdout.splitlines()
+    result("parse_events: a truncated stream: its whole records, then the byte",
+           p.returncode == 1 and len(rows) == 3 and p.stderr.strip() ==
+           "parse_events.py: %s: byte %d: corrupt record size 72" % (cut, offs[3]),
+           "exit %d, %d rows, stderr %r" % (p.returncode, len(rows), p.stderr))
+    bad = bytearray(data)
+    bad[offs[2] + 2] = 70
+    badp = os.path.join(tmp, "bad.bin")
+    with open(badp, "wb") as f:
+        f.write(bad)
+    p = run(badp)
+    result("parse_events: a corrupt record size: one line naming file and byte",
+           p.returncode == 1 and len(p.stdout.splitlines()) == 2 and
+           p.stderr.strip() == "parse_events.py: %s: byte %d: corrupt record size 70"
+           % (badp, offs[2]),
+           "exit %d, stderr %r" % (p.returncode, p.stderr))
+    grf = open(os.path.join(golden, "emit-basic-v2.grf"), "rb").read()
+    cutf = os.path.join(tmp, "cut.grf")
+    with open(cutf, "wb") as f:
+        f.write(grf[:-5])
+    p = run(cutf)
+    result("parse_events: a truncated trace file: an error naming the frame's byte",
+           p.returncode == 1 and "byte " in p.stderr and
+           p.stderr.startswith("parse_events.py: %s: byte " % cutf) and
+           len(p.stderr.strip().splitlines()) == 1,
+           "exit %d, stderr %r" % (p.returncode, p.stderr))
+    p = run(os.path.join(tmp, "nonexistent.bin"))
+    result("parse_events: a missing file: one line, exit 1",
+           p.returncode == 1 and p.stderr.strip() == "parse_events.py: %s: No such file or directory"
+           % os.path.join(tmp, "nonexistent.bin"), p.stderr)
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
