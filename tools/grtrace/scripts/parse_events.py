@@ -19,7 +19,8 @@ a negative errno), pid and tid (a SUBMIT that carries its task); for
 control records a "fields" column of key=value pairs.
 
 A bare format 2 stream does not name its CPU: --cpu says which (default
-0).  Without a STREAM_INFO first, --stream-format says the format.
+0).  A bare stream's format is its first record's (a STREAM_INFO's, or
+told by a job event's size); --stream-format says it where that cannot.
 
 Written from Documentation/gpu/grtrace.rst ("Stream format", "Format 2",
 "The trace file"), not from the C code.  Malformed or truncated input:
@@ -255,6 +256,23 @@ def merge(per_cpu):
     return heapq.merge(*per_cpu.values(), key=key)
 
 
+def guess_format(data, pos):
+    """A bare stream's format from its first record: a STREAM_INFO says;
+    else a job event of format 1 is 72 bytes or more, of format 2 less."""
+    if len(data) - pos < 4:
+        return 0
+    t16, size = struct.unpack_from("<HH", data, pos)
+    if t16 in V1_CONTROL:
+        return 1
+    if data[pos] in V2_CONTROL:
+        return 2
+    if 1 <= t16 < 32 and size >= HDR1.size + JOB1.size and size % 8 == 0:
+        return 1
+    if 1 <= data[pos] < 32 and HDR2.size <= size < HDR1.size + JOB1.size:
+        return 2
+    return 0
+
+
 def parse(data, cpu_opt, fmt_opt):
     """Every row, merged per part; raises Bad after yielding those before."""
     pos, part = 0, 0
@@ -271,10 +289,9 @@ def parse(data, cpu_opt, fmt_opt):
                     for c, row in recs:
                         per_cpu.setdefault(c, []).append(row)
             else:
-                fmt = fmt_opt or (2 if data[pos] == 0x80 else
-                                  1 if data[pos:pos + 2] == b"\x00\x01" else 0)
+                fmt = fmt_opt or guess_format(data, pos)
                 if not fmt:
-                    raise Bad(pos, "no STREAM_INFO first: give --stream-format")
+                    raise Bad(pos, "cannot tell the stream's format: give --stream-format")
                 b = (lambda p, pos=pos: pos + p)
                 recs = records_v2(data[pos:], cpu_opt, b, cseq_state) \
                     if fmt == 2 else records_v1(data[pos:], b)

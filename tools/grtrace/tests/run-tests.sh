@@ -287,6 +287,15 @@ pe_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
 result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
 
+# ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
+
+MT=$TMP/merge-timeline
+mkdir -p "$MT"
+python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
+mt_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
+result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
+
 # ---- export: a Perfetto trace, decoded by protoc -------------------------------
 
 EX=$TMP/export

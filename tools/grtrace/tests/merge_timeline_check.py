@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of scripts/merge_timeline.py on hand-built inputs.
+
+The GPU side is export_check.py's trace (SUBMITs of threads 501, 502 and
+600); the CPU side is "trace-cmd report" text (and the same as "perf
+script" text) with ioctls whose intervals cover some of those SUBMITs and
+not others.  The expected links and counts are worked out below.
+
+    merge_timeline_check.py TMPDIR
+"""
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from export_check import scenario, TASK  # noqa: E402
+
+SCRIPT = os.path.join(HERE, "..", "scripts", "merge_timeline.py")
+# (tid, comm, enter ns, exit ns, cmd): 0x42 is DRM_COMMAND_BASE + 2, 0xb2
+# MODE_CREATE_DUMB.  SUBMITs: 100:1 at 1000 (tid 501), 100:2 at 1500
+# (502), 200:1 at 5000 (501), 100:3 at 22000 (600), 200:2 at 40000 (600).
+IOCTLS = [(501, "client", 900, 1100, 0xc0206442),     # covers 100:1
+          (502, "client", 1400, 1600, 0xc0206442),    # covers 100:2
+          (501, "client", 4000, 4500, 0xc0206442),    # ends before 200:1
+          (600, "other", 21000, 23000, 0xc02064b2)]   # covers 100:3
+
+
+def secs(ns):
+    return "%d.%09d" % (ns // 10**9, ns % 10**9)
+
+
+def trace_cmd_text(shift=0):
+    lines = ["cpus=2"]
+    evs = []
+    for tid, comm, a, b, cmd in IOCTLS:
+        evs.append((a, "%16s-%-5d [000] %s: sys_enter_ioctl:      fd: 0x00000003, cmd: 0x%08x, arg: 0x7ffc1000"
+                    % (comm, tid, secs(a + shift), cmd)))
+        evs.append((b, "%16s-%-5d [000] %s: sys_exit_ioctl:       0x0"
+                    % (comm, tid, secs(b + shift))))
+    evs.append((30000, "%16s-%-5d [001] %s: sys_exit_ioctl:       0x0"
+                % ("stray", 700, secs(30000 + shift))))
+    return "\n".join(lines + [t for _, t in sorted(evs)]) + "\n"
+
+
+def perf_text():
+    evs = []
+    for tid, comm, a, b, cmd in IOCTLS:
+        evs.append((a, "%16s %6d [000] %s: syscalls:sys_enter_ioctl: fd: 0x00000003, cmd: 0x%08x, arg: 0x7ffc1000"
+                    % (comm, tid, secs(a), cmd)))
+        evs.append((b, "%16s %6d [000] %s: syscalls:sys_exit_ioctl: 0x0"
+                    % (comm, tid, secs(b))))
+    evs.append((30000, "%16s %6d [001] %s: syscalls:sys_exit_ioctl: 0x0"
+                % ("stray", 700, secs(30000))))
+    return "\n".join(t for _, t in sorted(evs)) + "\n"
+
+
+STATS = ["ioctls: 4 (1 enter or exit without its pair)",
+         "jobs: 5; linked to their ioctl: 3; submitter named but no ioctl of it covers the SUBMIT: 2; no submitter data: 0"]
+
+
+def main():
+    tmp = sys.argv[1]
+    failed = 0
+
+    def result(name, ok, why=""):
+        nonlocal failed
+        print(("ok %s" if ok else "not ok %s") % name)
+        if not ok:
+            failed = 1
+            for line in str(why).splitlines()[:30]:
+                print("# " + line)
+
+    def write(name, data):
+        p = os.path.join(tmp, name)
+        with open(p, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        return p
+
+    gpu = write("gpu.bin", scenario().chunks())
+    tc = write("cpu.txt", trace_cmd_text())
+
+    def run(*args):
+        return subprocess.run([sys.executable, SCRIPT] + list(args),
+                              capture_output=True, text=True)
+
+    p = run("--cpu", tc, "--gpu", gpu)
+    out = p.stdout.splitlines()
+    want = [
+        "900 cpu ioctl client/501 DRM_COMMAND_BASE+0x02 dur=200 jobs=100:1",
+        "1000 gpu SUBMIT 100:1 ring=gfx0 pid=500 tid=501 ioctl=DRM_COMMAND_BASE+0x02",
+        "1400 cpu ioctl client/502 DRM_COMMAND_BASE+0x02 dur=200 jobs=100:2",
+        "1500 gpu SUBMIT 100:2 ring=gfx0 pid=500 tid=502 ioctl=DRM_COMMAND_BASE+0x02",
+        "4000 cpu ioctl client/501 DRM_COMMAND_BASE+0x02 dur=500",
+        "5000 gpu SUBMIT 200:1 ring=sdma0 pid=500 tid=501",
+        "21000 cpu ioctl other/600 DRM_IOCTL_MODE_CREATE_DUMB dur=2000 jobs=100:3",
+        "22000 gpu SUBMIT 100:3 ring=gfx0 pid=600 tid=600 ioctl=DRM_IOCTL_MODE_CREATE_DUMB",
+    ]
+    got = [l for l in out if " cpu " in l or " SUBMIT " in l][:8]
+    result("merge_timeline: ioctls and SUBMITs in time order, each job linked to the ioctl covering it",
+           p.returncode == 0 and got == want and out[-2:] == STATS,
+           "exit %d %s\n" % (p.returncode, p.stderr) + "\n".join(out))
+    evs = [l for l in out if " gpu " in l]
+    result("merge_timeline: every job event of the trace on the timeline",
+           len(evs) == sum(1 for r in scenario().recs if r[1] < 32),
+           "%d gpu lines" % len(evs))
+
+    q = run("--cpu", write("perf.txt", perf_text()), "--gpu", gpu)
+    result("merge_timeline: perf script text gives the same timeline",
+           q.returncode == 0 and q.stdout == p.stdout, q.stdout + q.stderr)
+    q = run("--cpu", write("shifted.txt", trace_cmd_text(7000)), "--gpu", gpu,
+            "--clock-offset", "-7000")
+    result("merge_timeline: --clock-offset moves the CPU side onto grtrace's clock",
+           q.returncode == 0 and q.stdout == p.stdout, q.stdout + q.stderr)
+    q = run("--cpu", tc, "--gpu", gpu, "--stats-only")
+    result("merge_timeline: --stats-only prints the counts alone",
+           q.returncode == 0 and q.stdout.splitlines() == STATS, q.stdout + q.stderr)
+
+    t = scenario()
+    for r in t.recs:
+        if r[5] & TASK:
+            r[5] &= ~TASK
+            r[3] = r[3][:-8]
+    q = run("--cpu", tc, "--gpu", write("notask.bin", t.chunks()), "--stats-only")
+    result("merge_timeline: without submitter data it says so and links nothing",
+           q.returncode == 0 and q.stdout.splitlines()[1:] == [
+               "jobs: 5; linked to their ioctl: 0; submitter named but no ioctl of it covers the SUBMIT: 0; no submitter data: 5",
+               "no submitter data: the grtrace file's SUBMITs carry no thread (format 1, or submitted from interrupts): nothing can be linked"],
+           q.stdout + q.stderr)
+
+    data = open(gpu, "rb").read()
+    cut = write("cut.bin", data[:-9])
+    q = run("--cpu", tc, "--gpu", cut)
+    result("merge_timeline: a truncated grtrace file: one line naming it and the byte, exit 1",
+           q.returncode == 1 and q.stdout == "" and
+           q.stderr.startswith("merge_timeline.py: %s: byte " % cut) and
+           len(q.stderr.splitlines()) == 1, q.stderr)
+    badcpu = write("badcpu.txt", "  client-501 [000] 0.000000900: sys_enter_ioctl: fd: 3\n")
+    q = run("--cpu", badcpu, "--gpu", gpu)
+    result("merge_timeline: an ioctl enter without its cmd: one line naming file and line",
+           q.returncode == 1 and q.stderr.strip() ==
+           "merge_timeline.py: %s: line 1: sys_enter_ioctl without cmd" % badcpu,
+           q.stderr)
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
