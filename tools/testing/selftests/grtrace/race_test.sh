@@ -84,6 +84,8 @@ echo 0 >"$R/delay_us"
 echo 0 >"$R/gap_us"
 rmmod grtrace_race_test
 unload_all
+# load_stack loaded gpu-sched: the suites after this one start without it.
+if grep -q '^gpu_sched ' /proc/modules; then rmmod gpu_sched; fi
 new_dmesg | grep -E 'BUG|Oops|WARNING|KASAN|general protection' >"$TMP/bad"
 [ ! -s "$TMP/bad" ]
 ok $? "kernel log: no BUG, Oops, WARN or KASAN report"
