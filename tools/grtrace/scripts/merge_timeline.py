@@ -5,7 +5,8 @@
 Usage: merge_timeline.py --cpu CPU_TRACE --gpu GRTRACE_FILE [--output OUT]
                          [--clock-offset NS] [--stats-only] [--verbose]
 
-CPU_TRACE is text from "trace-cmd report" or "perf script" with the
+CPU_TRACE is text from "trace-cmd report" or "perf script" (or ftrace's
+trace file; times in microseconds count an exit as late as it may be) with the
 syscalls:sys_enter_ioctl and sys_exit_ioctl events (record them with
 "trace-cmd record -C mono -e syscalls:sys_enter_ioctl -e
 syscalls:sys_exit_ioctl", so that their clock is grtrace's, or give the
@@ -41,14 +42,18 @@ import parse_events  # noqa: E402
 
 PROG = "merge_timeline.py"
 
-# trace-cmd report: "comm-tid [cpu] [flags] secs.frac: event: args"
+# trace-cmd report and ftrace: "comm-tid [cpu] [flags] secs.frac: rest"
 TRACE_CMD = re.compile(r"^\s*(?P<comm>.+?)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]"
-                       r"(?:\s+[\w.]{4,6})?\s+(?P<ts>\d+\.\d+):\s+"
-                       r"(?P<event>[\w:]+):\s*(?P<args>.*)$")
-# perf script: "comm tid [cpu] secs.frac: event: args"
+                       r"(?:\s+[\w.]{4,6})?\s+(?P<ts>\d+\.\d+):\s+(?P<rest>.*)$")
+# perf script: "comm tid [cpu] secs.frac: rest"
 PERF = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
-                  r"(?P<ts>\d+\.\d+):\s+(?P<event>[\w:]+):\s*(?P<args>.*)$")
-CMD = re.compile(r"\bcmd:\s*(0x[0-9a-fA-F]+|\d+)")
+                  r"(?P<ts>\d+\.\d+):\s+(?P<rest>.*)$")
+# rest: "[syscalls:]sys_enter_ioctl: fd: 0x3, cmd: 0xc0206442, ..." and
+# "sys_exit_ioctl: 0x0" (trace-cmd, perf); the kernel's own trace file
+# prints "sys_ioctl(fd: 3, cmd: c0206442, ...)" and "sys_ioctl -> 0x0".
+ENTER = re.compile(r"^(?:syscalls:)?sys_enter_ioctl:.*?\bcmd:\s*(0x[0-9a-fA-F]+|\d+)"
+                   r"|^sys_ioctl\(.*?\bcmd:\s*([0-9a-fA-F]+)")
+EXIT = re.compile(r"^(?:syscalls:)?sys_exit_ioctl:|^sys_ioctl\s+->")
 
 DRM_BASE = 0x64                 # 'd'
 DRM_COMMAND_BASE = 0x40
@@ -108,27 +113,32 @@ def read_cpu(path, offset):
             m = TRACE_CMD.match(line) or PERF.match(line)
             if not m:
                 continue
-            ev = m.group("event").split(":")[-1]
-            if ev not in ("sys_enter_ioctl", "sys_exit_ioctl"):
+            rest = m.group("rest")
+            enter = ENTER.match(rest)
+            if not enter and not EXIT.match(rest):
+                if "sys_enter_ioctl" in rest.split(" ", 1)[0] or \
+                   rest.startswith("sys_ioctl("):
+                    raise Bad("%s: line %d: sys_enter_ioctl without cmd"
+                              % (path, n))
                 continue
             sec, frac = m.group("ts").split(".")
             ts = int(sec) * 10**9 + int((frac + "000000000")[:9]) + offset
+            # Microseconds (ftrace's text): an exit may be up to 999 ns on.
+            slack = 10 ** (9 - len(frac)) - 1 if len(frac) < 9 else 0
             tid = int(m.group("tid"))
-            if ev == "sys_enter_ioctl":
-                c = CMD.search(m.group("args"))
-                if not c:
-                    raise Bad("%s: line %d: sys_enter_ioctl without cmd" % (path, n))
+            if enter:
+                cmd = int(enter.group(1), 0) if enter.group(1) else \
+                    int(enter.group(2), 16)
                 if tid in open_by_tid:
                     stray += 1
                 open_by_tid[tid] = {"tid": tid, "comm": m.group("comm").strip(),
-                                    "enter": ts, "cmd": int(c.group(1), 0),
-                                    "jobs": []}
+                                    "enter": ts, "cmd": cmd, "jobs": []}
             else:
                 io = open_by_tid.pop(tid, None)
                 if io is None:
                     stray += 1
                     continue
-                io["exit"] = ts
+                io["exit"] = ts + slack
                 ioctls.append(io)
     stray += len(open_by_tid)
     return ioctls, stray

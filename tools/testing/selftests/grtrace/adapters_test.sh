@@ -127,7 +127,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q $TR || mount -t tracefs nodev $TR
 for m in grtrace_virtio_gpu grtrace_drm_bridge grtrace_vgpu grtrace; do
@@ -191,14 +191,14 @@ echo "$got" | grep -q "COMPLETE:\([1-9][0-9]*\)/\1 " &&
 	! echo "$got" | tr ' ' '\n' | grep -v '^COMPLETE:' | grep -q ':[1-9]'
 ok $? "drm_bridge: every COMPLETE, and nothing else, flagged derived"
 
-# 13-18: virtio-gpu.
+# 13-19: virtio-gpu.
 CLIENT=$HERE/virtgpu_client
 [ -x "$CLIENT" ] || { cc -O2 -o "$TMP/virtgpu_client" "$HERE/virtgpu_client.c" \
 	$(pkg-config --cflags --libs libdrm) && CLIENT=$TMP/virtgpu_client; }
 if ! lspci -n 2>/dev/null | grep -q '1af4:1050' &&
 	! grep -qs 0x1050 /sys/bus/pci/devices/*/device; then
 	for t in "client ran" "commands 1:1" "contexts" "responses paired" \
-		"derived flags" "unload while attached"; do
+		"derived flags" "ioctls linked" "unload while attached"; do
 		skip "virtio_gpu: $t" "no virtio-gpu device (vmtest.sh -q \"-device virtio-gpu-pci\")"
 	done
 else
@@ -214,7 +214,11 @@ else
 		insmod "$KODIR/grtrace_amdgpu.ko" && rmmod grtrace_amdgpu &&
 			touch "$TMP/claimed"
 	}
-	ftrace_on virtio_gpu && record_start "$TMP/vq.dat" &&
+	# The client's ioctls too, for merge_timeline.py (same clock).
+	ftrace_on virtio_gpu &&
+		echo 1 > "$FT/events/syscalls/sys_enter_ioctl/enable" &&
+		echo 1 > "$FT/events/syscalls/sys_exit_ioctl/enable" &&
+		record_start "$TMP/vq.dat" &&
 		"$CLIENT" -f 15 -c 10 > "$TMP/client.out" && claim &&
 		"$CLIENT" -f 15 -c 10 >> "$TMP/client.out"
 	rc=$?
@@ -232,6 +236,19 @@ else
 		! echo "$got" | tr ' ' '\n' | grep -Ev '^(COMMIT|COMPLETE):' |
 		grep -q ':[1-9]'
 	ok $? "virtio_gpu: every COMMIT and COMPLETE, and nothing else, flagged derived"
+	# Each of the client's resource creations is one ioctl of its thread:
+	# merge_timeline.py must link the jobs it made to exactly those.
+	python3 "$TOP/tools/grtrace/scripts/merge_timeline.py" \
+		--cpu "$TMP/vq.ftrace" --gpu "$TMP/vq.dat" >"$TMP/vq.merged"
+	rc=$?
+	creates=$(sed -n 's/^flips=[0-9]* creates=\([0-9]*\)$/\1/p' "$TMP/client.out" |
+		awk '{ s += $1 } END { print s + 0 }')
+	linked=$(grep -c '^[0-9]* cpu ioctl virtgpu_client/[0-9]* DRM_IOCTL_VIRTGPU_RESOURCE_CREATE dur=[0-9]* jobs=' "$TMP/vq.merged")
+	others=$(grep ' gpu .* ioctl=' "$TMP/vq.merged" | grep -cv 'ioctl=DRM_IOCTL_')
+	grep -E '^(ioctls|jobs):' "$TMP/vq.merged" | sed 's/^/# /'
+	[ $rc -eq 0 ] && [ "$creates" -eq 20 ] && [ "$linked" -eq "$creates" ] &&
+		[ "$others" -eq 0 ]
+	ok $? "virtio_gpu: merge_timeline.py links jobs to each of the client's $creates resource-creation ioctls ($linked)"
 	rmmod virtio_gpu
 	grep -q '^virtio_gpu .* waiting ' "$D/adapters" &&
 		! grep -q ' virtio_gpu ' "$D/rings" &&
@@ -239,7 +256,7 @@ else
 	ok $? "virtio_gpu: driver unloaded while attached: probes waiting, rings gone [attach-only]"
 fi
 
-# 19: load/unload cycles under traffic, in both orders with the driver.
+# 20: load/unload cycles under traffic, in both orders with the driver.
 touch "$TMP/run"
 ( while [ -e "$TMP/run" ]; do
 	echo 'gfx 0 20 5 dep=copy:1' > "$V/submit" 2>/dev/null
@@ -273,7 +290,7 @@ done
 rm -f "$TMP/run"; wait $traffic
 ok $rc "$CYCLES load/unload cycles of grtrace + drm_bridge under vgpu traffic"
 
-# 20-22: the drivers go while attached; nothing is left behind.
+# 21-23: the drivers go while attached; nothing is left behind.
 # (Rings are registered while tracing only.)
 insmod "$KO" && insmod "$KODIR/grtrace_drm_bridge.ko" &&
 	echo start > "$D/control" &&
