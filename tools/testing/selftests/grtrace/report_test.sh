@@ -84,9 +84,12 @@ ok $? "record -b 128K resizes for the recording and restores $before"
 echo 64K >"$D/buffer_size" && echo start >"$D/control" && emit_jobs 0 300 600
 ok $? "64K buffer, started, 3000 events emitted on CPU 0"
 
-"$TOOL" record -o "$TMP/drop.dat" -d 3 2>"$TMP/drop.err" &
-rec=$!
-sleep 1
+# Joined once it says it is recording, then given a second (SLOW times
+# more on a debug kernel) to drain the full buffer.
+record_join "$TMP/drop.dat" -d $((3 * SLOW)) ||
+	echo "# grtrace record did not start"
+rec=$REC
+sleep "$SLOW"
 # One more event on CPU 0 once the buffer was drained: the gap before its
 # cseq (format 2, the default) shows the loss.  Stopping flushes it: a
 # partial sub-buffer is not readable while tracing runs, and record leaves
@@ -96,8 +99,8 @@ sleep 0.5
 echo stop >"$D/control"
 wait $rec
 full=$(stat_of dropped_buffer_full)
-[ "${full:-0}" -gt 0 ] && grep -q "buffer_full $full" "$TMP/drop.err" &&
-	grep -q "WARNING" "$TMP/drop.err"
+[ "${full:-0}" -gt 0 ] && grep -q "buffer_full $full" "$TMP/drop.dat.err" &&
+	grep -q "WARNING" "$TMP/drop.dat.err"
 ok $? "record reports dropped_buffer_full=$full with a warning"
 
 "$TOOL" report -i "$TMP/drop.dat" --format json >"$TMP/drop.json" 2>"$TMP/drop-report.err"
