@@ -247,6 +247,7 @@ void ring_table(struct rp *rp, struct fields *f, void *item)
 {
 	struct ring *r = item;
 	char ebuf[16], hint[512];
+	int kind;
 
 	f_u64(f, "ring", r ? r->ring_id : 0);
 	f_str(f, "ring_name", r && r->described ? r->name : NULL);
@@ -255,8 +256,10 @@ void ring_table(struct rp *rp, struct fields *f, void *item)
 	f_str(f, "device", r && r->described ? r->device : NULL);
 	group_fields(rp, f, r ? &r->g : NULL);
 	f_u64(f, "saturated_ns", r ? ring_saturated(rp, r, hint, sizeof(hint)) : 0);
-	f_str(f, "bottleneck", r && ring_hint(rp, r, hint, sizeof(hint)) ?
-	      hint : NULL);
+	/* The text's "bottleneck:" and "queueing:" lines, apart. */
+	kind = r ? ring_hint(rp, r, hint, sizeof(hint)) : 0;
+	f_str(f, "bottleneck", kind == 1 ? hint : NULL);
+	f_str(f, "queueing", kind == 2 ? hint : NULL);
 	f_str(f, "hung", r && ring_hung(rp, r, hint, sizeof(hint)) ?
 	      hint : NULL);
 }

@@ -15,7 +15,8 @@
 #
 # Everything stays in OUTDIR: trace.dat, report.txt (with every job),
 # summary.txt (what is printed), jobs.csv, jobs.json, trace.pftrace (the
-# timeline for ui.perfetto.dev, "grtrace export"), record.txt (record's
+# timeline for ui.perfetto.dev, "grtrace export"), timeline.png (the rings'
+# Gantt chart, scripts/visualize_timeline.py), record.txt (record's
 # summary) and the VM's console.log.
 #
 # Usage: tools/grtrace/vm-demo.sh [-o OUTDIR]
@@ -130,11 +131,18 @@ say "writing report.txt, jobs.csv and jobs.json"
 	"$TOOL" report -i "$OUT/trace.dat" --format csv >"$OUT/jobs.csv" &&
 	"$TOOL" report -i "$OUT/trace.dat" --format json >"$OUT/jobs.json" ||
 	die "grtrace report failed"
-say "writing trace.pftrace (open it in ui.perfetto.dev)"
+say "writing trace.pftrace (open it in ui.perfetto.dev) and timeline.png"
 "$TOOL" export -i "$OUT/trace.dat" -o "$OUT/trace.pftrace" ||
 	die "grtrace export failed"
+# Debian's python3 (python3-matplotlib), whatever python3 comes first.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" "$HERE/scripts/visualize_timeline.py" --grtrace "$TOOL" \
+	"$OUT/trace.dat" -o "$OUT/timeline.png" >"$OUT/timeline.txt" ||
+	die "visualize_timeline.py failed"
 say "grtrace report --per-ring --topn 5 (job rows: see report.txt, jobs.csv):"
 cat "$OUT/summary.txt"
 say "done in $((SECONDS - start)) s; output in $OUT:"
 say "  trace.dat report.txt summary.txt jobs.csv jobs.json trace.pftrace"
+say "  timeline.png"
 say "  record.txt console.log"

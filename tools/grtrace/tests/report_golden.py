@@ -893,7 +893,8 @@ def check_blip(c):
     expect("ring 0", (rings[0]["busy_ns"], rings[0]["active_ns"],
                       rings[0]["saturated_ns"]),
            (200000000, 200000000, 200000000))
-    expect("ring 0 hint", rings[0]["bottleneck"],
+    expect("ring 0 bottleneck", rings[0]["bottleneck"], None)
+    expect("ring 0 hint", rings[0]["queueing"],
            "ring 0 gfx0 was saturated only briefly over its active 200.00 ms "
            "(5000.00 ms .. 5200.00 ms): busy 100.00% of it, 2.00% of the "
            "window: a burst")
@@ -1068,7 +1069,9 @@ def check_hints(c):
                              rings["rings"][1]["bottleneck"])
     # p90 t_queue 16000 >= 1.5 x p90 t_exec 10000
     rings = c.json("basic", ["--per-ring", "--queue-ratio", "1.5"])
-    hint = rings["rings"][0]["bottleneck"]
+    expect("not saturated: no bottleneck", rings["rings"][0]["bottleneck"],
+           None)
+    hint = rings["rings"][0]["queueing"]
     if not hint or "jobs wait longer than they run" not in hint:
         raise AssertionError("queue hint: %r" % hint)
 
@@ -1130,7 +1133,7 @@ def check_csv(c):
     head = rows[0]
     for col in ("ring", "ring_name", "busy_pct", "depth_avg", "depth_max",
                 "t_queue_p50", "t_queue_p90", "t_queue_p99", "t_queue_max",
-                "long_queue_pct", "pct_exact", "bottleneck"):
+                "long_queue_pct", "pct_exact", "bottleneck", "queueing"):
         if col not in head:
             raise AssertionError("ring CSV lacks %s: %s" % (col, head))
     expect("ring csv rows", len(rows), 3)

@@ -296,6 +296,23 @@ mt_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
 result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
 
+# ---- scripts/visualize_timeline.py (matplotlib: Debian's python3 has it) -------
+
+VI=$TMP/visualize
+mkdir -p "$VI"
+PYMPL=
+for py in /usr/bin/python3 python3; do
+	"$py" -c 'import matplotlib' > /dev/null 2>&1 && { PYMPL=$py; break; }
+done
+if [ -z "$PYMPL" ]; then
+	not_ok "visualize checks" "no python3 with matplotlib: apt-get install python3-matplotlib (setup.sh does)"
+else
+	"$PYMPL" "$TESTS/visualize_check.py" "$GRTRACE" "$VI" > "$TMP/vi" 2>&1
+	vi_rc=$?
+	grep -E '^(ok |not ok |# )' "$TMP/vi" >> "$RESULTS"
+	result "visualize checks ran cleanly" $vi_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/vi" | head -20)"
+fi
+
 # ---- export: a Perfetto trace, decoded by protoc -------------------------------
 
 EX=$TMP/export

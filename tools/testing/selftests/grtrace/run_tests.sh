@@ -250,9 +250,14 @@ demo_ok() {
 	local f
 
 	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
-		 trace.pftrace record.txt; do
+		 trace.pftrace timeline.png record.txt; do
 		[ -s "$OUT/demo/$f" ] || { echo "no $f"; return 1; }
 	done
+	# The picture: the copy ring's 160 jobs drawn, it alone saturated.
+	grep -E '^ring [0-9]+ vgpu0-copy: 160 jobs, 160 executing bars, 0 never ended, busy [0-9.]+%, saturated yes$' \
+		"$OUT/demo/timeline.txt" || { echo "timeline.png: copy ring"; return 1; }
+	[ "$(grep -c 'saturated yes$' "$OUT/demo/timeline.txt")" = 1 ] ||
+		{ echo "timeline.png: another ring saturated"; return 1; }
 	grep -E '^  bottleneck: ring [0-9]+ vgpu0-copy is saturated' \
 		"$OUT/demo/summary.txt" || { echo "copy not named"; return 1; }
 	[ "$(grep -c '^  bottleneck:' "$OUT/demo/summary.txt")" = 1 ] ||
