@@ -13,8 +13,10 @@ import os
 import subprocess
 import sys
 
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from verdicts import Verdicts  # noqa: E402
 from export_check import scenario, TASK  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "..", "scripts", "merge_timeline.py")
@@ -62,15 +64,8 @@ STATS = ["ioctls: 4 (1 enter or exit without its pair)",
 
 def main():
     tmp = sys.argv[1]
-    failed = 0
-
-    def result(name, ok, why=""):
-        nonlocal failed
-        print(("ok %s" if ok else "not ok %s") % name)
-        if not ok:
-            failed = 1
-            for line in str(why).splitlines()[:30]:
-                print("# " + line)
+    v = Verdicts()
+    result = v.result
 
     def write(name, data):
         p = os.path.join(tmp, name)
@@ -149,7 +144,7 @@ def main():
            q.returncode == 1 and q.stderr.strip() ==
            "merge_timeline.py: %s: line 1: sys_enter_ioctl without cmd" % badcpu,
            q.stderr)
-    return failed
+    return v.failed
 
 
 if __name__ == "__main__":

@@ -16,6 +16,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdicts import Verdicts  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "..", "scripts", "parse_events.py")
 
@@ -55,15 +58,8 @@ def dump_line(r):
 
 def main():
     golden, tmp = sys.argv[1], sys.argv[2]
-    failed = 0
-
-    def result(name, ok, why=""):
-        nonlocal failed
-        print(("ok %s" if ok else "not ok %s") % name)
-        if not ok:
-            failed = 1
-            for line in why.splitlines()[:20]:
-                print("# " + line)
+    v = Verdicts()
+    result = v.result
 
     for vec, src in (("emit-basic", "emit-basic.bin"), ("rings", "rings.bin"),
                      ("emit-basic-v2", "emit-basic-v2.bin"),
@@ -114,7 +110,7 @@ def main():
     result("parse_events: a missing file: one line, exit 1",
            p.returncode == 1 and p.stderr.strip() == "parse_events.py: %s: No such file or directory"
            % os.path.join(tmp, "nonexistent.bin"), p.stderr)
-    return failed
+    return v.failed
 
 
 if __name__ == "__main__":

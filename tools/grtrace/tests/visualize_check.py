@@ -15,8 +15,10 @@ import struct
 import subprocess
 import sys
 
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from verdicts import Verdicts  # noqa: E402
 from export_check import scenario  # noqa: E402
 
 SCRIPT = os.path.join(HERE, "..", "scripts", "visualize_timeline.py")
@@ -34,15 +36,8 @@ def png_size(path):
 
 def main():
     tool, tmp = sys.argv[1], sys.argv[2]
-    failed = 0
-
-    def result(name, ok, why=""):
-        nonlocal failed
-        print(("ok %s" if ok else "not ok %s") % name)
-        if not ok:
-            failed = 1
-            for line in str(why).splitlines()[:20]:
-                print("# " + line)
+    v = Verdicts()
+    result = v.result
 
     def run(*args):
         return subprocess.run([sys.executable, SCRIPT, "--grtrace", tool] +
@@ -90,7 +85,7 @@ def main():
     result("visualize: a truncated trace: report's error naming the file, exit 1",
            q.returncode == 1 and "cut.bin" in q.stderr and "byte" in q.stderr and
            len(q.stderr.strip().splitlines()) == 1, q.stderr)
-    return failed
+    return v.failed
 
 
 if __name__ == "__main__":
