@@ -59,9 +59,11 @@ static int exit_pre(struct kprobe *p, struct pt_regs *regs)
 	/*
 	 * Only in a fence callback, which runs under the fence's lock with
 	 * interrupts off: a wait ended at once in the bridge's probe is
-	 * covered by the tracepoint's own synchronisation.
+	 * covered by the tracepoint's own synchronisation.  PREEMPT_RT runs
+	 * fence callbacks with interrupts on (the fence lock sleeps): there
+	 * every call is held.
 	 */
-	if (!us || !irqs_disabled())
+	if (!us || (!IS_ENABLED(CONFIG_PREEMPT_RT) && !irqs_disabled()))
 		return 0;
 	atomic_inc(&in_window);
 	atomic64_inc(&delayed);

@@ -44,7 +44,7 @@ PROG = "merge_timeline.py"
 
 # trace-cmd report and ftrace: "comm-tid [cpu] [flags] secs.frac: rest"
 TRACE_CMD = re.compile(r"^\s*(?P<comm>.+?)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]"
-                       r"(?:\s+[\w.]{4,6})?\s+(?P<ts>\d+\.\d+):\s+(?P<rest>.*)$")
+                       r"(?:\s+[\w.]{4,10})?\s+(?P<ts>\d+\.\d+):\s+(?P<rest>.*)$")
 # perf script: "comm tid [cpu] secs.frac: rest"
 PERF = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                   r"(?P<ts>\d+\.\d+):\s+(?P<rest>.*)$")
