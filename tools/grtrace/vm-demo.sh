@@ -16,8 +16,11 @@
 # Everything stays in OUTDIR: trace.dat, report.txt (with every job),
 # summary.txt (what is printed), jobs.csv, jobs.json, trace.pftrace (the
 # timeline for ui.perfetto.dev, "grtrace export"), timeline.png (the rings'
-# Gantt chart, scripts/visualize_timeline.py), record.txt (record's
-# summary) and the VM's console.log.
+# Gantt chart, scripts/visualize_timeline.py), ioctls.txt (the DRM ioctls
+# grtrace-bpf-annotate saw meanwhile), merged.txt (ioctls and jobs on one
+# timeline, each job linked to the ioctl that submitted it,
+# scripts/merge_timeline.py), record.txt (record's summary) and the VM's
+# console.log.
 #
 # Usage: tools/grtrace/vm-demo.sh [-o OUTDIR]
 
@@ -53,7 +56,7 @@ vgpu_workload() {
 }
 
 guest() {
-	local d=/sys/kernel/debug/grtrace rec m vw cl
+	local d=/sys/kernel/debug/grtrace rec m vw cl an
 
 	say "guest: loading virtio_gpu, gpu-sched and grtrace (core, drm_bridge, virtio_gpu, vgpu)"
 	modprobe virtio_gpu && modprobe gpu-sched || die "modprobe failed"
@@ -70,6 +73,14 @@ guest() {
 		sleep 0.1
 	done
 	grep -q started "$d/control" || die "tracing did not start"
+	say "guest: grtrace-bpf-annotate -o ioctls.txt (the DRM ioctls, same clock)"
+	"$HERE/bpf/grtrace-bpf-annotate" -o "$OUT/ioctls.txt" 2>"$OUT/annotate.txt" &
+	an=$!
+	for _ in $(seq 100); do
+		[ -s "$OUT/ioctls.txt" ] && break
+		sleep 0.1
+	done
+	[ -s "$OUT/ioctls.txt" ] || die "the annotator did not attach: $(cat "$OUT/annotate.txt")"
 
 	say "guest: workload: page flips + fenced virtio-gpu commands, vgpu jobs on gfx/compute/copy"
 	# The vgpu first: the copy ring is then busy from the start of the
@@ -80,7 +91,9 @@ guest() {
 	cl=$!
 	wait $vw || die "vgpu workload failed"
 	wait $cl || die "virtgpu_client failed: $(cat "$OUT/client.txt")"
-	say "guest: workload done; stopping grtrace record"
+	say "guest: workload done; stopping the annotator and grtrace record"
+	kill -INT "$an"
+	wait "$an" || die "grtrace-bpf-annotate failed: $(cat "$OUT/annotate.txt")"
 	kill -INT "$rec"
 	wait "$rec" || die "grtrace record failed: $(cat "$OUT/record.txt")"
 	cat "$d/rings" >"$OUT/rings.txt"
@@ -140,9 +153,14 @@ py=/usr/bin/python3
 "$py" "$HERE/scripts/visualize_timeline.py" --grtrace "$TOOL" \
 	"$OUT/trace.dat" -o "$OUT/timeline.png" >"$OUT/timeline.txt" ||
 	die "visualize_timeline.py failed"
+say "writing merged.txt: each job beside the ioctl that submitted it"
+python3 "$HERE/scripts/merge_timeline.py" --cpu "$OUT/ioctls.txt" \
+	--gpu "$OUT/trace.dat" --output "$OUT/merged.txt" ||
+	die "merge_timeline.py failed"
+tail -n 2 "$OUT/merged.txt" | sed 's/^/  /' >&2
 say "grtrace report --per-ring --topn 5 (job rows: see report.txt, jobs.csv):"
 cat "$OUT/summary.txt"
 say "done in $((SECONDS - start)) s; output in $OUT:"
 say "  trace.dat report.txt summary.txt jobs.csv jobs.json trace.pftrace"
-say "  timeline.png"
+say "  timeline.png ioctls.txt merged.txt"
 say "  record.txt console.log"

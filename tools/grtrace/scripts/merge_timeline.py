@@ -5,8 +5,10 @@
 Usage: merge_timeline.py --cpu CPU_TRACE --gpu GRTRACE_FILE [--output OUT]
                          [--clock-offset NS] [--stats-only] [--verbose]
 
-CPU_TRACE is text from "trace-cmd report" or "perf script" (or ftrace's
-trace file; times in microseconds count an exit as late as it may be) with the
+CPU_TRACE is the output of grtrace-bpf-annotate (tools/grtrace/bpf: DRM
+ioctls on grtrace's clock, named as the kernel names them), or text from
+"trace-cmd report" or "perf script" (or ftrace's trace file; times in
+microseconds count an exit as late as it may be) with the
 syscalls:sys_enter_ioctl and sys_exit_ioctl events (record them with
 "trace-cmd record -C mono -e syscalls:sys_enter_ioctl -e
 syscalls:sys_exit_ioctl", so that their clock is grtrace's, or give the
@@ -82,8 +84,47 @@ DRIVER = {
 }
 
 
+ANNOTATE = "# grtrace-bpf-annotate "
+
+
 class Bad(Exception):
     pass
+
+
+def read_annotate(f, path, offset):
+    """The ioctls of grtrace-bpf-annotate's output (header line read), and
+    how many it lost (its last line says)."""
+    ioctls, lost, n = [], None, 1
+    for n, line in enumerate(f, 2):
+        if line.startswith("# end="):
+            m = re.search(r" lost=(\d+) untimed=(\d+)", line)
+            if not m:
+                raise Bad("%s: line %d: a malformed end line" % (path, n))
+            lost = int(m.group(1)) + int(m.group(2))
+            continue
+        if not line.strip() or line.startswith("#"):
+            continue
+        if lost is not None:
+            raise Bad("%s: line %d: a record after the end line" % (path, n))
+        p = line.split(None, 8)
+        try:
+            if len(p) != 9 or p[4].count(":") != 1:
+                raise ValueError
+            ts, dur, _, tid = (int(x) for x in p[:4])
+            cmd, _ = int(p[5], 16), int(p[6])
+            if dur < 0:
+                raise ValueError
+        except ValueError:
+            raise Bad("%s: line %d: not an annotator record "
+                      "(ts dur pid tid device cmd ret name comm)" % (path, n))
+        ioctls.append({"tid": tid, "comm": p[8].rstrip("\n"),
+                       "enter": ts + offset, "exit": ts + dur + offset,
+                       "cmd": cmd, "name": p[7], "jobs": []})
+    if lost is None:
+        raise Bad("%s: line %d: no end line: truncated (was the annotator "
+                  "killed?)" % (path, n))
+    ioctls.sort(key=lambda io: io["enter"])
+    return ioctls, lost
 
 
 def ioctl_name(cmd, driver=None):
@@ -106,6 +147,14 @@ def read_cpu(path, offset):
     except OSError as e:
         raise Bad("%s: %s" % (path, e.strerror))
     with f:
+        first = f.readline()
+        if first.startswith(ANNOTATE):
+            version = first[len(ANNOTATE):].split(None, 1)[0]
+            if version != "1":
+                raise Bad("%s: line 1: grtrace-bpf-annotate format %s, "
+                          "this script reads 1" % (path, version))
+            return read_annotate(f, path, offset)
+        f.seek(0)
         for n, line in enumerate(f, 1):
             if not line.strip() or line.lstrip().startswith(("#", "cpus=",
                                                              "version")):
@@ -223,7 +272,7 @@ def main():
     if not a.stats_only:
         lines = []
         for io in ioctls:
-            name = ioctl_name(io["cmd"], io.get("driver"))
+            name = io.get("name") or ioctl_name(io["cmd"], io.get("driver"))
             s = "%d cpu ioctl %s/%d %s dur=%d" % (
                 io["enter"], io["comm"], io["tid"], name,
                 io["exit"] - io["enter"])
@@ -239,12 +288,13 @@ def main():
             if e["tid"] is not None:
                 s += " pid=%d tid=%d" % (e["pid"], e["tid"])
             if "ioctl" in e:
-                s += " ioctl=" + ioctl_name(e["ioctl"]["cmd"],
-                                            e["ioctl"].get("driver"))
+                s += " ioctl=" + (e["ioctl"].get("name") or
+                                  ioctl_name(e["ioctl"]["cmd"],
+                                             e["ioctl"].get("driver")))
             lines.append((e["ts"], 1 + k, s))
         for _, _, s in sorted(lines):
             out.write(s + "\n")
-    out.write("ioctls: %d (%d enter or exit without its pair)\n" % (len(ioctls), stray))
+    out.write("ioctls: %d (%d enter or exit without its pair, or lost)\n" % (len(ioctls), stray))
     out.write("jobs: %d; linked to their ioctl: %d; submitter named but no ioctl of it covers the SUBMIT: %d; no submitter data: %d\n"
               % (st["jobs"], st["linked"], st["unlinked"], st["no_task"]))
     if st["jobs"] and st["no_task"] == st["jobs"]:

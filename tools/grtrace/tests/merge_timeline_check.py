@@ -58,7 +58,21 @@ def perf_text():
     return "\n".join(t for _, t in sorted(evs)) + "\n"
 
 
-STATS = ["ioctls: 4 (1 enter or exit without its pair)",
+def annotate_text(lost=0):
+    """The same ioctls as grtrace-bpf-annotate writes them (in the order
+    they returned), with the driver's own name for 0x42."""
+    lines = ["# grtrace-bpf-annotate 1 clock=monotonic pid=all start=1",
+             "# ts_ns dur_ns pid tid device cmd ret name comm"]
+    for tid, comm, a, b, cmd in sorted(IOCTLS, key=lambda i: i[3]):
+        name = "DRM_IOCTL_VIRTGPU_EXECBUFFER" if cmd & 0xff == 0x42 else \
+            "DRM_IOCTL_MODE_CREATE_DUMB"
+        lines.append("%d %d %d %d virtio_gpu:card0 0x%x -38 %s %s"
+                     % (a, b - a, 500, tid, cmd, name, comm))
+    lines.append("# end=50000 ioctls=4 lost=%d untimed=0 before_start=0" % lost)
+    return "\n".join(lines) + "\n"
+
+
+STATS = ["ioctls: 4 (1 enter or exit without its pair, or lost)",
          "jobs: 5; linked to their ioctl: 3; submitter named but no ioctl of it covers the SUBMIT: 2; no submitter data: 0"]
 
 
@@ -118,6 +132,25 @@ def main():
     q = run("--cpu", tc, "--gpu", gpu, "--stats-only")
     result("merge_timeline: --stats-only prints the counts alone",
            q.returncode == 0 and q.stdout.splitlines() == STATS, q.stdout + q.stderr)
+
+    q = run("--cpu", write("annotate.txt", annotate_text(1)), "--gpu", gpu)
+    named = [l.replace("DRM_COMMAND_BASE+0x02", "DRM_IOCTL_VIRTGPU_EXECBUFFER")
+             for l in p.stdout.splitlines()]
+    result("merge_timeline: grtrace-bpf-annotate's output gives the same timeline, named as the kernel names the ioctls",
+           q.returncode == 0 and q.stdout.splitlines() == named, q.stdout + q.stderr)
+    bad = [("annotate-v2.txt", annotate_text().replace(" 1 clock", " 2 clock"),
+            "line 1: grtrace-bpf-annotate format 2, this script reads 1"),
+           ("annotate-cut.txt", annotate_text().rsplit("\n", 2)[0] + "\n",
+            "line 6: no end line: truncated (was the annotator killed?)"),
+           ("annotate-bad.txt", annotate_text().replace(" -38 ", " x "),
+            "line 3: not an annotator record (ts dur pid tid device cmd ret name comm)")]
+    for name, text, msg in bad:
+        f = write(name, text)
+        q = run("--cpu", f, "--gpu", gpu)
+        result("merge_timeline: annotator output, %s: one line naming file and line, exit 1"
+               % msg.split(": ", 1)[1].split(" (")[0],
+               q.returncode == 1 and q.stdout == "" and
+               q.stderr.strip() == "merge_timeline.py: %s: %s" % (f, msg), q.stderr)
 
     t = scenario()
     for r in t.recs:

@@ -250,9 +250,13 @@ demo_ok() {
 	local f
 
 	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
-		 trace.pftrace timeline.png record.txt; do
+		 trace.pftrace timeline.png record.txt ioctls.txt merged.txt; do
 		[ -s "$OUT/demo/$f" ] || { echo "no $f"; return 1; }
 	done
+	# The annotator saw the client's 30 resource creations, each linked
+	# to the job it made.
+	[ "$(grep -c '^[0-9]* cpu ioctl virtgpu_client/[0-9]* DRM_IOCTL_VIRTGPU_RESOURCE_CREATE dur=[0-9]* jobs=' \
+		"$OUT/demo/merged.txt")" = 30 ] || { echo "merged.txt: 30 linked creations"; return 1; }
 	# The picture: the copy ring's 160 jobs drawn, it alone saturated.
 	grep -E '^ring [0-9]+ vgpu0-copy: 160 jobs, 160 executing bars, 0 never ended, busy [0-9.]+%, saturated yes$' \
 		"$OUT/demo/timeline.txt" || { echo "timeline.png: copy ring"; return 1; }

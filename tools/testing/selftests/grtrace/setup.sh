@@ -53,7 +53,7 @@ grtrace_setup() {
 		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
 		trace-cmd python3 libdrm-dev pkg-config clang libclang-rt-14-dev \
 		python3-docutils time shellcheck libzstd-dev zstd file \
-		protobuf-compiler python3-matplotlib $pkgs ||
+		protobuf-compiler python3-matplotlib libbpf-dev bpftool zlib1g-dev $pkgs ||
 		{ grtrace_log "apt-get install failed"; return 1; }
 
 	# The test kernel is the one the image metapackage depends on.

@@ -4,9 +4,11 @@
  * adapters_test.sh: FLIPS page flips on the first connected output (each
  * makes unfenced TRANSFER_TO_HOST_2D / SET_SCANOUT / RESOURCE_FLUSH
  * commands) and CREATES fenced resource creations through
- * DRM_IOCTL_VIRTGPU_RESOURCE_CREATE.
+ * DRM_IOCTL_VIRTGPU_RESOURCE_CREATE; then EXECS DRM_IOCTL_VIRTGPU_EXECBUFFER
+ * calls, counted with how they returned, for the annotator's test (without
+ * virgl, as under QEMU's virtio-gpu-pci, the driver answers -ENOSYS).
  *
- * Usage: virtgpu_client [-d /dev/dri/cardN] [-f FLIPS] [-c CREATES]
+ * Usage: virtgpu_client [-d /dev/dri/cardN] [-f FLIPS] [-c CREATES] [-e EXECS]
  * Exit status 0 on success, 1 on an error, 4 when the device has no
  * connected output or is not virtio-gpu (the test then skips).
  */
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 
 #include <xf86drm.h>
 #include <xf86drmMode.h>
@@ -138,14 +141,38 @@ static int create_resources(int fd, int n)
 	return 0;
 }
 
+/* "execbuffers=N ok=N enosys=N other=N": the client's own count. */
+static int execbuffers(int fd, int n)
+{
+	uint32_t cmd[4] = { 0 };	/* never read without virgl */
+	struct drm_virtgpu_execbuffer eb;
+	int i, ok = 0, enosys = 0, other = 0;
+
+	for (i = 0; i < n; i++) {
+		memset(&eb, 0, sizeof(eb));
+		eb.size = sizeof(cmd);
+		eb.command = (uintptr_t)cmd;
+		eb.fence_fd = -1;
+		/* ioctl(2) itself: drmIoctl() would retry EINTR unseen. */
+		if (!ioctl(fd, DRM_IOCTL_VIRTGPU_EXECBUFFER, &eb))
+			ok++;
+		else if (errno == ENOSYS)
+			enosys++;
+		else
+			other++;
+	}
+	printf("execbuffers=%d ok=%d enosys=%d other=%d\n", n, ok, enosys, other);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/dri/card0";
-	int flips = 30, creates = 20, fd, opt, ret;
+	int flips = 30, creates = 20, execs = 0, fd, opt, ret;
 	struct output o = { 0 };
 	drmVersionPtr v;
 
-	while ((opt = getopt(argc, argv, "d:f:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:f:c:e:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -156,8 +183,11 @@ int main(int argc, char **argv)
 		case 'c':
 			creates = atoi(optarg);
 			break;
+		case 'e':
+			execs = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEV] [-f FLIPS] [-c CREATES]\n",
+			fprintf(stderr, "usage: %s [-d DEV] [-f FLIPS] [-c CREATES] [-e EXECS]\n",
 				argv[0]);
 			return 1;
 		}
@@ -178,6 +208,8 @@ int main(int argc, char **argv)
 		ret = create_resources(fd, creates);
 	if (!ret)
 		printf("flips=%d creates=%d\n", flips, creates);
+	if (!ret && execs)
+		ret = execbuffers(fd, execs);
 	close(fd);	/* frees the framebuffers and dumb buffers */
 	return ret;
 }
