@@ -31,6 +31,7 @@
 #include "grtrace.h"
 #include "stream.h"
 #include "trace-file.h"
+#include "u64map.h"
 #include "util.h"
 
 #define READ_CHUNK	(1u << 20)	/* bytes asked of one read() */
@@ -97,7 +98,21 @@ struct cpu_reader {
 	int write_failed;
 	struct gr_v2_cpu v2;
 	uint8_t v1[GR_V1_MAX];	/* a format 2 record converted, to check it */
+	struct u64map *seen;	/* tids of SUBMITs this reader has named */
 };
+
+/*
+ * The threads the SUBMITs name, named from /proc as soon as a reader sees
+ * them (a thread that exits first stays unnamed, counted), and written as
+ * the file's task table at the end.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct u64map *map;	/* tid -> 1: looked up */
+	struct grf_task *t;
+	size_t n, cap;
+	uint64_t unnamed;
+} tasks = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct {
 	int out_fd;
@@ -118,6 +133,83 @@ static struct {
 };
 
 static double now_sec(void);
+
+/* /proc/<pid>[/task/<tid>]/comm into @buf; -1 if the thread is gone. */
+static int read_comm(uint32_t pid, uint32_t tid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	if (tid)
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	else
+		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	if (buf[n - 1] == '\n')
+		n--;
+	buf[n] = 0;
+	return 0;
+}
+
+/* A SUBMIT named thread @tid of @pid: name it, once per recording. */
+static void note_task(struct cpu_reader *r, uint32_t pid, uint32_t tid)
+{
+	struct grf_task t = { .pid = pid, .tid = tid };
+
+	if (u64map_get(r->seen, tid) >= 0)
+		return;
+	u64map_set(r->seen, tid, 1);
+	pthread_mutex_lock(&tasks.lock);
+	if (u64map_get(tasks.map, tid) >= 0)
+		goto out;
+	u64map_set(tasks.map, tid, 1);
+	if (read_comm(pid, tid, t.comm, sizeof(t.comm)) < 0 ||
+	    read_comm(pid, 0, t.process, sizeof(t.process)) < 0) {
+		tasks.unnamed++;
+		goto out;
+	}
+	if (tasks.n == tasks.cap) {
+		tasks.cap = tasks.cap ? tasks.cap * 2 : 64;
+		tasks.t = xrealloc(tasks.t, tasks.cap * sizeof(*tasks.t));
+	}
+	tasks.t[tasks.n++] = t;
+out:
+	pthread_mutex_unlock(&tasks.lock);
+}
+
+/* The task table frames, after the readers are done; -1 on an error. */
+static int write_tasks(void)
+{
+	size_t per = GRF_FRAME_MAX / GRF_TASK_SIZE, i, k, n;
+	uint8_t hdr[GRF_FRAME_SIZE], *buf;
+	struct grf_frame f = { .flags = GRF_FRAME_TASKS };
+	int ret = 0;
+
+	for (i = 0; i < tasks.n && !ret; i += n) {
+		n = tasks.n - i < per ? tasks.n - i : per;
+		buf = xmalloc(n * GRF_TASK_SIZE);
+		for (k = 0; k < n; k++)
+			grf_encode_task(&tasks.t[i + k], buf + k * GRF_TASK_SIZE);
+		f.stored = f.raw = (uint32_t)(n * GRF_TASK_SIZE);
+		grf_encode_frame(&f, hdr);
+		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
+		if (!ret)
+			ret = write_all(rec.out_fd, buf, f.stored);
+		if (!ret)
+			rec.file_bytes += sizeof(hdr) + f.stored;
+		free(buf);
+	}
+	if (ret < 0)
+		err_errno("cannot write %s", rec.out_name);
+	return ret;
+}
 
 /* Append @len bytes of @r's whole records to the file as one frame. */
 static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
@@ -210,6 +302,12 @@ static int flush_whole(struct cpu_reader *r)
 			break;
 		gr_parse_hdr(rec.format >= GRTRACE_FORMAT_V2 ? r->v1 :
 			     r->carry + off, &h);
+		if (h.type == GRTRACE_EV_SUBMIT && (h.flags & GRTRACE_HDR_TASK)) {
+			struct gr_job job;
+
+			if (!gr_decode_job(&h, &job) && job.has_task)
+				note_task(r, job.pid, job.tid);
+		}
 		records++;
 		if (gr_type_is_job(h.type))
 			events++;
@@ -575,11 +673,13 @@ static int open_readers(struct cpu_reader **rdp)
 				close(rd[i].fd);
 				free(rd[i].carry);
 				free(rd[i].stage);
+				u64map_free(rd[i].seen);
 			}
 			free(rd);
 			return -1;
 		}
 		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
+		rd[i].seen = u64map_new();
 		rd[i].stage = xmalloc(FRAME_MAX);
 	}
 	*rdp = rd;
@@ -876,8 +976,11 @@ static void free_readers(struct cpu_reader *rd, int n)
 		close(rd[i].fd);
 		free(rd[i].carry);
 		free(rd[i].stage);
+		u64map_free(rd[i].seen);
 	}
 	free(rd);
+	u64map_free(tasks.map);
+	free(tasks.t);
 	close(rec.stop_pipe[0]);
 	close(rec.stop_pipe[1]);
 }
@@ -950,6 +1053,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	if (pipe(rec.stop_pipe) < 0)
 		fatal_errno("pipe");
+	tasks.map = u64map_new();
 	block_signals(!!a.command, &sigs, &oldsigs);
 
 	n = begin_session(state, &started, old_bufsize, &rd);
@@ -990,11 +1094,19 @@ int cmd_record(int argc, char **argv)
 	ret |= check_readers(rd, n);
 	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)
 		ret = 1;
+	if (!atomic_load(&rec.abort) && write_tasks() < 0)
+		ret = 1;
 	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
 		err_errno("cannot write %s", rec.out_name);
 		ret = 1;
 	}
 	print_summary(rd, n, &before, &after, have_stats);
+	if (tasks.n || tasks.unnamed)
+		err_msg("submitting threads: %zu named in the file's task table",
+			tasks.n);
+	if (tasks.unnamed)
+		err_msg("  %" PRIu64 " exited before they could be named: their jobs show pid and tid only",
+			tasks.unnamed);
 	if (atomic_load(&rec.abort)) {
 		err_msg("recording FAILED: %s is incomplete", rec.out_name);
 		ret = 1;

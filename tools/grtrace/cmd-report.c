@@ -47,10 +47,14 @@ static const char report_help[] =
 	"Output:\n"
 	"  -f, --format FMT      text (default), csv or json; times are in ns except\n"
 	"                        in text (us).  CSV holds one table: the jobs, or the\n"
-	"                        one of --per-ring, --per-ctx, --topn, --hist given\n"
+	"                        one of --per-ring, --per-ctx, --per-process, --topn,\n"
+	"                        --hist given\n"
 	"      --per-ring        per ring: count, p50/p90/p99/max of each metric, busy %,\n"
 	"                        queue depth avg/max, label shares, bottleneck hint\n"
 	"      --per-ctx         the same per context\n"
+	"      --per-process     count, p50/p90/p99/max of each metric, label shares\n"
+	"                        per submitting process (its SUBMITs' pid; named from\n"
+	"                        the file's task table)\n"
 	"      --interval TIME   with --per-ring: each ring's busy %% per interval of\n"
 	"                        TIME (a timeline; JSON \"timeline\"); the bottleneck\n"
 	"                        hint names the saturated intervals (default 100ms)\n"
@@ -119,7 +123,7 @@ enum {
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
 	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
 	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN, OPT_LIVE,
-	OPT_INTERVAL,
+	OPT_INTERVAL, OPT_PER_PROCESS,
 };
 
 static const struct option report_opts[] = {
@@ -128,6 +132,7 @@ static const struct option report_opts[] = {
 	{ "format",        required_argument, NULL, 'f' },
 	{ "per-ring",      no_argument,       NULL, OPT_PER_RING },
 	{ "per-ctx",       no_argument,       NULL, OPT_PER_CTX },
+	{ "per-process",   no_argument,       NULL, OPT_PER_PROCESS },
 	{ "interval",      required_argument, NULL, OPT_INTERVAL },
 	{ "topn",          required_argument, NULL, OPT_TOPN },
 	{ "hist",          required_argument, NULL, OPT_HIST },
@@ -305,6 +310,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case 'f': o->format = parse_format(arg); break;
 	case OPT_PER_RING: o->per_ring = 1; break;
 	case OPT_PER_CTX: o->per_ctx = 1; break;
+	case OPT_PER_PROCESS: o->per_process = 1; break;
 	case OPT_TOPN:
 		o->topn = (unsigned int)parse_count(opt, arg);
 		if (o->topn != parse_count(opt, arg) || o->topn > 1000000)
@@ -378,8 +384,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	if (optind < argc)
 		usage_error(cmd, "%s: unexpected argument '%s'", cmd, argv[optind]);
 	if (a->o.format == RP_CSV &&
-	    a->o.per_ring + a->o.per_ctx + !!a->o.topn + (a->o.hist != RP_HIST_NONE) > 1)
-		usage_error(cmd, "%s: CSV holds one table: give one of --per-ring, --per-ctx, --topn, --hist", cmd);
+	    a->o.per_ring + a->o.per_ctx + a->o.per_process + !!a->o.topn +
+	    (a->o.hist != RP_HIST_NONE) > 1)
+		usage_error(cmd, "%s: CSV holds one table: give one of --per-ring, --per-ctx, --per-process, --topn, --hist", cmd);
 	if (exporting) {
 		if (!a->output)
 			usage_error(cmd, "export: give the file to write with -o (or -o - for standard output)");
@@ -548,6 +555,7 @@ static int run_report(int argc, char **argv)
 	}
 
 	rp = rp_new(&a.o, out);
+	rp_set_tasks(rp, m.tasks, m.ntasks, m.task_frames);
 	rp_set_format(rp, a.input ? m.file.stream_format :
 		      kernel_stream_format());
 	while ((n = merge_next(&m, &rec)) > 0) {

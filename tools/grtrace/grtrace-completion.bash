@@ -9,7 +9,7 @@ _grtrace_words() {
 			      --version" ;;
 	record)		echo "-o --output -d --duration -b --buffer-size --no-compress -h --help" ;;
 	dump)		echo "-i --input --raw --header --channel -h --help" ;;
-	report)		echo "-i --input --live -f --format --per-ring --per-ctx --interval --topn
+	report)		echo "-i --input --live -f --format --per-ring --per-ctx --per-process --interval --topn
 			      --hist --limit --since --until --ring --ctx
 			      --engine --rules --long-queue-us --slow-exec-us
 			      --dep-wait-us --preempt-min --busy-pct

@@ -97,9 +97,9 @@ int main(int argc, char **argv)
 		return finish_stdout();
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("grtrace %s (stream formats %d to %d, trace file version %d)\n",
+		printf("grtrace %s (stream formats %d to %d, trace file versions %d to %d)\n",
 		       GRTRACE_TOOL_VERSION, GRTRACE_FORMAT_V1,
-		       GRTRACE_FORMAT_VERSION, GRF_VERSION);
+		       GRTRACE_FORMAT_VERSION, GRF_VERSION_MIN, GRF_VERSION);
 		return finish_stdout();
 	}
 	cmd = find_command(argv[1]);

@@ -14,6 +14,7 @@
 #include "merge.h"
 #include "trace-file.h"
 #include "util.h"
+#include "util.h"
 
 #define NR_CPU_IDS	65536		/* the header's cpu is a u16 */
 #define FD_READ_SIZE	(1u << 20)
@@ -577,6 +578,27 @@ static void scan_bare(struct merge *m)
 
 /* ---- a trace file: the frame index ----------------------------------------- */
 
+/* A task table frame's entries, read now: they are few. */
+static void scan_tasks(struct merge *m, size_t pos, const struct grf_frame *f)
+{
+	uint8_t *buf = xmalloc(f->stored);
+	size_t i, n = f->stored / GRF_TASK_SIZE;
+
+	if (read_at(m, buf, pos + GRF_FRAME_SIZE, f->stored) < 0) {
+		free(buf);
+		return;
+	}
+	if (m->ntasks + n > m->tasks_cap) {
+		m->tasks_cap = m->ntasks + n + 16;
+		m->tasks = xrealloc(m->tasks, m->tasks_cap * sizeof(*m->tasks));
+	}
+	for (i = 0; i < n; i++)
+		grf_parse_task(buf + i * GRF_TASK_SIZE, &m->tasks[m->ntasks++]);
+	m->task_frames++;
+	free(buf);
+}
+
+
 /*
  * Walk the headers of a trace file (records are read later, by the
  * cursors): every frame goes to its CPU's queue, every file header after
@@ -613,12 +635,36 @@ static void scan_frames(struct merge *m)
 			merge_error(m, "byte %zu: %s", pos, why);
 			return;
 		}
+		if (f.flags & GRF_FRAME_TASKS) {
+			scan_tasks(m, pos, &f);
+			pos += GRF_FRAME_SIZE + f.stored;
+			continue;
+		}
 		push_chunk(m, f.cpu, (struct chunk){
 			pos + GRF_FRAME_SIZE, pos + GRF_FRAME_SIZE + f.stored,
 			pos + 1, f.flags & GRF_FRAME_ZSTD ? f.raw : 0, m->part,
 			format });
 		pos += GRF_FRAME_SIZE + f.stored;
 	}
+}
+
+/*
+ * Sorted by tid, one entry each: recordings joined with cat may name a tid
+ * twice (reused), and either entry is kept.
+ */
+static void sort_tasks(struct merge *m)
+{
+	size_t i, n = 0;
+
+	if (!m->ntasks)
+		return;
+	qsort(m->tasks, m->ntasks, sizeof(*m->tasks), grf_task_cmp);
+	for (i = 0; i < m->ntasks; i++) {
+		if (n && m->tasks[n - 1].tid == m->tasks[i].tid)
+			n--;
+		m->tasks[n++] = m->tasks[i];
+	}
+	m->ntasks = n;
 }
 
 static void init_input(struct merge *m)
@@ -631,8 +677,10 @@ static void init_input(struct merge *m)
 		fatal("out of memory");
 	if (m->len >= GRF_MAGIC_LEN &&
 	    read_at(m, magic, 0, GRF_MAGIC_LEN) == 0 &&
-	    grf_is_header(magic, GRF_MAGIC_LEN))
+	    grf_is_header(magic, GRF_MAGIC_LEN)) {
 		scan_frames(m);
+		sort_tasks(m);
+	}
 	else if (m->len >= sizeof(first) && read_at(m, first, 0, sizeof(first)) == 0 &&
 		 gr_stream_info_format(first, sizeof(first)) == GRTRACE_FORMAT_V2)
 		/* Its records do not say which CPU wrote them. */
@@ -902,5 +950,6 @@ void merge_free(struct merge *m)
 	free(m->cur);
 	free(m->heap);
 	free(m->cpu_slot);
+	free(m->tasks);
 	memset(m, 0, sizeof(*m));
 }

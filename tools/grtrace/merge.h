@@ -77,6 +77,12 @@ struct merge {
 	unsigned int nheap;
 	int delivered;		/* heap[0] handed out its record */
 
+	/* The trace file's task tables (version 2), sorted by tid. */
+	struct grf_task *tasks;
+	size_t ntasks;
+	size_t tasks_cap;
+	unsigned int task_frames;
+
 	/* The first error; records before it are still delivered. */
 	int failed;
 	unsigned int nerrors;

@@ -39,10 +39,13 @@ void csv_report(struct rp *rp, const struct rp_input *in)
 
 	if (rp->o.per_ring) {
 		csv_header(rp, rp->out, ring_table);
-		table_rows(rp, ring_table, 0, 1);
+		table_rows(rp, ring_table, 0, TB_RINGS);
 	} else if (rp->o.per_ctx) {
 		csv_header(rp, rp->out, ctx_table);
-		table_rows(rp, ctx_table, 0, 0);
+		table_rows(rp, ctx_table, 0, TB_CTXS);
+	} else if (rp->o.per_process) {
+		csv_header(rp, rp->out, proc_table);
+		table_rows(rp, proc_table, 0, TB_PROCS);
 	} else if (rp->o.topn) {
 		sort_top(rp);
 		csv_header(rp, rp->out, job_table);

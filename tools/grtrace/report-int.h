@@ -108,6 +108,18 @@ struct ring {
 	struct group g;
 };
 
+/*
+ * --per-process: the jobs a process submitted (SUBMIT's task); pid
+ * PROC_NONE holds the jobs without submitter data.
+ */
+#define PROC_NONE	UINT32_MAX
+struct proc {
+	uint32_t pid;
+	uint32_t threads;	/* submitting threads seen */
+	const char *name;	/* from the task table, or NULL */
+	struct group g;		/* metrics and labels only */
+};
+
 struct ctx {
 	uint64_t ctx;
 	int have_seqno;
@@ -259,6 +271,16 @@ struct rp {
 	uint64_t open_max;
 	uint32_t lru_head, lru_tail;
 
+	/* Submitters: the task table, and --per-process's groups. */
+	const struct grf_task *tasks;
+	size_t ntasks;
+	unsigned int task_frames;
+	struct proc *procs;
+	uint32_t nprocs, procs_cap;
+	struct u64map *proc_map;	/* pid -> index in @procs */
+	struct u64map *proc_tids;	/* tids counted in a proc's threads */
+	uint64_t jobs_no_task;	/* finished jobs without submitter data */
+
 	/* The selected, finished jobs. */
 	uint64_t jobs_done;
 	uint64_t jobs_incomplete;
@@ -276,6 +298,9 @@ struct rp {
 	FILE *rowfile;		/* @spool, or @out */
 	struct pf *pf;		/* RP_PERFETTO: the exporter's state */
 };
+
+/* report.c: the task table's entry for thread @tid, or NULL. */
+const struct grf_task *rp_task(const struct rp *rp, uint32_t tid);
 
 /* report-group.c */
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,

@@ -224,13 +224,18 @@ void json_report(struct rp *rp, const struct rp_input *in)
 	json_rules(rp);
 	if (rp->o.per_ring) {
 		fputs(",\n\"rings\": [", rp->out);
-		table_rows(rp, ring_table, 1, 1);
+		table_rows(rp, ring_table, 1, TB_RINGS);
 		fputs("\n]", rp->out);
 	}
 	if (rp->o.per_ctx) {
 		fputs(",\n\"ctxs\": [", rp->out);
-		table_rows(rp, ctx_table, 1, 0);
+		table_rows(rp, ctx_table, 1, TB_CTXS);
 		fputs("\n]", rp->out);
+	}
+	if (rp->o.per_process) {
+		fputs(",\n\"processes\": [", rp->out);
+		table_rows(rp, proc_table, 1, TB_PROCS);
+		fprintf(rp->out, "\n],\n\"jobs_without_submitter\": %" PRIu64, rp->jobs_no_task);
 	}
 	if (rp->o.per_ring && rp->o.has_interval)
 		json_timeline(rp);

@@ -9,6 +9,7 @@
  * holds one table: the jobs, or the one summary asked for.
  */
 #include "report-out.h"
+#include "trace-file.h"
 
 #define ROWBUF_SIZE	(64u << 10)	/* job rows gathered per write */
 
@@ -65,6 +66,7 @@ void job_fields(const struct rp *rp, struct fields *f,
 	static const struct row none;
 	const struct ring *r = row ? &rp->rings[row->ring] : NULL;
 	char ebuf[16], lbuf[128], dbuf[64];
+	const struct grf_task *t;
 	int k;
 
 	if (!row)
@@ -94,6 +96,26 @@ void job_fields(const struct rp *rp, struct fields *f,
 	/* Who submitted it: its SUBMIT's task (format 2), else NA. */
 	f_opt(f, "pid", row->has_task, row->pid);
 	f_opt(f, "tid", row->has_task, row->tid);
+	/* Their names, from the file's task table. */
+	t = row->has_task ? rp_task(rp, row->tid) : NULL;
+	f_str(f, "comm", t ? t->comm : NULL);
+	f_str(f, "process", t ? t->process : NULL);
+}
+
+void submitter_str(const struct rp *rp, const struct row *row, char *buf,
+		   size_t len)
+{
+	const struct grf_task *t;
+
+	if (!row->has_task) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	t = rp_task(rp, row->tid);
+	if (t)
+		snprintf(buf, len, "%s/%" PRIu32, t->comm, row->tid);
+	else
+		snprintf(buf, len, "%" PRIu32 "/%" PRIu32, row->pid, row->tid);
 }
 
 /* The CSV header of a table: its writer in header mode. */
@@ -115,7 +137,8 @@ static int csv_table_is_jobs(const struct rp *rp)
 {
 	const struct rp_opts *o = &rp->o;
 
-	return !o->per_ring && !o->per_ctx && !o->topn && o->hist == RP_HIST_NONE;
+	return !o->per_ring && !o->per_ctx && !o->per_process && !o->topn &&
+	       o->hist == RP_HIST_NONE;
 }
 
 void out_begin(struct rp *rp)
@@ -207,22 +230,14 @@ int group_exact(const struct group *g)
 	return 1;
 }
 
-static void group_fields(struct rp *rp, struct fields *f, struct group *g)
+/* A group's latencies and labels: what a process's group has too. */
+static void metric_fields(struct fields *f, struct group *g)
 {
 	static const unsigned int pcts[] = { 50, 90, 99 };
-	uint64_t window = rp_window(rp);
 	char key[64];
 	size_t i;
 	int k;
 
-	f_u64(f, "jobs", g ? g->jobs : 0);
-	f_u64(f, "window_ns", window);
-	f_u64(f, "busy_ns", g ? group_busy(g) : 0);
-	f_dbl(f, "busy_pct", g ? pct_of(group_busy(g), window) : 0);
-	f_u64(f, "active_ns", g ? group_active(g) : 0);
-	f_dbl(f, "busy_active_pct", g ? pct_of(group_busy(g), group_active(g)) : 0);
-	f_dbl(f, "depth_avg", g && window ? g->depth_area / (double)window : 0);
-	f_u64(f, "depth_max", g ? g->depth_max : 0);
 	for (k = 0; k < NR_METRICS; k++) {
 		struct pctl *p = g ? &g->metric[k] : NULL;
 
@@ -241,6 +256,21 @@ static void group_fields(struct rp *rp, struct fields *f, struct group *g)
 		f_dbl(f, key, g ? pct_of(g->labels[k], g->jobs) : 0);
 	}
 	f_bool(f, "pct_exact", g ? group_exact(g) : 1);
+}
+
+static void group_fields(struct rp *rp, struct fields *f, struct group *g)
+{
+	uint64_t window = rp_window(rp);
+
+	f_u64(f, "jobs", g ? g->jobs : 0);
+	f_u64(f, "window_ns", window);
+	f_u64(f, "busy_ns", g ? group_busy(g) : 0);
+	f_dbl(f, "busy_pct", g ? pct_of(group_busy(g), window) : 0);
+	f_u64(f, "active_ns", g ? group_active(g) : 0);
+	f_dbl(f, "busy_active_pct", g ? pct_of(group_busy(g), group_active(g)) : 0);
+	f_dbl(f, "depth_avg", g && window ? g->depth_area / (double)window : 0);
+	f_u64(f, "depth_max", g ? g->depth_max : 0);
+	metric_fields(f, g);
 }
 
 void ring_table(struct rp *rp, struct fields *f, void *item)
@@ -272,6 +302,19 @@ void ctx_table(struct rp *rp, struct fields *f, void *item)
 	group_fields(rp, f, c ? c->g : NULL);
 }
 
+void proc_table(struct rp *rp, struct fields *f, void *item)
+{
+	struct proc *p = item;
+
+	(void)rp;
+	f_opt(f, "pid", p && p->pid != PROC_NONE, p ? p->pid : 0);
+	f_str(f, "process", p && p->pid == PROC_NONE ? "(no submitter data)" :
+	      p ? p->name : NULL);
+	f_u64(f, "threads", p ? p->threads : 0);
+	f_u64(f, "jobs", p ? p->g.jobs : 0);
+	metric_fields(f, p ? &p->g : NULL);
+}
+
 /* Rings and contexts are listed when some selected job ran on them. */
 int ring_listed(const struct ring *r)
 {
@@ -284,17 +327,28 @@ int ctx_listed(const struct ctx *c)
 }
 
 /* Every listed item of a table, as CSV lines or a JSON array's objects. */
-void table_rows(struct rp *rp, table_fn *fn, int json, int rings)
+void table_rows(struct rp *rp, table_fn *fn, int json, int kind)
 {
-	uint32_t i, n = rings ? rp->nrings : rp->nctxs, out = 0;
+	uint32_t i, n, out = 0;
 
+	n = kind == TB_RINGS ? rp->nrings : kind == TB_CTXS ? rp->nctxs :
+	    rp->nprocs;
 	for (i = 0; i < n; i++) {
 		struct line l = { .n = 0 };
 		struct fields f = { .l = &l, .json = json, .header = 0 };
-		void *item = rings ? (void *)&rp->rings[i] : (void *)&rp->ctxs[i];
+		void *item;
 
-		if (rings ? !ring_listed(&rp->rings[i]) : !ctx_listed(&rp->ctxs[i]))
-			continue;
+		if (kind == TB_RINGS) {
+			if (!ring_listed(&rp->rings[i]))
+				continue;
+			item = &rp->rings[i];
+		} else if (kind == TB_CTXS) {
+			if (!ctx_listed(&rp->ctxs[i]))
+				continue;
+			item = &rp->ctxs[i];
+		} else {
+			item = &rp->procs[i];
+		}
 		if (json)
 			l_str(&l, out ? ",\n{" : "\n{");
 		fn(rp, &f, item);

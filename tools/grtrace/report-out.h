@@ -369,9 +369,15 @@ double pct_of(uint64_t part, uint64_t whole);
 int group_exact(const struct group *g);
 void ring_table(struct rp *rp, struct fields *f, void *item);
 void ctx_table(struct rp *rp, struct fields *f, void *item);
+void proc_table(struct rp *rp, struct fields *f, void *item);
 int ring_listed(const struct ring *r);
 int ctx_listed(const struct ctx *c);
-void table_rows(struct rp *rp, table_fn *fn, int json, int rings);
+/* What table_rows() lists. */
+enum { TB_CTXS, TB_RINGS, TB_PROCS };
+void table_rows(struct rp *rp, table_fn *fn, int json, int kind);
+/* "comm/tid", "pid/tid" (not named) or "-" (no submitter data). */
+void submitter_str(const struct rp *rp, const struct row *row, char *buf,
+		   size_t len);
 void sort_top(struct rp *rp);
 void hist_fold(const struct rp *rp, struct hist *h);
 void hist_bound(const struct hist *h, unsigned int i, struct line *l);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "trace-file.h"
 #include "u64map.h"
 
 /* Field numbers, from Perfetto's protos/perfetto/trace/. */
@@ -52,8 +53,10 @@ enum {
 	F_TD_COUNTER = 8,
 	F_TD_SIBLING_RANK = 12,
 	F_PD_PID = 1,
+	F_PD_NAME = 6,
 	F_THD_PID = 1,
 	F_THD_TID = 2,
+	F_THD_NAME = 5,
 	F_CD_UNIT = 3,
 	F_CD_UNIT_NAME = 6,
 	F_TE_ANNOTATION = 4,
@@ -383,6 +386,7 @@ static uint64_t lane_for(struct rp *rp, uint32_t ring, uint64_t first,
 
 static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 {
+	const struct grf_task *named = rp_task(rp, tid);
 	struct pf *pf = rp->pf;
 	size_t p, t, d;
 
@@ -394,6 +398,9 @@ static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 		pb_u64(pf, F_TD_UUID, UUID_PROCESS(pid));
 		d = pb_open(pf, F_TD_PROCESS);
 		pb_u64(pf, F_PD_PID, pid);
+		/* Named by the task table: the first of its threads named. */
+		if (named)
+			pb_str(pf, F_PD_NAME, named->process);
 		pb_close(pf, d);
 		pb_close(pf, t);
 		packet_close(rp, p);
@@ -405,6 +412,8 @@ static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 	d = pb_open(pf, F_TD_THREAD);
 	pb_u64(pf, F_THD_PID, pid);
 	pb_u64(pf, F_THD_TID, tid);
+	if (named)
+		pb_str(pf, F_THD_NAME, named->comm);
 	pb_close(pf, d);
 	pb_close(pf, t);
 	packet_close(rp, p);

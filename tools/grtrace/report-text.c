@@ -4,12 +4,14 @@
  * and lost, the rules and their hits, per-ring and per-context blocks, then
  * the job rows spooled while they finished.
  */
+#include <ctype.h>
+
 #include "report-out.h"
 
 /* Text columns: where each one ends. */
 enum {
 	TC_KEY = 22, TC_RING = 28, TC_NAME = 42, TC_ENGINE = 50,
-	TC_METRIC = 12,
+	TC_METRIC = 12, TC_SUBMITTER = 24,
 };
 
 static void text_job_header(FILE *out)
@@ -30,6 +32,9 @@ static void text_job_header(FILE *out)
 		l_right(&l, rp_metric_names[k] + 2, TC_METRIC - 1);
 		l_ch(&l, ' ');
 	}
+	l_ch(&l, ' ');
+	l_str(&l, "submitter");
+	l_pad(&l, l.n + TC_SUBMITTER - 10);
 	l_str(&l, " label");
 	l_flush(&l, out);
 }
@@ -55,7 +60,8 @@ void text_job_line(const struct rp *rp, struct line *l,
 		   const struct row *row)
 {
 	const struct ring *r = &rp->rings[row->ring];
-	char ebuf[16], lbuf[128], name[4 * sizeof(r->name)];
+	char ebuf[16], lbuf[128], name[4 * sizeof(r->name)], sbuf[64];
+	size_t at;
 	int k;
 
 	l->n = 0;
@@ -85,6 +91,15 @@ void text_job_line(const struct rp *rp, struct line *l,
 		l_ch(l, row->start_derived && (k == M_QUEUE || k == M_EXEC) ?
 		     '*' : ' ');
 	}
+	/* Who submitted it: comm/tid from the task table, else pid/tid. */
+	submitter_str(rp, row, sbuf, sizeof(sbuf));
+	for (k = 0; sbuf[k]; k++)
+		if (isspace((unsigned char)sbuf[k]))
+			sbuf[k] = '_';
+	l_ch(l, ' ');
+	at = l->n;
+	l_str(l, sbuf);
+	l_pad(l, at + TC_SUBMITTER - 1);
 	label_str(row, ',', lbuf, sizeof(lbuf));
 	l_ch(l, ' ');
 	l_str(l, lbuf[0] ? lbuf : "-");
@@ -462,6 +477,32 @@ static void text_ctxs(struct rp *rp)
 	}
 }
 
+static void text_procs(struct rp *rp)
+{
+	uint32_t i;
+
+	fprintf(rp->out, "\nprocesses (the submitters of the jobs, from their SUBMITs):\n");
+	if (rp->jobs_done && rp->jobs_no_task == rp->jobs_done) {
+		fprintf(rp->out, "  no submitter data: no SUBMIT names its thread (format 1, or submitted from interrupt or kernel-thread context); %" PRIu64 " jobs not attributed\n",
+			rp->jobs_no_task);
+		return;
+	}
+	if (!rp->task_frames)
+		fprintf(rp->out, "  (no task table in the input: processes by pid only)\n");
+	for (i = 0; i < rp->nprocs; i++) {
+		struct proc *p = &rp->procs[i];
+
+		if (p->pid == PROC_NONE)
+			fprintf(rp->out, "\nno submitter data: %" PRIu64 " jobs\n",
+				p->g.jobs);
+		else
+			fprintf(rp->out, "\nprocess %" PRIu32 " %s: %" PRIu64 " jobs from %" PRIu32 " thread%s\n",
+				p->pid, p->name ? p->name : "(not named)",
+				p->g.jobs, p->threads, p->threads == 1 ? "" : "s");
+		text_group(rp, &p->g);
+	}
+}
+
 static void text_jobs(struct rp *rp)
 {
 	char buf[65536];
@@ -489,6 +530,8 @@ void text_report(struct rp *rp, const struct rp_input *in)
 		text_rings(rp);
 	if (rp->o.per_ctx)
 		text_ctxs(rp);
+	if (rp->o.per_process)
+		text_procs(rp);
 	if (rp->o.topn) {
 		sort_top(rp);
 		fprintf(rp->out, "\ntop %u jobs by t_total (times in us):\n",

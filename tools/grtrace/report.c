@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report-int.h"
+#include "trace-file.h"
 #include "u64map.h"
 
 /* A CTX_SWITCH looks this far into a ring's queue for the job it stops. */
@@ -596,6 +597,40 @@ static void row_labels(const struct rp *rp, struct row *row)
 		row->labels |= 1u << L_ERROR;
 }
 
+/* --per-process: the group of process @pid, which thread @tid is of. */
+static struct proc *proc_of(struct rp *rp, uint32_t pid, uint32_t tid)
+{
+	int64_t i = u64map_get(rp->proc_map, pid);
+	struct proc *p;
+
+	if (i < 0) {
+		if (rp->nprocs == rp->procs_cap) {
+			rp->procs_cap = rp->procs_cap ? rp->procs_cap * 2 : 16;
+			rp->procs = xrealloc(rp->procs,
+					     rp->procs_cap * sizeof(*rp->procs));
+		}
+		i = rp->nprocs++;
+		p = &rp->procs[i];
+		memset(p, 0, sizeof(*p));
+		p->pid = pid;
+		u64map_set(rp->proc_map, pid, (uint32_t)i);
+	}
+	p = &rp->procs[i];
+	if (pid == PROC_NONE)
+		return p;
+	if (!p->name) {
+		const struct grf_task *t = rp_task(rp, tid);
+
+		if (t)
+			p->name = t->process;
+	}
+	if (u64map_get(rp->proc_tids, tid) < 0) {
+		u64map_set(rp->proc_tids, tid, 1);
+		p->threads++;
+	}
+	return p;
+}
+
 static void make_row(struct rp *rp, const struct job *j, struct row *row)
 {
 	/* Every field, without a memset() first: see job_new(). */
@@ -686,6 +721,11 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 		group_add_row(&rp->rings[j->ring].g, row);
 	if (rp->o.per_ctx)
 		group_add_row(rp->ctxs[j->ctxo].g, row);
+	if (!row->has_task)
+		rp->jobs_no_task++;
+	if (rp->o.per_process)
+		group_add_row(&proc_of(rp, row->has_task ? row->pid : PROC_NONE,
+				       row->tid)->g, row);
 	if (rp->o.hist == RP_HIST_LAT && (row->mhave & (1u << M_TOTAL)))
 		rp->hist[bit_length(row->m[M_TOTAL])]++;
 	if (rp->o.hist == RP_HIST_SIZE && (row->have & (1u << ST_COMMIT)))
@@ -1021,6 +1061,19 @@ static void note_first(struct rp *rp, uint64_t ts, uint64_t gseq)
 				ts + rp->o.until : UINT64_MAX;
 }
 
+void rp_set_tasks(struct rp *rp, const struct grf_task *tasks, size_t n,
+		  unsigned int frames)
+{
+	rp->tasks = tasks;
+	rp->ntasks = n;
+	rp->task_frames = frames;
+}
+
+const struct grf_task *rp_task(const struct rp *rp, uint32_t tid)
+{
+	return grf_find_task(rp->tasks, rp->ntasks, tid);
+}
+
 void rp_set_format(struct rp *rp, unsigned int format)
 {
 	/* gseq is opt-in there: off until a STREAM_INFO says it is on. */
@@ -1185,6 +1238,8 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	rp->out = out;
 	rp->ring_map = u64map_new();
 	rp->ctx_map = u64map_new();
+	rp->proc_map = u64map_new();
+	rp->proc_tids = u64map_new();
 	rp->free_job = NIL;
 	rp->lru_head = rp->lru_tail = NIL;
 	rp->win_until = UINT64_MAX;
@@ -1273,6 +1328,11 @@ void rp_free(struct rp *rp)
 		group_free(rp->ctxs[i].g);
 		free(rp->ctxs[i].g);
 	}
+	for (i = 0; i < rp->nprocs; i++)
+		group_free(&rp->procs[i].g);
+	free(rp->procs);
+	u64map_free(rp->proc_map);
+	u64map_free(rp->proc_tids);
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);

@@ -35,6 +35,7 @@ struct rp_opts {
 	enum rp_format format;
 	int per_ring;
 	int per_ctx;
+	int per_process;
 	unsigned int topn;
 	enum rp_hist hist;
 	uint64_t limit;			/* job rows printed at most */
@@ -69,6 +70,14 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out);
  * magic); rp_errmsg() says why.
  */
 int rp_record(struct rp *rp, const struct gr_rec *rec);
+struct grf_task;
+/*
+ * The input's task table (a trace file's, sorted by tid; kept, not
+ * copied), which names the threads and processes of the SUBMITs; @frames:
+ * how many task tables the file had (0: it names none).
+ */
+void rp_set_tasks(struct rp *rp, const struct grf_task *tasks, size_t n,
+		  unsigned int frames);
 /*
  * The input is in stream format @format (a trace file's header says, or
  * the module): from 2 on, loss is counted from each CPU's cseq.

@@ -48,9 +48,9 @@ int grf_parse_header(const uint8_t *buf, size_t len, struct grf_header *h,
 	h->flags = gr_le16(buf + 14);
 	h->stream_format = gr_le32(buf + 16);
 	h->nr_cpus = gr_le32(buf + 20);
-	if (h->version != GRF_VERSION) {
-		snprintf(why, whylen, "file version %u, this grtrace reads version %u",
-			 h->version, GRF_VERSION);
+	if (h->version < GRF_VERSION_MIN || h->version > GRF_VERSION) {
+		snprintf(why, whylen, "file version %u, this grtrace reads versions %u to %u",
+			 h->version, GRF_VERSION_MIN, GRF_VERSION);
 		return -1;
 	}
 	if (h->size < GRF_FIXED_SIZE || h->size > GRF_HEADER_MAX || h->size % 8) {
@@ -119,7 +119,8 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	f->flags = gr_le16(buf + 6);
 	f->stored = gr_le32(buf + 8);
 	f->raw = gr_le32(buf + 12);
-	if (f->flags & ~GRF_FRAME_ZSTD) {
+	if ((f->flags & ~(GRF_FRAME_ZSTD | GRF_FRAME_TASKS)) ||
+	    f->flags == (GRF_FRAME_ZSTD | GRF_FRAME_TASKS)) {
 		snprintf(why, whylen, "frame of CPU %u has unknown flags 0x%x",
 			 f->cpu, f->flags);
 		return -1;
@@ -137,6 +138,11 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	}
 	if (!f->raw) {
 		snprintf(why, whylen, "empty frame of CPU %u", f->cpu);
+		return -1;
+	}
+	if ((f->flags & GRF_FRAME_TASKS) && f->raw % GRF_TASK_SIZE) {
+		snprintf(why, whylen, "task table of %" PRIu32 " bytes, not whole %u-byte entries",
+			 f->raw, GRF_TASK_SIZE);
 		return -1;
 	}
 	if (f->stored > len - GRF_FRAME_SIZE) {
@@ -194,6 +200,41 @@ void grf_encode_frame(const struct grf_frame *f, uint8_t *buf)
 	gr_put16(buf + 6, f->flags);
 	gr_put32(buf + 8, f->stored);
 	gr_put32(buf + 12, f->raw);
+}
+
+void grf_encode_task(const struct grf_task *t, uint8_t *buf)
+{
+	memset(buf, 0, GRF_TASK_SIZE);
+	gr_put32(buf, t->pid);
+	gr_put32(buf + 4, t->tid);
+	memcpy(buf + 8, t->comm, strnlen(t->comm, GRF_COMM_LEN));
+	memcpy(buf + 8 + GRF_COMM_LEN, t->process,
+	       strnlen(t->process, GRF_COMM_LEN));
+}
+
+void grf_parse_task(const uint8_t *buf, struct grf_task *t)
+{
+	t->pid = gr_le32(buf);
+	t->tid = gr_le32(buf + 4);
+	memcpy(t->comm, buf + 8, GRF_COMM_LEN);
+	t->comm[GRF_COMM_LEN] = 0;
+	memcpy(t->process, buf + 8 + GRF_COMM_LEN, GRF_COMM_LEN);
+	t->process[GRF_COMM_LEN] = 0;
+}
+
+int grf_task_cmp(const void *a, const void *b)
+{
+	const struct grf_task *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+const struct grf_task *grf_find_task(const struct grf_task *t, size_t n,
+				     uint32_t tid)
+{
+	struct grf_task key = { .tid = tid };
+
+	return n ? bsearch(&key, t, n, sizeof(key), grf_task_cmp) : NULL;
 }
 
 int grf_decompress(void *dst, size_t raw, const void *src, size_t stored,

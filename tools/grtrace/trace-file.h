@@ -23,7 +23,9 @@
 
 #define GRF_MAGIC		"GRTRACE\0"
 #define GRF_MAGIC_LEN		8
-#define GRF_VERSION		1
+/* Version 2 added the task table frame; version 1 files are still read. */
+#define GRF_VERSION		2
+#define GRF_VERSION_MIN		1
 #define GRF_FIXED_SIZE		24u	/* header before its key=value text */
 #define GRF_HEADER_MAX		4096u
 #define GRF_FLAG_ZSTD		0x1	/* frames may be zstd-compressed */
@@ -31,6 +33,15 @@
 #define GRF_FRAME_MAGIC		"GRFR"
 #define GRF_FRAME_SIZE		16u
 #define GRF_FRAME_ZSTD		0x1
+/*
+ * A task table, not records (version 2): GRF_TASK_SIZE-byte entries, each
+ * u32 pid, u32 tid, the thread's comm and its process's comm (16 bytes
+ * each, NUL-padded), for the threads the SUBMITs name.  Never compressed;
+ * its CPU field is 0.
+ */
+#define GRF_FRAME_TASKS		0x2
+#define GRF_TASK_SIZE		40u
+#define GRF_COMM_LEN		16
 /* More than any frame "record" writes; a reader refuses bigger ones. */
 #define GRF_FRAME_MAX		(16u << 20)
 
@@ -55,6 +66,14 @@ struct grf_frame {
 	uint32_t raw;		/* bytes of records once decompressed */
 };
 
+/* A task table entry, decoded; the names are NUL-terminated. */
+struct grf_task {
+	uint32_t pid;
+	uint32_t tid;
+	char comm[GRF_COMM_LEN + 1];	/* the thread's */
+	char process[GRF_COMM_LEN + 1];	/* its process's (main thread's) */
+};
+
 /* Whether @buf (@len bytes) begins with a file header's magic. */
 int grf_is_header(const uint8_t *buf, size_t len);
 
@@ -77,6 +96,15 @@ size_t grf_encode_header(const struct grf_header *h, uint8_t *buf);
 
 /* The 16 bytes of a frame header. */
 void grf_encode_frame(const struct grf_frame *f, uint8_t *buf);
+
+/* The GRF_TASK_SIZE bytes of a task table entry, and back. */
+void grf_encode_task(const struct grf_task *t, uint8_t *buf);
+void grf_parse_task(const uint8_t *buf, struct grf_task *t);
+/* Thread @tid's entry in @n entries sorted by tid, or NULL. */
+const struct grf_task *grf_find_task(const struct grf_task *t, size_t n,
+				     uint32_t tid);
+/* qsort()'s order of grf_find_task(): by tid. */
+int grf_task_cmp(const void *a, const void *b);
 
 /*
  * Decompress a zstd frame's @stored bytes at @src into @dst, which must

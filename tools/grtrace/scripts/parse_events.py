@@ -16,7 +16,9 @@ Columns: offset (of the record in FILE, or in its frame's decompressed
 data as frame_offset+N), part, cpu, ts, gseq, cseq, type, derived, then
 for job events ctx, seqno, ring, engine, aux0, aux1 (ERROR's aux0 signed:
 a negative errno), pid and tid (a SUBMIT that carries its task); for
-control records a "fields" column of key=value pairs.
+control records a "fields" column of key=value pairs.  A trace file's
+task table (version 2) follows its part's records: a row of type TASK per
+thread, with pid, tid and the fields comm and process.
 
 A bare format 2 stream does not name its CPU: --cpu says which (default
 0).  A bare stream's format is its first record's (a STREAM_INFO's, or
@@ -41,6 +43,7 @@ FILE_MAGIC = b"GRTRACE\0"
 FILE_FIXED = struct.Struct("<8sIHHII")   # magic size version flags format cpus
 FRAME = struct.Struct("<4sHHII")         # "GRFR" cpu flags stored raw
 HDR1 = struct.Struct("<HHHHQQQ")         # type size cpu flags ts gseq cseq
+TASK = struct.Struct("<II16s16s")         # pid tid comm process
 HDR2 = struct.Struct("<BBHIQ")           # type flags size cseq ts
 JOB1 = struct.Struct("<QQIHHQQ")         # ctx seqno ring engine rsvd aux0 aux1
 JOB2 = struct.Struct("<IIHBB")           # ctx seqno ring engine rsvd
@@ -213,10 +216,11 @@ def records_v2(data, cpu, base, cseq_state):
 
 def frames(data, at):
     """The trace file at @at: its header, then (cpu, records bytes, base)
-    per frame, until the end or another file header (returned)."""
+    per frame (cpu None: a task table), until the end or another file
+    header (returned)."""
     magic, size, version, flags, fmt, cpus = FILE_FIXED.unpack_from(data, at)
-    if version != 1:
-        raise Bad(at, "trace file version %d (this reads 1)" % version)
+    if version not in (1, 2):
+        raise Bad(at, "trace file version %d (this reads 1 and 2)" % version)
     if fmt not in (1, 2):
         raise Bad(at, "stream format %d (this reads 1 and 2)" % fmt)
     if size < FILE_FIXED.size or size % 8 or at + size > len(data):
@@ -228,6 +232,13 @@ def frames(data, at):
         fmagic, cpu, fflags, stored, raw = FRAME.unpack_from(data, pos)
         if fmagic != b"GRFR":
             raise Bad(pos, "no frame header")
+        if fflags & ~3 or fflags == 3:
+            raise Bad(pos, "frame of CPU %d has unknown flags 0x%x" % (cpu, fflags))
+        if fflags & 2:
+            if raw != stored or raw % TASK.size:
+                raise Bad(pos, "task table of %d bytes, not whole %d-byte entries"
+                          % (raw, TASK.size))
+            cpu = None
         payload = data[pos + FRAME.size:pos + FRAME.size + stored]
         if len(payload) != stored:
             raise Bad(pos, "frame cut short: %d of %d bytes" % (len(payload), stored))
@@ -244,6 +255,19 @@ def frames(data, at):
         out.append((cpu, payload, pos + FRAME.size))
         pos += FRAME.size + stored
     return fmt, out, pos
+
+
+def task_rows(payload, base):
+    """A task table's entries as rows."""
+    rows = []
+    for off in range(0, len(payload), TASK.size):
+        pid, tid, comm, proc = TASK.unpack_from(payload, off)
+        rows.append({"offset": "%d+%d" % (base, off), "cpu": None, "ts": None,
+                     "gseq": None, "cseq": None, "type": "TASK", "derived": None,
+                     "pid": pid, "tid": tid, "fields": {
+                         "comm": comm.split(b"\0", 1)[0].decode("utf-8", "replace"),
+                         "process": proc.split(b"\0", 1)[0].decode("utf-8", "replace")}})
+    return rows
 
 
 def merge(per_cpu):
@@ -277,12 +301,15 @@ def parse(data, cpu_opt, fmt_opt):
     """Every row, merged per part; raises Bad after yielding those before."""
     pos, part = 0, 0
     while pos < len(data):
-        per_cpu, cseq_state = {}, {}
+        per_cpu, cseq_state, tasks = {}, {}, []
         err = None
         try:
             if data[pos:pos + 8] == FILE_MAGIC:
                 fmt, frs, end = frames(data, pos)
                 for cpu, payload, base in frs:
+                    if cpu is None:
+                        tasks += task_rows(payload, base)
+                        continue
                     b = (lambda p, base=base: "%d+%d" % (base, p))
                     recs = records_v2(payload, cpu, b, cseq_state) \
                         if fmt == 2 else records_v1(payload, b)
@@ -301,6 +328,9 @@ def parse(data, cpu_opt, fmt_opt):
         except Bad as e:
             err = e
         for row in merge(per_cpu):
+            row["part"] = part
+            yield row
+        for row in tasks:
             row["part"] = part
             yield row
         if err:

@@ -13,6 +13,7 @@ timestamps call for; the expected values are worked out in the comments.
 
 import os
 import re
+import struct
 import subprocess
 import sys
 
@@ -383,9 +384,9 @@ def main():
         q = subprocess.run([tool, "report", "-i", os.path.join(d, "notask.bin"),
                             "--format", "csv"], capture_output=True, text=True)
         rows = [r.split(",") for r in q.stdout.splitlines()]
-        expect("CSV columns", rows[0][-2:], ["pid", "tid"])
-        expect("no task: NA", sorted({tuple(r[-2:]) for r in rows[1:]}),
-               [("", "")])
+        expect("CSV columns", rows[0][-4:], ["pid", "tid", "comm", "process"])
+        expect("no task: NA", sorted({tuple(r[-4:]) for r in rows[1:]}),
+               [("", "", "", "")])
     check("report: pid and tid of each job from its SUBMIT, NA without", report_task)
 
     def bad_input():
@@ -416,6 +417,106 @@ def main():
                            capture_output=True, text=True)
         expect("a report option: exit status", q.returncode, 2)
     check("export: bad input and bad options get a clear error", bad_input)
+
+    # The same trace as "record" writes it, with a task table naming
+    # 501 and 502 of process 500; 600 exited before it could be named.
+    tasks = [(500, 501, "render", "glxgears"), (500, 502, "upload", "glxgears")]
+    named = os.path.join(d, "named.grf")
+    with open(named, "wb") as f:
+        f.write(scenario().trace_file(tasks))
+
+    def report(*args):
+        q = subprocess.run([tool, "report"] + list(args), capture_output=True,
+                           text=True)
+        expect("report %s: exit status (%s)" % (" ".join(args), q.stderr),
+               q.returncode, 0)
+        return q.stdout
+
+    def names():
+        import json
+        got = {"%d:%d" % (j["ctx"], j["seqno"]): (j["comm"], j["process"])
+               for j in json.loads(report("-i", named, "--format", "json"))["jobs"]}
+        expect("jobs' comm and process", got, {
+            "100:1": ("render", "glxgears"), "100:2": ("upload", "glxgears"),
+            "100:3": (None, None), "200:1": ("render", "glxgears"),
+            "200:2": (None, None)})
+        rows = {l.split()[0]: l.split() for l in report("-i", named).splitlines()
+                if re.match(r"\d+:\d+ ", l)}
+        expect("text submitter of 100:1, 100:2, 100:3, 200:2",
+               [rows[k][-2] for k in ("100:1", "100:2", "100:3", "200:2")],
+               ["render/501", "upload/502", "600/600", "600/600"])
+        rows = [l.split() for l in report("-i", os.path.join(d, "notask.bin")).splitlines()
+                if re.match(r"\d+:\d+ ", l)]
+        expect("text submitter without submitter data", {r[-2] for r in rows}, {"-"})
+        pf = os.path.join(d, "named.pftrace")
+        q = subprocess.run([tool, "export", "-i", named, "-o", pf],
+                           capture_output=True, text=True)
+        expect("export exit status (%s)" % q.stderr, q.returncode, 0)
+        q = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", HERE,
+                            os.path.join(HERE, "perfetto_subset.proto")],
+                           stdin=open(pf, "rb"), capture_output=True, text=True)
+        descs = [one(pk, "track_descriptor") for pk in
+                 parse_text(q.stdout).get("packet", []) if "track_descriptor" in pk]
+        threads = {one(one(t, "thread"), "tid"): one(one(t, "thread"), "thread_name")
+                   for t in descs if "thread" in t}
+        procs = {one(one(t, "process"), "pid"): one(one(t, "process"), "process_name")
+                 for t in descs if "process" in t}
+        expect("export: thread names", threads, {501: "render", 502: "upload", 600: None})
+        expect("export: process names", procs, {500: "glxgears", 600: None})
+    check("report: comm and process from the file's task table, pid/tid when not named, - without", names)
+
+    def per_process():
+        import json
+        j = json.loads(report("-i", named, "--format", "json", "--per-process",
+                              "--limit", "0"))
+        got = [(p["pid"], p["process"], p["threads"], p["jobs"],
+                p["t_total_count"]) for p in j["processes"]]
+        # 500: 100:1, 100:2 (threads 501, 502) and 200:1 (501), all
+        # complete; 600: 100:3 (complete) and 200:2 (never ended).
+        expect("processes", sorted(got), [(500, "glxgears", 2, 3, 3),
+                                          (600, None, 1, 2, 1)])
+        expect("jobs without submitter", j["jobs_without_submitter"], 0)
+        text = report("-i", named, "--per-process", "--limit", "0")
+        for want in ("process 500 glxgears: 3 jobs from 2 threads",
+                     "process 600 (not named): 2 jobs from 1 thread"):
+            expect("text line %r" % want, want in text.splitlines(), True)
+        notask = os.path.join(d, "notask.bin")
+        text = report("-i", notask, "--per-process", "--limit", "0")
+        expect("without submitter data: says so",
+               "  no submitter data: no SUBMIT names its thread (format 1, or "
+               "submitted from interrupt or kernel-thread context); 5 jobs not "
+               "attributed" in text.splitlines(), True)
+        expect("without submitter data: no process", "\nprocess " in text, False)
+        rows = report("-i", notask, "--per-process", "--format", "csv").splitlines()
+        expect("CSV header", rows[0].split(",")[:4], ["pid", "process", "threads", "jobs"])
+        expect("CSV rows without submitter data",
+               [r.split(",")[:4] for r in rows[1:]],
+               [["", "(no submitter data)", "0", "5"]])
+        text = report("-i", src, "--per-process", "--limit", "0")
+        expect("a file without a task table: says so",
+               "  (no task table in the input: processes by pid only)" in
+               text.splitlines(), True)
+    check("report --per-process: jobs and latencies per submitting process, named from the task table", per_process)
+
+    def bad_tasks():
+        data = scenario().trace_file(tasks)
+        at = len(data) - 80 - 16
+        for body, why in ((data[at + 16:-1], "task table of 79 bytes, not whole 40-byte entries"),
+                          (None, "frame of CPU 0 has unknown flags 0x3")):
+            bad = os.path.join(d, "badtasks.grf")
+            if body is None:
+                hdr = data[at:at + 6] + b"\x03\x00" + data[at + 8:at + 16]
+                body = data[at + 16:]
+            else:
+                hdr = data[at:at + 8] + struct.pack("<II", len(body), len(body))
+            with open(bad, "wb") as f:
+                f.write(data[:at] + hdr + body)
+            q = subprocess.run([tool, "report", "-i", bad], capture_output=True,
+                               text=True)
+            expect("exit status", q.returncode, 1)
+            expect("message", q.stderr.strip().splitlines()[-1],
+                   "grtrace: %s: byte %d: %s" % (bad, at, why))
+    check("report: a task table of partial entries, or compressed: one line naming the byte", bad_tasks)
     return failed
 
 

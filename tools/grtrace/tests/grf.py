@@ -206,7 +206,7 @@ def main():
         return
     want = int(sys.argv[3])
     for item in parse(data):
-        if item[0] == "frame" and item[2] == want:
+        if item[0] == "frame" and item[2] == want and not item[3] & 2:
             sys.stdout.buffer.write(records(item[3], item[4], item[5]))
 
 

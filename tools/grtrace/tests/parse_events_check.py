@@ -106,6 +106,21 @@ def main():
            p.stderr.startswith("parse_events.py: %s: byte " % cutf) and
            len(p.stderr.strip().splitlines()) == 1,
            "exit %d, stderr %r" % (p.returncode, p.stderr))
+    # A trace file of version 2 with a task table (export_check's trace).
+    from export_check import scenario
+    named = os.path.join(tmp, "named.grf")
+    with open(named, "wb") as f:
+        f.write(scenario().trace_file([(500, 501, "render", "glxgears"),
+                                       (500, 502, "upload", "glxgears")]))
+    p = run(named)
+    rows = [json.loads(l) for l in p.stdout.splitlines()] if p.returncode == 0 else []
+    tasks = [(r["pid"], r["tid"], r["fields"]["comm"], r["fields"]["process"])
+             for r in rows if r["type"] == "TASK"]
+    result("parse_events: a version 2 trace file: its records, then a TASK row per task table entry",
+           p.returncode == 0 and rows[-2:] and all(r["type"] == "TASK" for r in rows[-2:]) and
+           tasks == [(500, 501, "render", "glxgears"), (500, 502, "upload", "glxgears")] and
+           sum(1 for r in rows if r["type"] == "SUBMIT") == 5,
+           "exit %d %s %r" % (p.returncode, p.stderr, tasks))
     p = run(os.path.join(tmp, "nonexistent.bin"))
     result("parse_events: a missing file: one line, exit 1",
            p.returncode == 1 and p.stderr.strip() == "parse_events.py: %s: No such file or directory"

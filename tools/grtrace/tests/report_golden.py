@@ -62,6 +62,32 @@ class Trace:
         """Bytes of the file: each CPU's records in order, cut into chunks
         of @chunk records, interleaved; with @swap CPU 1 goes first, so the
         file is not in gseq order."""
+        return b"".join(b for _, b in self.pieces(chunk, swap))
+
+    def trace_file(self, tasks=(), chunk=3):
+        """The same records in a trace file of version 2 ("The trace
+        file"): the header, each chunk a frame, then a task table of
+        @tasks, (pid, tid, comm, process) each, if any."""
+        pieces = self.pieces(chunk, True)
+        text = (b"kernel=golden\nhost=report_golden.py\nclock=monotonic\n"
+                b"session=1\nstarted=0\n\0")
+        size = (24 + len(text) + 7) & ~7
+        out = struct.pack("<8sIHHII", b"GRTRACE\0", size, 2, 0,
+                          self.version, len({c for c, _ in pieces}))
+        out += text.ljust(size - 24, b"\0")
+        for cpu, blob in pieces:
+            out += struct.pack("<4sHHII", b"GRFR", cpu, 0, len(blob),
+                               len(blob)) + blob
+        body = b"".join(struct.pack("<II16s16s", pid, tid, comm.encode(),
+                                    proc.encode())
+                        for pid, tid, comm, proc in tasks)
+        if body:
+            out += struct.pack("<4sHHII", b"GRFR", 0, 2, len(body),
+                               len(body)) + body
+        return out
+
+    def pieces(self, chunk, swap):
+        """(cpu, bytes) of each chunk, in the order chunks() writes them."""
         per_cpu = {}
         cseq = {}
         for g, (cpu, rtype, ts, body, gseq, flags) in enumerate(self.recs):
@@ -71,11 +97,12 @@ class Trace:
                               gseq, cseq[cpu]) + body
             per_cpu.setdefault(cpu, []).append(rec)
         cpus = sorted(per_cpu, reverse=swap)
-        out = b""
+        out = []
         i = 0
         while any(i < len(per_cpu[c]) for c in cpus):
             for c in cpus:
-                out += b"".join(per_cpu[c][i:i + chunk])
+                if per_cpu[c][i:i + chunk]:
+                    out.append((c, b"".join(per_cpu[c][i:i + chunk])))
             i += chunk
         return out
 
@@ -941,7 +968,7 @@ SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
                "t_complete t_total start_derived derived queue_depth preempts error "
-               "label pid tid").split()
+               "label pid tid comm process").split()
 
 
 def gen(outdir):

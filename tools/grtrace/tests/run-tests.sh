@@ -239,7 +239,7 @@ result "an unknown option is a usage error: exit 2" $st "exit $rc" "$(cat "$TMP/
 for v in --version version; do
 	run "$GRTRACE" $v
 	st=$rc
-	[ "$(cat "$TMP/out")" = "grtrace 0.2.0 (stream formats 1 to 2, trace file version 1)" ] || st=1
+	[ "$(cat "$TMP/out")" = "grtrace 0.2.0 (stream formats 1 to 2, trace file versions 1 to 2)" ] || st=1
 	[ -s "$TMP/err" ] && st=1
 	result "grtrace $v names the version and the formats it reads" $st "$(cat "$TMP/out" "$TMP/err")"
 done
@@ -334,7 +334,7 @@ grep -q '^window:   1000 \.\. 50000 ns (49000 ns)$' "$TMP/out" || st=1
 grep -q '^lost:     none (gseq 0 \.\. 37 has no gap)$' "$TMP/out" || st=1
 grep -q '^jobs:     7 (2 incomplete' "$TMP/out" || st=1
 grep -q '^ring 0 gfx0 (gfx; testdrv 0000:00:02.0): 4 jobs, busy 65.31% (32000 ns; 68.09% of its active 47.0 us), queue depth avg 1.224 max 3$' "$TMP/out" || st=1
-grep -Eq '^100:3 +0 +gfx0 +gfx +1\.000 +16\.000\* +10\.000\* +0\.000 +0\.500 +27\.500  long_queue,slow_exec$' "$TMP/out" || st=1
+grep -Eq '^100:3 +0 +gfx0 +gfx +1\.000 +16\.000\* +10\.000\* +0\.000 +0\.500 +27\.500  -  +long_queue,slow_exec$' "$TMP/out" || st=1
 grep -Eq '^300:7 +1 +sdma0 +copy +- +0\.100 ' "$TMP/out" || st=1
 grep -q '^top 2 jobs by t_total' "$TMP/out" || st=1
 result "report text: header, ring block, derived start marked, NA as -" $st "$(cat "$TMP/out" "$TMP/err" | head -40)"
@@ -413,7 +413,7 @@ if command -v bash > /dev/null 2>&1; then
 		COMP_WORDS=(grtrace report --hist ""); COMP_CWORD=3; _grtrace
 		echo "${COMPREPLY[*]}"' 2>&1)
 	st=0
-	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx" "record report" "lat size result")" ] || st=1
+	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process" "record report" "lat size result")" ] || st=1
 	result "bash completion completes commands, options and values" $st "$out"
 fi
 
@@ -683,7 +683,7 @@ grf_bad() {
 		"exit $rc" "want: $4" "$(cat "$TMP/err")"
 }
 hsize=$(python3 "$TESTS/grf.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
-grf_bad 12 '\002' "a newer file version" "header at byte 0: file version 2, this grtrace reads version 1"
+grf_bad 12 '\003' "a newer file version" "header at byte 0: file version 3, this grtrace reads versions 1 to 2"
 grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, this grtrace reads formats 1 to 2"
 grf_bad "$hsize" 'XXXX' "a broken frame header" "byte $hsize: no frame here"
 grf_bad $((hsize + 8)) '\377\377\377\177' "a frame longer than the file" "byte $hsize: frame of CPU [0-9]* holds"

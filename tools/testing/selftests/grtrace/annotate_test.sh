@@ -13,7 +13,9 @@
 #  - -p PID keeps one process's ioctls, with another client running;
 #  - a reader stopped while 20000 ioctls come: what is not written is
 #    counted (written + lost = the client's count), and the exit status says so;
-#  - -d SECONDS ends the recording by itself.
+#  - -d SECONDS ends the recording by itself;
+#  - grtrace record names the submitting threads in its task table:
+#    "report --per-process" names the client and counts its jobs.
 # TAP output; runs as root inside the test VM with -q "-device virtio-gpu-pci"
 # on a kernel with BTF.
 
@@ -23,7 +25,7 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/tap_lib.sh"
 ANNOTATE=${GRTRACE_ANNOTATE:-$TOP/tools/grtrace/bpf/grtrace-bpf-annotate}
 CLIENT=$HERE/virtgpu_client
-PLAN=9
+PLAN=10
 
 skip_all() {
 	local i
@@ -125,6 +127,21 @@ linked=$(grep -c "^[0-9]* cpu ioctl virtgpu_client/$cpid DRM_IOCTL_VIRTGPU_RESOU
 grep -E '^(ioctls|jobs):' "$TMP/merged" | sed 's/^/# /'
 [ $rc -eq 0 ] && [ "$linked" -eq 10 ]
 ok $? "on grtrace's clock: merge_timeline.py links each of the 10 resource creations to its job ($linked)"
+
+# 10: the same recording's task table names the client.
+grep 'submitting threads\|exited before' "$TMP/rec.dat.err" | sed 's/^/# record: /'
+"$TOOL" report -i "$TMP/rec.dat" --per-process --format json --limit 0 > "$TMP/pp.json" &&
+	python3 - "$TMP/pp.json" "$cpid" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+pid = int(sys.argv[2])
+mine = [p for p in j["processes"] if p["pid"] == pid]
+print("# processes: " + ", ".join("%s %s %d jobs" % (p["pid"], p["process"], p["jobs"])
+                                   for p in j["processes"]))
+sys.exit(0 if len(mine) == 1 and mine[0]["process"] == "virtgpu_client" and
+         mine[0]["threads"] == 1 and mine[0]["jobs"] >= 10 else 1)
+EOF
+ok $? "grtrace record's task table: report --per-process names the client (virtgpu_client, pid $cpid) and its 10 or more jobs"
 
 # 6: -p PID, with another client running at the same time.
 rm -f "$TMP/go"
