@@ -505,6 +505,10 @@ static void progress_end(const struct progress *p)
  * Until a signal of @sigs, the duration, or the exit of the workload
  * @child (if > 0; its wait status into *@status).
  */
+/* The workload of "record -- COMMAND", while recording. */
+#define CHILD_RUNNING	(-1)
+#define CHILD_EXITED	(-2)	/* a zombie until end_command() */
+
 static void wait_for_stop(const sigset_t *sigs, double duration,
 			  struct progress *prog, const struct cpu_reader *rd,
 			  int n, pid_t child, int *status)
@@ -526,8 +530,19 @@ static void wait_for_stop(const sigset_t *sigs, double duration,
 			}
 		}
 		sig = sigtimedwait(sigs, NULL, &ts);
-		if (sig == SIGCHLD && waitpid(child, status, WNOHANG) != child)
-			continue;
+		if (sig == SIGCHLD) {
+			siginfo_t si = { .si_pid = 0 };
+
+			/*
+			 * Not reaped yet: its threads' names stay readable in
+			 * /proc until the last drain has named them.
+			 */
+			if (waitid(P_PID, child, &si,
+				   WEXITED | WNOHANG | WNOWAIT) < 0 ||
+			    si.si_pid != child)
+				continue;
+			*status = CHILD_EXITED;
+		}
 		if (sig > 0 || atomic_load(&rec.abort))
 			break;
 		progress_tick(prog, rd, n);
@@ -837,15 +852,15 @@ static pid_t run_command(char **argv, const sigset_t *mask)
 
 /*
  * After the recording: a workload still running (Ctrl-C, -d) is sent
- * SIGTERM; how it ended is said.
+ * SIGTERM (before the last drain), one that exited is reaped (after it);
+ * how it ended is said.
  */
 static void end_command(const char *name, pid_t pid, int status)
 {
-	if (status == -1) {
+	if (status == CHILD_RUNNING)
 		kill(pid, SIGTERM);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
 	if (WIFEXITED(status))
 		err_msg("%s exited with status %d", name, WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
@@ -1035,7 +1050,7 @@ int cmd_record(int argc, char **argv)
 	struct cpu_reader *rd;
 	struct gr_stats before, after;
 	pid_t child = 0;
-	int cstatus = -1;
+	int cstatus = CHILD_RUNNING;
 	char old_bufsize[64] = "";
 	struct progress prog = { .on = isatty(STDERR_FILENO) };
 	int have_stats = 1, started = 0, state, n, ret = 0, nthreads;
@@ -1084,12 +1099,14 @@ int cmd_record(int argc, char **argv)
 		child = run_command(a.command, &oldsigs);
 	if (!atomic_load(&rec.abort) && child >= 0)
 		wait_for_stop(&sigs, a.duration, &prog, rd, n, child, &cstatus);
-	if (child > 0)
+	if (child > 0 && cstatus == CHILD_RUNNING)
 		end_command(a.command[0], child, cstatus);
 
 	if (have_stats && stats_read(&after) < 0)
 		have_stats = 0;
 	ret |= stop_readers(rd, nthreads, started);
+	if (child > 0 && cstatus == CHILD_EXITED)
+		end_command(a.command[0], child, cstatus);
 	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
 	ret |= check_readers(rd, n);
 	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)

@@ -3,7 +3,10 @@
 #
 # record_test.sh - "grtrace record" and "grtrace dump" against the real
 # module: two CPUs emit at once while record drains every channel; the file
-# must hold exactly the events the module says it wrote, in order.
+# must hold exactly the events the module says it wrote, in order.  Then
+# the habits users bring from trace-cmd and perf: "record -- COMMAND"
+# stops when the workload exits, "report --live" drains the buffers only
+# when asked, and a report fed by a pipe reads the pipe.
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -21,7 +24,7 @@ emit_jobs() {	# CPU JOBS: JOBS jobs of 5 events each, from CPU
 }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..11"
 rmmod grtrace 2>/dev/null
 insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 
@@ -69,6 +72,50 @@ echo stop >"$D/control"
 	grep -q " STREAM_INFO .* version=1 " "$TMP/g.txt"
 ok $? "format=1 gseq=1: the recording is format 1, in strictly increasing gseq"
 "$TOOL" config format=2 gseq=0 >/dev/null
+
+# jobs FILE: the job rows of a JSON report.
+jobs() { python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$1"; }
+# emit3 N: N jobs of 5 events on ctx 3.
+emitn() {
+	local j
+
+	for j in $(seq "$1"); do
+		printf "submit 3 1 0 %d\ncommit 3 1 0 %d\nstart 3 1 0 %d\nend 3 1 0 %d\ncomplete 3 1 0 %d\n" \
+			"$j" "$j" "$j" "$j" "$j" > "$D/emit" || return 1
+	done
+}
+export -f emitn
+export D
+
+# 8-9: record -- COMMAND: starts tracing, runs it, stops when it exits.
+echo stop > "$D/control"
+"$TOOL" record -o "$TMP/cmd.dat" -- bash -c 'emitn 10' 2>"$TMP/cmd.err"
+st=$?
+sed 's/^/# /' "$TMP/cmd.err"
+"$TOOL" report -i "$TMP/cmd.dat" --format json >"$TMP/cmd.json" &&
+	[ $st -eq 0 ] && [ "$(jobs "$TMP/cmd.json")" = 10 ] &&
+	grep -q '^grtrace: bash exited with status 0$' "$TMP/cmd.err" &&
+	grep -q stopped "$D/control" &&
+	grep -q '^grtrace: submitting threads: 1 named' "$TMP/cmd.err" &&
+	! grep -q 'exited before they could be named' "$TMP/cmd.err" &&
+	"$TOOL" report -i "$TMP/cmd.dat" --per-process --limit 0 |
+	grep -q '^process [0-9]* bash: 10 jobs from 1 thread$'
+ok $? "record -- COMMAND: the command's 10 jobs recorded and named after it, though it exited first; record stops with it and stops tracing"
+"$TOOL" record -o "$TMP/fail.dat" -- bash -c 'emitn 2; exit 3' 2>"$TMP/fail.err"
+"$TOOL" report -i "$TMP/fail.dat" --format json >"$TMP/fail.json" &&
+	[ "$(jobs "$TMP/fail.json")" = 2 ] &&
+	grep -q '^grtrace: bash exited with status 3$' "$TMP/fail.err"
+ok $? "record -- COMMAND that fails: its jobs kept, its exit status named"
+
+# 10-11: report reads the live buffers only with --live, and a pipe first.
+echo start > "$D/control" && emitn 4 && echo stop > "$D/control" &&
+	cat "$TMP/cmd.dat" | "$TOOL" report --format json >"$TMP/pipe.json" &&
+	[ "$(jobs "$TMP/pipe.json")" = 10 ]
+ok $? "report without -i, fed by a pipe, reads the pipe (the recording's 10 jobs)"
+"$TOOL" report --live --format json >"$TMP/live1.json" &&
+	"$TOOL" report --live --format json >"$TMP/live2.json" &&
+	[ "$(jobs "$TMP/live1.json")" = 4 ] && [ "$(jobs "$TMP/live2.json")" = 0 ]
+ok $? "report --live: the 4 jobs left in the buffers (untouched by the piped report), then none"
 
 rmmod grtrace
 [ $FAILED -eq 0 ] || { tail -n 5 "$TMP/trace.dat.err" "$TMP/dump.err" | sed 's/^/# /'; }
