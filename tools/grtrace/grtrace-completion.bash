@@ -5,10 +5,11 @@
 
 _grtrace_words() {
 	case $1 in
-	commands)	echo "start stop status config record report export dump help
+	commands)	echo "start stop status stats config record report export dump help
 			      --version" ;;
 	record)		echo "-o --output -d --duration -b --buffer-size --no-compress -h --help" ;;
 	dump)		echo "-i --input --raw --header --channel -h --help" ;;
+	stats)		echo "-p --prometheus -o --output -h --help" ;;
 	report)		echo "-i --input --live -f --format --per-ring --per-ctx --per-process --interval --topn
 			      --hist --limit --since --until --ring --ctx
 			      --engine --rules --long-queue-us --slow-exec-us

@@ -17,6 +17,7 @@ static const struct gr_cmd commands[] = {
 	{ "start",  "start tracing",					cmd_start },
 	{ "stop",   "stop tracing",					cmd_stop },
 	{ "status", "show whether tracing is on, and the counters",	cmd_status },
+	{ "stats",  "the counters, also for Prometheus",		cmd_stats },
 	{ "config", "show or change the module's settings",		cmd_config },
 	{ "record", "record the per-CPU event streams to a file",	cmd_record },
 	{ "report", "per-job latencies, per-ring bottlenecks",		cmd_report },

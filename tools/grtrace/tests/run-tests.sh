@@ -200,12 +200,12 @@ fi
 run "$GRTRACE" help
 st=$rc
 grep -q '^Usage: grtrace COMMAND' "$TMP/out" || st=1
-for c in start stop status config record report dump help; do
+for c in start stop status stats config record report dump help; do
 	grep -q "^  $c " "$TMP/out" || st=1
 done
 result "help lists the commands" $st
 
-for c in start stop status config record report dump; do
+for c in start stop status stats config record report dump; do
 	run "$GRTRACE" $c --help
 	st=$rc
 	cp "$TMP/out" "$TMP/help1"
@@ -359,7 +359,7 @@ result "report and export --help, the man page and the completion name every opt
 
 st=0
 missing=
-for c in start stop status config record report dump help; do
+for c in start stop status stats config record report dump help; do
 	grep -q "^$c\$" Documentation/grtrace.rst || { st=1; missing="$missing man:$c"; }
 	grep -q "$c" grtrace-completion.bash || { st=1; missing="$missing completion:$c"; }
 done
@@ -749,6 +749,64 @@ run "$GRTRACE" status
 st=$rc
 { echo "tracing: started"; cat "$FAKE/stats"; } | cmp -s - "$TMP/out" || st=1
 result "status prints the state and the stats" $st "$(cat "$TMP/out" "$TMP/err")"
+
+printf '%-16s %12s %12s\n%-16s %12s %12s\n%-16s %12s %12s\n' type emitted written \
+	submit 6 5 end 4 4 > "$FAKE/events_by_type"
+printf 'dropped_future_reason=3\nfuture_key=9\n' >> "$FAKE/stats"
+run "$GRTRACE" stats --prometheus
+st=$rc
+python3 - "$TMP/out" > "$TMP/prom.err" 2>&1 <<'EOF' || st=1
+import re, sys
+# The text exposition format: "# HELP/TYPE name ...", then samples
+# "name{label="v",...} value" of a TYPEd name.
+typed, samples = {}, {}
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    m = re.fullmatch(r"# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)", line)
+    if m:
+        if m.group(1) == "TYPE":
+            assert m.group(2) not in typed, "TYPE twice: " + line
+            assert m.group(3) in ("counter", "gauge", "untyped"), line
+            typed[m.group(2)] = m.group(3)
+        continue
+    m = re.fullmatch(r'([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-z_]+="[^"\\]*",?)+\})? (\d+)', line)
+    assert m, "not a sample: " + line
+    assert m.group(1) in typed, "sample before its TYPE: " + line
+    samples[m.group(1) + (m.group(2) or "")] = int(m.group(3))
+want = {"grtrace_up": 1, "grtrace_tracing_enabled": 0, "grtrace_session": 1,
+        "grtrace_events_emitted_total": 10, "grtrace_events_written_total": 10,
+        "grtrace_bytes_written_total": 744, "grtrace_cpus": 1,
+        'grtrace_events_dropped_total{reason="buffer_full"}': 0,
+        'grtrace_events_dropped_total{reason="future_reason"}': 3,
+        'grtrace_stat{key="future_key"}': 9,
+        'grtrace_events_by_type_total{type="submit",result="emitted"}': 6,
+        'grtrace_events_by_type_total{type="end",result="written"}': 4}
+for k, v in want.items():
+    assert samples.get(k) == v, "%s: %r, want %d" % (k, samples.get(k), v)
+assert 'grtrace_events_dropped_total{reason="total"}' not in samples
+assert len([k for k in samples if k.startswith("grtrace_events_dropped_total")]) == 7
+EOF
+result "stats --prometheus: the text exposition format, every counter and drop reason, unknown keys kept" $st \
+	"$(cat "$TMP/prom.err" "$TMP/err")"
+
+run "$GRTRACE" stats -p -o "$TMP/grtrace.prom"
+st=$rc
+[ -s "$TMP/out" ] && st=1
+grep -q '^grtrace_up 1$' "$TMP/grtrace.prom" || st=1
+GRTRACE_DEBUGFS=$TMP/nowhere run "$GRTRACE" stats -p -o "$TMP/grtrace.prom"
+[ $rc -eq 1 ] || st=1
+grep -q '^grtrace_up 0$' "$TMP/grtrace.prom" || st=1
+[ "$(grep -c '^grtrace_' "$TMP/grtrace.prom")" = 1 ] || st=1
+ls "$TMP" | grep -q 'grtrace.prom.tmp' && st=1
+run "$GRTRACE" stats -p -o "$TMP/nodir/x.prom"
+[ $rc -eq 1 ] || st=1
+grep -q "^grtrace: cannot create $TMP/nodir/x.prom.tmp" "$TMP/err" || st=1
+run "$GRTRACE" stats
+cmp -s "$FAKE/stats" "$TMP/out" || st=1
+run "$GRTRACE" stats --bogus
+[ $rc -eq 2 ] || st=1
+result "stats -o: the whole file by rename; grtrace_up 0 and exit 1 without the module; plain stats is the stats file; a bad option exits 2" $st \
+	"$(cat "$TMP/out" "$TMP/err")"
 
 GRTRACE_DEBUGFS=$TMP/nowhere run "$GRTRACE" status
 st=0

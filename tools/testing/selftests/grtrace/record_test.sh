@@ -24,7 +24,7 @@ emit_jobs() {	# CPU JOBS: JOBS jobs of 5 events each, from CPU
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..12"
 rmmod grtrace 2>/dev/null
 insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 
@@ -116,6 +116,16 @@ ok $? "report without -i, fed by a pipe, reads the pipe (the recording's 10 jobs
 	"$TOOL" report --live --format json >"$TMP/live2.json" &&
 	[ "$(jobs "$TMP/live1.json")" = 4 ] && [ "$(jobs "$TMP/live2.json")" = 0 ]
 ok $? "report --live: the 4 jobs left in the buffers (untouched by the piped report), then none"
+
+# 12: the same counters for Prometheus, from the real module.
+"$TOOL" stats --prometheus -o "$TMP/grtrace.prom" &&
+	grep -qx "grtrace_events_written_total $(stat_of written)" "$TMP/grtrace.prom" &&
+	grep -qx "grtrace_events_emitted_total $(stat_of emitted)" "$TMP/grtrace.prom" &&
+	grep -qx 'grtrace_events_dropped_total{reason="buffer_full"} [0-9]*' "$TMP/grtrace.prom" &&
+	[ "$(grep -c '^grtrace_events_dropped_total{' "$TMP/grtrace.prom")" = \
+	  "$(grep -c '^dropped_' "$D/stats" | awk '{ print $1 - 1 }')" ] &&
+	grep -qx 'grtrace_events_by_type_total{type="submit",result="written"} [1-9][0-9]*' "$TMP/grtrace.prom"
+ok $? "stats --prometheus: the module's counters, each drop reason, events by type"
 
 rmmod grtrace
 [ $FAILED -eq 0 ] || { tail -n 5 "$TMP/trace.dat.err" "$TMP/dump.err" | sed 's/^/# /'; }

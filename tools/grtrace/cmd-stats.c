@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace stats: the module's counters, as they are or in the Prometheus
+ * text exposition format (for node_exporter's textfile collector).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grtrace.h"
+#include "util.h"
+
+static const char stats_help[] =
+	"Usage: grtrace stats [--prometheus] [-o FILE]\n"
+	"\n"
+	"Print the module's counters (the stats file).  With --prometheus, in\n"
+	"the Prometheus text exposition format: events emitted, written and\n"
+	"dropped by reason, bytes written, events by type, tracing state and\n"
+	"buffer size; grtrace_up is 0, and the exit status 1, when the module\n"
+	"cannot be read.\n"
+	"\n"
+	"  -p, --prometheus      the Prometheus text format\n"
+	"  -o, --output FILE     write FILE whole or not at all (a temporary file\n"
+	"                        renamed over it), as node_exporter's textfile\n"
+	"                        collector wants\n"
+	"  -h, --help            show this help\n";
+
+static const struct option stats_opts[] = {
+	{ "prometheus", no_argument,       NULL, 'p' },
+	{ "output",     required_argument, NULL, 'o' },
+	{ "help",       no_argument,       NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A stats key with a metric of its own; the rest go to grtrace_stat. */
+static const struct metric {
+	const char *key;
+	const char *name;
+	const char *type;
+	const char *help;
+} metrics[] = {
+	{ "enabled", "grtrace_tracing_enabled", "gauge",
+	  "1 while tracing is started." },
+	{ "session", "grtrace_session", "gauge",
+	  "The current tracing session; each start begins a new one." },
+	{ "emitted", "grtrace_events_emitted_total", "counter",
+	  "Events the drivers emitted since the module loaded." },
+	{ "written", "grtrace_events_written_total", "counter",
+	  "Events written to the buffers." },
+	{ "bytes_written", "grtrace_bytes_written_total", "counter",
+	  "Bytes of events written to the buffers." },
+	{ "control_written", "grtrace_control_records_written_total", "counter",
+	  "Control records (session info, metadata) written." },
+	{ "control_dropped", "grtrace_control_records_dropped_total", "counter",
+	  "Control records that did not fit in the buffers." },
+	{ "discarded_bytes", "grtrace_discarded_bytes_total", "counter",
+	  "Bytes the buffers left unused at the ends of their sub-buffers." },
+	{ "nr_cpus", "grtrace_cpus", "gauge", "CPUs with a buffer." },
+	{ "buffer_size", "grtrace_buffer_size_bytes", "gauge",
+	  "Buffer size per CPU." },
+	{ "buffer_allocated", "grtrace_buffer_allocated_bytes", "gauge",
+	  "Buffer memory allocated now, all CPUs." },
+	{ "adaptive_keep_1_in", "grtrace_adaptive_keep_1_in", "gauge",
+	  "Adaptive sampling: one event in this many is kept." },
+};
+
+#define NR_METRICS	(sizeof(metrics) / sizeof(metrics[0]))
+
+static void header(FILE *f, const char *name, const char *type,
+		   const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* "type emitted written" rows of events_by_type. */
+static int by_type(FILE *f)
+{
+	char buf[4096], *line, *save = NULL, type[32];
+	unsigned long long em, wr;
+	int first = 1, k;
+
+	if (debugfs_read("events_by_type", buf, sizeof(buf)) < 0)
+		return -1;
+	for (k = 0; k < 2; k++) {
+		const char *what = k ? "written" : "emitted";
+		char copy[sizeof(buf)];
+
+		memcpy(copy, buf, sizeof(buf));
+		save = NULL;
+		for (line = strtok_r(copy, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			if (sscanf(line, "%31s %llu %llu", type, &em, &wr) != 3)
+				continue;
+			if (first) {
+				header(f, "grtrace_events_by_type_total", "counter",
+				       "Events emitted and written, by event type.");
+				first = 0;
+			}
+			fprintf(f, "grtrace_events_by_type_total{type=\"%s\",result=\"%s\"} %llu\n",
+				type, what, k ? wr : em);
+		}
+	}
+	return 0;
+}
+
+static int prometheus(FILE *f)
+{
+	struct gr_stats st;
+	int i, first = 1;
+	size_t m;
+
+	if (stats_read(&st) < 0) {
+		header(f, "grtrace_up", "gauge",
+		       "1 if the grtrace module's counters could be read.");
+		fprintf(f, "grtrace_up 0\n");
+		return -1;
+	}
+	header(f, "grtrace_up", "gauge",
+	       "1 if the grtrace module's counters could be read.");
+	fprintf(f, "grtrace_up 1\n");
+	for (m = 0; m < NR_METRICS; m++) {
+		int found;
+		uint64_t v = stats_get(&st, metrics[m].key, &found);
+
+		if (!found)
+			continue;
+		header(f, metrics[m].name, metrics[m].type, metrics[m].help);
+		fprintf(f, "%s %" PRIu64 "\n", metrics[m].name, v);
+	}
+	/* Every drop reason the module names, the ones added later too. */
+	for (i = 0; i < st.n; i++) {
+		const char *k = st.ent[i].key;
+
+		if (strncmp(k, "dropped_", 8) || !strcmp(k, "dropped_total"))
+			continue;
+		if (first) {
+			header(f, "grtrace_events_dropped_total", "counter",
+			       "Events not written, by reason (see the stats file).");
+			first = 0;
+		}
+		fprintf(f, "grtrace_events_dropped_total{reason=\"%s\"} %" PRIu64 "\n",
+			k + 8, st.ent[i].val);
+	}
+	/* Keys this tool has no name for are not lost: grtrace_stat. */
+	first = 1;
+	for (i = 0; i < st.n; i++) {
+		const char *k = st.ent[i].key;
+
+		for (m = 0; m < NR_METRICS; m++)
+			if (!strcmp(k, metrics[m].key))
+				break;
+		if (m < NR_METRICS || !strncmp(k, "dropped_", 8))
+			continue;
+		if (first) {
+			header(f, "grtrace_stat", "untyped",
+			       "Other keys of the stats file, by key.");
+			first = 0;
+		}
+		fprintf(f, "grtrace_stat{key=\"%s\"} %" PRIu64 "\n", k,
+			st.ent[i].val);
+	}
+	return by_type(f);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	const char *output = NULL;
+	char tmp[4096], buf[8192];
+	int prom = 0, c, ret;
+	FILE *f = stdout;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:po:h", stats_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			prom = 1;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'h':
+			fputs(stats_help, stdout);
+			return finish_stdout();
+		case ':':
+			usage_error(argv[0], "%s: option '%s' needs an argument",
+				    argv[0], argv[optind - 1]);
+		default:
+			usage_error(argv[0], "%s: unknown option '%s'", argv[0],
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error(argv[0], "%s: unexpected argument '%s'", argv[0],
+			    argv[optind]);
+	if (output) {
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", output,
+				     (long)getpid()) >= sizeof(tmp))
+			usage_error(argv[0], "%s: -o %s: name too long", argv[0],
+				    output);
+		f = fopen(tmp, "w");
+		if (!f) {
+			err_errno("cannot create %s", tmp);
+			return 1;
+		}
+	}
+	if (prom) {
+		ret = prometheus(f);
+	} else {
+		ret = debugfs_read("stats", buf, sizeof(buf));
+		if (!ret)
+			fputs(buf, f);
+	}
+	if (!output)
+		return finish_stdout() || ret < 0;
+	if (fclose(f)) {
+		err_errno("cannot write %s", tmp);
+		unlink(tmp);
+		return 1;
+	}
+	/* Nothing worth writing, but grtrace_up 0 is: an alert fires on it. */
+	if (ret < 0 && !prom) {
+		unlink(tmp);
+		return 1;
+	}
+	if (rename(tmp, output) < 0) {
+		err_errno("cannot rename %s to %s", tmp, output);
+		unlink(tmp);
+		return 1;
+	}
+	return ret < 0;
+}
