@@ -92,7 +92,10 @@ count() {
 # 2-5: one client under the annotator and a grtrace recording.
 rc=0
 record_start "$TMP/rec.dat" && annotate_start "$TMP/a.txt" || rc=1
-"$CLIENT" -f 4 -c 10 -e 25 > "$TMP/client.out" &
+# It stays 500 ms after its last ioctl: record reads the buffers every
+# 100 ms, and names a thread only while it lives (a process that exits
+# sooner keeps pid and tid only; record's summary counts them).
+"$CLIENT" -f 4 -c 10 -e 25 -w 500 > "$TMP/client.out" &
 cpid=$!
 wait $cpid || rc=1
 sleep 0.2

@@ -9,6 +9,10 @@
  * virgl, as under QEMU's virtio-gpu-pci, the driver answers -ENOSYS).
  *
  * Usage: virtgpu_client [-d /dev/dri/cardN] [-f FLIPS] [-c CREATES] [-e EXECS]
+ *                       [-w MS]
+ * (-f 0: no modesetting at all, so that several clients can run at once;
+ * -w: stay MS milliseconds before exiting, as a GPU application outlives
+ * its last submission, so that a recorder can still name it)
  * Exit status 0 on success, 1 on an error, 4 when the device has no
  * connected output or is not virtio-gpu (the test then skips).
  */
@@ -168,11 +172,11 @@ static int execbuffers(int fd, int n)
 int main(int argc, char **argv)
 {
 	const char *dev = "/dev/dri/card0";
-	int flips = 30, creates = 20, execs = 0, fd, opt, ret;
+	int flips = 30, creates = 20, execs = 0, linger = 0, fd, opt, ret;
 	struct output o = { 0 };
 	drmVersionPtr v;
 
-	while ((opt = getopt(argc, argv, "d:f:c:e:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:f:c:e:w:")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -186,8 +190,11 @@ int main(int argc, char **argv)
 		case 'e':
 			execs = atoi(optarg);
 			break;
+		case 'w':
+			linger = atoi(optarg);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-d DEV] [-f FLIPS] [-c CREATES] [-e EXECS]\n",
+			fprintf(stderr, "usage: %s [-d DEV] [-f FLIPS] [-c CREATES] [-e EXECS] [-w MS]\n",
 				argv[0]);
 			return 1;
 		}
@@ -198,11 +205,15 @@ int main(int argc, char **argv)
 	v = drmGetVersion(fd);
 	ret = v && !strcmp(v->name, "virtio_gpu") ? 0 : EXIT_NODEV;
 	drmFreeVersion(v);
-	if (!ret)
+	/*
+	 * Without flips no mode is set: clients running at once cannot all
+	 * be the DRM master, and the other ioctls need none.
+	 */
+	if (!ret && flips)
 		ret = find_output(fd, &o);
-	if (!ret)
+	if (!ret && flips)
 		ret = make_fbs(fd, &o);
-	if (!ret)
+	if (!ret && flips)
 		ret = flip(fd, &o, flips);
 	if (!ret)
 		ret = create_resources(fd, creates);
@@ -210,6 +221,8 @@ int main(int argc, char **argv)
 		printf("flips=%d creates=%d\n", flips, creates);
 	if (!ret && execs)
 		ret = execbuffers(fd, execs);
+	if (linger > 0)
+		usleep((useconds_t)linger * 1000);
 	close(fd);	/* frees the framebuffers and dumb buffers */
 	return ret;
 }
