@@ -501,14 +501,15 @@ static void progress_end(const struct progress *p)
 }
 
 /* Wait for SIGINT/SIGTERM (blocked), the deadline, or a reader's abort. */
-/*
- * Until a signal of @sigs, the duration, or the exit of the workload
- * @child (if > 0; its wait status into *@status).
- */
 /* The workload of "record -- COMMAND", while recording. */
 #define CHILD_RUNNING	(-1)
 #define CHILD_EXITED	(-2)	/* a zombie until end_command() */
 
+/*
+ * Until a signal of @sigs, the duration, or the exit of the workload
+ * @child (if > 0; *@status then becomes CHILD_EXITED, and the workload is
+ * left unreaped for end_command()).
+ */
 static void wait_for_stop(const sigset_t *sigs, double duration,
 			  struct progress *prog, const struct cpu_reader *rd,
 			  int n, pid_t child, int *status)
