@@ -726,7 +726,7 @@ static enum drop_class drop_class(const char *reason)
 {
 	static const char *const config[] = {
 		"level", "filtered_type", "filtered_engine", "filtered_ring",
-		"filtered_watch", "sampled", "rate_limited",
+		"filtered_watch", "hook", "sampled", "rate_limited",
 	};
 	size_t i;
 
