@@ -125,6 +125,63 @@ struct grtrace_adapter {
 int grtrace_adapter_register(struct grtrace_adapter *adapter);
 void grtrace_adapter_unregister(struct grtrace_adapter *adapter);
 
+/**
+ * struct grtrace_hook_event - an event as the optional modules see it
+ * @ctx: fence context of the job
+ * @seqno: fence seqno of the job
+ * @aux0: type-specific, see enum grtrace_type
+ * @aux1: type-specific, see enum grtrace_type
+ * @ts: its timestamp, on the session's clock (for @drop, 0: not read yet)
+ * @ring_id: ring of the event
+ * @type: enum grtrace_type, without %GRTRACE_JOB_DERIVED
+ * @engine: enum grtrace_engine of the ring
+ */
+struct grtrace_hook_event {
+	u64 ctx;
+	u64 seqno;
+	u64 aux0;
+	u64 aux1;
+	u64 ts;
+	u32 ring_id;
+	u16 type;
+	u16 engine;
+};
+
+struct grtrace_hook_counts;
+
+/**
+ * struct grtrace_hook - an optional module plugged into the event path
+ * @name: unique; names the hook in the debugfs file ``hooks``
+ * @prio: hooks run in increasing @prio (then in registration order)
+ * @drop: called before the event is written, after the core's own
+ *	filters: return true to drop it.  The drop is counted as the reason
+ *	``hook`` and, in ``hooks``, against @name; later hooks' @drop does
+ *	not see the event.  May be NULL.
+ * @observe: called once the event is written or dropped (@written says
+ *	which), for every event that reached the hooks.  May be NULL.
+ * @data: passed to @drop and @observe
+ * @node: private to grtrace
+ * @counts: private to grtrace
+ *
+ * Both callbacks run in the event path, for every event: in any context
+ * but NMI, with interrupts off.  They must not sleep, nor take a lock
+ * that can (raw spinlocks only, PREEMPT_RT included), and should cost
+ * little.  Once grtrace_hook_unregister() returns, neither runs again.
+ */
+struct grtrace_hook {
+	const char *name;
+	int prio;
+	bool (*drop)(const struct grtrace_hook_event *ev, void *data);
+	void (*observe)(const struct grtrace_hook_event *ev, bool written,
+			void *data);
+	void *data;
+	struct list_head node;
+	struct grtrace_hook_counts __percpu *counts;
+};
+
+int grtrace_hook_register(struct grtrace_hook *hook);
+void grtrace_hook_unregister(struct grtrace_hook *hook);
+
 DECLARE_STATIC_KEY_FALSE(grtrace_tracing_key);
 
 /**

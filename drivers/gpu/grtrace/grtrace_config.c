@@ -31,6 +31,7 @@ const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
 	[GRTRACE_DROP_FILTERED_ENGINE]	= "filtered_engine",
 	[GRTRACE_DROP_FILTERED_RING]	= "filtered_ring",
 	[GRTRACE_DROP_FILTERED_WATCH]	= "filtered_watch",
+	[GRTRACE_DROP_HOOK]		= "hook",
 	[GRTRACE_DROP_SAMPLED]		= "sampled",
 	[GRTRACE_DROP_RATE_LIMITED]	= "rate_limited",
 	[GRTRACE_DROP_BACKPRESSURE]	= "backpressure",

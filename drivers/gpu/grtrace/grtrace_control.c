@@ -629,6 +629,7 @@ static void grtrace_create_files(struct dentry *dir)
 		debugfs_create_file(grtrace_knobs[i][0], 0600, dir,
 				    (void *)grtrace_knobs[i][1], &knob_fops);
 	debugfs_create_file("rings", 0400, dir, NULL, &rings_fops);
+	grtrace_hooks_debugfs(dir);
 	debugfs_create_file("adapters", 0400, dir, NULL, &grtrace_adapters_fops);
 	debugfs_create_file("version", 0400, dir, NULL, &version_fops);
 	if (emit_enable)

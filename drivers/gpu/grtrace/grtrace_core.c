@@ -470,7 +470,9 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
-	u64 t0 = 0, ts;
+	struct grtrace_hook_event hev;
+	bool hooked = false;
+	u64 t0 = 0, ts = 0;
 	u16 hflags = 0, size;
 	int reason;
 
@@ -505,6 +507,17 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	reason = grtrace_filter(type, ring_id, engine, ctx);
 	if (unlikely(reason >= 0))
 		goto drop;
+	if (static_branch_unlikely(&grtrace_hooks_on)) {
+		hev = (struct grtrace_hook_event){
+			.ctx = ctx, .seqno = seqno, .aux0 = aux0, .aux1 = aux1,
+			.ring_id = ring_id, .type = type, .engine = engine,
+		};
+		hooked = true;
+		if (grtrace_hooks_drop(&hev)) {
+			reason = GRTRACE_DROP_HOOK;
+			goto drop;
+		}
+	}
 	if (grtrace_sampled_out(pc)) {
 		reason = GRTRACE_DROP_SAMPLED;
 		goto drop;
@@ -547,11 +560,19 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	pc->cnt.type_written[type]++;
 	pc->cnt.bytes += size;
 	grtrace_count_sec(pc, true);
+	if (unlikely(hooked)) {
+		hev.ts = ts;
+		grtrace_hooks_observe(&hev, true);
+	}
 	goto out;
 
 drop:
 	pc->cnt.dropped[reason]++;
 	grtrace_count_sec(pc, false);
+	if (unlikely(hooked)) {
+		hev.ts = ts ? ts : grtrace_now();
+		grtrace_hooks_observe(&hev, false);
+	}
 out:
 	if (unlikely(t0))
 		pc->cnt.lat_hist[grtrace_hist_bucket(local_clock() - t0,

@@ -24,6 +24,7 @@ enum grtrace_drop {
 	GRTRACE_DROP_FILTERED_ENGINE,
 	GRTRACE_DROP_FILTERED_RING,
 	GRTRACE_DROP_FILTERED_WATCH,
+	GRTRACE_DROP_HOOK,
 	GRTRACE_DROP_SAMPLED,
 	GRTRACE_DROP_RATE_LIMITED,
 	GRTRACE_DROP_BACKPRESSURE,
@@ -223,6 +224,12 @@ unsigned long grtrace_buffers_allocated(void);
 int grtrace_write_control(const void *rec, u16 size);
 size_t grtrace_control_room(void);
 u64 grtrace_now(void);
+
+/* grtrace_hooks.c: the optional modules' hook chain. */
+DECLARE_STATIC_KEY_FALSE(grtrace_hooks_on);
+bool grtrace_hooks_drop(const struct grtrace_hook_event *ev);
+void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written);
+void grtrace_hooks_debugfs(struct dentry *dir);
 int grtrace_core_init(struct dentry *dir);
 void grtrace_core_exit(void);
 

@@ -63,7 +63,7 @@ if [ "$(cat "$TREE/.grtrace-config-key" 2>/dev/null)" != "$KEY" ]; then
 		--module GRTRACE_VGPU --module GRTRACE_I915 \
 		--module GRTRACE_AMDGPU --module GRTRACE_NOUVEAU \
 		--module GRTRACE_XLATE_TEST --module GRTRACE_NMI_TEST \
-		--module GRTRACE_RACE_TEST
+		--module GRTRACE_RACE_TEST --module GRTRACE_HOOK_TEST
 	make -s -C "$TREE" olddefconfig
 	log "make modules_prepare"
 	make -s -C "$TREE" -j"$(nproc)" KERNELRELEASE="$KVER" modules_prepare
