@@ -81,28 +81,22 @@ static int by_type(FILE *f)
 {
 	char buf[4096], *line, *save = NULL, type[32];
 	unsigned long long em, wr;
-	int first = 1, k;
+	int first = 1;
 
 	if (debugfs_read("events_by_type", buf, sizeof(buf)) < 0)
 		return -1;
-	for (k = 0; k < 2; k++) {
-		const char *what = k ? "written" : "emitted";
-		char copy[sizeof(buf)];
-
-		memcpy(copy, buf, sizeof(buf));
-		save = NULL;
-		for (line = strtok_r(copy, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			if (sscanf(line, "%31s %llu %llu", type, &em, &wr) != 3)
-				continue;
-			if (first) {
-				header(f, "grtrace_events_by_type_total", "counter",
-				       "Events emitted and written, by event type.");
-				first = 0;
-			}
-			fprintf(f, "grtrace_events_by_type_total{type=\"%s\",result=\"%s\"} %llu\n",
-				type, what, k ? wr : em);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%31s %llu %llu", type, &em, &wr) != 3)
+			continue;	/* the header */
+		if (first) {
+			header(f, "grtrace_events_by_type_total", "counter",
+			       "Events emitted and written, by event type.");
+			first = 0;
 		}
+		fprintf(f, "grtrace_events_by_type_total{type=\"%s\",result=\"emitted\"} %llu\n"
+			"grtrace_events_by_type_total{type=\"%s\",result=\"written\"} %llu\n",
+			type, em, type, wr);
 	}
 	return 0;
 }
