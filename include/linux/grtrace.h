@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <uapi/linux/grtrace.h>
 
+struct dentry;
 struct module;
 struct tracepoint;
 
@@ -160,6 +161,11 @@ struct grtrace_hook_counts;
  * @observe: called once the event is written or dropped (@written says
  *	which), for every event that reached the hooks.  May be NULL.
  * @data: passed to @drop and @observe
+ * @live: also see events while no session runs.  While a live hook is
+ *	registered the adapters produce events whether or not a session
+ *	runs (grtrace_tracing() is true); out of a session each event goes
+ *	to the live hooks' @observe only, with @written false, and is
+ *	counted nowhere: there is no session to lose it from.
  * @node: private to grtrace
  * @counts: private to grtrace
  *
@@ -175,17 +181,21 @@ struct grtrace_hook {
 	void (*observe)(const struct grtrace_hook_event *ev, bool written,
 			void *data);
 	void *data;
+	bool live;
 	struct list_head node;
 	struct grtrace_hook_counts __percpu *counts;
 };
 
 int grtrace_hook_register(struct grtrace_hook *hook);
 void grtrace_hook_unregister(struct grtrace_hook *hook);
+u64 grtrace_clock_now(void);
+struct dentry *grtrace_debugfs_dir(void);
 
 DECLARE_STATIC_KEY_FALSE(grtrace_tracing_key);
 
 /**
- * grtrace_tracing() - whether a tracing session is running
+ * grtrace_tracing() - whether events are wanted: a tracing session is
+ *	running, or a live hook (struct grtrace_hook) is registered
  *
  * A probe returns at once when this is false, before counting its hit, so
  * that loaded adapters cost no more than the call of their probes while

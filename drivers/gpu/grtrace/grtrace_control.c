@@ -636,6 +636,18 @@ static void grtrace_create_files(struct dentry *dir)
 		debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);
 }
 
+/**
+ * grtrace_debugfs_dir() - grtrace's debugfs directory
+ *
+ * For the optional modules' files, which they remove before unloading.
+ * Return: the directory; it exists as long as grtrace is loaded.
+ */
+struct dentry *grtrace_debugfs_dir(void)
+{
+	return grtrace_debugfs;
+}
+EXPORT_SYMBOL_GPL(grtrace_debugfs_dir);
+
 static int __init grtrace_init(void)
 {
 	struct dentry *dir;

@@ -91,6 +91,21 @@ u64 grtrace_now(void)
 	return ktime_get_ns();
 }
 
+/**
+ * grtrace_clock_now() - the time on the clock events are stamped with
+ *
+ * The clock is the ``clock`` setting's, which changes only while no
+ * session runs.  For the optional modules, to close a window of their
+ * own at the time the events' @ts would have.
+ * Context: any but NMI.
+ * Return: nanoseconds.
+ */
+u64 grtrace_clock_now(void)
+{
+	return grtrace_now();
+}
+EXPORT_SYMBOL_GPL(grtrace_clock_now);
+
 /* Forget the limiter's history; called when its settings change. */
 void grtrace_rl_reset(void)
 {
@@ -446,6 +461,28 @@ static u16 grtrace_put_job2(struct grtrace_pcpu *pc, struct rchan *chan,
 	return size;
 }
 
+/*
+ * An event out of a session while a live hook is registered: it reaches
+ * the live hooks' observe callbacks, with interrupts off as in a session,
+ * and nothing else.
+ */
+static void grtrace_event_live(u16 type, u32 ring_id, u16 engine, u64 ctx,
+			       u64 seqno, u64 aux0, u64 aux1)
+{
+	struct grtrace_hook_event hev = {
+		.ctx = ctx, .seqno = seqno, .aux0 = aux0, .aux1 = aux1,
+		.ring_id = ring_id, .type = type, .engine = engine,
+	};
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES))
+		return;
+	local_irq_save(flags);
+	hev.ts = grtrace_now();
+	grtrace_hooks_observe_live(&hev);
+	local_irq_restore(flags);
+}
+
 /**
  * grtrace_event() - the event path: account, filter and write one event
  * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
@@ -485,6 +522,13 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	 */
 	if (unlikely(in_nmi())) {
 		this_cpu_inc(grtrace_pcpu.cnt.dropped[GRTRACE_DROP_NMI]);
+		return;
+	}
+	/* Out of a session, for the live hooks only: see struct grtrace_hook. */
+	if (static_branch_unlikely(&grtrace_hooks_live_on) &&
+	    unlikely(!READ_ONCE(grtrace_enabled))) {
+		grtrace_event_live(type & ~GRTRACE_JOB_DERIVED, ring_id, engine,
+				   ctx, seqno, aux0, aux1);
 		return;
 	}
 
@@ -923,7 +967,8 @@ int grtrace_start_locked(void)
 		return ret;
 	}
 	WRITE_ONCE(grtrace_enabled, true);
-	static_branch_enable(&grtrace_tracing_key);
+	/* Counted: live hooks keep it on too. */
+	static_branch_inc(&grtrace_tracing_key);
 	mod_timer(&grtrace_wake_timer,
 		  jiffies + msecs_to_jiffies(GRTRACE_WAKE_MS));
 	return 0;
@@ -941,7 +986,7 @@ void grtrace_stop_locked(void)
 	lockdep_assert_held(&grtrace_lock);
 	if (!grtrace_enabled)
 		return;
-	static_branch_disable(&grtrace_tracing_key);
+	static_branch_dec(&grtrace_tracing_key);
 	WRITE_ONCE(grtrace_enabled, false);
 	/* It sees "stopped" and does not re-arm. */
 	del_timer_sync(&grtrace_wake_timer);

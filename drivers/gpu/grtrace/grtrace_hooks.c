@@ -27,6 +27,8 @@ struct grtrace_hook_counts {
 };
 
 DEFINE_STATIC_KEY_FALSE(grtrace_hooks_on);
+/* Live hooks are registered: see struct grtrace_hook. */
+DEFINE_STATIC_KEY_FALSE(grtrace_hooks_live_on);
 static LIST_HEAD(grtrace_hooks);
 static DEFINE_MUTEX(grtrace_hooks_lock);
 
@@ -48,7 +50,8 @@ static bool grtrace_hook_listed(const struct grtrace_hook *hook)
  *
  * From the next event on, @hook->drop and @hook->observe are called in
  * the order of @hook->prio.  Context: process; sleeps.
- * Return: 0; -EINVAL if @hook has no name or no callback; -EBUSY if it,
+ * Return: 0; -EINVAL if @hook has no name or no callback, or is live
+ * without @hook->observe; -EBUSY if it,
  * or a hook of the same name, is registered already; -ENOMEM.
  */
 int grtrace_hook_register(struct grtrace_hook *hook)
@@ -57,7 +60,7 @@ int grtrace_hook_register(struct grtrace_hook *hook)
 	int ret = 0;
 
 	if (!hook || !hook->name || !hook->name[0] ||
-	    (!hook->drop && !hook->observe)) {
+	    (!hook->drop && !hook->observe) || (hook->live && !hook->observe)) {
 		pr_debug("hook without a name or a callback refused\n");
 		return -EINVAL;
 	}
@@ -78,6 +81,11 @@ int grtrace_hook_register(struct grtrace_hook *hook)
 			break;
 	list_add_tail_rcu(&hook->node, &h->node);
 	static_branch_inc(&grtrace_hooks_on);
+	if (hook->live) {
+		static_branch_inc(&grtrace_hooks_live_on);
+		/* The adapters produce events from now on. */
+		static_branch_inc(&grtrace_tracing_key);
+	}
 unlock:
 	mutex_unlock(&grtrace_hooks_lock);
 	return ret;
@@ -100,6 +108,10 @@ void grtrace_hook_unregister(struct grtrace_hook *hook)
 		return;
 	}
 	list_del_rcu(&hook->node);
+	if (hook->live) {
+		static_branch_dec(&grtrace_tracing_key);
+		static_branch_dec(&grtrace_hooks_live_on);
+	}
 	static_branch_dec(&grtrace_hooks_on);
 	mutex_unlock(&grtrace_hooks_lock);
 	/* The event path reads the list with interrupts off, under RCU. */
@@ -142,6 +154,18 @@ void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written)
 	list_for_each_entry_rcu(h, &grtrace_hooks, node)
 		if (h->observe)
 			h->observe(ev, written, h->data);
+	rcu_read_unlock();
+}
+
+/* Out of a session, interrupts off: @ev for the live hooks. */
+void grtrace_hooks_observe_live(const struct grtrace_hook_event *ev)
+{
+	struct grtrace_hook *h;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(h, &grtrace_hooks, node)
+		if (h->live && h->observe)
+			h->observe(ev, false, h->data);
 	rcu_read_unlock();
 }
 
