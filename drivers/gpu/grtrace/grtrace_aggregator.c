@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace_aggregator: per-ring figures over a time window, computed in the
+ * kernel from the events as they happen, with or without a session: no
+ * recording to read, nothing to post-process.
+ *
+ * Per ring, over each window and since enabled: events, jobs completed,
+ * busy time, queue depth (time average and peak), and the jobs' latency
+ * (min, average, max, p50 and p99 from a log-linear histogram).  The
+ * definitions are those of "grtrace report --per-ring" (see
+ * Documentation/gpu/grtrace.rst), so that the two agree on the same
+ * events:
+ *
+ *   latency      t_total: from the job's SUBMIT (else COMMIT, else START)
+ *                to its COMPLETE, counted when the COMPLETE comes
+ *   queue depth  jobs committed and not ended
+ *   busy         a job runs from its START to its END; on a ring that has
+ *                never had a START the job at the head of the queue runs
+ *                (the report's derived start), so the ring is busy while
+ *                its queue is not empty
+ *
+ * The windows are the module's own, aggregator_window ms long from the
+ * moment it is enabled; the figures of the last complete one are shown
+ * next to the totals since enabled.
+ *
+ * debugfs, in grtrace's directory:
+ *   aggregator_enable     0 or 1; writing 1 (again) starts from zero
+ *   aggregator_window     window length in ms, 100..60000 (default 1000)
+ *   aggregator_stats      the tables
+ *   aggregator_stats_raw  the same in key=value lines, for tools
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/grtrace.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+/* Rings above this id are counted as untracked, not aggregated. */
+#define AGG_RINGS	64
+/* Jobs in flight at once; more are counted as untracked. */
+#define AGG_JOBS	4096
+#define AGG_BUCKETS	1024
+#define AGG_NIL		0xffff
+
+#define AGG_WINDOW_MIN	100
+#define AGG_WINDOW_MAX	60000
+
+/*
+ * Latency histogram: exact below 16 ns, then 8 buckets per power of two
+ * (within 12.5 %), up to 2^40 ns (18 minutes); the last bucket takes the
+ * rest.
+ */
+#define AGG_HIST_LIN	16
+#define AGG_HIST_SUB	8
+#define AGG_HIST_TOP	40
+#define AGG_HIST_N	(AGG_HIST_LIN + (AGG_HIST_TOP - 4) * AGG_HIST_SUB)
+
+/* One ring over one span of time. */
+struct agg_stats {
+	u64 start;
+	u64 end;
+	u64 events;
+	u64 jobs;
+	u64 busy_ns;
+	u64 depth_area;		/* jobs x ns */
+	u32 depth_peak;
+	u64 lat_n;
+	u64 lat_sum;
+	u64 lat_min;
+	u64 lat_max;
+	u32 hist[AGG_HIST_N];
+};
+
+enum { AGG_CUR, AGG_LAST, AGG_TOTAL, AGG_NR_SPANS };
+
+struct agg_ring {
+	bool seen;
+	bool has_start;		/* ever had a START: busy means started */
+	u32 nstarted;		/* started, not ended */
+	u32 depth;		/* committed, not ended */
+	u64 last_ts;		/* figures are accounted up to here */
+	struct agg_stats s[AGG_NR_SPANS];
+};
+
+#define AGG_J_DEPTH	BIT(0)	/* counted in its ring's depth */
+#define AGG_J_STARTED	BIT(1)	/* counted in nstarted */
+#define AGG_J_ENDED	BIT(2)
+
+struct agg_job {
+	u64 ctx;
+	u64 seqno;
+	u64 first;		/* ts of the earliest stamp it has */
+	u16 next;		/* in its bucket, or the free list */
+	u8 ring;
+	u8 first_type;		/* type of @first: SUBMIT < COMMIT < START */
+	u8 flags;
+};
+
+struct agg {
+	raw_spinlock_t lock;	/* guards what follows */
+	struct agg_ring rings[AGG_RINGS];
+	struct agg_job jobs[AGG_JOBS];
+	u16 bucket[AGG_BUCKETS];
+	u16 free;
+	u64 windows;		/* windows closed */
+	u64 enabled_at;
+	u64 disabled_at;	/* 0 while enabled */
+	u64 untracked_rings;	/* events on rings of AGG_RINGS or more */
+	u64 untracked_jobs;	/* jobs that found the job table full */
+};
+
+static struct agg *agg;
+static DEFINE_MUTEX(agg_mutex);	/* the settings, the hook, the timer */
+static bool agg_enabled;
+static unsigned int agg_window_ms = 1000;
+static struct timer_list agg_timer;
+static struct dentry *agg_files[4];
+
+static unsigned int agg_bucket_of(u64 v)
+{
+	unsigned int msb;
+
+	if (v < AGG_HIST_LIN)
+		return v;
+	msb = fls64(v) - 1;
+	if (msb >= AGG_HIST_TOP)
+		return AGG_HIST_N - 1;
+	return AGG_HIST_LIN + (msb - 4) * AGG_HIST_SUB +
+	       ((v >> (msb - 3)) & (AGG_HIST_SUB - 1));
+}
+
+/* The middle of bucket @b. */
+static u64 agg_bucket_mid(unsigned int b)
+{
+	unsigned int msb;
+	u64 lo;
+
+	if (b < AGG_HIST_LIN)
+		return b;
+	msb = (b - AGG_HIST_LIN) / AGG_HIST_SUB + 4;
+	lo = (u64)(AGG_HIST_SUB + (b - AGG_HIST_LIN) % AGG_HIST_SUB) << (msb - 3);
+	return lo + (1ULL << (msb - 4));
+}
+
+/* The @pct-th percentile (nearest rank), within its bucket's width. */
+static u64 agg_pct(const struct agg_stats *st, unsigned int pct)
+{
+	u64 rank = div_u64(st->lat_n * pct + 99, 100), seen = 0;
+	unsigned int b;
+
+	if (!st->lat_n)
+		return 0;
+	if (!rank)
+		rank = 1;
+	for (b = 0; b < AGG_HIST_N; b++) {
+		seen += st->hist[b];
+		if (seen >= rank)
+			return clamp(agg_bucket_mid(b), st->lat_min, st->lat_max);
+	}
+	return st->lat_max;
+}
+
+static void agg_stats_reset(struct agg_stats *st, u64 start)
+{
+	memset(st, 0, sizeof(*st));
+	st->start = start;
+	st->end = start;
+}
+
+/* Account @r's busy time and depth up to @ts. */
+static void agg_advance(struct agg_ring *r, u64 ts)
+{
+	bool busy = r->has_start ? r->nstarted : r->depth;
+	u64 dt;
+	int i;
+
+	if (ts <= r->last_ts)
+		return;
+	dt = ts - r->last_ts;
+	r->last_ts = ts;
+	for (i = 0; i < AGG_NR_SPANS; i++) {
+		if (i == AGG_LAST)
+			continue;
+		if (busy)
+			r->s[i].busy_ns += dt;
+		r->s[i].depth_area += (u64)r->depth * dt;
+	}
+}
+
+static u32 agg_hash(u32 ring, u64 ctx, u64 seqno)
+{
+	return hash_64(ctx ^ (seqno * 0x9e3779b97f4a7c15ULL) ^ ring,
+		       ilog2(AGG_BUCKETS));
+}
+
+/* The job, with the index of the link pointing at it in *@linkp. */
+static struct agg_job *agg_job_find(u32 ring, u64 ctx, u64 seqno,
+				    u16 **linkp)
+{
+	u16 *link = &agg->bucket[agg_hash(ring, ctx, seqno)];
+
+	while (*link != AGG_NIL) {
+		struct agg_job *j = &agg->jobs[*link];
+
+		if (j->ctx == ctx && j->seqno == seqno && j->ring == ring) {
+			*linkp = link;
+			return j;
+		}
+		link = &j->next;
+	}
+	*linkp = link;
+	return NULL;
+}
+
+static struct agg_job *agg_job_get(u32 ring, u64 ctx, u64 seqno)
+{
+	struct agg_job *j;
+	u16 *link, i;
+
+	j = agg_job_find(ring, ctx, seqno, &link);
+	if (j)
+		return j;
+	i = agg->free;
+	if (i == AGG_NIL) {
+		agg->untracked_jobs++;
+		return NULL;
+	}
+	j = &agg->jobs[i];
+	agg->free = j->next;
+	*j = (struct agg_job){ .ctx = ctx, .seqno = seqno, .ring = ring,
+			       .next = AGG_NIL, .first_type = U8_MAX };
+	*link = i;
+	return j;
+}
+
+static void agg_job_put(struct agg_job *j, u16 *link)
+{
+	u16 i = *link;
+
+	*link = j->next;
+	j->next = agg->free;
+	agg->free = i;
+}
+
+/* The job left the ring (its END, or its COMPLETE without one). */
+static void agg_job_end(struct agg_ring *r, struct agg_job *j)
+{
+	if (j->flags & AGG_J_DEPTH)
+		r->depth--;
+	if (j->flags & AGG_J_STARTED)
+		r->nstarted--;
+	j->flags = AGG_J_ENDED;
+}
+
+/* Its COMPLETE: @j is NULL for a job that was in flight when enabled. */
+static void agg_job_done(struct agg_ring *r, struct agg_job *j, u64 ts)
+{
+	int i;
+
+	for (i = 0; i < AGG_NR_SPANS; i++) {
+		struct agg_stats *st = &r->s[i];
+
+		if (i == AGG_LAST)
+			continue;
+		st->jobs++;
+		/* Stamps out of order: NA in the report, so not here either. */
+		if (!j || j->first_type == U8_MAX || ts < j->first)
+			continue;
+		st->lat_n++;
+		st->lat_sum += ts - j->first;
+		if (st->lat_n == 1 || ts - j->first < st->lat_min)
+			st->lat_min = ts - j->first;
+		st->lat_max = max(st->lat_max, ts - j->first);
+		st->hist[agg_bucket_of(ts - j->first)]++;
+	}
+}
+
+static void agg_observe(const struct grtrace_hook_event *ev, bool written,
+			void *data)
+{
+	struct agg_ring *r;
+	struct agg_job *j;
+	u16 *link;
+	int i;
+
+	if (ev->ring_id >= AGG_RINGS) {
+		raw_spin_lock(&agg->lock);
+		agg->untracked_rings++;
+		raw_spin_unlock(&agg->lock);
+		return;
+	}
+	raw_spin_lock(&agg->lock);
+	r = &agg->rings[ev->ring_id];
+	if (!r->seen) {
+		r->seen = true;
+		r->last_ts = ev->ts;
+	}
+	agg_advance(r, ev->ts);
+	r->s[AGG_CUR].events++;
+	r->s[AGG_TOTAL].events++;
+
+	switch (ev->type) {
+	case GRTRACE_EV_SUBMIT:
+	case GRTRACE_EV_COMMIT:
+	case GRTRACE_EV_START:
+		j = agg_job_get(ev->ring_id, ev->ctx, ev->seqno);
+		if (!j || (j->flags & AGG_J_ENDED))
+			break;
+		if (ev->type < j->first_type) {
+			j->first_type = ev->type;
+			j->first = ev->ts;
+		}
+		if (ev->type == GRTRACE_EV_COMMIT && !(j->flags & AGG_J_DEPTH)) {
+			j->flags |= AGG_J_DEPTH;
+			r->depth++;
+			for (i = 0; i < AGG_NR_SPANS; i++)
+				r->s[i].depth_peak = max(r->s[i].depth_peak,
+							 r->depth);
+		} else if (ev->type == GRTRACE_EV_START &&
+			   !(j->flags & AGG_J_STARTED)) {
+			j->flags |= AGG_J_STARTED;
+			r->nstarted++;
+			r->has_start = true;
+		}
+		break;
+	case GRTRACE_EV_END:
+		j = agg_job_find(ev->ring_id, ev->ctx, ev->seqno, &link);
+		if (j && !(j->flags & AGG_J_ENDED))
+			agg_job_end(r, j);
+		break;
+	case GRTRACE_EV_COMPLETE:
+		j = agg_job_find(ev->ring_id, ev->ctx, ev->seqno, &link);
+		if (!j) {
+			agg_job_done(r, NULL, ev->ts);
+			break;
+		}
+		if (!(j->flags & AGG_J_ENDED))
+			agg_job_end(r, j);
+		agg_job_done(r, j, ev->ts);
+		agg_job_put(j, link);
+		break;
+	}
+	raw_spin_unlock(&agg->lock);
+}
+
+static struct grtrace_hook agg_hook = {
+	.name = "aggregator",
+	.prio = 100,
+	.observe = agg_observe,
+	.live = true,
+};
+
+/* Close the current window of every ring at @now. */
+static void agg_close_window(u64 now)
+{
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&agg->lock, flags);
+	for (i = 0; i < AGG_RINGS; i++) {
+		struct agg_ring *r = &agg->rings[i];
+
+		if (r->seen) {
+			agg_advance(r, now);
+			r->s[AGG_CUR].end = now;
+			r->s[AGG_LAST] = r->s[AGG_CUR];
+		}
+		/* A ring first seen later has its windows from here on. */
+		agg_stats_reset(&r->s[AGG_CUR], now);
+		r->s[AGG_CUR].depth_peak = r->depth;
+	}
+	agg->windows++;
+	raw_spin_unlock_irqrestore(&agg->lock, flags);
+}
+
+static void agg_timer_fn(struct timer_list *t)
+{
+	agg_close_window(grtrace_clock_now());
+	mod_timer(t, jiffies + msecs_to_jiffies(READ_ONCE(agg_window_ms)));
+}
+
+/* Everything back to zero, from @now. */
+static void agg_reset(u64 now)
+{
+	int i;
+
+	memset(agg, 0, sizeof(*agg));
+	raw_spin_lock_init(&agg->lock);
+	for (i = 0; i < AGG_BUCKETS; i++)
+		agg->bucket[i] = AGG_NIL;
+	for (i = 0; i < AGG_JOBS; i++)
+		agg->jobs[i].next = i + 1 < AGG_JOBS ? i + 1 : AGG_NIL;
+	agg->free = 0;
+	agg->enabled_at = now;
+	for (i = 0; i < AGG_RINGS; i++) {
+		int k;
+
+		for (k = 0; k < AGG_NR_SPANS; k++)
+			agg_stats_reset(&agg->rings[i].s[k], now);
+	}
+}
+
+static void agg_disable_locked(void)
+{
+	unsigned long flags;
+	u64 now;
+	int i;
+
+	lockdep_assert_held(&agg_mutex);
+	if (!agg_enabled)
+		return;
+	grtrace_hook_unregister(&agg_hook);
+	del_timer_sync(&agg_timer);
+	/* The figures stay, as of now. */
+	now = grtrace_clock_now();
+	raw_spin_lock_irqsave(&agg->lock, flags);
+	for (i = 0; i < AGG_RINGS; i++)
+		if (agg->rings[i].seen)
+			agg_advance(&agg->rings[i], now);
+	agg->disabled_at = max(now, agg->enabled_at);
+	raw_spin_unlock_irqrestore(&agg->lock, flags);
+	agg_enabled = false;
+}
+
+static int agg_enable_locked(void)
+{
+	int ret;
+
+	lockdep_assert_held(&agg_mutex);
+	agg_disable_locked();
+	agg_reset(grtrace_clock_now());
+	ret = grtrace_hook_register(&agg_hook);
+	if (ret)
+		return ret;
+	agg_enabled = true;
+	mod_timer(&agg_timer, jiffies + msecs_to_jiffies(agg_window_ms));
+	return 0;
+}
+
+/* A whole number from a debugfs write, within [@lo, @hi]. */
+static int agg_parse(const char __user *ubuf, size_t count, unsigned int lo,
+		     unsigned int hi, unsigned int *val)
+{
+	int ret = kstrtouint_from_user(ubuf, count, 0, val);
+
+	if (ret)
+		return ret;
+	if (*val < lo || *val > hi)
+		return -EINVAL;
+	return 0;
+}
+
+static ssize_t enable_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	unsigned int v;
+	int ret = agg_parse(ubuf, count, 0, 1, &v);
+
+	if (ret) {
+		pr_debug("aggregator_enable: 0 or 1\n");
+		return ret;
+	}
+	mutex_lock(&agg_mutex);
+	if (v)
+		ret = agg_enable_locked();
+	else
+		agg_disable_locked();
+	mutex_unlock(&agg_mutex);
+	return ret ? ret : count;
+}
+
+static int enable_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", READ_ONCE(agg_enabled));
+	return 0;
+}
+
+static int enable_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, enable_show, NULL);
+}
+
+static const struct file_operations enable_fops = {
+	.owner = THIS_MODULE,
+	.open = enable_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = enable_write,
+	.release = single_release,
+};
+
+static ssize_t window_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	unsigned int v;
+	int ret = agg_parse(ubuf, count, AGG_WINDOW_MIN, AGG_WINDOW_MAX, &v);
+
+	if (ret) {
+		pr_debug("aggregator_window: %u..%u ms\n", AGG_WINDOW_MIN,
+			 AGG_WINDOW_MAX);
+		return ret;
+	}
+	mutex_lock(&agg_mutex);
+	WRITE_ONCE(agg_window_ms, v);
+	/* The current window ends at its new length. */
+	if (agg_enabled)
+		mod_timer(&agg_timer, jiffies + msecs_to_jiffies(v));
+	mutex_unlock(&agg_mutex);
+	return count;
+}
+
+static int window_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%u\n", READ_ONCE(agg_window_ms));
+	return 0;
+}
+
+static int window_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, window_show, NULL);
+}
+
+static const struct file_operations window_fops = {
+	.owner = THIS_MODULE,
+	.open = window_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = window_write,
+	.release = single_release,
+};
+
+/* What a reader shows: the rings' figures, copied under the lock. */
+struct agg_snap {
+	u64 now;
+	u64 windows;
+	u64 enabled_at;
+	u64 untracked_rings;
+	u64 untracked_jobs;
+	bool enabled;
+	unsigned int nr;
+	u16 ring[AGG_RINGS];
+	u32 depth[AGG_RINGS];
+	struct agg_stats last[AGG_RINGS];
+	struct agg_stats total[AGG_RINGS];
+};
+
+static struct agg_snap *agg_snapshot(void)
+{
+	struct agg_snap *sn = vzalloc(sizeof(*sn));
+	unsigned long flags;
+	int i;
+
+	if (!sn)
+		return NULL;
+	mutex_lock(&agg_mutex);
+	sn->enabled = agg_enabled;
+	raw_spin_lock_irqsave(&agg->lock, flags);
+	/* Disabled, the figures stay as they were when it stopped. */
+	sn->now = agg_enabled ? grtrace_clock_now() : agg->disabled_at;
+	sn->windows = agg->windows;
+	sn->enabled_at = agg->enabled_at;
+	sn->untracked_rings = agg->untracked_rings;
+	sn->untracked_jobs = agg->untracked_jobs;
+	for (i = 0; i < AGG_RINGS; i++) {
+		struct agg_ring *r = &agg->rings[i];
+
+		if (!r->seen)
+			continue;
+		if (agg_enabled)
+			agg_advance(r, sn->now);
+		sn->ring[sn->nr] = i;
+		sn->depth[sn->nr] = r->depth;
+		sn->last[sn->nr] = r->s[AGG_LAST];
+		sn->total[sn->nr] = r->s[AGG_TOTAL];
+		sn->total[sn->nr].end = max(sn->now, agg->enabled_at);
+		sn->nr++;
+	}
+	raw_spin_unlock_irqrestore(&agg->lock, flags);
+	mutex_unlock(&agg_mutex);
+	return sn;
+}
+
+static u64 agg_span(const struct agg_stats *st)
+{
+	return st->end > st->start ? st->end - st->start : 0;
+}
+
+/* @num / @den in hundredths of a percent, for "12.34". */
+static u64 agg_ratio100(u64 num, u64 den)
+{
+	return den ? mul_u64_u64_div_u64(num, 100 * 100, den) : 0;
+}
+
+static void agg_row(struct seq_file *m, u16 ring, const struct agg_stats *st)
+{
+	u64 len = agg_span(st);
+	u64 busy = agg_ratio100(st->busy_ns, len);
+	u64 depth = len ? mul_u64_u64_div_u64(st->depth_area, 100, len) : 0;
+	u64 avg = st->lat_n ? div64_u64(st->lat_sum, st->lat_n) : 0;
+
+	seq_printf(m, "%4u %10llu %8llu %3llu.%02llu %6llu.%02llu %6u %10llu %10llu %10llu %10llu %10llu\n",
+		   ring, st->events, st->jobs, busy / 100, busy % 100,
+		   depth / 100, depth % 100, st->depth_peak, avg / 1000,
+		   st->lat_min / 1000, st->lat_max / 1000,
+		   agg_pct(st, 50) / 1000, agg_pct(st, 99) / 1000);
+}
+
+static void agg_table(struct seq_file *m, const struct agg_snap *sn,
+		      const struct agg_stats *sts)
+{
+	unsigned int i;
+
+	seq_puts(m, "Ring     Events     Jobs  Busy%  AvgDepth PeakDepth  AvgLat_us  MinLat_us  MaxLat_us  p50Lat_us  p99Lat_us\n");
+	for (i = 0; i < sn->nr; i++)
+		agg_row(m, sn->ring[i], &sts[i]);
+}
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct agg_snap *sn = agg_snapshot();
+
+	if (!sn)
+		return -ENOMEM;
+	seq_printf(m, "Aggregation Window: %u ms\n", READ_ONCE(agg_window_ms));
+	seq_printf(m, "Status: %s\n", sn->enabled ? "enabled" : "disabled");
+	seq_printf(m, "Windows closed: %llu\n", sn->windows);
+	seq_printf(m, "Untracked: %llu events on rings >= %u, %llu jobs (job table full)\n",
+		   sn->untracked_rings, AGG_RINGS, sn->untracked_jobs);
+	seq_puts(m, "\nLast window:\n");
+	if (sn->windows)
+		agg_table(m, sn, sn->last);
+	else
+		seq_puts(m, "(none closed yet)\n");
+	seq_printf(m, "\nSince enabled (%llu ms):\n",
+		   div_u64(sn->now - sn->enabled_at, NSEC_PER_MSEC));
+	agg_table(m, sn, sn->total);
+	vfree(sn);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static void agg_raw(struct seq_file *m, const char *scope, u16 ring, u32 depth,
+		    const struct agg_stats *st)
+{
+	seq_printf(m, "scope=%s ring=%u start_ns=%llu len_ns=%llu events=%llu jobs=%llu busy_ns=%llu depth_area=%llu depth_peak=%u depth_now=%u lat_n=%llu lat_sum_ns=%llu lat_min_ns=%llu lat_max_ns=%llu lat_p50_ns=%llu lat_p99_ns=%llu\n",
+		   scope, ring, st->start, agg_span(st), st->events, st->jobs,
+		   st->busy_ns, st->depth_area, st->depth_peak, depth,
+		   st->lat_n, st->lat_sum, st->lat_min, st->lat_max,
+		   agg_pct(st, 50), agg_pct(st, 99));
+}
+
+static int stats_raw_show(struct seq_file *m, void *v)
+{
+	struct agg_snap *sn = agg_snapshot();
+	unsigned int i;
+
+	if (!sn)
+		return -ENOMEM;
+	seq_printf(m, "# grtrace aggregator 1 enabled=%d window_ms=%u windows=%llu now_ns=%llu enabled_ns=%llu untracked_ring_events=%llu untracked_jobs=%llu\n",
+		   sn->enabled, READ_ONCE(agg_window_ms), sn->windows, sn->now,
+		   sn->enabled_at, sn->untracked_rings, sn->untracked_jobs);
+	for (i = 0; i < sn->nr; i++) {
+		if (sn->windows)
+			agg_raw(m, "last", sn->ring[i], sn->depth[i],
+				&sn->last[i]);
+		agg_raw(m, "total", sn->ring[i], sn->depth[i], &sn->total[i]);
+	}
+	vfree(sn);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats_raw);
+
+static int __init agg_init(void)
+{
+	struct dentry *dir = grtrace_debugfs_dir();
+
+	agg = vzalloc(sizeof(*agg));
+	if (!agg)
+		return -ENOMEM;
+	agg_reset(0);
+	timer_setup(&agg_timer, agg_timer_fn, 0);
+	agg_files[0] = debugfs_create_file("aggregator_enable", 0600, dir, NULL,
+					   &enable_fops);
+	agg_files[1] = debugfs_create_file("aggregator_window", 0600, dir, NULL,
+					   &window_fops);
+	agg_files[2] = debugfs_create_file("aggregator_stats", 0400, dir, NULL,
+					   &stats_fops);
+	agg_files[3] = debugfs_create_file("aggregator_stats_raw", 0400, dir,
+					   NULL, &stats_raw_fops);
+	return 0;
+}
+
+static void __exit agg_exit(void)
+{
+	int i;
+
+	/* No file is open (each holds a module reference). */
+	for (i = 0; i < ARRAY_SIZE(agg_files); i++)
+		debugfs_remove(agg_files[i]);
+	mutex_lock(&agg_mutex);
+	agg_disable_locked();
+	mutex_unlock(&agg_mutex);
+	vfree(agg);
+}
+
+module_init(agg_init);
+module_exit(agg_exit);
+MODULE_DESCRIPTION("grtrace: per-ring figures over time windows, in the kernel");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""agg_compare.py RAW REPORT_JSON JOBS_CSV RINGS: the aggregator's totals
+against "grtrace report" on a recording of the same events.
+
+RAW is aggregator_stats_raw, REPORT_JSON "report --per-ring --format json",
+JOBS_CSV "report --format csv" (the job rows), RINGS the rings file.  Per
+ring of the recording: jobs, busy time, queue depth (peak, and its time
+integral, which is the report's depth_avg times its window, within 0.1 %), latency
+(t_total: count, min, sum, max exactly; p50 and p99 within the histogram's
+bucket).  Prints PASS/FAIL lines for tap_lib.sh's check.
+"""
+import csv
+import json
+import sys
+
+
+def raw_totals(path):
+    rings = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith('#'):
+                continue
+            kv = dict(w.split('=', 1) for w in line.split())
+            if kv.get('scope') == 'total':
+                rings[int(kv['ring'])] = {k: int(v) for k, v in kv.items()
+                                          if k != 'scope'}
+    return rings
+
+
+def ring_names(path):
+    names = {}
+    with open(path) as f:
+        next(f)
+        for line in f:
+            w = line.split()
+            names[int(w[0])] = w[-1]
+    return names
+
+
+def main():
+    raw_path, rep_path, csv_path, rings_path = sys.argv[1:5]
+    agg = raw_totals(raw_path)
+    names = ring_names(rings_path)
+    rep = json.load(open(rep_path))
+    lat = {}
+    with open(csv_path) as f:
+        for row in csv.DictReader(f):
+            if row['t_total'] != '':
+                lat.setdefault(int(row['ring']), []).append(int(row['t_total']))
+    rings = [r for r in rep['rings'] if r['jobs']]
+    if not rings:
+        print('FAIL the report has no ring with jobs')
+        return
+    for r in rings:
+        rid, name = r['ring'], names.get(r['ring'], '?')
+        a = agg.get(rid)
+        if a is None:
+            print('FAIL ring %d (%s): not in the aggregator' % (rid, name))
+            continue
+        vals = sorted(lat.get(rid, []))
+        area = r['depth_avg'] * r['window_ns']
+        print('# ring %d %s: aggregator jobs=%d busy_ns=%d depth_peak=%d depth_area=%d lat n/min/sum/max/p50/p99=%d/%d/%d/%d/%d/%d'
+              % (rid, name, a['jobs'], a['busy_ns'], a['depth_peak'], a['depth_area'],
+                 a['lat_n'], a['lat_min_ns'], a['lat_sum_ns'], a['lat_max_ns'],
+                 a['lat_p50_ns'], a['lat_p99_ns']))
+        print('# ring %d %s: report     jobs=%d busy_ns=%d depth_max=%d depth_area=%.0f t_total n/min/sum/max/p50/p99=%d/%d/%d/%d/%s/%s'
+              % (rid, name, r['jobs'], r['busy_ns'], r['depth_max'], area,
+                 r['t_total_count'], vals[0] if vals else -1, sum(vals),
+                 r['t_total_max'] or 0, r['t_total_p50'], r['t_total_p99']))
+        checks = [
+            ('jobs', a['jobs'] == r['jobs']),
+            ('busy_ns', a['busy_ns'] == r['busy_ns']),
+            ('depth peak', a['depth_peak'] == r['depth_max']),
+            # The kernel integrates in the order events reach it, the
+            # report in the order it merges them: a COMMIT and an END of
+            # two CPUs microseconds apart may swap.  Within 0.1 %.
+            ('depth integral within 0.1 %', abs(a['depth_area'] - area) <= max(1.0, area * 1e-3)),
+            ('latency count', a['lat_n'] == r['t_total_count'] == len(vals)),
+            ('latency min, sum and max',
+             vals and (a['lat_min_ns'], a['lat_sum_ns'], a['lat_max_ns']) ==
+             (vals[0], sum(vals), r['t_total_max'])),
+        ]
+        for p in (50, 99):
+            exact = r['t_total_p%d' % p] or 0
+            checks.append(('latency p%d within its bucket' % p,
+                           abs(a['lat_p%d_ns' % p] - exact) <= exact / 8 + 1))
+        for what, good in checks:
+            print('%s ring %s: %s equal to the report\'s' % ('PASS' if good else 'FAIL', name, what))
+
+
+if __name__ == '__main__':
+    main()
