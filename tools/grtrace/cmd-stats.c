@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agg.h"
 #include "grtrace.h"
 #include "util.h"
 
@@ -20,8 +21,8 @@ static const char stats_help[] =
 	"Print the module's counters (the stats file).  With --prometheus, in\n"
 	"the Prometheus text exposition format: events emitted, written and\n"
 	"dropped by reason, bytes written, events by type, tracing state and\n"
-	"buffer size; grtrace_up is 0, and the exit status 1, when the module\n"
-	"cannot be read.\n"
+	"buffer size, and with grtrace_aggregator loaded its per-ring figures;\n"
+	"grtrace_up is 0, and the exit status 1, when the module cannot be read.\n"
 	"\n"
 	"  -p, --prometheus      the Prometheus text format\n"
 	"  -o, --output FILE     write FILE whole or not at all (a temporary file\n"
@@ -101,6 +102,90 @@ static int by_type(FILE *f)
 	return 0;
 }
 
+/* A ring's labels. */
+static void ring_labels(char *buf, size_t len, const struct agg_ring *r)
+{
+	snprintf(buf, len, "ring=\"%u\",name=\"%s\"", r->id, r->name);
+}
+
+/*
+ * The aggregator's figures, when grtrace_aggregator is loaded: counters
+ * since it was enabled (they restart from 0 when it is enabled again,
+ * which Prometheus takes as a counter reset) and gauges of its last
+ * complete window.
+ */
+static int aggregator(FILE *f)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} m[] = {
+		{ "grtrace_ring_events_total", "counter",
+		  "Events of the ring since the aggregator was enabled." },
+		{ "grtrace_ring_jobs_total", "counter",
+		  "Jobs of the ring completed since the aggregator was enabled." },
+		{ "grtrace_ring_busy_seconds_total", "counter",
+		  "Time the ring was busy since the aggregator was enabled." },
+		{ "grtrace_ring_queue_depth", "gauge",
+		  "Jobs committed to the ring and not ended, now." },
+		{ "grtrace_ring_busy_ratio", "gauge",
+		  "Busy share of the aggregator's last complete window." },
+		{ "grtrace_ring_job_latency_seconds", "gauge",
+		  "Job latency (t_total) quantiles over the last complete window." },
+	};
+	char path[4096], lab[128];
+	struct agg_file *a;
+	size_t k;
+	int i;
+
+	debugfs_path(path, sizeof(path), "aggregator_stats_raw");
+	if (access(path, F_OK))
+		return 0;	/* not loaded: nothing to say */
+	a = xmalloc(sizeof(*a));
+	if (agg_read(a) < 0) {
+		free(a);
+		return -1;
+	}
+	header(f, "grtrace_aggregator_enabled", "gauge",
+	       "1 while the aggregator module aggregates.");
+	fprintf(f, "grtrace_aggregator_enabled %d\n", a->enabled);
+	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+		header(f, m[k].name, m[k].type, m[k].help);
+		for (i = 0; i < a->n; i++) {
+			const struct agg_ring *r = &a->ring[i];
+			const struct agg_span *t = &r->total, *l = &r->last;
+
+			ring_labels(lab, sizeof(lab), r);
+			switch (k) {
+			case 0:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", m[k].name, lab, t->events);
+				break;
+			case 1:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", m[k].name, lab, t->jobs);
+				break;
+			case 2:
+				fprintf(f, "%s{%s} %.9f\n", m[k].name, lab, t->busy_ns / 1e9);
+				break;
+			case 3:
+				fprintf(f, "%s{%s} %" PRIu64 "\n", m[k].name, lab, t->depth_now);
+				break;
+			case 4:
+				if (l->have && l->len_ns)
+					fprintf(f, "%s{%s} %.6f\n", m[k].name, lab,
+						(double)l->busy_ns / (double)l->len_ns);
+				break;
+			case 5:
+				if (l->have && l->lat_n)
+					fprintf(f, "%s{%s,quantile=\"0.5\"} %.9f\n%s{%s,quantile=\"0.99\"} %.9f\n",
+						m[k].name, lab, l->lat_p50_ns / 1e9,
+						m[k].name, lab, l->lat_p99_ns / 1e9);
+				break;
+			}
+		}
+	}
+	free(a);
+	return 0;
+}
+
 static int prometheus(FILE *f)
 {
 	struct gr_stats st;
@@ -157,7 +242,9 @@ static int prometheus(FILE *f)
 		fprintf(f, "grtrace_stat{key=\"%s\"} %" PRIu64 "\n", k,
 			st.ent[i].val);
 	}
-	return by_type(f);
+	if (by_type(f) < 0)
+		return -1;
+	return aggregator(f);
 }
 
 int cmd_stats(int argc, char **argv)

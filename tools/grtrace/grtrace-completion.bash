@@ -5,11 +5,12 @@
 
 _grtrace_words() {
 	case $1 in
-	commands)	echo "start stop status stats config record report export dump help
+	commands)	echo "start stop status stats top config record report export dump help
 			      --version" ;;
 	record)		echo "-o --output -d --duration -b --buffer-size --no-compress -h --help" ;;
 	dump)		echo "-i --input --raw --header --channel -h --help" ;;
 	stats)		echo "-p --prometheus -o --output -h --help" ;;
+	top)		echo "-b --batch -d --delay -n --frames -s --sort -h --help" ;;
 	report)		echo "-i --input --live -f --format --per-ring --per-ctx --per-process --interval --topn
 			      --hist --limit --since --until --ring --ctx
 			      --engine --rules --long-queue-us --slow-exec-us
@@ -38,6 +39,10 @@ _grtrace() {
 		return ;;
 	-f|--format)
 		mapfile -t COMPREPLY < <(compgen -W "text csv json" -- "$cur")
+		return ;;
+	-s|--sort)
+		[ "$cmd" = top ] || return
+		mapfile -t COMPREPLY < <(compgen -W "busy jobs p99 depth ring" -- "$cur")
 		return ;;
 	--hist)
 		mapfile -t COMPREPLY < <(compgen -W "lat size result" -- "$cur")

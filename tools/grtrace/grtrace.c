@@ -18,6 +18,7 @@ static const struct gr_cmd commands[] = {
 	{ "stop",   "stop tracing",					cmd_stop },
 	{ "status", "show whether tracing is on, and the counters",	cmd_status },
 	{ "stats",  "the counters, also for Prometheus",		cmd_stats },
+	{ "top",    "live per-ring view from the aggregator module",	cmd_top },
 	{ "config", "show or change the module's settings",		cmd_config },
 	{ "record", "record the per-CPU event streams to a file",	cmd_record },
 	{ "report", "per-job latencies, per-ring bottlenecks",		cmd_report },

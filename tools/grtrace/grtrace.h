@@ -25,6 +25,7 @@ int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);

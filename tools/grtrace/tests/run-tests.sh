@@ -808,6 +808,53 @@ run "$GRTRACE" stats --bogus
 result "stats -o: the whole file by rename; grtrace_up 0 and exit 1 without the module; plain stats is the stats file; a bad option exits 2" $st \
 	"$(cat "$TMP/out" "$TMP/err")"
 
+# The aggregator module's files: two rings, one window closed.
+cat > "$FAKE/aggregator_stats_raw" <<'EOF'
+# grtrace aggregator 1 enabled=1 window_ms=1000 windows=1 now_ns=3000000000 enabled_ns=1000000000 untracked_ring_events=0 untracked_jobs=0
+scope=last ring=0 start_ns=2000000000 len_ns=1000000000 events=400 jobs=100 busy_ns=250000000 depth_area=500000000 depth_peak=3 depth_now=1 lat_n=100 lat_sum_ns=150000000 lat_min_ns=1000000 lat_max_ns=4000000 lat_p50_ns=1500000 lat_p99_ns=3900000
+scope=total ring=0 start_ns=1000000000 len_ns=2000000000 events=800 jobs=200 busy_ns=500000000 depth_area=900000000 depth_peak=3 depth_now=1 lat_n=200 lat_sum_ns=300000000 lat_min_ns=1000000 lat_max_ns=4000000 lat_p50_ns=1500000 lat_p99_ns=3900000
+scope=last ring=2 start_ns=2000000000 len_ns=1000000000 events=40 jobs=10 busy_ns=900000000 depth_area=2000000000 depth_peak=5 depth_now=0 lat_n=10 lat_sum_ns=50000000 lat_min_ns=2000000 lat_max_ns=9000000 lat_p50_ns=4000000 lat_p99_ns=9000000
+scope=total ring=2 start_ns=1000000000 len_ns=2000000000 events=40 jobs=10 busy_ns=900000000 depth_area=2000000000 depth_peak=5 depth_now=0 lat_n=10 lat_sum_ns=50000000 lat_min_ns=2000000 lat_max_ns=9000000 lat_p50_ns=4000000 lat_p99_ns=9000000
+EOF
+printf '%s\n' 'id engine  instance driver          device                           name' \
+	'0  render  0        vgpu            vgpu0                            vgpu0-gfx' \
+	'2  copy    0        vgpu            vgpu0                            vgpu0-copy' > "$FAKE/rings"
+run "$GRTRACE" top -b -n 1
+st=$rc
+awk 'NR == 1 { ok = $1 == "grtrace" && $2 == "top" } /^RING/ { h = NR }
+     h && NR == h + 1 { a = $1 " " $2 " " $3 " " $4 " " $5 " " $6 " " $7 " " $8 " " $9 }
+     h && NR == h + 2 { b = $1 " " $2 " " $3 }
+     END { exit !(ok && a == "2 vgpu0-copy 90.0 2.00 5 10.0 4000.0 9000.0 40.0" && b == "0 vgpu0-gfx 25.0") }' "$TMP/out" || st=1
+run "$GRTRACE" top -b -n 1 -s jobs
+awk '/^RING/ { getline; exit $2 != "vgpu0-gfx" }' "$TMP/out" || st=1
+for bad in "-s size" "-n 0" "-n x" "-d 0.01" "extra"; do
+	# shellcheck disable=SC2086
+	run "$GRTRACE" top $bad
+	[ $rc -eq 2 ] || { echo "# top $bad: $rc"; st=1; }
+done
+sed -i 's/ enabled=1 / enabled=0 /' "$FAKE/aggregator_stats_raw"
+run "$GRTRACE" top -b -n 1
+[ $rc -eq 1 ] && grep -q "^grtrace: the aggregator is disabled: echo 1 > $FAKE/aggregator_enable" "$TMP/err" || st=1
+sed -i 's/ enabled=0 / enabled=1 /' "$FAKE/aggregator_stats_raw"
+result "top -b: rings named from the rings file, by busy (or -s jobs); busy %, depth, jobs/s, p50/p99 us of the last window; bad options exit 2; disabled says how to enable" $st \
+	"$(cat "$TMP/out" "$TMP/err")"
+
+run "$GRTRACE" stats --prometheus
+st=$rc
+for want in 'grtrace_aggregator_enabled 1' 'grtrace_ring_jobs_total{ring="0",name="vgpu0-gfx"} 200' \
+	'grtrace_ring_busy_seconds_total{ring="2",name="vgpu0-copy"} 0.900000000' \
+	'grtrace_ring_queue_depth{ring="0",name="vgpu0-gfx"} 1' \
+	'grtrace_ring_busy_ratio{ring="0",name="vgpu0-gfx"} 0.250000' \
+	'grtrace_ring_job_latency_seconds{ring="2",name="vgpu0-copy",quantile="0.99"} 0.009000000' \
+	'# TYPE grtrace_ring_events_total counter'; do
+	grep -qxF "$want" "$TMP/out" || { echo "# missing: $want"; st=1; }
+done
+rm "$FAKE/aggregator_stats_raw"
+run "$GRTRACE" stats --prometheus
+[ $rc -eq 0 ] && ! grep -q aggregator "$TMP/out" || st=1
+result "stats --prometheus: the aggregator's per-ring counters and last-window gauges when it is loaded, nothing of it otherwise" $st \
+	"$(cat "$TMP/err")"
+
 GRTRACE_DEBUGFS=$TMP/nowhere run "$GRTRACE" status
 st=0
 [ $rc -eq 1 ] || st=1
