@@ -11,7 +11,10 @@
 /* Far above the contexts dma_fence_context_alloc() hands out. */
 #define XLATE_CTX	0x7e5700000000ULL
 
+struct seq_file;
+
 int xlate_i915(void);
+void xlate_i915_state(struct seq_file *m);
 int xlate_amdgpu(void);
 void xlate_amdgpu_exit(void);
 int xlate_dedup(void);

@@ -11,7 +11,9 @@
 
 #include <linux/device.h>
 #include <linux/mm.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/tracepoint.h>
 
 #include "i915_drv.h"
 #include "i915_request.h"
@@ -94,4 +96,38 @@ int xlate_i915(void)
 	kvfree(x->i915);
 	kvfree(x);
 	return 0;
+}
+
+static void xlate_tp_state(struct seq_file *m, struct tracepoint *tp,
+			   bool branch)
+{
+	struct tracepoint_func *f;
+	int n = 0;
+
+	rcu_read_lock_sched();
+	f = rcu_dereference_sched(tp->funcs);
+	while (f && f->func) {
+		n++;
+		f++;
+	}
+	rcu_read_unlock_sched();
+	seq_printf(m, "%s key=%d branch=%d probes=%d\n", tp->name,
+		   static_key_enabled(&tp->key), branch, n);
+}
+
+/*
+ * For the selftest's diagnosis when the adapter saw none of the events
+ * above: each tracepoint's key as counted, as the patched branch in this
+ * module's code reads it, and the probes attached.
+ */
+void xlate_i915_state(struct seq_file *m)
+{
+	xlate_tp_state(m, &__tracepoint_i915_request_add,
+		       trace_i915_request_add_enabled());
+	xlate_tp_state(m, &__tracepoint_i915_request_retire,
+		       trace_i915_request_retire_enabled());
+	xlate_tp_state(m, &__tracepoint_i915_request_wait_begin,
+		       trace_i915_request_wait_begin_enabled());
+	xlate_tp_state(m, &__tracepoint_i915_request_wait_end,
+		       trace_i915_request_wait_end_enabled());
 }

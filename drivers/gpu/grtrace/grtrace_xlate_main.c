@@ -12,7 +12,8 @@
  * tracepoints are the kernel's own.
  *
  * debugfs grtrace_xlate/: ``scenarios`` lists what this build can run;
- * writing one of them to ``run`` runs it.
+ * writing one of them to ``run`` runs it.  ``i915_state``: the i915
+ * tracepoints' keys, branches and probes, for diagnosis.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -216,9 +217,22 @@ static int xlate_scenarios_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(xlate_scenarios);
 
+#ifdef GRTRACE_XLATE_I915
+static int xlate_i915_state_show(struct seq_file *m, void *v)
+{
+	xlate_i915_state(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(xlate_i915_state);
+#endif
+
 static int __init grtrace_xlate_init(void)
 {
 	xlate_dir = debugfs_create_dir("grtrace_xlate", NULL);
+#ifdef GRTRACE_XLATE_I915
+	debugfs_create_file("i915_state", 0400, xlate_dir, NULL,
+			    &xlate_i915_state_fops);
+#endif
 	debugfs_create_file("run", 0200, xlate_dir, NULL, &xlate_run_fops);
 	debugfs_create_file("scenarios", 0400, xlate_dir, NULL,
 			    &xlate_scenarios_fops);

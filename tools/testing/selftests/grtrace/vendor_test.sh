@@ -282,6 +282,10 @@ for want in "i915 i915_request_add 3" "i915 i915_request_retire 3" \
 	got=$(awk -v a="$a" -v t="$tp" '$1 == a && $2 == t { print $5, $6 }' "$D/adapters")
 	[ "$got" = "$hits 0" ] || { echo "# $a $tp: hits/missed $got, want $hits 0"; rc=1; }
 done
+# An intermittent fault seen under TCG: the i915 probes attached and no
+# hit counted.  Whether the tracepoints' keys and this module's patched
+# branches agree tells the kernel's code patching from the adapter.
+[ $rc = 0 ] || sed 's/^/# xlate i915_state: /' "$X/i915_state" 2>/dev/null
 ok $rc "xlate: hits count only the driver's own objects, none missed"
 
 # 21: channels come and go all day under a few names: 300 fence contexts
