@@ -136,6 +136,7 @@ void grtrace_adapter_unregister(struct grtrace_adapter *adapter);
  * @ring_id: ring of the event
  * @type: enum grtrace_type, without %GRTRACE_JOB_DERIVED
  * @engine: enum grtrace_engine of the ring
+ * @live: no session runs: the event reaches the live hooks only
  */
 struct grtrace_hook_event {
 	u64 ctx;
@@ -146,6 +147,7 @@ struct grtrace_hook_event {
 	u32 ring_id;
 	u16 type;
 	u16 engine;
+	bool live;
 };
 
 struct grtrace_hook_counts;
@@ -189,6 +191,7 @@ struct grtrace_hook {
 int grtrace_hook_register(struct grtrace_hook *hook);
 void grtrace_hook_unregister(struct grtrace_hook *hook);
 u64 grtrace_clock_now(void);
+u64 grtrace_path_cost(unsigned int pct, u64 *samples);
 struct dentry *grtrace_debugfs_dir(void);
 
 DECLARE_STATIC_KEY_FALSE(grtrace_tracing_key);

@@ -262,6 +262,44 @@ static void grtrace_print_hist(struct seq_file *m, const char *unit,
 	seq_printf(m, ">=%llu %llu\n", 1ULL << (lo + i - 1), hist[i]);
 }
 
+/**
+ * grtrace_path_cost() - what the event path costs, per event
+ * @pct: the percentile, 1..100
+ * @samples: set to the number of events measured
+ *
+ * From the histogram the event path keeps while the ``measure_latency``
+ * setting is 1 (``latency_hist``): powers of two from 64 ns.  For
+ * perf_mon.  Context: process; sleeps.
+ * Return: the upper bound in ns of the bucket holding the @pct-th
+ * percentile (for the last bucket, its lower bound); 0 when nothing was
+ * measured or memory is short.
+ */
+u64 grtrace_path_cost(unsigned int pct, u64 *samples)
+{
+	struct grtrace_counters *s = grtrace_snapshot(-1);
+	u64 n = 0, rank, seen = 0, bound = 0;
+	int i;
+
+	*samples = 0;
+	if (!s)
+		return 0;
+	for (i = 0; i < GRTRACE_HIST_BUCKETS; i++)
+		n += s->lat_hist[i];
+	rank = max_t(u64, div_u64(n * clamp(pct, 1U, 100U) + 99, 100), 1);
+	for (i = 0; n && i < GRTRACE_HIST_BUCKETS; i++) {
+		seen += s->lat_hist[i];
+		if (seen >= rank) {
+			bound = 1ULL << (GRTRACE_LAT_HIST_LO +
+					 min(i, GRTRACE_HIST_BUCKETS - 2));
+			break;
+		}
+	}
+	kfree(s);
+	*samples = n;
+	return bound;
+}
+EXPORT_SYMBOL_GPL(grtrace_path_cost);
+
 static int latency_hist_show(struct seq_file *m, void *v)
 {
 	struct grtrace_counters *s = grtrace_snapshot(-1);

@@ -472,6 +472,7 @@ static void grtrace_event_live(u16 type, u32 ring_id, u16 engine, u64 ctx,
 	struct grtrace_hook_event hev = {
 		.ctx = ctx, .seqno = seqno, .aux0 = aux0, .aux1 = aux1,
 		.ring_id = ring_id, .type = type, .engine = engine,
+		.live = true,
 	};
 	unsigned long flags;
 
