@@ -21,7 +21,8 @@ static const char stats_help[] =
 	"Print the module's counters (the stats file).  With --prometheus, in\n"
 	"the Prometheus text exposition format: events emitted, written and\n"
 	"dropped by reason, bytes written, events by type, tracing state and\n"
-	"buffer size, and with grtrace_aggregator loaded its per-ring figures;\n"
+	"buffer size, and with grtrace_aggregator or grtrace_perf_mon loaded\n"
+	"their per-ring figures;\n"
 	"grtrace_up is 0, and the exit status 1, when the module cannot be read.\n"
 	"\n"
 	"  -p, --prometheus      the Prometheus text format\n"
@@ -186,6 +187,71 @@ static int aggregator(FILE *f)
 	return 0;
 }
 
+/* perf_mon's file; GRTRACE_PROC_STATS names another, for tests. */
+static const char *perf_mon_path(void)
+{
+	const char *p = getenv("GRTRACE_PROC_STATS");
+
+	return p && *p ? p : "/proc/grtrace_stats";
+}
+
+/*
+ * perf_mon's figures of its last window (/proc/grtrace_stats), when the
+ * module is loaded: per ring, utilisation, the share of events not
+ * written and the mean job latency; the event path's cost.
+ */
+static int perf_mon(FILE *f)
+{
+	static const char *const names[] = {
+		"grtrace_ring_utilisation_ratio",
+		"grtrace_ring_unwritten_ratio",
+		"grtrace_ring_mean_job_latency_seconds",
+	};
+	static const char *const helps[] = {
+		"perf_mon: busy share of the ring in its last window.",
+		"perf_mon: events of the ring not written in a session, in its last window.",
+		"perf_mon: mean SUBMIT to COMPLETE time (Little's law), last window.",
+	};
+	unsigned long long n, p50, p99;
+	char line[512], scope[16];
+	unsigned int ring[64];
+	double v[64][3];
+	int nr = 0, k, i;
+	FILE *in = fopen(perf_mon_path(), "r");
+
+	if (!in)
+		return 0;	/* not loaded: nothing to say */
+	while (fgets(line, sizeof(line), in)) {
+		if (sscanf(line, "event_path: %llu events measured, cost p50 <= %llu ns, p99 <= %llu ns",
+			   &n, &p50, &p99) == 3) {
+			header(f, "grtrace_event_path_cost_seconds", "gauge",
+			       "perf_mon: the event path's cost per event (bucket upper bound), measure_latency=1.");
+			fprintf(f, "grtrace_event_path_cost_seconds{quantile=\"0.5\"} %.9f\n"
+				"grtrace_event_path_cost_seconds{quantile=\"0.99\"} %.9f\n",
+				p50 / 1e9, p99 / 1e9);
+			continue;
+		}
+		if (nr == 64 ||
+		    sscanf(line, "%15s %u %lf %lf %lf", scope, &ring[nr],
+			   &v[nr][0], &v[nr][1], &v[nr][2]) != 5 ||
+		    strcmp(scope, "last"))
+			continue;
+		v[nr][0] /= 100;
+		v[nr][1] /= 100;
+		v[nr][2] /= 1e6;
+		nr++;
+	}
+	/* A metric's samples together, after its header. */
+	for (k = 0; k < 3 && nr; k++) {
+		header(f, names[k], "gauge", helps[k]);
+		for (i = 0; i < nr; i++)
+			fprintf(f, "%s{ring=\"%u\"} %.9f\n", names[k], ring[i],
+				v[i][k]);
+	}
+	fclose(in);
+	return 0;
+}
+
 static int prometheus(FILE *f)
 {
 	struct gr_stats st;
@@ -242,7 +308,7 @@ static int prometheus(FILE *f)
 		fprintf(f, "grtrace_stat{key=\"%s\"} %" PRIu64 "\n", k,
 			st.ent[i].val);
 	}
-	if (by_type(f) < 0)
+	if (by_type(f) < 0 || perf_mon(f) < 0)
 		return -1;
 	return aggregator(f);
 }

@@ -855,6 +855,29 @@ run "$GRTRACE" stats --prometheus
 result "stats --prometheus: the aggregator's per-ring counters and last-window gauges when it is loaded, nothing of it otherwise" $st \
 	"$(cat "$TMP/err")"
 
+cat > "$TMP/grtrace_stats" <<'EOF'
+grtrace perf_mon 1: window 200 ms, 5 closed; events on untracked rings (>= 64) 0
+event_path: 200 events measured, cost p50 <= 2048 ns, p99 <= 16384 ns
+scope  ring   util%   drop%       avg_lat_us      events/s       jobs     events
+last      0  100.00    0.00            0.000          0.00          0          0
+total     0   95.74    0.00            0.000          1.71          0          2
+last     40    0.01   75.00           54.492         85.15         25        100
+total    40    0.01   75.00           54.492         85.15         25        100
+EOF
+GRTRACE_PROC_STATS=$TMP/grtrace_stats run "$GRTRACE" stats --prometheus
+st=$rc
+for want in 'grtrace_event_path_cost_seconds{quantile="0.99"} 0.000016384' \
+	'grtrace_ring_utilisation_ratio{ring="0"} 1.000000000' \
+	'grtrace_ring_unwritten_ratio{ring="40"} 0.750000000' \
+	'grtrace_ring_mean_job_latency_seconds{ring="40"} 0.000054492'; do
+	grep -qxF "$want" "$TMP/out" || { echo "# missing: $want"; st=1; }
+done
+# A metric's samples follow its own TYPE line, none of another's between.
+awk '/^# TYPE/ { cur = $3; if (seen[cur]++) bad = 1; next } /^#/ { next }
+     { split($1, n, "{"); if (n[1] != cur) bad = 1 } END { exit bad }' "$TMP/out" || st=1
+result "stats --prometheus: perf_mon's last-window figures per ring and the event path's cost, each metric's samples together" $st \
+	"$(cat "$TMP/out" "$TMP/err")"
+
 GRTRACE_DEBUGFS=$TMP/nowhere run "$GRTRACE" status
 st=0
 [ $rc -eq 1 ] || st=1
