@@ -64,14 +64,15 @@ if [ "$(cat "$TREE/.grtrace-config-key" 2>/dev/null)" != "$KEY" ]; then
 		--module GRTRACE_AMDGPU --module GRTRACE_NOUVEAU \
 		--module GRTRACE_XLATE_TEST --module GRTRACE_NMI_TEST \
 		--module GRTRACE_RACE_TEST --module GRTRACE_HOOK_TEST \
-		--module GRTRACE_AGGREGATOR --module GRTRACE_PERF_MON
+		--module GRTRACE_AGGREGATOR --module GRTRACE_PERF_MON --module GRTRACE_FILTER
 	make -s -C "$TREE" olddefconfig
 	log "make modules_prepare"
 	make -s -C "$TREE" -j"$(nproc)" KERNELRELEASE="$KVER" modules_prepare
 	echo "$KEY" >"$TREE/.grtrace-config-key"
 fi
 for opt in GRTRACE GRTRACE_DRM_BRIDGE GRTRACE_VIRTIO_GPU GRTRACE_VGPU \
-	   GRTRACE_I915 GRTRACE_AMDGPU GRTRACE_NOUVEAU GRTRACE_AGGREGATOR GRTRACE_PERF_MON; do
+	   GRTRACE_I915 GRTRACE_AMDGPU GRTRACE_NOUVEAU GRTRACE_AGGREGATOR GRTRACE_PERF_MON \
+	   GRTRACE_FILTER; do
 	grep -qx "CONFIG_$opt=m" "$TREE/.config" ||
 		{ log "Kconfig did not offer CONFIG_$opt"; exit 1; }
 done
@@ -80,7 +81,8 @@ log "make M=drivers/gpu/grtrace"
 make -C "$TREE" KERNELRELEASE="$KVER" M=drivers/gpu/grtrace W=1 modules >"$OUT/intree.log" 2>&1
 ! grep -E 'warning:|error:' "$OUT/intree.log"
 for ko in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu \
-	  grtrace_i915 grtrace_amdgpu grtrace_nouveau grtrace_aggregator grtrace_perf_mon; do
+	  grtrace_i915 grtrace_amdgpu grtrace_nouveau grtrace_aggregator grtrace_perf_mon \
+	  grtrace_filter; do
 	modinfo -F vermagic "$TREE/drivers/gpu/grtrace/$ko.ko" | grep -q "^$KVER " ||
 		{ log "$ko.ko missing or vermagic is not $KVER"; exit 1; }
 done

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace_filter: keep the jobs of some processes or of one user, and
+ * some event types, dropping the rest in the event path (drop reason
+ * "hook", so emitted = written + dropped still holds).
+ *
+ * A job's submitter is the task that ran its SUBMIT (the ioctl that queued
+ * it: drm_sched's entity push, i915's request add, virtio-gpu's command
+ * queueing), so pid and uid are decided at the SUBMIT and every later
+ * event of the job follows that decision, whichever context it comes
+ * from.  A job whose SUBMIT came before the filter was enabled, or found
+ * the job table full, or came from an interrupt, has no decision: its
+ * events pass, counted as "undecided".
+ *
+ * debugfs, in grtrace's directory:
+ *   filter_enabled  0 or 1 (default 0); enabling counts from zero
+ *   filter_pid      up to 16 process ids (tgids), comma-separated: keep
+ *                   only their jobs; "none" (the default) keeps any
+ *   filter_uid      keep only the jobs of this user id; -1 (the default)
+ *                   keeps any
+ *   filter_events   mask of event types (bit 1 << type, as the core's
+ *                   filter_type_mask) to keep (default 0xffffffff)
+ *   filter_stats    what it saw, kept and dropped by reason
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cred.h>
+#include <linux/debugfs.h>
+#include <linux/grtrace.h>
+#include <linux/hash.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#define FLT_PIDS	16
+#define FLT_JOBS	4096
+#define FLT_BUCKETS	1024
+#define FLT_NIL		0xffff
+
+/* The settings, as one unit the event path reads under RCU. */
+struct flt_cfg {
+	unsigned int nr_pids;
+	pid_t pids[FLT_PIDS];
+	s64 uid;		/* -1: any */
+	u32 events;
+	struct rcu_head rcu;
+};
+
+struct flt_job {
+	u64 ctx;
+	u64 seqno;
+	u32 ring;
+	u16 next;
+	bool keep;
+};
+
+enum flt_count {
+	FLT_SEEN, FLT_KEPT, FLT_DROP_PID, FLT_DROP_UID, FLT_DROP_EVENTS,
+	FLT_DROP_JOB, FLT_UNDECIDED, FLT_TABLE_FULL, FLT_NR_COUNTS
+};
+
+static const char *const flt_count_names[FLT_NR_COUNTS] = {
+	"seen", "kept", "dropped_pid", "dropped_uid", "dropped_events",
+	"dropped_job", "undecided", "table_full",
+};
+
+static struct flt_cfg __rcu *flt_cfg;
+static DEFINE_MUTEX(flt_mutex);		/* the settings and the hook */
+static bool flt_enabled;
+
+static DEFINE_RAW_SPINLOCK(flt_lock);	/* guards the job table */
+static struct flt_job *flt_jobs;
+static u16 flt_bucket[FLT_BUCKETS];
+static u16 flt_free;
+
+static DEFINE_PER_CPU(u64 [FLT_NR_COUNTS], flt_counts);
+static struct dentry *flt_files[5];
+
+static void flt_table_reset(void)
+{
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&flt_lock, flags);
+	for (i = 0; i < FLT_BUCKETS; i++)
+		flt_bucket[i] = FLT_NIL;
+	for (i = 0; i < FLT_JOBS; i++)
+		flt_jobs[i].next = i + 1 < FLT_JOBS ? i + 1 : FLT_NIL;
+	flt_free = 0;
+	raw_spin_unlock_irqrestore(&flt_lock, flags);
+}
+
+static u16 *flt_find(u32 ring, u64 ctx, u64 seqno)
+{
+	u16 *link = &flt_bucket[hash_64(ctx ^ (seqno << 20) ^ ring,
+					ilog2(FLT_BUCKETS))];
+
+	while (*link != FLT_NIL) {
+		struct flt_job *j = &flt_jobs[*link];
+
+		if (j->ctx == ctx && j->seqno == seqno && j->ring == ring)
+			return link;
+		link = &j->next;
+	}
+	return link;
+}
+
+/* The submitter's verdict; the count of a drop, or FLT_KEPT. */
+static enum flt_count flt_judge_submitter(const struct flt_cfg *c)
+{
+	unsigned int i;
+
+	if (c->uid >= 0 &&
+	    from_kuid(&init_user_ns, current_uid()) != (uid_t)c->uid)
+		return FLT_DROP_UID;
+	if (!c->nr_pids)
+		return FLT_KEPT;
+	for (i = 0; i < c->nr_pids; i++)
+		if (task_tgid_nr(current) == c->pids[i])
+			return FLT_KEPT;
+	return FLT_DROP_PID;
+}
+
+/* The decision on a job: at its SUBMIT, made and kept; later, looked up. */
+static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
+				      const struct flt_cfg *c)
+{
+	enum flt_count v = FLT_UNDECIDED;
+	struct flt_job *j;
+	u16 *link, i;
+
+	raw_spin_lock(&flt_lock);
+	link = flt_find(ev->ring_id, ev->ctx, ev->seqno);
+	if (ev->type == GRTRACE_EV_SUBMIT) {
+		/* Out of a task (an interrupt), current is nobody's. */
+		v = in_task() ? flt_judge_submitter(c) : FLT_UNDECIDED;
+		if (v == FLT_UNDECIDED) {
+			/* Nothing to follow: its events pass. */
+		} else if (*link != FLT_NIL) {
+			flt_jobs[*link].keep = v == FLT_KEPT;
+		} else if (flt_free != FLT_NIL) {
+			i = flt_free;
+			j = &flt_jobs[i];
+			flt_free = j->next;
+			*j = (struct flt_job){ .ctx = ev->ctx, .seqno = ev->seqno,
+					       .ring = ev->ring_id,
+					       .next = FLT_NIL,
+					       .keep = v == FLT_KEPT };
+			*link = i;
+		} else {
+			/* Its later events will pass as undecided. */
+			this_cpu_inc(flt_counts[FLT_TABLE_FULL]);
+		}
+	} else if (*link != FLT_NIL) {
+		j = &flt_jobs[*link];
+		v = j->keep ? FLT_KEPT : FLT_DROP_JOB;
+		/* The job's last event: its slot is free again. */
+		if (ev->type == GRTRACE_EV_COMPLETE) {
+			i = *link;
+			*link = j->next;
+			j->next = flt_free;
+			flt_free = i;
+		}
+	}
+	raw_spin_unlock(&flt_lock);
+	return v;
+}
+
+static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
+{
+	const struct flt_cfg *c;
+	enum flt_count v;
+
+	this_cpu_inc(flt_counts[FLT_SEEN]);
+	rcu_read_lock();
+	c = rcu_dereference(flt_cfg);
+	if (!(c->events & BIT(ev->type))) {
+		v = FLT_DROP_EVENTS;
+		/* Still decide on the job, so its other events follow. */
+		if ((c->nr_pids || c->uid >= 0) &&
+		    (ev->type == GRTRACE_EV_SUBMIT ||
+		     ev->type == GRTRACE_EV_COMPLETE))
+			flt_job_verdict(ev, c);
+	} else if (c->nr_pids || c->uid >= 0) {
+		v = flt_job_verdict(ev, c);
+	} else {
+		v = FLT_KEPT;
+	}
+	rcu_read_unlock();
+	if (v == FLT_UNDECIDED) {
+		this_cpu_inc(flt_counts[FLT_UNDECIDED]);
+		v = FLT_KEPT;
+	}
+	this_cpu_inc(flt_counts[v]);
+	return v != FLT_KEPT;
+}
+
+static struct grtrace_hook flt_hook = {
+	.name = "filter",
+	.prio = 10,
+	.drop = flt_drop,
+};
+
+/* Replace the settings with @c, which they take. */
+static void flt_cfg_swap(struct flt_cfg *c)
+{
+	struct flt_cfg *old;
+
+	lockdep_assert_held(&flt_mutex);
+	old = rcu_replace_pointer(flt_cfg, c, lockdep_is_held(&flt_mutex));
+	kfree_rcu(old, rcu);
+}
+
+/* A copy of the settings to change, under flt_mutex. */
+static struct flt_cfg *flt_cfg_copy(void)
+{
+	struct flt_cfg *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+	lockdep_assert_held(&flt_mutex);
+	if (c)
+		*c = *rcu_dereference_protected(flt_cfg,
+						lockdep_is_held(&flt_mutex));
+	return c;
+}
+
+/* "none", or up to FLT_PIDS positive pids, comma-separated. */
+static int flt_parse_pids(char *s, struct flt_cfg *c)
+{
+	char *tok;
+	int pid;
+
+	c->nr_pids = 0;
+	if (!strcmp(s, "none"))
+		return 0;
+	while ((tok = strsep(&s, ","))) {
+		if (c->nr_pids == FLT_PIDS || kstrtoint(strim(tok), 10, &pid) ||
+		    pid <= 0)
+			return -EINVAL;
+		c->pids[c->nr_pids++] = pid;
+	}
+	return 0;
+}
+
+enum flt_file { FLT_F_ENABLED, FLT_F_PID, FLT_F_UID, FLT_F_EVENTS };
+
+static ssize_t flt_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	enum flt_file which = (uintptr_t)file_inode(file)->i_private;
+	char *s, *buf = memdup_user_nul(ubuf, min_t(size_t, count, 257));
+	struct flt_cfg *c = NULL;
+	unsigned int v;
+	long long uid = -1;
+	int ret = 0;
+
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	if (!count || count > 256) {
+		ret = -EINVAL;
+		goto out;
+	}
+	s = strim(buf);
+	mutex_lock(&flt_mutex);
+	if (which == FLT_F_ENABLED) {
+		if (kstrtouint(s, 0, &v) || v > 1) {
+			ret = -EINVAL;
+		} else if (v && !flt_enabled) {
+			int cpu;
+
+			/* Counted from zero, by no one while unhooked. */
+			for_each_possible_cpu(cpu)
+				memset(per_cpu(flt_counts, cpu), 0,
+				       sizeof(flt_counts));
+			flt_table_reset();
+			ret = grtrace_hook_register(&flt_hook);
+			flt_enabled = !ret;
+		} else if (!v && flt_enabled) {
+			grtrace_hook_unregister(&flt_hook);
+			flt_enabled = false;
+		}
+		goto unlock;
+	}
+	c = flt_cfg_copy();
+	if (!c) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	if (which == FLT_F_PID)
+		ret = flt_parse_pids(s, c);
+	else if (which == FLT_F_UID)
+		ret = kstrtoll(s, 0, &uid) || uid < -1 || uid > U32_MAX - 1 ?
+		      -EINVAL : 0;
+	else
+		ret = kstrtou32(s, 0, &c->events) ? -EINVAL : 0;
+	if (which == FLT_F_UID && !ret)
+		c->uid = uid;
+	if (ret) {
+		kfree(c);
+		goto unlock;
+	}
+	flt_cfg_swap(c);
+unlock:
+	mutex_unlock(&flt_mutex);
+out:
+	if (ret == -EINVAL)
+		pr_debug("%pD: bad value\n", file);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static int flt_show(struct seq_file *m, void *v)
+{
+	enum flt_file which = (uintptr_t)m->private;
+	const struct flt_cfg *c;
+	unsigned int i;
+
+	mutex_lock(&flt_mutex);
+	c = rcu_dereference_protected(flt_cfg, lockdep_is_held(&flt_mutex));
+	switch (which) {
+	case FLT_F_ENABLED:
+		seq_printf(m, "%d\n", flt_enabled);
+		break;
+	case FLT_F_PID:
+		if (!c->nr_pids)
+			seq_puts(m, "none");
+		for (i = 0; i < c->nr_pids; i++)
+			seq_printf(m, "%s%d", i ? "," : "", c->pids[i]);
+		seq_putc(m, '\n');
+		break;
+	case FLT_F_UID:
+		seq_printf(m, "%lld\n", c->uid);
+		break;
+	case FLT_F_EVENTS:
+		seq_printf(m, "0x%08x\n", c->events);
+		break;
+	}
+	mutex_unlock(&flt_mutex);
+	return 0;
+}
+
+static int flt_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, flt_show, inode->i_private);
+}
+
+static const struct file_operations flt_fops = {
+	.owner = THIS_MODULE,
+	.open = flt_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = flt_write,
+	.release = single_release,
+};
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	u64 sum[FLT_NR_COUNTS] = { 0 };
+	int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < FLT_NR_COUNTS; i++)
+			sum[i] += READ_ONCE(per_cpu(flt_counts, cpu)[i]);
+	seq_printf(m, "enabled=%d\n", READ_ONCE(flt_enabled));
+	for (i = 0; i < FLT_NR_COUNTS; i++)
+		seq_printf(m, "%s=%llu\n", flt_count_names[i], sum[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int __init flt_init(void)
+{
+	static const char *const names[] = {
+		"filter_enabled", "filter_pid", "filter_uid", "filter_events",
+	};
+	struct dentry *dir = grtrace_debugfs_dir();
+	struct flt_cfg *c;
+	uintptr_t i;
+
+	flt_jobs = vmalloc(array_size(FLT_JOBS, sizeof(*flt_jobs)));
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!flt_jobs || !c) {
+		vfree(flt_jobs);
+		kfree(c);
+		return -ENOMEM;
+	}
+	c->uid = -1;
+	c->events = U32_MAX;
+	RCU_INIT_POINTER(flt_cfg, c);
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		flt_files[i] = debugfs_create_file(names[i], 0600, dir,
+						   (void *)i, &flt_fops);
+	flt_files[i] = debugfs_create_file("filter_stats", 0400, dir, NULL,
+					   &stats_fops);
+	return 0;
+}
+
+static void __exit flt_exit(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(flt_files); i++)
+		debugfs_remove(flt_files[i]);
+	if (flt_enabled)
+		grtrace_hook_unregister(&flt_hook);
+	/* No reader of the settings is left after the unregister. */
+	kfree(rcu_dereference_protected(flt_cfg, 1));
+	vfree(flt_jobs);
+}
+
+module_init(flt_init);
+module_exit(flt_exit);
+MODULE_DESCRIPTION("grtrace: keep the jobs of some processes, a user, some event types");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# filter_test.sh - grtrace_filter.ko on the virtual GPU: two processes
+# submit jobs (one of them as uid 1000: it opens the root-only submit file,
+# then drops root before writing), and a recording must hold exactly the
+# jobs the settings keep, every other event counted as dropped:
+#  - its files, root-only, their defaults, and every bad value refused;
+#  - filter_pid: one process's jobs, all four events of each, and none
+#    of the other's;
+#  - filter_uid: the jobs of uid 1000 only;
+#  - filter_events: SUBMIT and COMPLETE only;
+#  - enabled and disabled 10 times under traffic: the invariant holds.
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+FKO=$KODIR/grtrace_filter.ko
+V=/sys/kernel/debug/grtrace_vgpu
+FS=$D/filter_stats
+
+submit() { printf '%b' "$1" > "$TMP/submit" && dd if="$TMP/submit" of="$V/submit" bs=64k status=none; }
+wait_idle() { [ "$(cat "$V/wait")" = idle ]; }
+fstat() { sed -n "s/^$1=//p" "$FS"; }
+exact() { [ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]; }
+refused() { ! echo "$2" > "$D/$1" 2>/dev/null; }
+
+# submitter NAME UID WORK: a process that opens the submit file, drops to
+# UID (0: stays root), writes its pid to $TMP/NAME.pid and, once $TMP/go
+# exists, WORK (with \n escapes) in one write.  In the background.
+submitter() {
+	rm -f "$TMP/$1.pid"
+	python3 - "$V/submit" "$2" "$(printf '%b' "$3")" "$TMP/$1.pid" "$TMP/go" <<'PY' &
+import os, sys, time
+path, uid, work, pidf, go = sys.argv[1:]
+fd = os.open(path, os.O_WRONLY)
+with open(pidf + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(pidf + ".tmp", pidf)
+if int(uid):
+    os.setgid(int(uid))
+    os.setuid(int(uid))
+while not os.path.exists(go):
+    time.sleep(0.02)
+os.write(fd, work.encode())
+PY
+	for _ in $(seq 100); do [ -s "$TMP/$1.pid" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+# run_two SETUP: A (root, ctx 0: 10 jobs) and B (uid 1000, ctx 1: 7 jobs)
+# on gfx, recorded to $TMP/r.dat with the filter's settings made by the
+# function SETUP (which may use $A and $B, their pids) and the filter
+# enabled afresh.  Leaves the dump in $TMP/r.txt.
+run_two() {
+	rm -f "$TMP/go"
+	echo 0 > "$D/filter_enabled" && echo reset_stats=1 > "$D/config" &&
+		submitter a 0 "gfx 0 10 200\n" && submitter b 1000 "gfx 1 7 200\n" || return 1
+	A=$(cat "$TMP/a.pid") B=$(cat "$TMP/b.pid")
+	"$1" && echo 1 > "$D/filter_enabled" && record_start "$TMP/r.dat" && touch "$TMP/go" &&
+		wait_for "$A" && wait_for "$B" && sleep 0.1 && wait_idle && kill -INT "$REC" && wait "$REC" &&
+		"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
+}
+
+# wait_for PID: until the background process PID has exited.
+wait_for() { wait "$1" 2>/dev/null; while kill -0 "$1" 2>/dev/null; do sleep 0.05; done; }
+
+set_pid_a() { echo "$A" > "$D/filter_pid"; }
+set_uid_b() { echo none > "$D/filter_pid" && echo 1000 > "$D/filter_uid"; }
+set_events() { echo -1 > "$D/filter_uid" && echo 0x22 > "$D/filter_events"; }
+
+# events_of TYPE: how many TYPE events the recording holds.
+events_of() { awk -v t="$1" '$4 == t' "$TMP/r.txt" | wc -l; }
+
+echo "TAP version 13"
+echo "1..8"
+load_stack
+chmod 755 "$TMP"
+insmod "$FKO" || { echo "Bail out! insmod $FKO failed"; exit 1; }
+
+# 1
+modes=$(stat -c '%n %a' "$D"/filter_* | sed "s|$D/||" | tr '\n' ' ')
+echo "# $modes"
+[ "$modes" = "filter_enabled 600 filter_events 600 filter_pid 600 filter_stats 400 filter_uid 600 " ] &&
+	[ "$(cat "$D/filter_enabled")" = 0 ] && [ "$(cat "$D/filter_pid")" = none ] &&
+	[ "$(cat "$D/filter_uid")" = -1 ] && [ "$(cat "$D/filter_events")" = 0xffffffff ] &&
+	! grep -q '^filter ' "$D/hooks"
+ok $? "five files, root-only; disabled, any pid, any uid, every event type"
+
+# 2
+rc=0
+for fv in "filter_enabled 2" "filter_enabled x" "filter_enabled " "filter_pid 0" "filter_pid -3" \
+	"filter_pid abc" "filter_pid 1,,2" "filter_pid " "filter_pid $(seq -s, 17)" \
+	"filter_uid -2" "filter_uid abc" "filter_uid 4294967295" "filter_events zz" \
+	"filter_events 0x1ffffffff"; do
+	read -r f v <<< "$fv"
+	refused "$f" "${v:-}" || { echo "# $f '${v:-}' accepted"; rc=1; }
+done
+[ $rc = 0 ] && [ "$(cat "$D/filter_enabled")" = 0 ] && [ "$(cat "$D/filter_pid")" = none ] &&
+	[ "$(cat "$D/filter_uid")" = -1 ] && [ "$(cat "$D/filter_events")" = 0xffffffff ] &&
+	echo "1, 2,3" > "$D/filter_pid" && [ "$(cat "$D/filter_pid")" = 1,2,3 ] &&
+	echo none > "$D/filter_pid" && echo 0 > "$D/filter_uid" && echo -1 > "$D/filter_uid"
+ok $? "bad values of every file refused (EINVAL) and nothing changed; good ones taken"
+
+# 3: filter_pid
+run_two set_pid_a
+rc=$?
+echo "# A=$A B=$B; recorded SUBMIT $(events_of SUBMIT) COMPLETE $(events_of COMPLETE); $(tr '\n' ' ' < "$FS")"
+echo "# dropped_hook $(stat_of dropped_hook) written $(stat_of written)"
+[ $rc = 0 ] && [ "$(events_of SUBMIT)" = 10 ] && [ "$(events_of COMMIT)" = 10 ] &&
+	[ "$(events_of COMPLETE)" = 10 ] && [ "$(fstat dropped_pid)" = 7 ] &&
+	[ "$(fstat dropped_job)" = 21 ] && [ "$(stat_of dropped_hook)" = 28 ] && exact &&
+	[ "$(awk '$4 == "SUBMIT"' "$TMP/r.txt" | grep -o 'ctx=[0-9]*' | sort -u | wc -l)" = 1 ]
+ok $? "filter_pid=A: A's 10 jobs recorded whole (SUBMIT, COMMIT, END, COMPLETE), B's 7 dropped at SUBMIT and their 21 later events with them"
+
+# 4: filter_uid
+run_two set_uid_b
+rc=$?
+echo "# recorded SUBMIT $(events_of SUBMIT) COMPLETE $(events_of COMPLETE); $(tr '\n' ' ' < "$FS")"
+[ $rc = 0 ] && [ "$(events_of SUBMIT)" = 7 ] && [ "$(events_of COMPLETE)" = 7 ] &&
+	[ "$(fstat dropped_uid)" = 10 ] && [ "$(fstat dropped_job)" = 30 ] && exact
+ok $? "filter_uid=1000: only B's 7 jobs (it submitted as uid 1000), A's 10 root jobs dropped"
+
+# 5: filter_events
+run_two set_events
+rc=$?
+echo "# recorded SUBMIT $(events_of SUBMIT) COMMIT $(events_of COMMIT) COMPLETE $(events_of COMPLETE); $(tr '\n' ' ' < "$FS")"
+[ $rc = 0 ] && [ "$(events_of SUBMIT)" = 17 ] && [ "$(events_of COMPLETE)" = 17 ] &&
+	[ "$(events_of COMMIT)" = 0 ] && [ "$(events_of END)" = 0 ] &&
+	[ "$(fstat dropped_events)" = 34 ] && exact
+ok $? "filter_events=0x22: SUBMIT and COMPLETE of all 17 jobs, their 34 COMMIT and END dropped"
+
+# 6: disabled, everything passes.
+echo 0xffffffff > "$D/filter_events" && echo "$A" > "$D/filter_pid" && echo 0 > "$D/filter_enabled" &&
+	echo reset_stats=1 > "$D/config" && echo start > "$D/control" && submit "gfx 2 5 100\n" &&
+	wait_idle && echo stop > "$D/control" && [ "$(stat_of dropped_total)" = 0 ] &&
+	[ "$(stat_of written)" -ge 20 ] && ! grep -q '^filter ' "$D/hooks"
+ok $? "disabled: out of the chain, every event written"
+
+# 7: enabled and disabled under traffic.
+echo "$$" > "$D/filter_pid"
+echo start > "$D/control"
+touch "$TMP/run"
+(while [ -e "$TMP/run" ]; do submit "gfx 0 20 50\ncopy 1 20 20\n" && wait_idle || exit 1; done) &
+load=$!
+rc=0
+for _ in $(seq 10); do
+	if ! { echo 1 > "$D/filter_enabled" && sleep 0.2 && echo 0 > "$D/filter_enabled"; }; then
+		rc=1
+		break
+	fi
+done
+rm -f "$TMP/run"
+wait $load || rc=1
+echo stop > "$D/control"
+echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_hook $(stat_of dropped_hook)"
+[ $rc = 0 ] && exact && [ "$(stat_of dropped_hook)" -gt 0 ] && rmmod grtrace_filter &&
+	! ls "$D"/filter_* > /dev/null 2>&1
+ok $? "enabled and disabled 10 times under traffic: emitted = written + dropped; unloaded, its files gone"
+
+! new_dmesg | grep -E 'BUG|WARNING|Oops|RCU'
+ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
+# Submitters left waiting by a failure hold the submit file open.
+touch "$TMP/go"
+wait
+unload_all
+rm -rf "$TMP"
+exit $FAILED
