@@ -557,8 +557,9 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 			.ctx = ctx, .seqno = seqno, .aux0 = aux0, .aux1 = aux1,
 			.ring_id = ring_id, .type = type, .engine = engine,
 		};
-		hooked = true;
-		if (grtrace_hooks_drop(&hev)) {
+		hooked = static_branch_unlikely(&grtrace_hooks_observe_on);
+		if (static_branch_unlikely(&grtrace_hooks_drop_on) &&
+		    grtrace_hooks_drop(&hev)) {
 			reason = GRTRACE_DROP_HOOK;
 			goto drop;
 		}

@@ -29,6 +29,9 @@ struct grtrace_hook_counts {
 DEFINE_STATIC_KEY_FALSE(grtrace_hooks_on);
 /* Live hooks are registered: see struct grtrace_hook. */
 DEFINE_STATIC_KEY_FALSE(grtrace_hooks_live_on);
+/* Hooks with a drop, with an observe callback: each walk only if needed. */
+DEFINE_STATIC_KEY_FALSE(grtrace_hooks_drop_on);
+DEFINE_STATIC_KEY_FALSE(grtrace_hooks_observe_on);
 static LIST_HEAD(grtrace_hooks);
 static DEFINE_MUTEX(grtrace_hooks_lock);
 
@@ -80,6 +83,10 @@ int grtrace_hook_register(struct grtrace_hook *hook)
 		if (h->prio > hook->prio)
 			break;
 	list_add_tail_rcu(&hook->node, &h->node);
+	if (hook->drop)
+		static_branch_inc(&grtrace_hooks_drop_on);
+	if (hook->observe)
+		static_branch_inc(&grtrace_hooks_observe_on);
 	static_branch_inc(&grtrace_hooks_on);
 	if (hook->live) {
 		static_branch_inc(&grtrace_hooks_live_on);
@@ -113,6 +120,10 @@ void grtrace_hook_unregister(struct grtrace_hook *hook)
 		static_branch_dec(&grtrace_hooks_live_on);
 	}
 	static_branch_dec(&grtrace_hooks_on);
+	if (hook->observe)
+		static_branch_dec(&grtrace_hooks_observe_on);
+	if (hook->drop)
+		static_branch_dec(&grtrace_hooks_drop_on);
 	mutex_unlock(&grtrace_hooks_lock);
 	/* The event path reads the list with interrupts off, under RCU. */
 	synchronize_rcu();
@@ -123,7 +134,8 @@ EXPORT_SYMBOL_GPL(grtrace_hook_unregister);
 
 /*
  * The event path, interrupts off: whether a hook drops @ev.  Every hook up
- * to the one that drops it counts it as seen.
+ * to the one that drops it counts it as seen (hooks without a drop
+ * callback count in the observe walk).
  */
 bool grtrace_hooks_drop(const struct grtrace_hook_event *ev)
 {
@@ -132,10 +144,13 @@ bool grtrace_hooks_drop(const struct grtrace_hook_event *ev)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(h, &grtrace_hooks, node) {
-		struct grtrace_hook_counts *c = this_cpu_ptr(h->counts);
+		struct grtrace_hook_counts *c;
 
+		if (!h->drop)
+			continue;
+		c = this_cpu_ptr(h->counts);
 		c->seen++;
-		if (h->drop && h->drop(ev, h->data)) {
+		if (h->drop(ev, h->data)) {
 			c->dropped++;
 			drop = true;
 			break;
@@ -151,9 +166,13 @@ void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written)
 	struct grtrace_hook *h;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(h, &grtrace_hooks, node)
-		if (h->observe)
-			h->observe(ev, written, h->data);
+	list_for_each_entry_rcu(h, &grtrace_hooks, node) {
+		if (!h->observe)
+			continue;
+		if (!h->drop)
+			this_cpu_ptr(h->counts)->seen++;
+		h->observe(ev, written, h->data);
+	}
 	rcu_read_unlock();
 }
 

@@ -228,6 +228,8 @@ u64 grtrace_now(void);
 /* grtrace_hooks.c: the optional modules' hook chain. */
 DECLARE_STATIC_KEY_FALSE(grtrace_hooks_on);
 DECLARE_STATIC_KEY_FALSE(grtrace_hooks_live_on);
+DECLARE_STATIC_KEY_FALSE(grtrace_hooks_drop_on);
+DECLARE_STATIC_KEY_FALSE(grtrace_hooks_observe_on);
 bool grtrace_hooks_drop(const struct grtrace_hook_event *ev);
 void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written);
 void grtrace_hooks_observe_live(const struct grtrace_hook_event *ev);
