@@ -166,5 +166,7 @@ ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
 touch "$TMP/go"
 wait
 unload_all
+# The next suites expect gpu-sched where they load it (vendor_test.sh: not loaded).
+if grep -q "^gpu_sched " /proc/modules; then rmmod gpu_sched; fi
 rm -rf "$TMP"
 exit $FAILED

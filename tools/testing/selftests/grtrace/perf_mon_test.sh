@@ -112,5 +112,7 @@ ok $? "10 loads and unloads under traffic in a session: emitted = written + drop
 ! new_dmesg | grep -E 'BUG|WARNING|Oops|RCU'
 ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
 unload_all
+# The next suites expect gpu-sched where they load it (vendor_test.sh: not loaded).
+if grep -q "^gpu_sched " /proc/modules; then rmmod gpu_sched; fi
 rm -rf "$TMP"
 exit $FAILED
