@@ -20,11 +20,8 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
 AKO=$KODIR/grtrace_aggregator.ko
-V=/sys/kernel/debug/grtrace_vgpu
 RAW=$D/aggregator_stats_raw
 
-submit() { printf '%b' "$1" > "$TMP/submit" && dd if="$TMP/submit" of="$V/submit" bs=64k status=none; }
-wait_idle() { [ "$(cat "$V/wait")" = idle ]; }
 # ring_id NAME: grtrace's id of a vgpu ring.
 ring_id() { awk -v n="vgpu0-$1" '$NF == n { print $1 }' "$D/rings"; }
 # raw SCOPE RING KEY: one figure of aggregator_stats_raw.
@@ -33,7 +30,6 @@ raw() {
 		for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$RAW"
 }
 head_of() { head -n 1 "$RAW" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-exact() { [ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]; }
 # refused FILE VALUE: a write of VALUE and a newline, as echo does, that must fail.
 refused() { ! echo "$2" > "$D/$1" 2>/dev/null; }
 
@@ -65,7 +61,7 @@ ok $? "bad window (99, 60001, 0, -5, abc, 1e3, empty, 100x) and enable values (2
 
 # 3-4: no session at all.
 echo 1 > "$D/aggregator_enable" && grep -q '^aggregator ' "$D/hooks" &&
-	submit "gfx 0 20 1000\ncompute 0 10 2000\n" && wait_idle
+	vgpu_submit "gfx 0 20 1000\ncompute 0 10 2000\n" && vgpu_idle
 rc=$?
 sleep 0.2
 gfx=$(ring_id gfx) comp=$(ring_id compute)
@@ -82,8 +78,8 @@ ok $? "no session: no counter of the core moved (emitted, written, dropped all 0
 
 # 5-10: against the report, on the same window.
 record_start "$TMP/r.dat" && echo 1 > "$D/aggregator_enable" &&
-	submit "gfx 0 30 2000\ncompute 1 15 3000 dep=gfx:0\ncopy 2 40 500\ngfx 3 10 1000\n" &&
-	wait_idle && sleep 0.3 && cp "$RAW" "$TMP/raw" && kill -INT "$REC" && wait "$REC"
+	vgpu_submit "gfx 0 30 2000\ncompute 1 15 3000 dep=gfx:0\ncopy 2 40 500\ngfx 3 10 1000\n" &&
+	vgpu_idle && sleep 0.3 && cp "$RAW" "$TMP/raw" && kill -INT "$REC" && wait "$REC"
 ok $? "recorded a workload on three rings (queueing, a cross-ring dependency) with the aggregator reset at its start"
 "$TOOL" report -i "$TMP/r.dat" --per-ring --format json > "$TMP/r.json" &&
 	"$TOOL" report -i "$TMP/r.dat" --format csv > "$TMP/r.csv"
@@ -91,7 +87,7 @@ check "aggregator vs report" python3 "$HERE/agg_compare.py" "$TMP/raw" "$TMP/r.j
 
 # windows: one 3 s job through 200 ms windows.
 echo 200 > "$D/aggregator_window" && echo 1 > "$D/aggregator_enable" &&
-	submit "gfx 1 1 3000000\n" && sleep 1.5 && cp "$RAW" "$TMP/w"
+	vgpu_submit "gfx 1 1 3000000\n" && sleep 1.5 && cp "$RAW" "$TMP/w"
 rc=$?
 sed 's/^/# /' "$TMP/w"
 RAW=$TMP/w
@@ -101,13 +97,13 @@ len=$(raw last "$gfx" len_ns)
 	[ "$(raw last "$gfx" jobs)" = 0 ] && [ "$(raw last "$gfx" depth_area)" = "$len" ]
 ok $? "200 ms windows: a 3 s job keeps gfx busy for the whole of the last window (busy = length = depth integral), not yet a job"
 RAW=$D/aggregator_stats_raw
-wait_idle && [ "$(raw total "$gfx" jobs)" = 1 ] && [ "$(raw total "$gfx" lat_min_ns)" -ge 3000000000 ]
+vgpu_idle && [ "$(raw total "$gfx" jobs)" = 1 ] && [ "$(raw total "$gfx" lat_min_ns)" -ge 3000000000 ]
 ok $? "once it ends: one job, its latency at least its 3 s"
 
 # disabled: figures kept, adapters quiet.
 hits() { awk 'NR > 1 { s += $5 } END { print s + 0 }' "$D/adapters"; }
 echo 0 > "$D/aggregator_enable" && cp "$RAW" "$TMP/d1" && h1=$(hits) &&
-	submit "gfx 0 5 100\n" && wait_idle && cp "$RAW" "$TMP/d2" && h2=$(hits)
+	vgpu_submit "gfx 0 5 100\n" && vgpu_idle && cp "$RAW" "$TMP/d2" && h2=$(hits)
 rc=$?
 echo "# adapters' hits $h1 before, $h2 after"
 diff "$TMP/d1" "$TMP/d2" | sed 's/^/# /'
@@ -117,17 +113,14 @@ ok $? "disabled: out of the chain, its figures unchanged by 5 more jobs, the ada
 
 # load, enable, unload under traffic with a session.
 echo start > "$D/control"
-touch "$TMP/run"
-(while [ -e "$TMP/run" ]; do submit "gfx 0 20 50\ncopy 1 20 20\n" && wait_idle || exit 1; done) &
-load=$!
+traffic_start
 rc=0
 for _ in $(seq 10); do
 	if ! grep -q '^grtrace_aggregator ' /proc/modules; then insmod "$AKO" || { rc=1; break; }; fi
 	echo 100 > "$D/aggregator_window" && echo 1 > "$D/aggregator_enable" && sleep 0.2 &&
 		rmmod grtrace_aggregator || { rc=1; break; }
 done
-rm -f "$TMP/run"
-wait $load || rc=1
+traffic_stop || rc=1
 echo stop > "$D/control"
 echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_total $(stat_of dropped_total)"
 [ $rc = 0 ] && exact && [ "$(stat_of written)" -gt 0 ] && ! ls "$D"/aggregator_* > /dev/null 2>&1
@@ -135,7 +128,7 @@ ok $? "10 loads, enables and unloads under traffic in a session: emitted = writt
 
 # grtrace top
 insmod "$AKO" && echo 200 > "$D/aggregator_window" && echo 1 > "$D/aggregator_enable" &&
-	submit "gfx 0 1 3000000\ncopy 0 400 5000\n" && sleep 0.5 &&
+	vgpu_submit "gfx 0 1 3000000\ncopy 0 400 5000\n" && sleep 0.5 &&
 	"$TOOL" top -b -n 2 -d 0.3 > "$TMP/top" 2> "$TMP/top.err"
 rc=$?
 sed 's/^/# /' "$TMP/top" "$TMP/top.err"
@@ -143,7 +136,7 @@ sed 's/^/# /' "$TMP/top" "$TMP/top.err"
 	awk '$2 == "vgpu0-gfx" && $3 == "100.0" { f = 1 } END { exit !f }' "$TMP/top" &&
 	awk '$2 == "vgpu0-copy" && $3 + 0 > 50 { f = 1 } END { exit !f }' "$TMP/top"
 ok $? "grtrace top -b: gfx (one long job) 100.0 % busy, copy busy, by ring name"
-wait_idle
+vgpu_idle
 echo 0 > "$D/aggregator_enable"
 "$TOOL" top -b -n 1 > "$TMP/top2" 2>&1
 rc=$?

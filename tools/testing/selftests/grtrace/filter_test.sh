@@ -21,10 +21,7 @@ FKO=$KODIR/grtrace_filter.ko
 V=/sys/kernel/debug/grtrace_vgpu
 FS=$D/filter_stats
 
-submit() { printf '%b' "$1" > "$TMP/submit" && dd if="$TMP/submit" of="$V/submit" bs=64k status=none; }
-wait_idle() { [ "$(cat "$V/wait")" = idle ]; }
 fstat() { sed -n "s/^$1=//p" "$FS"; }
-exact() { [ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]; }
 refused() { ! echo "$2" > "$D/$1" 2>/dev/null; }
 
 # submitter NAME UID WORK: a process that opens the submit file, drops to
@@ -60,7 +57,7 @@ run_two() {
 		submitter a 0 "gfx 0 10 200\n" && submitter b 1000 "gfx 1 7 200\n" || return 1
 	A=$(cat "$TMP/a.pid") B=$(cat "$TMP/b.pid")
 	"$1" && echo 1 > "$D/filter_enabled" && record_start "$TMP/r.dat" && touch "$TMP/go" &&
-		wait_for "$A" && wait_for "$B" && sleep 0.1 && wait_idle && kill -INT "$REC" && wait "$REC" &&
+		wait_for "$A" && wait_for "$B" && sleep 0.1 && vgpu_idle && kill -INT "$REC" && wait "$REC" &&
 		"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
 }
 
@@ -134,17 +131,15 @@ ok $? "filter_events=0x22: SUBMIT and COMPLETE of all 17 jobs, their 34 COMMIT a
 
 # 6: disabled, everything passes.
 echo 0xffffffff > "$D/filter_events" && echo "$A" > "$D/filter_pid" && echo 0 > "$D/filter_enabled" &&
-	echo reset_stats=1 > "$D/config" && echo start > "$D/control" && submit "gfx 2 5 100\n" &&
-	wait_idle && echo stop > "$D/control" && [ "$(stat_of dropped_total)" = 0 ] &&
+	echo reset_stats=1 > "$D/config" && echo start > "$D/control" && vgpu_submit "gfx 2 5 100\n" &&
+	vgpu_idle && echo stop > "$D/control" && [ "$(stat_of dropped_total)" = 0 ] &&
 	[ "$(stat_of written)" -ge 20 ] && ! grep -q '^filter ' "$D/hooks"
 ok $? "disabled: out of the chain, every event written"
 
 # 7: enabled and disabled under traffic.
 echo "$$" > "$D/filter_pid"
 echo start > "$D/control"
-touch "$TMP/run"
-(while [ -e "$TMP/run" ]; do submit "gfx 0 20 50\ncopy 1 20 20\n" && wait_idle || exit 1; done) &
-load=$!
+traffic_start
 rc=0
 for _ in $(seq 10); do
 	if ! { echo 1 > "$D/filter_enabled" && sleep 0.2 && echo 0 > "$D/filter_enabled"; }; then
@@ -152,8 +147,7 @@ for _ in $(seq 10); do
 		break
 	fi
 done
-rm -f "$TMP/run"
-wait $load || rc=1
+traffic_stop || rc=1
 echo stop > "$D/control"
 echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_hook $(stat_of dropped_hook)"
 [ $rc = 0 ] && exact && [ "$(stat_of dropped_hook)" -gt 0 ] && rmmod grtrace_filter &&

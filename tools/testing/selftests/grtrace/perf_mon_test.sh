@@ -22,15 +22,11 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 PKO=$KODIR/grtrace_perf_mon.ko
 AKO=$KODIR/grtrace_aggregator.ko
 P=/proc/grtrace_stats
-V=/sys/kernel/debug/grtrace_vgpu
 
-submit() { printf '%b' "$1" > "$TMP/submit" && dd if="$TMP/submit" of="$V/submit" bs=64k status=none; }
-wait_idle() { [ "$(cat "$V/wait")" = idle ]; }
 ring_id() { awk -v n="vgpu0-$1" '$NF == n { print $1 }' "$D/rings"; }
 # pm SCOPE RING COLUMN: a figure of /proc/grtrace_stats (3 util%, 4 drop%,
 # 5 avg_lat_us, 6 events/s, 7 jobs, 8 events).
 pm() { awk -v s="$1" -v r="$2" -v c="$3" '$1 == s && $2 == r { print $c }' "$P"; }
-exact() { [ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]; }
 
 echo "TAP version 13"
 echo "1..8"
@@ -44,7 +40,7 @@ load_stack timeout_ms=20000
 ok $? "/proc/grtrace_stats exists, root-only, only while the module is loaded; window_ms 99 and 60001 refuse the load"
 
 # 2: one 2 s job through 200 ms windows.
-insmod "$PKO" window_ms=200 && submit "gfx 0 1 2000000\n" && sleep 1 && cp "$P" "$TMP/p1"
+insmod "$PKO" window_ms=200 && vgpu_submit "gfx 0 1 2000000\n" && sleep 1 && cp "$P" "$TMP/p1"
 rc=$?
 sed 's/^/# /' "$TMP/p1"
 gfx=$(ring_id gfx)
@@ -52,12 +48,12 @@ P=$TMP/p1
 [ $rc = 0 ] && [ -n "$gfx" ] && [ "$(pm last "$gfx" 3)" = 100.00 ] && [ "$(pm last "$gfx" 7)" = 0 ]
 ok $? "a 2 s job keeps its ring 100.00 % utilised through a 200 ms window, no job done yet"
 P=/proc/grtrace_stats
-wait_idle
+vgpu_idle
 rmmod grtrace_perf_mon
 
 # 3: Little's law against the aggregator's t_total, no session.
 insmod "$PKO" && insmod "$AKO" && echo 1 > "$D/aggregator_enable" &&
-	submit "copy 0 30 3000\ncompute 1 10 5000\n" && wait_idle && sleep 0.2
+	vgpu_submit "copy 0 30 3000\ncompute 1 10 5000\n" && vgpu_idle && sleep 0.2
 rc=$?
 copy=$(ring_id copy)
 sed 's/^/# /' "$P"
@@ -84,7 +80,7 @@ ok $? "a session keeping 1 event in 4: drop% 75.00 of ring 40's 100 events"
 grep -q '^event_path: not measured (set measure_latency=1' "$P"
 ok $? "measure_latency=0: the event path's cost is said to be not measured"
 echo "measure_latency=1" > "$D/config" && echo start > "$D/control" &&
-	submit "gfx 0 50 100\n" && wait_idle && echo stop > "$D/control" &&
+	vgpu_submit "gfx 0 50 100\n" && vgpu_idle && echo stop > "$D/control" &&
 	echo "measure_latency=0" > "$D/config"
 rc=$?
 line=$(grep '^event_path:' "$P")
@@ -94,16 +90,13 @@ ok $? "measure_latency=1: the event path's cost per event, p50 and p99"
 
 # 7: load and unload under traffic in a session.
 echo start > "$D/control"
-touch "$TMP/run"
-(while [ -e "$TMP/run" ]; do submit "gfx 0 20 50\ncopy 1 20 20\n" && wait_idle || exit 1; done) &
-load=$!
+traffic_start
 rc=0
 for _ in $(seq 10); do
 	if ! grep -q '^grtrace_perf_mon ' /proc/modules; then insmod "$PKO" window_ms=100 || { rc=1; break; }; fi
 	if ! { sleep 0.2 && cat "$P" > /dev/null && rmmod grtrace_perf_mon; }; then rc=1; break; fi
 done
-rm -f "$TMP/run"
-wait $load || rc=1
+traffic_stop || rc=1
 echo stop > "$D/control"
 echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_total $(stat_of dropped_total)"
 [ $rc = 0 ] && exact && [ ! -e "$P" ]

@@ -104,6 +104,30 @@ unload_all() {
 	return 0
 }
 
+# exact: grtrace's counters account for every event: emitted = written +
+# dropped.
+exact() { [ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]; }
+
+# vgpu_submit TEXT: one write(2) of TEXT (with \n escapes) to the virtual
+# GPU's submit file (bash's printf would write line by line); vgpu_idle:
+# wait until every job it was given has finished.
+vgpu_submit() {
+	printf '%b' "$1" > "$TMP/vgpu_submit" &&
+		dd if="$TMP/vgpu_submit" of=/sys/kernel/debug/grtrace_vgpu/submit bs=64k status=none
+}
+vgpu_idle() { [ "$(cat /sys/kernel/debug/grtrace_vgpu/wait)" = idle ]; }
+
+# traffic_start: jobs on gfx and copy from a background loop, until
+# traffic_stop, which returns the loop's status.
+traffic_start() {
+	touch "$TMP/traffic"
+	(while [ -e "$TMP/traffic" ]; do
+		vgpu_submit "gfx 0 20 50\ncopy 1 20 20\n" && vgpu_idle || exit 1
+	done) &
+	TRAFFIC=$!
+}
+traffic_stop() { rm -f "$TMP/traffic"; wait "$TRAFFIC"; }
+
 # new_dmesg: the kernel log since the test sourced this file.
 dmesg_mark=$(dmesg 2>/dev/null | wc -l)
 new_dmesg() { dmesg | tail -n +"$((dmesg_mark + 1))"; }
