@@ -137,6 +137,8 @@ void grtrace_adapter_unregister(struct grtrace_adapter *adapter);
  * @type: enum grtrace_type, without %GRTRACE_JOB_DERIVED
  * @engine: enum grtrace_engine of the ring
  * @live: no session runs: the event reaches the live hooks only
+ * @derived: written with %GRTRACE_HDR_DERIVED: its time is that of the
+ *	job's event before it, not its own
  */
 struct grtrace_hook_event {
 	u64 ctx;
@@ -148,6 +150,7 @@ struct grtrace_hook_event {
 	u16 type;
 	u16 engine;
 	bool live;
+	bool derived;
 };
 
 struct grtrace_hook_counts;
@@ -191,6 +194,7 @@ struct grtrace_hook {
 int grtrace_hook_register(struct grtrace_hook *hook);
 void grtrace_hook_unregister(struct grtrace_hook *hook);
 u64 grtrace_clock_now(void);
+int grtrace_write_job_summary(struct grtrace_job_summary *js);
 u64 grtrace_path_cost(unsigned int pct, u64 *samples);
 struct dentry *grtrace_debugfs_dir(void);
 

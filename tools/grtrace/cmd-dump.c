@@ -79,6 +79,32 @@ static void print_raw(const struct gr_rec *rec)
 	}
 }
 
+/* A job in one record: its key, then each stamp it has, by name. */
+static void print_summary(const struct gr_rec *rec)
+{
+	struct gr_summary js;
+	char ebuf[16], tbuf[16];
+	uint16_t t;
+
+	gr_decode_summary(rec, &js);
+	printf(" ctx=%" PRIu64 " seqno=%" PRIu64 " ring=%" PRIu32
+	       " engine=%s reason=%s", js.ctx, js.seqno, js.ring_id,
+	       gr_engine_name(js.engine, ebuf, sizeof(ebuf)),
+	       js.reason == GRTRACE_SUMMARY_SLOW ? "slow" :
+	       js.reason == GRTRACE_SUMMARY_OPEN ? "open" : "other");
+	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_COMPLETE; t++) {
+		if (!(js.events & (1u << t)))
+			continue;
+		printf(" %s=%" PRIu64 "%s", gr_type_name(t, tbuf, sizeof(tbuf)),
+		       js.ts[t - 1], js.derived & (1u << t) ? "(derived)" : "");
+	}
+	printf(" waits=%" PRIu32 " wait_ns=%" PRIu64 " threshold=%" PRIu64,
+	       js.waits, js.wait_ns, js.threshold);
+	if (js.pid)
+		printf(" pid=%" PRIu32 " tid=%" PRIu32, js.pid, js.tid);
+	putchar('\n');
+}
+
 static void print_record(const struct gr_rec *rec)
 {
 	char tbuf[16], ebuf[16];
@@ -157,6 +183,9 @@ static void print_record(const struct gr_rec *rec)
 		putchar('\n');
 		return;
 	}
+	case GRTRACE_REC_JOB_SUMMARY:
+		print_summary(rec);
+		return;
 	}
 	printf(" size=%u\n", (unsigned int)rec->size);
 }

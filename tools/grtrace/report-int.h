@@ -231,6 +231,9 @@ struct rp {
 	uint64_t key_reuse;	/* an event a job already had: a new job */
 	uint64_t key_reuse_done;	/* a SUBMIT of a seqno seen before */
 	uint64_t self_waits;	/* SYNC_WAIT_ENTERs on the job's own key */
+	uint64_t summaries;	/* jobs from JOB_SUMMARY records */
+	uint64_t summaries_open;	/* ... that were given up open */
+	uint64_t summary_threshold;	/* the last summary's threshold, ns */
 	uint64_t inconsistent;	/* metrics left NA: events out of order */
 	uint64_t late_start;	/* START after END: ignored */
 	uint64_t no_start;	/* END too early to derive the start from */

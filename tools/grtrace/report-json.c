@@ -138,6 +138,8 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "complete_without_end", rp->complete_alone);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
 	f_u64(&f, "self_waits", rp->self_waits);
+	f_u64(&f, "jobs_from_summaries", rp->summaries);
+	f_u64(&f, "summaries_open", rp->summaries_open);
 	f_u64(&f, "gseq_restarts", rp->restarts);
 	f_u64(&f, "jobs_closed_at_restart", rp->closed_at_restart);
 	f_u64(&f, "ts_backwards", rp->ts_back);

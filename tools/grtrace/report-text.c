@@ -180,8 +180,11 @@ static void text_types(struct rp *rp)
 		fprintf(rp->out, " %s %" PRIu64 ",",
 			gr_type_name((uint16_t)t, tbuf, sizeof(tbuf)),
 			rp->by_type[t]);
-	fprintf(rp->out, " STREAM_INFO %" PRIu64 ", METADATA %" PRIu64 ", RING %" PRIu64 "; unknown type %" PRIu64 " (skipped)\n",
-		rp->stream_infos, rp->metadatas, rp->ring_recs, rp->unknown);
+	fprintf(rp->out, " STREAM_INFO %" PRIu64 ", METADATA %" PRIu64 ", RING %" PRIu64,
+		rp->stream_infos, rp->metadatas, rp->ring_recs);
+	if (rp->summaries)
+		fprintf(rp->out, ", JOB_SUMMARY %" PRIu64, rp->summaries);
+	fprintf(rp->out, "; unknown type %" PRIu64 " (skipped)\n", rp->unknown);
 }
 
 /*
@@ -310,6 +313,10 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 		rp->jobs_done, rp->jobs_incomplete, rp->jobs_evicted,
 		rp->open_max);
 	text_derived(rp);
+	if (rp->summaries)
+		fprintf(o, "sampled:  %" PRIu64 " jobs from summaries (grtrace_sampling, threshold %" PRIu64 " ns; %" PRIu64 " given up open): the faster jobs were counted in the kernel, not written; queue depths cover the jobs written event by event\n",
+			rp->summaries, rp->summary_threshold,
+			rp->summaries_open);
 	if (rp->self_waits)
 		fprintf(o, "waits:    %" PRIu64 " waits on a job's own fence (a CPU thread waiting for it, as i915 reports them): not dependency waits, not in t_gpu_wait\n",
 			rp->self_waits);

@@ -768,12 +768,12 @@ static void job_finish(struct rp *rp, uint32_t i, struct hslot *slot,
 
 /* ---- events -------------------------------------------------------------------------- */
 
-/* END: fix the start the job ran from; derive it when START is missing. */
-static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
+/*
+ * The job ended at @ts: derive its start when START is missing, and note
+ * the ring's last END.
+ */
+static void end_of(struct rp *rp, struct job *j, struct ring *r, uint64_t ts)
 {
-	struct job *j = &rp->jobs[i];
-	struct ring *r = &rp->rings[j->ring];
-
 	if (!(j->have & (1u << ST_START)) && (j->have & (1u << ST_COMMIT))) {
 		uint64_t start = j->ts[ST_COMMIT];
 
@@ -798,6 +798,15 @@ static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
 		r->last_end = ts;
 	r->have_last_end = 1;
 	r->ended = 1;
+}
+
+/* END: fix the start the job ran from; derive it when START is missing. */
+static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
+{
+	struct job *j = &rp->jobs[i];
+	struct ring *r = &rp->rings[j->ring];
+
+	end_of(rp, j, r, ts);
 	rq_leave(rp, i, ts);
 	if (j->selected && (j->have & (1u << ST_START))) {
 		if (rp->o.per_ring)
@@ -1044,6 +1053,86 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 		rp->open_max = rp->open;
 }
 
+/*
+ * A JOB_SUMMARY: a job whose events were not written, in one record
+ * (grtrace_sampling's threshold mode).  Its stamps complete the job's
+ * open row if it has one (its ERROR events are written), else make one;
+ * it is finished at once.  Its times are in the past: it adds busy time,
+ * but never enters its ring's queue depth.
+ */
+static void on_summary(struct rp *rp, const struct gr_rec *rec)
+{
+	struct gr_summary js;
+	struct gr_rec first;
+	struct gr_job ev;
+	struct hslot *slot;
+	struct job *j;
+	uint32_t i, h;
+	int t, st;
+
+	if (gr_decode_summary(rec, &js) < 0)
+		return;
+	rp->summaries++;
+	if (js.reason == GRTRACE_SUMMARY_OPEN)
+		rp->summaries_open++;
+	rp->summary_threshold = js.threshold;
+	memset(&ev, 0, sizeof(ev));
+	ev.ctx = js.ctx;
+	ev.seqno = js.seqno;
+	ev.ring_id = js.ring_id;
+	ev.engine = js.engine;
+	/*
+	 * The job is selected by its first stamp.  Its SUBMIT was long before
+	 * the summary, and other jobs of its context came in between: no
+	 * seqno reuse to tell from it.
+	 */
+	first = *rec;
+	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_COMPLETE; t++)
+		if (js.events & (1u << t)) {
+			first.ts = js.ts[t - 1];
+			break;
+		}
+	h = job_hash(js.ctx, js.seqno);
+	slot = hash_slot(rp, h, js.ctx, js.seqno);
+	i = slot->job;
+	if (i == NIL)
+		i = job_new(rp, &ev, &first, h, &slot, 0);
+	j = &rp->jobs[i];
+	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_COMPLETE; t++) {
+		st = stamp_of_type((uint16_t)t);
+		if (!(js.events & (1u << t)) || (j->have & (1u << st)))
+			continue;
+		j->ts[st] = js.ts[t - 1];
+		j->have |= 1u << st;
+		if (js.derived & (1u << t))
+			j->derived |= 1u << st;
+	}
+	if (js.pid && !j->has_task) {
+		j->has_task = 1;
+		j->pid = js.pid;
+		j->tid = js.tid;
+	}
+	j->waits += js.waits;
+	if (js.reason == GRTRACE_SUMMARY_SLOW) {
+		j->wait_union = js.wait_ns;
+	} else {
+		/* Given up open: its waits may not be over. */
+		j->wait_bad = 1;
+	}
+	if (j->have & (1u << ST_END))
+		end_of(rp, j, &rp->rings[j->ring], j->ts[ST_END]);
+	if (j->selected && (j->have & (1u << ST_START)) &&
+	    (j->have & (1u << ST_END))) {
+		if (rp->o.per_ring)
+			group_add_busy(rp, &rp->rings[j->ring].g,
+				       j->ts[ST_START], j->ts[ST_END]);
+		if (rp->o.per_ctx)
+			group_add_busy(rp, rp->ctxs[j->ctxo].g,
+				       j->ts[ST_START], j->ts[ST_END]);
+	}
+	job_finish(rp, i, slot, rec->ts);
+}
+
 /* ---- the input as a whole ------------------------------------------------------------------ */
 
 /* The first record of the input, or of a part after a gseq restart. */
@@ -1214,6 +1303,9 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 		rp->ring_recs++;
 		if (gr_decode_ring(rec, &d) == 0)
 			describe_ring(rp, &d);
+		return 0;
+	case GRTRACE_REC_JOB_SUMMARY:
+		on_summary(rp, rec);
 		return 0;
 	}
 	rp->unknown++;

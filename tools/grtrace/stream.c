@@ -17,6 +17,7 @@ _Static_assert(sizeof(struct grtrace_stream_info) == 64, "stream info size");
 _Static_assert(sizeof(struct grtrace_metadata) == 104, "metadata size");
 _Static_assert(sizeof(struct grtrace_ring_desc) == 80, "ring desc size");
 _Static_assert(sizeof(struct grtrace_ring_record) == 112, "ring record size");
+_Static_assert(sizeof(struct grtrace_job_summary) == 128, "summary size");
 _Static_assert(GRTRACE_MAX_RECORD <= UINT16_MAX, "max record fits in size");
 
 static const char *const type_names[] = {
@@ -53,6 +54,8 @@ const char *gr_type_name(uint16_t type, char *buf, size_t len)
 		return "METADATA";
 	case GRTRACE_REC_RING:
 		return "RING";
+	case GRTRACE_REC_JOB_SUMMARY:
+		return "JOB_SUMMARY";
 	}
 	snprintf(buf, len, "TYPE_0x%x", (unsigned int)type);
 	return buf;
@@ -89,6 +92,8 @@ size_t gr_type_min_size(uint16_t type)
 		return sizeof(struct grtrace_metadata);
 	case GRTRACE_REC_RING:
 		return sizeof(struct grtrace_ring_record);
+	case GRTRACE_REC_JOB_SUMMARY:
+		return sizeof(struct grtrace_job_summary);
 	}
 	return 0;
 }
@@ -466,6 +471,33 @@ int gr_decode_ring(const struct gr_rec *rec, struct gr_ring *ring)
 		return -1;
 	decode_ring_desc(rec->data + offsetof(struct grtrace_ring_record, ring),
 			 ring);
+	return 0;
+}
+
+int gr_decode_summary(const struct gr_rec *rec, struct gr_summary *js)
+{
+	const uint8_t *p = rec->data;
+	unsigned int k;
+
+#define SUM_OFF(f)	offsetof(struct grtrace_job_summary, f)
+	if (rec->type != GRTRACE_REC_JOB_SUMMARY ||
+	    rec->size < sizeof(struct grtrace_job_summary))
+		return -1;
+	js->ctx = gr_le64(p + SUM_OFF(ctx));
+	js->seqno = gr_le64(p + SUM_OFF(seqno));
+	js->ring_id = gr_le32(p + SUM_OFF(ring_id));
+	js->engine = gr_le16(p + SUM_OFF(engine));
+	js->events = gr_le16(p + SUM_OFF(events));
+	js->derived = gr_le16(p + SUM_OFF(derived));
+	js->reason = gr_le16(p + SUM_OFF(reason));
+	js->pid = gr_le32(p + SUM_OFF(pid));
+	js->tid = gr_le32(p + SUM_OFF(tid));
+	js->waits = gr_le32(p + SUM_OFF(waits));
+	for (k = 0; k < 5; k++)
+		js->ts[k] = gr_le64(p + SUM_OFF(ts) + 8 * k);
+	js->wait_ns = gr_le64(p + SUM_OFF(wait_ns));
+	js->threshold = gr_le64(p + SUM_OFF(threshold));
+#undef SUM_OFF
 	return 0;
 }
 

@@ -118,6 +118,23 @@ struct gr_job {
 	uint32_t tid;
 };
 
+/* A JOB_SUMMARY (struct grtrace_job_summary), decoded. */
+struct gr_summary {
+	uint64_t ctx;
+	uint64_t seqno;
+	uint32_t ring_id;
+	uint16_t engine;
+	uint16_t events;
+	uint16_t derived;
+	uint16_t reason;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t waits;
+	uint64_t ts[5];
+	uint64_t wait_ns;
+	uint64_t threshold;
+};
+
 struct gr_stream_info {
 	uint32_t magic;
 	uint16_t version;
@@ -156,6 +173,7 @@ int gr_decode_metadata_ring(const struct gr_rec *rec,
 			    const struct gr_metadata *md, uint32_t i,
 			    struct gr_ring *ring);
 int gr_decode_ring(const struct gr_rec *rec, struct gr_ring *ring);
+int gr_decode_summary(const struct gr_rec *rec, struct gr_summary *js);
 
 
 /*

@@ -556,6 +556,7 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 		hev = (struct grtrace_hook_event){
 			.ctx = ctx, .seqno = seqno, .aux0 = aux0, .aux1 = aux1,
 			.ring_id = ring_id, .type = type, .engine = engine,
+			.derived = hflags & GRTRACE_HDR_DERIVED,
 		};
 		hooked = static_branch_unlikely(&grtrace_hooks_observe_on);
 		if (static_branch_unlikely(&grtrace_hooks_drop_on) &&
@@ -713,6 +714,24 @@ out:
 	local_irq_restore(flags);
 	return ret;
 }
+
+/**
+ * grtrace_write_job_summary() - write one job as one record
+ * @js: the summary; its header is filled here
+ *
+ * For the optional modules that write a job's summary instead of its
+ * events (struct grtrace_job_summary).  Written like a control record:
+ * past every filter, counted in ``control_written`` or ``control_dropped``.
+ * Context: any but NMI, hard interrupts and the hooks' callbacks included.
+ * Return: 0; -ENODEV when no session's buffers exist; -ENOSPC when the
+ * buffer is full (counted).
+ */
+int grtrace_write_job_summary(struct grtrace_job_summary *js)
+{
+	js->hdr = (struct grtrace_hdr){ .type = GRTRACE_REC_JOB_SUMMARY };
+	return grtrace_write_control(js, sizeof(*js));
+}
+EXPORT_SYMBOL_GPL(grtrace_write_job_summary);
 
 static int grtrace_write_stream_info(void)
 {

@@ -46,6 +46,9 @@
  * @GRTRACE_REC_STREAM_INFO: start of a tracing session
  * @GRTRACE_REC_METADATA: session description and ring table
  * @GRTRACE_REC_RING: one ring registered while tracing
+ * @GRTRACE_REC_JOB_SUMMARY: one whole job in one record, written instead
+ *	of its events by an optional module (grtrace_sampling's threshold
+ *	mode): struct grtrace_job_summary
  *
  * Job event types are below %GRTRACE_EV_NR_JOB_TYPES so that bit (1 << type)
  * of a 32-bit mask selects them.  Control records start at 0x100 and are
@@ -67,6 +70,7 @@ enum grtrace_type {
 	GRTRACE_REC_STREAM_INFO		= 0x100,
 	GRTRACE_REC_METADATA		= 0x101,
 	GRTRACE_REC_RING		= 0x102,
+	GRTRACE_REC_JOB_SUMMARY		= 0x103,
 };
 
 /**
@@ -233,12 +237,61 @@ struct grtrace_ring_record {
 	struct grtrace_ring_desc ring;
 };
 
+/* Why a job was summarised (grtrace_job_summary.reason). */
+/*
+ * SLOW: its latency crossed the threshold.  OPEN: it was open longer than
+ * the threshold when the module gave it up (its table full, the mode
+ * changed): its COMPLETE, and maybe more, is missing.
+ */
+#define GRTRACE_SUMMARY_SLOW	1
+#define GRTRACE_SUMMARY_OPEN	2
+
+/**
+ * struct grtrace_job_summary - one job in one record (128 bytes)
+ * @hdr: header; @hdr.ts is when the summary was written
+ * @ctx: fence context of the job
+ * @seqno: fence seqno of the job
+ * @ring_id: id of the ring
+ * @engine: enum grtrace_engine of the ring
+ * @events: bit (1 << type) for each of SUBMIT ... COMPLETE that was seen;
+ *	@ts of the others is 0
+ * @derived: bit (1 << type) for each stamp that was derived (see
+ *	%GRTRACE_HDR_DERIVED)
+ * @reason: GRTRACE_SUMMARY_*
+ * @pid: the submitting task's thread group id, 0 if unknown
+ * @tid: the submitting task's id, 0 if unknown
+ * @waits: the job's SYNC_WAIT_ENTERs (its waits on other fences)
+ * @ts: the times of SUBMIT ... COMPLETE, @ts[type - 1]
+ * @wait_ns: the time the job had a wait open (the union of its waits);
+ *	meaningful only when every wait was closed
+ * @threshold: the latency threshold in force, ns
+ *
+ * The summarised job's own events are not written (they are counted as
+ * dropped, reason ``hook``); the job's ERROR events are.
+ */
+struct grtrace_job_summary {
+	struct grtrace_hdr hdr;
+	__u64 ctx;
+	__u64 seqno;
+	__u32 ring_id;
+	__u16 engine;
+	__u16 events;
+	__u16 derived;
+	__u16 reason;
+	__u32 pid;
+	__u32 tid;
+	__u32 waits;
+	__u64 ts[5];
+	__u64 wait_ns;
+	__u64 threshold;
+};
+
 /*
  * Format 2: compact records.  A v2 record starts with a 16-byte header and
  * its size is a multiple of %GRTRACE_ALIGN2; no field is aligned beyond 4
  * bytes.  Records do not name their CPU: the channel (events<cpu>, or a
- * trace file's frame) does.  The bodies of STREAM_INFO, METADATA and RING
- * are those of format 1, after the shorter header.
+ * trace file's frame) does.  The bodies of STREAM_INFO, METADATA, RING
+ * and JOB_SUMMARY are those of format 1, after the shorter header.
  */
 #define GRTRACE_ALIGN2		4
 
@@ -246,6 +299,7 @@ struct grtrace_ring_record {
 #define GRTRACE_REC2_STREAM_INFO	0x80
 #define GRTRACE_REC2_METADATA		0x81
 #define GRTRACE_REC2_RING		0x82
+#define GRTRACE_REC2_JOB_SUMMARY	0x83
 
 /*
  * Bits of grtrace_hdr2.flags.  A job event's fixed part is struct

@@ -60,8 +60,14 @@ ENGINES = ["unknown", "gfx", "compute", "copy", "video", "display", "control"]
 CLOCKS = {1: "monotonic", 7: "boottime"}
 V1_DERIVED, V1_TASK = 0x1, 0x2
 V2_DERIVED, V2_AUX, V2_TASK, V2_GSEQ, V2_WIDE = 0x1, 0x2, 0x4, 0x8, 0x10
-V1_CONTROL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING"}
-V2_CONTROL = {0x80: "STREAM_INFO", 0x81: "METADATA", 0x82: "RING"}
+V1_CONTROL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
+              0x103: "JOB_SUMMARY"}
+V2_CONTROL = {0x80: "STREAM_INFO", 0x81: "METADATA", 0x82: "RING",
+              0x83: "JOB_SUMMARY"}
+# ctx seqno ring engine events derived reason pid tid waits ts[5] wait_ns
+# threshold
+SUMMARY = struct.Struct("<QQIHHHHIII5QQQ")
+STAMPS = ("submit", "commit", "start", "end", "complete")
 MAX_RECORD = 8192
 COLUMNS = ["offset", "part", "cpu", "ts", "gseq", "cseq", "type", "derived",
            "ctx", "seqno", "ring", "engine", "aux0", "aux1", "pid", "tid",
@@ -109,6 +115,18 @@ def control(name, body, at):
         for i in range(n):
             f.update(("ring%d.%s" % (i, k), v) for k, v in
                      ring(body[METADATA.size + i * rsize:]).items())
+        return f
+    if name == "JOB_SUMMARY":
+        if len(body) < SUMMARY.size:
+            raise Bad(at, "JOB_SUMMARY too short")
+        v = SUMMARY.unpack_from(body)
+        f = {"ctx": v[0], "seqno": v[1], "ring": v[2], "engine": engine(v[3]),
+             "reason": {1: "slow", 2: "open"}.get(v[6], str(v[6]))}
+        for i, st in enumerate(STAMPS):
+            if v[4] & (2 << i):
+                f[st] = v[10 + i]
+        f.update(pid=v[7], tid=v[8], waits=v[9], wait_ns=v[15],
+                 threshold=v[16])
         return f
     if len(body) < RING.size:
         raise Bad(at, "RING too short")

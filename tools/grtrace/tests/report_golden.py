@@ -932,6 +932,58 @@ def check_blip(c):
                                   if l.startswith("  bottleneck:")], [])
 
 
+def summary_trace():
+    """grtrace_sampling's threshold mode (threshold 5000 ns): job 60:1
+    written event by event, job 61:1 in one JOB_SUMMARY (slow), job 61:2
+    given up open (SUBMIT and COMMIT only) after its ERROR was written."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    for ts, name in ((1000, "submit"), (1100, "commit"), (1200, "start"),
+                     (1700, "end"), (1800, "complete")):
+        t.ev(ts, name, 60, 1, 0, GFX)
+    t.ev(14000, "error", 61, 2, 0, GFX, aux0=-62)
+    # ctx seqno ring engine events derived reason pid tid waits ts[5]
+    # wait_ns threshold; events: bits 1..5 (SUBMIT .. COMPLETE)
+    summ = "<QQIHHHHIII5QQQ"
+    t.add(0x103, 12600, struct.pack(summ, 61, 1, 0, GFX, 0x3e, 0, 1, 77, 78,
+                                    2, 2000, 2100, 2500, 12500, 12600, 1000,
+                                    5000))
+    t.add(0x103, 20000, struct.pack(summ, 61, 2, 0, GFX, 0x06, 0, 2, 0, 0,
+                                    1, 3000, 3200, 0, 0, 0, 700, 5000))
+    return t
+
+
+# 60:1 1000 1100 1200 1700 1800; 61:1 2000 2100 2500 12500 12600 waited
+# 1000 ns; 61:2 3000 3200 - - -, an ERROR, a wait never closed.
+SUMMARY_JOBS = {
+    (60, 1): dict(t_queue=100, t_exec=500, t_gpu_wait=0, t_total=800,
+                  pid=None),
+    (61, 1): dict(submit_ts=2000, t_submit_host=100, t_queue=400,
+                  t_exec=10000, t_gpu_wait=1000, t_complete=100,
+                  t_total=10600, pid=77, tid=78, label="slow_exec"),
+    (61, 2): dict(submit_ts=3000, t_submit_host=200, t_queue=None,
+                  t_gpu_wait=None, t_total=None, error=-62,
+                  label="error"),
+}
+
+
+def check_summary(c):
+    doc = c.json("summary", ["--slow-exec-us", "9", "--per-ring"])
+    expect_jobs(doc, [(60, 1), (61, 1), (61, 2)], SUMMARY_JOBS)
+    expect_fields("summary", doc["summary"], dict(
+        jobs=3, jobs_incomplete=1, jobs_from_summaries=2, summaries_open=1))
+    # [1200, 1700] + [2500, 12500]
+    expect("busy", doc["rings"][0]["busy_ns"], 10500)
+    rc, out, err = c.run("summary", [])
+    want = ("sampled:  2 jobs from summaries (grtrace_sampling, threshold "
+            "5000 ns; 1 given up open): the faster jobs were counted in the "
+            "kernel, not written; queue depths cover the jobs written event "
+            "by event")
+    if want not in out.splitlines():
+        raise AssertionError("no sampled line:\n" + out)
+
+
 def check_hung(c):
     doc = c.json("hung", ["--per-ring"])
     rings = {r["ring"]: r for r in doc["rings"]}
@@ -963,7 +1015,7 @@ SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
                  burst=burst, blip=blip,
                  hung=hung, waits=waits, keyreuse=keyreuse, sessions=sessions,
                  sessions_si=sessions_si, reboot=reboot, skew=skew,
-                 clockapart=clockapart)
+                 clockapart=clockapart, summary=summary_trace)
 
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
@@ -1402,6 +1454,8 @@ CHECKS = [
      check_reboot),
     ("report: clock skew within a job and across CPUs", check_skew),
     ("report: CPU clocks 2 ms apart are warned about", check_clockapart),
+    ("report: jobs in JOB_SUMMARY records (threshold sampling)",
+     check_summary),
 ]
 
 

@@ -670,7 +670,8 @@ static void test_names(void)
 	CHECK_STR(gr_type_name(0x100, buf, sizeof(buf)), "STREAM_INFO");
 	CHECK_STR(gr_type_name(0x101, buf, sizeof(buf)), "METADATA");
 	CHECK_STR(gr_type_name(0x102, buf, sizeof(buf)), "RING");
-	CHECK_STR(gr_type_name(0x103, buf, sizeof(buf)), "TYPE_0x103");
+	CHECK_STR(gr_type_name(0x103, buf, sizeof(buf)), "JOB_SUMMARY");
+	CHECK_STR(gr_type_name(0x104, buf, sizeof(buf)), "TYPE_0x104");
 	CHECK(!gr_type_is_job(0x100));
 	for (i = 0; i < 7; i++)
 		CHECK_STR(gr_engine_name((uint16_t)i, buf, sizeof(buf)), engines[i]);
