@@ -64,7 +64,8 @@ if [ "$(cat "$TREE/.grtrace-config-key" 2>/dev/null)" != "$KEY" ]; then
 		--module GRTRACE_AMDGPU --module GRTRACE_NOUVEAU \
 		--module GRTRACE_XLATE_TEST --module GRTRACE_NMI_TEST \
 		--module GRTRACE_RACE_TEST --module GRTRACE_HOOK_TEST \
-		--module GRTRACE_AGGREGATOR --module GRTRACE_PERF_MON --module GRTRACE_FILTER
+		--module GRTRACE_AGGREGATOR --module GRTRACE_PERF_MON --module GRTRACE_FILTER \
+		--module GRTRACE_SAMPLING
 	make -s -C "$TREE" olddefconfig
 	log "make modules_prepare"
 	make -s -C "$TREE" -j"$(nproc)" KERNELRELEASE="$KVER" modules_prepare
@@ -72,7 +73,7 @@ if [ "$(cat "$TREE/.grtrace-config-key" 2>/dev/null)" != "$KEY" ]; then
 fi
 for opt in GRTRACE GRTRACE_DRM_BRIDGE GRTRACE_VIRTIO_GPU GRTRACE_VGPU \
 	   GRTRACE_I915 GRTRACE_AMDGPU GRTRACE_NOUVEAU GRTRACE_AGGREGATOR GRTRACE_PERF_MON \
-	   GRTRACE_FILTER; do
+	   GRTRACE_FILTER GRTRACE_SAMPLING; do
 	grep -qx "CONFIG_$opt=m" "$TREE/.config" ||
 		{ log "Kconfig did not offer CONFIG_$opt"; exit 1; }
 done
@@ -82,7 +83,7 @@ make -C "$TREE" KERNELRELEASE="$KVER" M=drivers/gpu/grtrace W=1 modules >"$OUT/i
 ! grep -E 'warning:|error:' "$OUT/intree.log"
 for ko in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu \
 	  grtrace_i915 grtrace_amdgpu grtrace_nouveau grtrace_aggregator grtrace_perf_mon \
-	  grtrace_filter; do
+	  grtrace_filter grtrace_sampling; do
 	modinfo -F vermagic "$TREE/drivers/gpu/grtrace/$ko.ko" | grep -q "^$KVER " ||
 		{ log "$ko.ko missing or vermagic is not $KVER"; exit 1; }
 done

@@ -98,7 +98,7 @@ record_start() {
 unload_all() {
 	local m
 
-	for m in grtrace_filter grtrace_perf_mon grtrace_aggregator grtrace_vgpu grtrace_drm_bridge grtrace; do
+	for m in grtrace_sampling grtrace_filter grtrace_perf_mon grtrace_aggregator grtrace_vgpu grtrace_drm_bridge grtrace; do
 		grep -q "^$m " /proc/modules && rmmod "$m"
 	done
 	return 0

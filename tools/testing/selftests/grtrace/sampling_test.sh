@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sampling_test.sh - grtrace_sampling.ko on the virtual GPU, each mode
+# against a model:
+#  - its files, root-only, their defaults, and every bad value refused;
+#  - static: the jobs kept are exactly those the documented hash keeps at
+#    that rate (the context's fence context and seqnos learnt from one job
+#    recorded first), each with all its events;
+#  - threshold: 50 ms jobs on copy among fast jobs on gfx, threshold
+#    20 ms: exactly the slow ones written, each one JOB_SUMMARY with its
+#    stamps, which report reads as those jobs; the fast ones counted;
+#  - adaptive: under traffic far above the budget the rate falls, and
+#    every job written is whole;
+#  - modes changed 10 times under traffic: the invariant holds; unloaded
+#    in threshold mode, its files gone.
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+SKO=$KODIR/grtrace_sampling.ko
+SS=$D/sampling_stats
+
+refused() { ! echo "$2" > "$D/$1" 2>/dev/null; }
+# total COLUMN: the sampling_stats total row's COLUMN (2 events, 3 written, 5 jobs, 6 jobs_kept, 7 slow, 8 fast).
+total() { awk -v c="$1" '$1 == "total" { print $c }' "$SS"; }
+sstat() { sed -n "s/^$1=//p" "$SS"; }
+events_of() { awk -v t="$1" '$4 == t' "$TMP/r.txt" | wc -l; }
+
+# recorded WORK: WORK (one vgpu_submit) recorded to $TMP/r.dat, dumped to
+# $TMP/r.txt, counters reset first.
+recorded() {
+	echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" &&
+		vgpu_submit "$1" && vgpu_idle && sleep 0.1 && kill -INT "$REC" &&
+		wait "$REC" && "$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
+}
+
+echo "TAP version 13"
+echo "1..9"
+load_stack
+insmod "$SKO" || { echo "Bail out! insmod $SKO failed"; exit 1; }
+
+# 1
+modes=$(stat -c '%n %a' "$D"/sampling_* | sed "s|$D/||" | tr '\n' ' ')
+echo "# $modes"
+[ "$modes" = "sampling_budget 600 sampling_mode 600 sampling_rate 600 sampling_stats 400 sampling_threshold 600 " ] &&
+	[ "$(cat "$D/sampling_mode")" = "[off] static adaptive threshold" ] &&
+	[ "$(cat "$D/sampling_rate")" = 100 ] && [ "$(cat "$D/sampling_threshold")" = 1000000 ] &&
+	[ "$(cat "$D/sampling_budget")" = 100000 ] && ! grep -q '^sampling ' "$D/hooks"
+ok $? "five files, root-only; off, rate 100, threshold 1 ms, budget 100000 events/s"
+
+# 2
+rc=0
+for fv in "sampling_mode on" "sampling_mode " "sampling_mode static2" "sampling_rate 0" \
+	"sampling_rate 101" "sampling_rate -1" "sampling_rate x" "sampling_threshold 0" \
+	"sampling_threshold 3600000000001" "sampling_threshold 1ms" "sampling_budget 0" \
+	"sampling_budget 100000001" "sampling_budget 1e3"; do
+	read -r f v <<< "$fv"
+	refused "$f" "${v:-}" || { echo "# $f '${v:-}' accepted"; rc=1; }
+done
+[ $rc = 0 ] && [ "$(cat "$D/sampling_mode")" = "[off] static adaptive threshold" ] &&
+	[ "$(cat "$D/sampling_rate")" = 100 ] && [ "$(cat "$D/sampling_threshold")" = 1000000 ] &&
+	[ "$(cat "$D/sampling_budget")" = 100000 ] && echo 1 > "$D/sampling_rate" &&
+	echo 3600000000000 > "$D/sampling_threshold" && echo 100000000 > "$D/sampling_budget" &&
+	[ "$(cat "$D/sampling_rate")" = 1 ] && echo 100 > "$D/sampling_rate" &&
+	echo 100000 > "$D/sampling_budget"
+ok $? "bad values of every file refused (EINVAL) and nothing changed; the limits taken"
+
+# 3: static.  One job with sampling off names gfx context 5's fence
+# context and seqno; the next 200 get the seqnos after it.
+recorded "gfx 5 1 0\n"
+key=$(awk '$4 == "SUBMIT"' "$TMP/r.txt" | grep -o 'ctx=[0-9]* seqno=[0-9]*' | head -1)
+fctx=${key#ctx=}; fctx=${fctx%% *}; s0=${key##*seqno=}
+echo static > "$D/sampling_mode" && echo 30 > "$D/sampling_rate" && recorded "gfx 5 200 0\n"
+rc=$?
+python3 - "$fctx" "$s0" 30 200 > "$TMP/model" <<'PY'
+import sys
+ctx, s0, pct, n = map(int, sys.argv[1:])
+M = (1 << 64) - 1
+for s in range(s0 + 1, s0 + n + 1):
+    h = ((ctx * 0x9e3779b97f4a7c15 + s) & M) * 0xbf58476d1ce4e5b9 & M
+    if ((h >> 32) * 100) >> 32 < pct:
+        print(s)
+PY
+for t in SUBMIT COMMIT END COMPLETE; do
+	awk -v t=$t '$4 == t' "$TMP/r.txt" | grep -o 'seqno=[0-9]*' | cut -d= -f2 | sort -n > "$TMP/got.$t"
+done
+kept=$(wc -l < "$TMP/model")
+echo "# fence ctx $fctx, seqno $s0; model keeps $kept of 200; recorded SUBMIT $(wc -l < "$TMP/got.SUBMIT") COMPLETE $(wc -l < "$TMP/got.COMPLETE")"
+sed -n '1,4p' "$SS" | sed 's/^/# /'
+[ $rc = 0 ] && [ -n "$fctx" ] && [ "$kept" -gt 20 ] && [ "$kept" -lt 120 ] &&
+	cmp -s "$TMP/model" "$TMP/got.SUBMIT" && cmp -s "$TMP/model" "$TMP/got.COMMIT" &&
+	cmp -s "$TMP/model" "$TMP/got.END" && cmp -s "$TMP/model" "$TMP/got.COMPLETE" &&
+	[ "$(total 5)" = 200 ] && [ "$(total 6)" = "$kept" ] && [ "$(total 3)" = $((4 * kept)) ] &&
+	[ "$(stat_of dropped_hook)" = $((4 * (200 - kept))) ] && exact
+ok $? "static 30%: exactly the jobs the documented hash keeps, each with its 4 events; the others counted"
+
+# 4, 5: threshold.  Jobs of 50 ms on copy, instant ones on gfx; 20 ms.
+echo threshold > "$D/sampling_mode" && echo 20000000 > "$D/sampling_threshold" &&
+	recorded "gfx 6 30 0\ncopy 7 4 50000\ngfx 6 30 0\n"
+rc=$?
+echo "# $(tr '\n' ' ' < "$SS")"
+echo "# recorded: $(awk '/^[0-9]/ { print $4 }' "$TMP/r.txt" | sort | uniq -c | tr '\n' ' ')"
+# drm_sched's COMPLETE is written with its END: derived.
+slow=$(grep -cE ' JOB_SUMMARY .*engine=copy reason=slow SUBMIT=[0-9]+ COMMIT=[0-9]+ .*END=[0-9]+ COMPLETE=[0-9]+(\(derived\))? ' "$TMP/r.txt")
+[ $rc = 0 ] && [ "$slow" = 4 ] && [ "$(events_of JOB_SUMMARY)" = 4 ] &&
+	[ "$(awk '$4 ~ /^(SUBMIT|COMMIT|START|END|COMPLETE)$/' "$TMP/r.txt" | wc -l)" = 0 ] &&
+	[ "$(total 5)" = 64 ] && [ "$(total 6)" = 4 ] && [ "$(total 7)" = 4 ] && [ "$(total 8)" = 60 ] &&
+	[ "$(sstat summaries_written)" = 4 ] && [ "$(sstat summaries_lost)" = 0 ] &&
+	[ "$(stat_of control_written)" -ge 6 ] && exact
+ok $? "threshold 20 ms: the four 50 ms jobs written, one JOB_SUMMARY each; the 60 fast ones counted, none written"
+
+"$TOOL" report -i "$TMP/r.dat" --format csv > "$TMP/r.csv" 2> "$TMP/r.err"
+rc=$?
+"$TOOL" report -i "$TMP/r.dat" | grep -E '^(jobs|sampled):' | sed 's/^/# /'
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	{ n++; if ($col["t_total"] >= 50000 && $col["t_exec"] >= 50000 && $col["engine"] == "copy") good++ }
+	END { exit !(n == 4 && good == 4) }' "$TMP/r.csv"
+ok $((rc | $?)) "report reads the four summaries as four copy jobs with t_exec and t_total of 50 ms or more"
+
+# 6: adaptive, a budget far below the traffic (about 1500 events/s here).
+echo 100 > "$D/sampling_rate" && echo adaptive > "$D/sampling_mode" && echo 300 > "$D/sampling_budget" &&
+	echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat"
+rc=$?
+t0=$(date +%s%N)
+traffic_start
+sleep $((2 * SLOW))
+traffic_stop || rc=1
+vgpu_idle && t1=$(date +%s%N) && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt" || rc=1
+# Twice the budget over the time it ran, and the first window's events at
+# full rate (100 ms of the traffic).
+bound=$((2 * 300 * (t1 - t0) / 1000000000 + 2 * 300))
+now=$(sed -n 's/.*now=\([0-9]*\)%.*/\1/p' "$SS")
+"$TOOL" report -i "$TMP/r.dat" --format json > "$TMP/r.json" || rc=1
+echo "# $(head -1 "$SS"); events $(total 2) written $(total 3) (at most $bound) jobs $(total 5) kept $(total 6)"
+python3 - "$TMP/r.json" <<'PY' || rc=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+s = doc["summary"]
+print("# report: %d jobs, %d incomplete" % (s["jobs"], s["jobs_incomplete"]))
+sys.exit(not (s["jobs"] > 0 and s["jobs_incomplete"] == 0))
+PY
+[ $rc = 0 ] && [ -n "$now" ] && [ "$now" -lt 100 ] && [ "$(total 3)" -le "$bound" ] &&
+	[ "$(total 6)" -lt "$(total 5)" ] && exact
+ok $? "adaptive, budget 300 events/s: the rate fell below 100%, the events written within twice the budget, every job written whole"
+
+# 7: modes changed under traffic.
+echo 1 > "$D/sampling_threshold"
+echo reset_stats=1 > "$D/config"
+echo start > "$D/control"
+traffic_start
+rc=0
+for m in static adaptive threshold off static threshold adaptive off threshold static; do
+	echo $m > "$D/sampling_mode" && sleep 0.2 || { rc=1; break; }
+done
+traffic_stop || rc=1
+echo stop > "$D/control"
+echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_hook $(stat_of dropped_hook) control_written $(stat_of control_written)"
+[ $rc = 0 ] && exact && [ "$(stat_of dropped_hook)" -gt 0 ]
+ok $? "mode changed 10 times under traffic: emitted = written + dropped"
+
+# 8: unloaded in threshold mode, with traffic.
+echo threshold > "$D/sampling_mode" && echo start > "$D/control" && traffic_start
+sleep 0.5
+rmmod grtrace_sampling
+rc=$?
+traffic_stop || rc=1
+echo stop > "$D/control"
+[ $rc = 0 ] && exact && ! ls "$D"/sampling_* > /dev/null 2>&1 && ! grep -q '^sampling ' "$D/hooks"
+ok $? "unloaded in threshold mode under traffic: its files and hook gone, the invariant kept"
+
+! new_dmesg | grep -E 'BUG|WARNING|Oops|RCU'
+ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
+unload_all
+# The next suites expect gpu-sched where they load it (vendor_test.sh: not loaded).
+if grep -q "^gpu_sched " /proc/modules; then rmmod gpu_sched; fi
+rm -rf "$TMP"
+exit $FAILED
