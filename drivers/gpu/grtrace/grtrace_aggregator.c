@@ -23,9 +23,18 @@
  * moment it is enabled; the figures of the last complete one are shown
  * next to the totals since enabled.
  *
+ * With aggregator_per_ctx, the same figures per context (the first
+ * AGG_CTXS contexts seen), as "grtrace report --per-ctx" defines them: a
+ * context is busy while one of its jobs runs (from its START to its END;
+ * on a ring without STARTs, while the job is at the head of the ring's
+ * queue, which is the report's derived start), and its depth is its jobs
+ * committed and not ended.
+ *
  * debugfs, in grtrace's directory:
  *   aggregator_enable     0 or 1; writing 1 (again) starts from zero
  *   aggregator_window     window length in ms, 100..60000 (default 1000)
+ *   aggregator_per_ctx    0 or 1: per context too; taken at the next
+ *                         enable (writing it while enabled starts afresh)
  *   aggregator_stats      the tables
  *   aggregator_stats_raw  the same in key=value lines, for tools
  */
@@ -34,6 +43,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/grtrace.h>
+#include <linux/hash.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -51,6 +61,8 @@
 #define AGG_JOBS	4096
 #define AGG_BUCKETS	1024
 #define AGG_NIL		0xffff
+/* Contexts followed with aggregator_per_ctx; more are counted untracked. */
+#define AGG_CTXS	256
 
 #define AGG_WINDOW_MIN	100
 #define AGG_WINDOW_MAX	60000
@@ -89,18 +101,36 @@ struct agg_ring {
 	u32 nstarted;		/* started, not ended */
 	u32 depth;		/* committed, not ended */
 	u64 last_ts;		/* figures are accounted up to here */
+	u16 qhead;		/* per context: jobs committed, not ended, */
+	u16 qtail;		/* in the order of their COMMIT */
+	struct agg_stats s[AGG_NR_SPANS];
+};
+
+/* A context: busy while @running of its jobs run. */
+struct agg_ctx {
+	u64 ctx;
+	bool used;
+	u16 ring;		/* of its latest job */
+	u32 running;
+	u32 depth;
+	u64 last_ts;
 	struct agg_stats s[AGG_NR_SPANS];
 };
 
 #define AGG_J_DEPTH	BIT(0)	/* counted in its ring's depth */
 #define AGG_J_STARTED	BIT(1)	/* counted in nstarted */
 #define AGG_J_ENDED	BIT(2)
+#define AGG_J_QUEUED	BIT(3)	/* in its ring's queue (per context) */
+#define AGG_J_RUNNING	BIT(4)	/* counted in its context's running */
 
 struct agg_job {
 	u64 ctx;
 	u64 seqno;
 	u64 first;		/* ts of the earliest stamp it has */
 	u16 next;		/* in its bucket, or the free list */
+	u16 qprev;		/* its ring's queue, per context */
+	u16 qnext;
+	u16 cslot;		/* its context, or AGG_NIL */
 	u8 ring;
 	u8 first_type;		/* type of @first: SUBMIT < COMMIT < START */
 	u8 flags;
@@ -117,14 +147,19 @@ struct agg {
 	u64 disabled_at;	/* 0 while enabled */
 	u64 untracked_rings;	/* events on rings of AGG_RINGS or more */
 	u64 untracked_jobs;	/* jobs that found the job table full */
+	bool per_ctx;
+	u32 nctxs;
+	u64 untracked_ctxs;	/* events of contexts past AGG_CTXS */
+	struct agg_ctx *ctxs;	/* AGG_CTXS, with per_ctx */
 };
 
 static struct agg *agg;
 static DEFINE_MUTEX(agg_mutex);	/* the settings, the hook, the timer */
 static bool agg_enabled;
+static bool agg_want_per_ctx;
 static unsigned int agg_window_ms = 1000;
 static struct timer_list agg_timer;
-static struct dentry *agg_files[4];
+static struct dentry *agg_files[5];
 
 static unsigned int agg_bucket_of(u64 v)
 {
@@ -177,24 +212,85 @@ static void agg_stats_reset(struct agg_stats *st, u64 start)
 	st->end = start;
 }
 
-/* Account @r's busy time and depth up to @ts. */
-static void agg_advance(struct agg_ring *r, u64 ts)
+/* Account busy time and depth of @s, last accounted at *@last, up to @ts. */
+static void agg_advance_spans(struct agg_stats *s, u64 *last, u64 ts,
+			      bool busy, u32 depth)
 {
-	bool busy = r->has_start ? r->nstarted : r->depth;
 	u64 dt;
 	int i;
 
-	if (ts <= r->last_ts)
+	if (ts <= *last)
 		return;
-	dt = ts - r->last_ts;
-	r->last_ts = ts;
+	dt = ts - *last;
+	*last = ts;
 	for (i = 0; i < AGG_NR_SPANS; i++) {
 		if (i == AGG_LAST)
 			continue;
 		if (busy)
-			r->s[i].busy_ns += dt;
-		r->s[i].depth_area += (u64)r->depth * dt;
+			s[i].busy_ns += dt;
+		s[i].depth_area += (u64)depth * dt;
 	}
+}
+
+static void agg_advance(struct agg_ring *r, u64 ts)
+{
+	agg_advance_spans(r->s, &r->last_ts, ts,
+			  r->has_start ? r->nstarted : r->depth, r->depth);
+}
+
+static void agg_ctx_advance(struct agg_ctx *c, u64 ts)
+{
+	agg_advance_spans(c->s, &c->last_ts, ts, c->running, c->depth);
+}
+
+/* The context @ctx's slot, taken at its first event, or AGG_NIL. */
+static u16 agg_ctx_slot(u64 ctx, u32 ring, u64 ts)
+{
+	u32 h = hash_64(ctx, ilog2(AGG_CTXS)), n;
+	struct agg_ctx *c;
+	int k;
+
+	for (n = 0; n < AGG_CTXS; n++) {
+		c = &agg->ctxs[(h + n) % AGG_CTXS];
+		if (c->used && c->ctx == ctx)
+			return (h + n) % AGG_CTXS;
+		if (!c->used)
+			break;
+	}
+	if (n == AGG_CTXS) {
+		agg->untracked_ctxs++;
+		return AGG_NIL;
+	}
+	c->used = true;
+	c->ctx = ctx;
+	c->ring = ring;
+	c->last_ts = ts;
+	/* Its spans begin with those of the rings. */
+	for (k = 0; k < AGG_NR_SPANS; k++)
+		agg_stats_reset(&c->s[k], agg->rings[0].s[k].start);
+	agg->nctxs++;
+	return (h + n) % AGG_CTXS;
+}
+
+static struct agg_ctx *agg_ctx_of(const struct agg_job *j)
+{
+	return j && j->cslot != AGG_NIL ? &agg->ctxs[j->cslot] : NULL;
+}
+
+/* Job @i's context runs one more (@d 1) or one fewer (-1) job at @ts. */
+static void agg_ctx_running(u16 i, int d, u64 ts)
+{
+	struct agg_job *j = &agg->jobs[i];
+	struct agg_ctx *c = agg_ctx_of(j);
+
+	if (d > 0)
+		j->flags |= AGG_J_RUNNING;
+	else
+		j->flags &= ~AGG_J_RUNNING;
+	if (!c)
+		return;
+	agg_ctx_advance(c, ts);
+	c->running += d;
 }
 
 static u32 agg_hash(u32 ring, u64 ctx, u64 seqno)
@@ -222,7 +318,7 @@ static struct agg_job *agg_job_find(u32 ring, u64 ctx, u64 seqno,
 	return NULL;
 }
 
-static struct agg_job *agg_job_get(u32 ring, u64 ctx, u64 seqno)
+static struct agg_job *agg_job_get(u32 ring, u64 ctx, u64 seqno, u16 cslot)
 {
 	struct agg_job *j;
 	u16 *link, i;
@@ -238,7 +334,9 @@ static struct agg_job *agg_job_get(u32 ring, u64 ctx, u64 seqno)
 	j = &agg->jobs[i];
 	agg->free = j->next;
 	*j = (struct agg_job){ .ctx = ctx, .seqno = seqno, .ring = ring,
-			       .next = AGG_NIL, .first_type = U8_MAX };
+			       .next = AGG_NIL, .qprev = AGG_NIL,
+			       .qnext = AGG_NIL, .cslot = cslot,
+			       .first_type = U8_MAX };
 	*link = i;
 	return j;
 }
@@ -252,23 +350,83 @@ static void agg_job_put(struct agg_job *j, u16 *link)
 	agg->free = i;
 }
 
-/* The job left the ring (its END, or its COMPLETE without one). */
-static void agg_job_end(struct agg_ring *r, struct agg_job *j)
+/* Per context: job @i joins its ring's queue at its COMMIT. */
+static void agg_queue_add(struct agg_ring *r, u16 i, u64 ts)
 {
-	if (j->flags & AGG_J_DEPTH)
+	struct agg_job *j = &agg->jobs[i];
+
+	j->qprev = r->qtail;
+	j->qnext = AGG_NIL;
+	if (r->qtail != AGG_NIL)
+		agg->jobs[r->qtail].qnext = i;
+	else
+		r->qhead = i;
+	r->qtail = i;
+	j->flags |= AGG_J_QUEUED;
+	/* At the head of a ring without STARTs, a job runs. */
+	if (r->qhead == i && !r->has_start && !(j->flags & AGG_J_RUNNING))
+		agg_ctx_running(i, 1, ts);
+}
+
+static void agg_queue_del(struct agg_ring *r, u16 i, u64 ts)
+{
+	struct agg_job *j = &agg->jobs[i];
+
+	if (j->qprev != AGG_NIL)
+		agg->jobs[j->qprev].qnext = j->qnext;
+	else
+		r->qhead = j->qnext;
+	if (j->qnext != AGG_NIL)
+		agg->jobs[j->qnext].qprev = j->qprev;
+	else
+		r->qtail = j->qprev;
+	j->flags &= ~AGG_J_QUEUED;
+	if (r->qhead != AGG_NIL && !r->has_start &&
+	    !(agg->jobs[r->qhead].flags & AGG_J_RUNNING))
+		agg_ctx_running(r->qhead, 1, ts);
+}
+
+/* Job @i left the ring at @ts (its END, or its COMPLETE without one). */
+static void agg_job_end(struct agg_ring *r, u16 i, u64 ts)
+{
+	struct agg_job *j = &agg->jobs[i];
+	struct agg_ctx *c = agg_ctx_of(j);
+
+	if (j->flags & AGG_J_RUNNING)
+		agg_ctx_running(i, -1, ts);
+	if (j->flags & AGG_J_QUEUED)
+		agg_queue_del(r, i, ts);
+	if (j->flags & AGG_J_DEPTH) {
 		r->depth--;
+		if (c) {
+			agg_ctx_advance(c, ts);
+			c->depth--;
+		}
+	}
 	if (j->flags & AGG_J_STARTED)
 		r->nstarted--;
 	j->flags = AGG_J_ENDED;
 }
 
-/* Its COMPLETE: @j is NULL for a job that was in flight when enabled. */
-static void agg_job_done(struct agg_ring *r, struct agg_job *j, u64 ts)
+/* One more in the depth of @s (its spans), now @depth. */
+static void agg_depth_peak(struct agg_stats *s, u32 depth)
+{
+	int i;
+
+	for (i = 0; i < AGG_NR_SPANS; i++)
+		s[i].depth_peak = max(s[i].depth_peak, depth);
+}
+
+/*
+ * A COMPLETE, in the spans @s of its ring or context: @j is NULL for a
+ * job that was in flight when enabled.
+ */
+static void agg_job_done(struct agg_stats *s, struct agg_job *j, u64 ts)
 {
 	int i;
 
 	for (i = 0; i < AGG_NR_SPANS; i++) {
-		struct agg_stats *st = &r->s[i];
+		struct agg_stats *st = &s[i];
 
 		if (i == AGG_LAST)
 			continue;
@@ -288,10 +446,10 @@ static void agg_job_done(struct agg_ring *r, struct agg_job *j, u64 ts)
 static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 			void *data)
 {
+	u16 *link, cslot = AGG_NIL;
+	struct agg_ctx *c = NULL;
 	struct agg_ring *r;
 	struct agg_job *j;
-	u16 *link;
-	int i;
 
 	if (ev->ring_id >= AGG_RINGS) {
 		raw_spin_lock(&agg->lock);
@@ -308,12 +466,24 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 	agg_advance(r, ev->ts);
 	r->s[AGG_CUR].events++;
 	r->s[AGG_TOTAL].events++;
+	/* Per context: the events of jobs (not context switches, IRQs). */
+	if (agg->per_ctx && ev->type != GRTRACE_EV_CTX_SWITCH &&
+	    ev->type != GRTRACE_EV_IRQ) {
+		cslot = agg_ctx_slot(ev->ctx, ev->ring_id, ev->ts);
+		if (cslot != AGG_NIL) {
+			c = &agg->ctxs[cslot];
+			c->ring = ev->ring_id;
+			agg_ctx_advance(c, ev->ts);
+			c->s[AGG_CUR].events++;
+			c->s[AGG_TOTAL].events++;
+		}
+	}
 
 	switch (ev->type) {
 	case GRTRACE_EV_SUBMIT:
 	case GRTRACE_EV_COMMIT:
 	case GRTRACE_EV_START:
-		j = agg_job_get(ev->ring_id, ev->ctx, ev->seqno);
+		j = agg_job_get(ev->ring_id, ev->ctx, ev->seqno, cslot);
 		if (!j || (j->flags & AGG_J_ENDED))
 			break;
 		if (ev->type < j->first_type) {
@@ -323,30 +493,38 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 		if (ev->type == GRTRACE_EV_COMMIT && !(j->flags & AGG_J_DEPTH)) {
 			j->flags |= AGG_J_DEPTH;
 			r->depth++;
-			for (i = 0; i < AGG_NR_SPANS; i++)
-				r->s[i].depth_peak = max(r->s[i].depth_peak,
-							 r->depth);
+			agg_depth_peak(r->s, r->depth);
+			if (c) {
+				c->depth++;
+				agg_depth_peak(c->s, c->depth);
+			}
+			if (agg->per_ctx)
+				agg_queue_add(r, j - agg->jobs, ev->ts);
 		} else if (ev->type == GRTRACE_EV_START &&
 			   !(j->flags & AGG_J_STARTED)) {
 			j->flags |= AGG_J_STARTED;
 			r->nstarted++;
 			r->has_start = true;
+			if (agg->per_ctx && !(j->flags & AGG_J_RUNNING))
+				agg_ctx_running(j - agg->jobs, 1, ev->ts);
 		}
 		break;
 	case GRTRACE_EV_END:
 		j = agg_job_find(ev->ring_id, ev->ctx, ev->seqno, &link);
 		if (j && !(j->flags & AGG_J_ENDED))
-			agg_job_end(r, j);
+			agg_job_end(r, *link, ev->ts);
 		break;
 	case GRTRACE_EV_COMPLETE:
 		j = agg_job_find(ev->ring_id, ev->ctx, ev->seqno, &link);
+		if (c)
+			agg_job_done(c->s, j, ev->ts);
 		if (!j) {
-			agg_job_done(r, NULL, ev->ts);
+			agg_job_done(r->s, NULL, ev->ts);
 			break;
 		}
 		if (!(j->flags & AGG_J_ENDED))
-			agg_job_end(r, j);
-		agg_job_done(r, j, ev->ts);
+			agg_job_end(r, *link, ev->ts);
+		agg_job_done(r->s, j, ev->ts);
 		agg_job_put(j, link);
 		break;
 	}
@@ -379,6 +557,17 @@ static void agg_close_window(u64 now)
 		agg_stats_reset(&r->s[AGG_CUR], now);
 		r->s[AGG_CUR].depth_peak = r->depth;
 	}
+	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++) {
+		struct agg_ctx *c = &agg->ctxs[i];
+
+		if (!c->used)
+			continue;
+		agg_ctx_advance(c, now);
+		c->s[AGG_CUR].end = now;
+		c->s[AGG_LAST] = c->s[AGG_CUR];
+		agg_stats_reset(&c->s[AGG_CUR], now);
+		c->s[AGG_CUR].depth_peak = c->depth;
+	}
 	agg->windows++;
 	raw_spin_unlock_irqrestore(&agg->lock, flags);
 }
@@ -389,12 +578,15 @@ static void agg_timer_fn(struct timer_list *t)
 	mod_timer(t, jiffies + msecs_to_jiffies(READ_ONCE(agg_window_ms)));
 }
 
-/* Everything back to zero, from @now. */
-static void agg_reset(u64 now)
+/* Everything back to zero, from @now, per context with @ctxs. */
+static void agg_reset(u64 now, struct agg_ctx *ctxs)
 {
 	int i;
 
+	vfree(agg->ctxs);
 	memset(agg, 0, sizeof(*agg));
+	agg->ctxs = ctxs;
+	agg->per_ctx = ctxs;
 	raw_spin_lock_init(&agg->lock);
 	for (i = 0; i < AGG_BUCKETS; i++)
 		agg->bucket[i] = AGG_NIL;
@@ -405,6 +597,8 @@ static void agg_reset(u64 now)
 	for (i = 0; i < AGG_RINGS; i++) {
 		int k;
 
+		agg->rings[i].qhead = AGG_NIL;
+		agg->rings[i].qtail = AGG_NIL;
 		for (k = 0; k < AGG_NR_SPANS; k++)
 			agg_stats_reset(&agg->rings[i].s[k], now);
 	}
@@ -427,6 +621,9 @@ static void agg_disable_locked(void)
 	for (i = 0; i < AGG_RINGS; i++)
 		if (agg->rings[i].seen)
 			agg_advance(&agg->rings[i], now);
+	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++)
+		if (agg->ctxs[i].used)
+			agg_ctx_advance(&agg->ctxs[i], now);
 	agg->disabled_at = max(now, agg->enabled_at);
 	raw_spin_unlock_irqrestore(&agg->lock, flags);
 	agg_enabled = false;
@@ -434,11 +631,17 @@ static void agg_disable_locked(void)
 
 static int agg_enable_locked(void)
 {
+	struct agg_ctx *ctxs = NULL;
 	int ret;
 
 	lockdep_assert_held(&agg_mutex);
 	agg_disable_locked();
-	agg_reset(grtrace_clock_now());
+	if (agg_want_per_ctx) {
+		ctxs = vzalloc(array_size(AGG_CTXS, sizeof(*ctxs)));
+		if (!ctxs)
+			return -ENOMEM;
+	}
+	agg_reset(grtrace_clock_now(), ctxs);
 	ret = grtrace_hook_register(&agg_hook);
 	if (ret)
 		return ret;
@@ -539,6 +742,54 @@ static const struct file_operations window_fops = {
 	.release = single_release,
 };
 
+static ssize_t per_ctx_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	unsigned int v;
+	int ret = agg_parse(ubuf, count, 0, 1, &v);
+
+	if (ret) {
+		pr_debug("aggregator_per_ctx: 0 or 1\n");
+		return ret;
+	}
+	mutex_lock(&agg_mutex);
+	agg_want_per_ctx = v;
+	/* Enabled, it starts afresh with the new setting. */
+	if (agg_enabled)
+		ret = agg_enable_locked();
+	mutex_unlock(&agg_mutex);
+	return ret ? ret : count;
+}
+
+static int per_ctx_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n", READ_ONCE(agg_want_per_ctx));
+	return 0;
+}
+
+static int per_ctx_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, per_ctx_show, NULL);
+}
+
+static const struct file_operations per_ctx_fops = {
+	.owner = THIS_MODULE,
+	.open = per_ctx_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = per_ctx_write,
+	.release = single_release,
+};
+
+/* A context's figures, as a reader shows them. */
+struct agg_csnap {
+	u64 ctx;
+	u16 ring;
+	u32 depth;
+	struct agg_stats last;
+	struct agg_stats total;
+};
+
 /* What a reader shows: the rings' figures, copied under the lock. */
 struct agg_snap {
 	u64 now;
@@ -552,7 +803,17 @@ struct agg_snap {
 	u32 depth[AGG_RINGS];
 	struct agg_stats last[AGG_RINGS];
 	struct agg_stats total[AGG_RINGS];
+	bool per_ctx;
+	u64 untracked_ctxs;
+	unsigned int nctxs;
+	struct agg_csnap *ctxs;
 };
+
+static void agg_snap_free(struct agg_snap *sn)
+{
+	vfree(sn->ctxs);
+	vfree(sn);
+}
 
 static struct agg_snap *agg_snapshot(void)
 {
@@ -563,6 +824,15 @@ static struct agg_snap *agg_snapshot(void)
 	if (!sn)
 		return NULL;
 	mutex_lock(&agg_mutex);
+	/* agg->ctxs changes only under agg_mutex. */
+	if (agg->per_ctx) {
+		sn->ctxs = vzalloc(array_size(AGG_CTXS, sizeof(*sn->ctxs)));
+		if (!sn->ctxs) {
+			mutex_unlock(&agg_mutex);
+			vfree(sn);
+			return NULL;
+		}
+	}
 	sn->enabled = agg_enabled;
 	raw_spin_lock_irqsave(&agg->lock, flags);
 	/* Disabled, the figures stay as they were when it stopped. */
@@ -584,6 +854,24 @@ static struct agg_snap *agg_snapshot(void)
 		sn->total[sn->nr] = r->s[AGG_TOTAL];
 		sn->total[sn->nr].end = max(sn->now, agg->enabled_at);
 		sn->nr++;
+	}
+	sn->per_ctx = agg->per_ctx;
+	sn->untracked_ctxs = agg->untracked_ctxs;
+	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++) {
+		struct agg_ctx *c = &agg->ctxs[i];
+		struct agg_csnap *cs = &sn->ctxs[sn->nctxs];
+
+		if (!c->used)
+			continue;
+		if (agg_enabled)
+			agg_ctx_advance(c, sn->now);
+		cs->ctx = c->ctx;
+		cs->ring = c->ring;
+		cs->depth = c->depth;
+		cs->last = c->s[AGG_LAST];
+		cs->total = c->s[AGG_TOTAL];
+		cs->total.end = max(sn->now, agg->enabled_at);
+		sn->nctxs++;
 	}
 	raw_spin_unlock_irqrestore(&agg->lock, flags);
 	mutex_unlock(&agg_mutex);
@@ -608,7 +896,7 @@ static void agg_row(struct seq_file *m, u16 ring, const struct agg_stats *st)
 	u64 depth = len ? mul_u64_u64_div_u64(st->depth_area, 100, len) : 0;
 	u64 avg = st->lat_n ? div64_u64(st->lat_sum, st->lat_n) : 0;
 
-	seq_printf(m, "%4u %10llu %8llu %3llu.%02llu %6llu.%02llu %6u %10llu %10llu %10llu %10llu %10llu\n",
+	seq_printf(m, "%4u %10llu %8llu %3llu.%02llu %6llu.%02llu %9u %10llu %10llu %10llu %10llu %10llu\n",
 		   ring, st->events, st->jobs, busy / 100, busy % 100,
 		   depth / 100, depth % 100, st->depth_peak, avg / 1000,
 		   st->lat_min / 1000, st->lat_max / 1000,
@@ -623,6 +911,20 @@ static void agg_table(struct seq_file *m, const struct agg_snap *sn,
 	seq_puts(m, "Ring     Events     Jobs  Busy%  AvgDepth PeakDepth  AvgLat_us  MinLat_us  MaxLat_us  p50Lat_us  p99Lat_us\n");
 	for (i = 0; i < sn->nr; i++)
 		agg_row(m, sn->ring[i], &sts[i]);
+}
+
+/* The contexts' figures: their last window (@last), or since enabled. */
+static void agg_ctx_table(struct seq_file *m, const struct agg_snap *sn,
+			  bool last)
+{
+	unsigned int i;
+
+	seq_puts(m, "Context              Ring     Events     Jobs  Busy%  AvgDepth PeakDepth  AvgLat_us  MinLat_us  MaxLat_us  p50Lat_us  p99Lat_us\n");
+	for (i = 0; i < sn->nctxs; i++) {
+		seq_printf(m, "%-20llu ", sn->ctxs[i].ctx);
+		agg_row(m, sn->ctxs[i].ring,
+			last ? &sn->ctxs[i].last : &sn->ctxs[i].total);
+	}
 }
 
 static int stats_show(struct seq_file *m, void *v)
@@ -644,16 +946,32 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "\nSince enabled (%llu ms):\n",
 		   div_u64(sn->now - sn->enabled_at, NSEC_PER_MSEC));
 	agg_table(m, sn, sn->total);
-	vfree(sn);
+	if (sn->per_ctx) {
+		seq_printf(m, "\nContexts (untracked: %llu events past %u contexts), last window:\n",
+			   sn->untracked_ctxs, AGG_CTXS);
+		if (sn->windows)
+			agg_ctx_table(m, sn, true);
+		else
+			seq_puts(m, "(none closed yet)\n");
+		seq_puts(m, "\nContexts, since enabled:\n");
+		agg_ctx_table(m, sn, false);
+	}
+	agg_snap_free(sn);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-static void agg_raw(struct seq_file *m, const char *scope, u16 ring, u32 depth,
+/* One line of aggregator_stats_raw; a context's (@cs) names it too. */
+static void agg_raw(struct seq_file *m, const char *scope,
+		    const struct agg_csnap *cs, u16 ring, u32 depth,
 		    const struct agg_stats *st)
 {
-	seq_printf(m, "scope=%s ring=%u start_ns=%llu len_ns=%llu events=%llu jobs=%llu busy_ns=%llu depth_area=%llu depth_peak=%u depth_now=%u lat_n=%llu lat_sum_ns=%llu lat_min_ns=%llu lat_max_ns=%llu lat_p50_ns=%llu lat_p99_ns=%llu\n",
-		   scope, ring, st->start, agg_span(st), st->events, st->jobs,
+	seq_printf(m, "scope=%s ", scope);
+	if (cs)
+		seq_printf(m, "ctx=%llu ", cs->ctx);
+	seq_printf(m, "ring=%u ", ring);
+	seq_printf(m, "start_ns=%llu len_ns=%llu events=%llu jobs=%llu busy_ns=%llu depth_area=%llu depth_peak=%u depth_now=%u lat_n=%llu lat_sum_ns=%llu lat_min_ns=%llu lat_max_ns=%llu lat_p50_ns=%llu lat_p99_ns=%llu\n",
+		   st->start, agg_span(st), st->events, st->jobs,
 		   st->busy_ns, st->depth_area, st->depth_peak, depth,
 		   st->lat_n, st->lat_sum, st->lat_min, st->lat_max,
 		   agg_pct(st, 50), agg_pct(st, 99));
@@ -666,16 +984,26 @@ static int stats_raw_show(struct seq_file *m, void *v)
 
 	if (!sn)
 		return -ENOMEM;
-	seq_printf(m, "# grtrace aggregator 1 enabled=%d window_ms=%u windows=%llu now_ns=%llu enabled_ns=%llu untracked_ring_events=%llu untracked_jobs=%llu\n",
+	seq_printf(m, "# grtrace aggregator 1 enabled=%d window_ms=%u windows=%llu now_ns=%llu enabled_ns=%llu untracked_ring_events=%llu untracked_jobs=%llu per_ctx=%d untracked_ctx_events=%llu\n",
 		   sn->enabled, READ_ONCE(agg_window_ms), sn->windows, sn->now,
-		   sn->enabled_at, sn->untracked_rings, sn->untracked_jobs);
+		   sn->enabled_at, sn->untracked_rings, sn->untracked_jobs,
+		   sn->per_ctx, sn->untracked_ctxs);
 	for (i = 0; i < sn->nr; i++) {
 		if (sn->windows)
-			agg_raw(m, "last", sn->ring[i], sn->depth[i],
+			agg_raw(m, "last", NULL, sn->ring[i], sn->depth[i],
 				&sn->last[i]);
-		agg_raw(m, "total", sn->ring[i], sn->depth[i], &sn->total[i]);
+		agg_raw(m, "total", NULL, sn->ring[i], sn->depth[i],
+			&sn->total[i]);
 	}
-	vfree(sn);
+	for (i = 0; i < sn->nctxs; i++) {
+		const struct agg_csnap *cs = &sn->ctxs[i];
+
+		if (sn->windows)
+			agg_raw(m, "ctx_last", cs, cs->ring, cs->depth,
+				&cs->last);
+		agg_raw(m, "ctx_total", cs, cs->ring, cs->depth, &cs->total);
+	}
+	agg_snap_free(sn);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats_raw);
@@ -687,7 +1015,7 @@ static int __init agg_init(void)
 	agg = vzalloc(sizeof(*agg));
 	if (!agg)
 		return -ENOMEM;
-	agg_reset(0);
+	agg_reset(0, NULL);
 	timer_setup(&agg_timer, agg_timer_fn, 0);
 	agg_files[0] = debugfs_create_file("aggregator_enable", 0600, dir, NULL,
 					   &enable_fops);
@@ -697,6 +1025,8 @@ static int __init agg_init(void)
 					   &stats_fops);
 	agg_files[3] = debugfs_create_file("aggregator_stats_raw", 0400, dir,
 					   NULL, &stats_raw_fops);
+	agg_files[4] = debugfs_create_file("aggregator_per_ctx", 0600, dir,
+					   NULL, &per_ctx_fops);
 	return 0;
 }
 
@@ -710,6 +1040,7 @@ static void __exit agg_exit(void)
 	mutex_lock(&agg_mutex);
 	agg_disable_locked();
 	mutex_unlock(&agg_mutex);
+	vfree(agg->ctxs);
 	vfree(agg);
 }
 

@@ -6,8 +6,9 @@
 #  - its files, root-only; every bad value refused with EINVAL, unchanged;
 #  - without a session (nothing recorded, no counter of the core moves) it
 #    counts every job of a known workload;
-#  - its totals equal "grtrace report --per-ring" on a recording of the
-#    same window: jobs, busy time, queue depth, latency (agg_compare.py);
+#  - its totals equal "grtrace report --per-ring --per-ctx" on a recording
+#    of the same window, per ring and per context (aggregator_per_ctx):
+#    jobs, busy time, queue depth, latency (agg_compare.py);
 #  - windows: a job running through them keeps its ring 100 % busy in each;
 #  - disabled, its figures stay and the adapters go quiet again;
 #  - loaded, enabled and unloaded 10 times under traffic with a session:
@@ -34,17 +35,18 @@ head_of() { head -n 1 "$RAW" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 refused() { ! echo "$2" > "$D/$1" 2>/dev/null; }
 
 echo "TAP version 13"
-echo "1..36"
+echo "1..68"
 load_stack timeout_ms=20000
 insmod "$AKO" || { echo "Bail out! insmod $AKO failed"; exit 1; }
 
 # 1
 modes=$(stat -c '%n %a' "$D"/aggregator_* | sed "s|$D/||" | tr '\n' ' ')
 echo "# $modes"
-[ "$modes" = "aggregator_enable 600 aggregator_stats 400 aggregator_stats_raw 400 aggregator_window 600 " ] &&
+[ "$modes" = "aggregator_enable 600 aggregator_per_ctx 600 aggregator_stats 400 aggregator_stats_raw 400 aggregator_window 600 " ] &&
 	[ "$(cat "$D/aggregator_enable")" = 0 ] && [ "$(cat "$D/aggregator_window")" = 1000 ] &&
+	[ "$(cat "$D/aggregator_per_ctx")" = 0 ] &&
 	! grep -q '^aggregator ' "$D/hooks" && grep -q '^Status: disabled' "$D/aggregator_stats"
-ok $? "four files, root-only; disabled, window 1000 ms, no hook in the chain"
+ok $? "five files, root-only; disabled, window 1000 ms, not per context, no hook in the chain"
 
 # 2
 rc=0
@@ -53,11 +55,13 @@ for v in 99 60001 0 -5 abc 1e3 '' 100x; do
 done
 for v in 2 -1 x ''; do
 	refused aggregator_enable "$v" || { echo "# enable '$v' accepted"; rc=1; }
+	refused aggregator_per_ctx "$v" || { echo "# per_ctx '$v' accepted"; rc=1; }
 done
 [ $rc = 0 ] && [ "$(cat "$D/aggregator_window")" = 1000 ] && [ "$(cat "$D/aggregator_enable")" = 0 ] &&
+	[ "$(cat "$D/aggregator_per_ctx")" = 0 ] &&
 	echo 100 > "$D/aggregator_window" && echo 60000 > "$D/aggregator_window" &&
 	echo 1000 > "$D/aggregator_window" && ! grep -q '^aggregator ' "$D/hooks"
-ok $? "bad window (99, 60001, 0, -5, abc, 1e3, empty, 100x) and enable values (2, -1, x, empty) fail and change nothing; 100 and 60000 are taken"
+ok $? "bad window (99, 60001, 0, -5, abc, 1e3, empty, 100x), enable and per_ctx values (2, -1, x, empty) fail and change nothing; 100 and 60000 are taken"
 
 # 3-4: no session at all.
 echo 1 > "$D/aggregator_enable" && grep -q '^aggregator ' "$D/hooks" &&
@@ -76,12 +80,14 @@ ok $? "no session: 20 gfx and 10 compute jobs counted (4 events each), gfx busy 
 [ "$(stat_of emitted)" = 0 ] && [ "$(stat_of written)" = 0 ] && [ "$(stat_of dropped_total)" = 0 ]
 ok $? "no session: no counter of the core moved (emitted, written, dropped all 0)"
 
-# 5-10: against the report, on the same window.
-record_start "$TMP/r.dat" && echo 1 > "$D/aggregator_enable" &&
+# against the report, on the same window, per ring and per context.
+record_start "$TMP/r.dat" && echo 1 > "$D/aggregator_per_ctx" && echo 1 > "$D/aggregator_enable" &&
 	vgpu_submit "gfx 0 30 2000\ncompute 1 15 3000 dep=gfx:0\ncopy 2 40 500\ngfx 3 10 1000\n" &&
 	vgpu_idle && sleep 0.3 && cp "$RAW" "$TMP/raw" && kill -INT "$REC" && wait "$REC"
-ok $? "recorded a workload on three rings (queueing, a cross-ring dependency) with the aggregator reset at its start"
-"$TOOL" report -i "$TMP/r.dat" --per-ring --format json > "$TMP/r.json" &&
+ok $? "recorded a workload of four contexts on three rings (queueing, a cross-ring dependency) with the aggregator reset at its start"
+grep -A6 '^Contexts, since' "$D/aggregator_stats" | sed 's/^/# /'
+echo 0 > "$D/aggregator_per_ctx"
+"$TOOL" report -i "$TMP/r.dat" --per-ring --per-ctx --format json > "$TMP/r.json" &&
 	"$TOOL" report -i "$TMP/r.dat" --format csv > "$TMP/r.csv"
 check "aggregator vs report" python3 "$HERE/agg_compare.py" "$TMP/raw" "$TMP/r.json" "$TMP/r.csv" "$D/rings"
 
