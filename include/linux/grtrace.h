@@ -195,6 +195,47 @@ int grtrace_hook_register(struct grtrace_hook *hook);
 void grtrace_hook_unregister(struct grtrace_hook *hook);
 u64 grtrace_clock_now(void);
 int grtrace_write_job_summary(struct grtrace_job_summary *js);
+
+struct grtrace_jobsum;
+
+/**
+ * enum grtrace_jobsum_verdict - what grtrace_jobsum_event() made of an event
+ * @GRTRACE_JOBSUM_NONE: not a job's event (CTX_SWITCH, IRQ, ERROR)
+ * @GRTRACE_JOBSUM_OPEN: held; its job has not completed
+ * @GRTRACE_JOBSUM_FAST: its job completed within the threshold
+ * @GRTRACE_JOBSUM_SLOW: its job completed above the threshold and was
+ *	written as one JOB_SUMMARY (or counted as lost)
+ */
+enum grtrace_jobsum_verdict {
+	GRTRACE_JOBSUM_NONE,
+	GRTRACE_JOBSUM_OPEN,
+	GRTRACE_JOBSUM_FAST,
+	GRTRACE_JOBSUM_SLOW,
+};
+
+/**
+ * struct grtrace_jobsum_stats - what a job summary table did
+ * @written: JOB_SUMMARY records written
+ * @lost: summaries that found the buffer full, or no session
+ * @evicted: jobs given up to make room in a full table
+ * @open: jobs held now
+ */
+struct grtrace_jobsum_stats {
+	u64 written;
+	u64 lost;
+	u64 evicted;
+	unsigned int open;
+};
+
+struct grtrace_jobsum *grtrace_jobsum_create(unsigned int nr);
+void grtrace_jobsum_destroy(struct grtrace_jobsum *t);
+void grtrace_jobsum_reset(struct grtrace_jobsum *t);
+enum grtrace_jobsum_verdict
+grtrace_jobsum_event(struct grtrace_jobsum *t,
+		     const struct grtrace_hook_event *ev, u64 threshold);
+void grtrace_jobsum_flush(struct grtrace_jobsum *t, u64 threshold);
+void grtrace_jobsum_stats(struct grtrace_jobsum *t,
+			  struct grtrace_jobsum_stats *st);
 u64 grtrace_path_cost(unsigned int pct, u64 *samples);
 struct dentry *grtrace_debugfs_dir(void);
 

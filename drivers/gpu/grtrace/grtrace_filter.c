@@ -20,6 +20,10 @@
  *                   keeps any
  *   filter_events   mask of event types (bit 1 << type, as the core's
  *                   filter_type_mask) to keep (default 0xffffffff)
+ *   filter_latency  keep only the jobs whose t_total is above this many
+ *                   us, each written whole as one JOB_SUMMARY at its
+ *                   COMPLETE (the core's job summary table holds their
+ *                   times back); 0 (the default) keeps any
  *   filter_stats    what it saw, kept and dropped by reason
  */
 
@@ -51,6 +55,7 @@ struct flt_cfg {
 	pid_t pids[FLT_PIDS];
 	s64 uid;		/* -1: any */
 	u32 events;
+	u64 latency_ns;		/* 0: any */
 	struct rcu_head rcu;
 };
 
@@ -64,12 +69,14 @@ struct flt_job {
 
 enum flt_count {
 	FLT_SEEN, FLT_KEPT, FLT_DROP_PID, FLT_DROP_UID, FLT_DROP_EVENTS,
-	FLT_DROP_JOB, FLT_UNDECIDED, FLT_TABLE_FULL, FLT_NR_COUNTS
+	FLT_DROP_JOB, FLT_DROP_LATENCY, FLT_UNDECIDED, FLT_TABLE_FULL,
+	FLT_JOBS_FAST, FLT_JOBS_SLOW, FLT_NR_COUNTS
 };
 
 static const char *const flt_count_names[FLT_NR_COUNTS] = {
 	"seen", "kept", "dropped_pid", "dropped_uid", "dropped_events",
-	"dropped_job", "undecided", "table_full",
+	"dropped_job", "dropped_latency", "undecided", "table_full",
+	"jobs_fast", "jobs_slow",
 };
 
 static struct flt_cfg __rcu *flt_cfg;
@@ -80,9 +87,10 @@ static DEFINE_RAW_SPINLOCK(flt_lock);	/* guards the job table */
 static struct flt_job *flt_jobs;
 static u16 flt_bucket[FLT_BUCKETS];
 static u16 flt_free;
+static struct grtrace_jobsum *flt_js;	/* filter_latency: the jobs' times */
 
 static DEFINE_PER_CPU(u64 [FLT_NR_COUNTS], flt_counts);
-static struct dentry *flt_files[5];
+static struct dentry *flt_files[6];
 
 static void flt_table_reset(void)
 {
@@ -174,6 +182,29 @@ static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 	return v;
 }
 
+/*
+ * filter_latency: a kept job event is held back with its job's times;
+ * the job is written whole, as one JOB_SUMMARY, if it turns out slow.
+ */
+static enum flt_count flt_latency(const struct grtrace_hook_event *ev,
+				  u64 latency_ns)
+{
+	switch (grtrace_jobsum_event(flt_js, ev, latency_ns)) {
+	case GRTRACE_JOBSUM_NONE:
+		/* No job's (CTX_SWITCH, IRQ, ERROR): as it is. */
+		return FLT_KEPT;
+	case GRTRACE_JOBSUM_FAST:
+		this_cpu_inc(flt_counts[FLT_JOBS_FAST]);
+		break;
+	case GRTRACE_JOBSUM_SLOW:
+		this_cpu_inc(flt_counts[FLT_JOBS_SLOW]);
+		break;
+	case GRTRACE_JOBSUM_OPEN:
+		break;
+	}
+	return FLT_DROP_LATENCY;
+}
+
 static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 {
 	const struct flt_cfg *c;
@@ -194,11 +225,13 @@ static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 	} else {
 		v = FLT_KEPT;
 	}
-	rcu_read_unlock();
 	if (v == FLT_UNDECIDED) {
 		this_cpu_inc(flt_counts[FLT_UNDECIDED]);
 		v = FLT_KEPT;
 	}
+	if (v == FLT_KEPT && c->latency_ns)
+		v = flt_latency(ev, c->latency_ns);
+	rcu_read_unlock();
 	this_cpu_inc(flt_counts[v]);
 	return v != FLT_KEPT;
 }
@@ -208,6 +241,15 @@ static struct grtrace_hook flt_hook = {
 	.prio = 10,
 	.drop = flt_drop,
 };
+
+/* Unhooked: the jobs held that are slow already are written, as open. */
+static void flt_latency_flush(void)
+{
+	u64 ns = rcu_dereference_protected(flt_cfg, 1)->latency_ns;
+
+	if (ns)
+		grtrace_jobsum_flush(flt_js, ns);
+}
 
 /* Replace the settings with @c, which they take. */
 static void flt_cfg_swap(struct flt_cfg *c)
@@ -249,7 +291,30 @@ static int flt_parse_pids(char *s, struct flt_cfg *c)
 	return 0;
 }
 
-enum flt_file { FLT_F_ENABLED, FLT_F_PID, FLT_F_UID, FLT_F_EVENTS };
+/* filter_latency, in us: 0 (any), or up to an hour. */
+#define FLT_MAX_LATENCY_US	(3600ULL * USEC_PER_SEC)
+
+static int flt_parse_latency(char *s, struct flt_cfg *c)
+{
+	u64 us;
+
+	if (kstrtou64(s, 0, &us) || us > FLT_MAX_LATENCY_US)
+		return -EINVAL;
+	if (flt_enabled && !us && c->latency_ns) {
+		/*
+		 * The later events of the jobs held would be written without
+		 * their earlier ones: disable first.
+		 */
+		pr_debug("filter_latency: disable the filter to turn it off\n");
+		return -EBUSY;
+	}
+	c->latency_ns = us * NSEC_PER_USEC;
+	return 0;
+}
+
+enum flt_file {
+	FLT_F_ENABLED, FLT_F_PID, FLT_F_UID, FLT_F_EVENTS, FLT_F_LATENCY
+};
 
 static ssize_t flt_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
@@ -280,11 +345,13 @@ static ssize_t flt_write(struct file *file, const char __user *ubuf,
 				memset(per_cpu(flt_counts, cpu), 0,
 				       sizeof(flt_counts));
 			flt_table_reset();
+			grtrace_jobsum_reset(flt_js);
 			ret = grtrace_hook_register(&flt_hook);
 			flt_enabled = !ret;
 		} else if (!v && flt_enabled) {
 			grtrace_hook_unregister(&flt_hook);
 			flt_enabled = false;
+			flt_latency_flush();
 		}
 		goto unlock;
 	}
@@ -293,13 +360,16 @@ static ssize_t flt_write(struct file *file, const char __user *ubuf,
 		ret = -ENOMEM;
 		goto unlock;
 	}
-	if (which == FLT_F_PID)
+	if (which == FLT_F_PID) {
 		ret = flt_parse_pids(s, c);
-	else if (which == FLT_F_UID)
+	} else if (which == FLT_F_LATENCY) {
+		ret = flt_parse_latency(s, c);
+	} else if (which == FLT_F_UID) {
 		ret = kstrtoll(s, 0, &uid) || uid < -1 || uid > U32_MAX - 1 ?
 		      -EINVAL : 0;
-	else
+	} else {
 		ret = kstrtou32(s, 0, &c->events) ? -EINVAL : 0;
+	}
 	if (which == FLT_F_UID && !ret)
 		c->uid = uid;
 	if (ret) {
@@ -341,6 +411,9 @@ static int flt_show(struct seq_file *m, void *v)
 	case FLT_F_EVENTS:
 		seq_printf(m, "0x%08x\n", c->events);
 		break;
+	case FLT_F_LATENCY:
+		seq_printf(m, "%llu\n", div_u64(c->latency_ns, NSEC_PER_USEC));
+		break;
 	}
 	mutex_unlock(&flt_mutex);
 	return 0;
@@ -363,6 +436,7 @@ static const struct file_operations flt_fops = {
 static int stats_show(struct seq_file *m, void *v)
 {
 	u64 sum[FLT_NR_COUNTS] = { 0 };
+	struct grtrace_jobsum_stats js;
 	int cpu, i;
 
 	for_each_possible_cpu(cpu)
@@ -371,6 +445,9 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "enabled=%d\n", READ_ONCE(flt_enabled));
 	for (i = 0; i < FLT_NR_COUNTS; i++)
 		seq_printf(m, "%s=%llu\n", flt_count_names[i], sum[i]);
+	grtrace_jobsum_stats(flt_js, &js);
+	seq_printf(m, "summaries_written=%llu\nsummaries_lost=%llu\njobs_evicted=%llu\njobs_held=%u\n",
+		   js.written, js.lost, js.evicted, js.open);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -379,16 +456,21 @@ static int __init flt_init(void)
 {
 	static const char *const names[] = {
 		"filter_enabled", "filter_pid", "filter_uid", "filter_events",
+		"filter_latency",
 	};
 	struct dentry *dir = grtrace_debugfs_dir();
 	struct flt_cfg *c;
 	uintptr_t i;
 
+	flt_js = grtrace_jobsum_create(FLT_JOBS);
+	if (IS_ERR(flt_js))
+		return PTR_ERR(flt_js);
 	flt_jobs = vmalloc(array_size(FLT_JOBS, sizeof(*flt_jobs)));
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!flt_jobs || !c) {
 		vfree(flt_jobs);
 		kfree(c);
+		grtrace_jobsum_destroy(flt_js);
 		return -ENOMEM;
 	}
 	c->uid = -1;
@@ -408,10 +490,13 @@ static void __exit flt_exit(void)
 
 	for (i = 0; i < ARRAY_SIZE(flt_files); i++)
 		debugfs_remove(flt_files[i]);
-	if (flt_enabled)
+	if (flt_enabled) {
 		grtrace_hook_unregister(&flt_hook);
+		flt_latency_flush();
+	}
 	/* No reader of the settings is left after the unregister. */
 	kfree(rcu_dereference_protected(flt_cfg, 1));
+	grtrace_jobsum_destroy(flt_js);
 	vfree(flt_jobs);
 }
 

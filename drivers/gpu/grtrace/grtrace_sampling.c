@@ -16,7 +16,8 @@
  *              each as one JOB_SUMMARY record at its COMPLETE, with the
  *              times of all its events; the others are counted.  Latency is
  *              report's t_total: the first of SUBMIT, COMMIT, START to the
- *              COMPLETE.
+ *              COMPLETE.  The core's job summary table does the work
+ *              (grtrace_jobsum_event()).
  * ERROR events are always written.  An event not written is dropped with
  * the core's reason "hook", so emitted = written + dropped still holds.
  *
@@ -47,7 +48,6 @@
 #define SPL_JOBS	4096
 #define SPL_BUCKETS	1024
 #define SPL_NIL		0xffff
-#define SPL_STAMPS	GRTRACE_EV_COMPLETE	/* SUBMIT .. COMPLETE */
 #define SPL_MAX_THRESHOLD	(3600ULL * NSEC_PER_SEC)
 #define SPL_MAX_BUDGET	100000000U
 
@@ -57,27 +57,14 @@ static const char *const spl_mode_names[SPL_NR_MODES] = {
 	"off", "static", "adaptive", "threshold",
 };
 
-/* A job the table follows: its verdict (adaptive) or its times (threshold). */
+/* adaptive: a job in flight, and the verdict of its first event. */
 struct spl_job {
 	u64 ctx;
 	u64 seqno;
-	u64 ts[SPL_STAMPS];
-	u64 wait_since;
-	u64 wait_ns;
-	u32 ring;
-	u32 pid;
-	u32 tid;
-	u32 waits;
 	u16 next;		/* hash chain, or free list */
 	u16 older;		/* age list: allocation order */
 	u16 newer;
-	u16 engine;
-	u16 nopen;		/* waits open */
-	u8 events;		/* bit (1 << type) of the stamps set */
-	u8 derived;
-	bool decided;		/* adaptive: @keep is set */
 	bool keep;
-	bool wait_bad;
 };
 
 struct spl_row {
@@ -89,14 +76,7 @@ struct spl_row {
 	u64 fast;
 };
 
-enum spl_count {
-	SPL_SUMMARIES, SPL_SUMMARIES_LOST, SPL_EVICTED, SPL_ERRORS,
-	SPL_NR_COUNTS
-};
-
-static const char *const spl_count_names[SPL_NR_COUNTS] = {
-	"summaries_written", "summaries_lost", "evicted", "errors_kept",
-};
+enum spl_count { SPL_EVICTED, SPL_ERRORS, SPL_NR_COUNTS };
 
 static DEFINE_MUTEX(spl_mutex);		/* the settings and the hook */
 static enum spl_mode spl_mode;
@@ -106,13 +86,13 @@ static u32 spl_budget = 100000;
 
 static DEFINE_RAW_SPINLOCK(spl_lock);	/* the job table and the window */
 static struct spl_job *spl_jobs;
+static struct grtrace_jobsum *spl_js;	/* threshold: the jobs' times */
 static u16 spl_bucket[SPL_BUCKETS];
 static u16 spl_free, spl_oldest, spl_newest;
 static unsigned int spl_open;
 static u32 spl_pct;			/* adaptive: the rate in force */
 static unsigned long spl_win_start;
 static u64 spl_win_seen;
-static u64 spl_adjusts;
 
 static DEFINE_PER_CPU(struct spl_row [SPL_ROWS], spl_rows);
 static DEFINE_PER_CPU(u64 [SPL_NR_COUNTS], spl_counts);
@@ -154,7 +134,6 @@ static void spl_table_reset(void)
 	spl_pct = spl_rate;
 	spl_win_start = jiffies;
 	spl_win_seen = 0;
-	spl_adjusts = 0;
 	raw_spin_unlock_irqrestore(&spl_lock, flags);
 }
 
@@ -194,68 +173,13 @@ static void spl_remove(u16 i, u16 *link)
 	spl_open--;
 }
 
-/* report's t_total of @j at @now: first of SUBMIT..START to the last stamp. */
-static bool spl_latency(const struct spl_job *j, u64 *lat)
-{
-	unsigned int early = j->events & (BIT(GRTRACE_EV_SUBMIT) |
-		BIT(GRTRACE_EV_COMMIT) | BIT(GRTRACE_EV_START));
-	unsigned int late = j->events & (BIT(GRTRACE_EV_END) |
-					 BIT(GRTRACE_EV_COMPLETE));
-	u64 from, to;
-
-	if (!early || !late)
-		return false;
-	from = j->ts[__ffs(early) - 1];
-	to = j->ts[__fls(late) - 1];
-	*lat = to > from ? to - from : 0;
-	return true;
-}
-
-static void spl_summarise(const struct spl_job *j, u16 reason,
-			  struct grtrace_job_summary *js)
-{
-	*js = (struct grtrace_job_summary){
-		.ctx = j->ctx, .seqno = j->seqno, .ring_id = j->ring,
-		.engine = j->engine, .events = j->events,
-		.derived = j->derived, .reason = reason, .pid = j->pid,
-		.tid = j->tid, .waits = j->waits,
-		.wait_ns = j->nopen || j->wait_bad ? 0 : j->wait_ns,
-		.threshold = READ_ONCE(spl_threshold),
-	};
-	memcpy(js->ts, j->ts, sizeof(js->ts));
-}
-
-static void spl_write(struct grtrace_job_summary *js)
-{
-	this_cpu_inc(spl_counts[grtrace_write_job_summary(js) ?
-				SPL_SUMMARIES_LOST : SPL_SUMMARIES]);
-}
-
-/*
- * A slot for a new job.  With the table full the oldest job gives way; in
- * threshold mode one open longer than the threshold is summarised into
- * *@js (then true: write it once the lock is dropped).
- */
-static u16 spl_alloc(u64 now, struct grtrace_job_summary *js, bool *out)
+/* A slot for a new job; with the table full, the oldest job gives way. */
+static u16 spl_alloc(void)
 {
 	u16 i = spl_free;
 
-	*out = false;
 	if (i == SPL_NIL) {
-		struct spl_job *old = &spl_jobs[spl_oldest];
-		u64 lat;
-
 		this_cpu_inc(spl_counts[SPL_EVICTED]);
-		if (spl_mode == SPL_THRESHOLD && old->events) {
-			unsigned int first = __ffs(old->events) - 1;
-
-			lat = now - old->ts[first];
-			if (now > old->ts[first] &&
-			    lat > READ_ONCE(spl_threshold)) {
-				spl_summarise(old, GRTRACE_SUMMARY_OPEN, js);
-				*out = true;
-			}
-		}
 		spl_remove(spl_oldest, NULL);
 		i = spl_free;
 	}
@@ -269,34 +193,6 @@ static u16 spl_alloc(u64 now, struct grtrace_job_summary *js, bool *out)
 	spl_newest = i;
 	spl_open++;
 	return i;
-}
-
-/* The job of @ev, found or added; *@linkp its hash link. */
-static struct spl_job *spl_job_of(const struct grtrace_hook_event *ev,
-				  u64 now, u16 **linkp,
-				  struct grtrace_job_summary *js, bool *out)
-{
-	u16 *link = spl_find(ev->ctx, ev->seqno);
-	struct spl_job *j;
-	u16 i;
-
-	*out = false;
-	if (*link != SPL_NIL) {
-		*linkp = link;
-		return &spl_jobs[*link];
-	}
-	i = spl_alloc(now, js, out);
-	/* The eviction may have changed the chain. */
-	link = spl_find(ev->ctx, ev->seqno);
-	j = &spl_jobs[i];
-	*j = (struct spl_job){
-		.ctx = ev->ctx, .seqno = ev->seqno, .ring = ev->ring_id,
-		.engine = ev->engine, .next = SPL_NIL, .older = j->older,
-		.newer = j->newer,
-	};
-	*link = i;
-	*linkp = link;
-	return j;
 }
 
 /* ---- the modes ----------------------------------------------------------- */
@@ -318,15 +214,13 @@ static void spl_window(void)
 		spl_pct = READ_ONCE(spl_rate);
 	spl_win_start = now;
 	spl_win_seen = 0;
-	spl_adjusts++;
 }
 
 static bool spl_adaptive(const struct grtrace_hook_event *ev)
 {
-	struct grtrace_job_summary js;
 	struct spl_job *j;
-	bool keep, out;
-	u16 *link;
+	u16 *link, i;
+	bool keep;
 
 	raw_spin_lock(&spl_lock);
 	spl_window();
@@ -338,12 +232,20 @@ static bool spl_adaptive(const struct grtrace_hook_event *ev)
 		keep = spl_hash_keep(ev->ctx, ev->seqno, spl_pct);
 		goto unlock;
 	}
-	j = spl_job_of(ev, 0, &link, &js, &out);
-	if (!j->decided) {
+	link = spl_find(ev->ctx, ev->seqno);
+	if (*link == SPL_NIL) {
+		/* Its first event: the verdict of the rate in force. */
+		i = spl_alloc();
+		/* The eviction may have changed the chain. */
+		link = spl_find(ev->ctx, ev->seqno);
+		*link = i;
+		j = &spl_jobs[i];
+		j->ctx = ev->ctx;
+		j->seqno = ev->seqno;
+		j->next = SPL_NIL;
 		j->keep = spl_hash_keep(ev->ctx, ev->seqno, spl_pct);
-		j->decided = true;
 	}
-	keep = j->keep;
+	keep = spl_jobs[*link].keep;
 	/* The job's last event: its slot is free again. */
 	if (ev->type == GRTRACE_EV_COMPLETE)
 		spl_remove(*link, link);
@@ -352,67 +254,23 @@ unlock:
 	return keep;
 }
 
-/* threshold: note the event's time; at the COMPLETE, judge the job. */
+/* threshold: the job's times are held; at its COMPLETE, it is judged. */
 static void spl_threshold_event(const struct grtrace_hook_event *ev,
 				struct spl_row *row)
 {
-	struct grtrace_job_summary js, old;
-	bool slow = false, evicted;
-	struct spl_job *j;
-	u64 now, lat;
-	u16 *link;
-
-	if (ev->type > GRTRACE_EV_COMPLETE &&
-	    ev->type != GRTRACE_EV_SYNC_WAIT_ENTER &&
-	    ev->type != GRTRACE_EV_SYNC_WAIT_EXIT)
-		return;
-	now = grtrace_clock_now();
-	raw_spin_lock(&spl_lock);
-	j = spl_job_of(ev, now, &link, &old, &evicted);
-	switch (ev->type) {
-	case GRTRACE_EV_SYNC_WAIT_ENTER:
-		/* A wait on the job's own fence is no dependency of it. */
-		if (ev->aux0 == j->ctx && ev->aux1 == j->seqno)
-			break;
-		j->waits++;
-		if (!j->nopen++)
-			j->wait_since = now;
+	switch (grtrace_jobsum_event(spl_js, ev, READ_ONCE(spl_threshold))) {
+	case GRTRACE_JOBSUM_FAST:
+		row->jobs++;
+		row->fast++;
 		break;
-	case GRTRACE_EV_SYNC_WAIT_EXIT:
-		if (ev->aux0 == j->ctx && ev->aux1 == j->seqno)
-			break;
-		if (!j->nopen)
-			j->wait_bad = true;
-		else if (!--j->nopen)
-			j->wait_ns += now - j->wait_since;
+	case GRTRACE_JOBSUM_SLOW:
+		row->jobs++;
+		row->slow++;
+		row->jobs_kept++;
 		break;
 	default:
-		j->ts[ev->type - 1] = now;
-		j->events |= BIT(ev->type);
-		if (ev->derived)
-			j->derived |= BIT(ev->type);
-		if (ev->type == GRTRACE_EV_SUBMIT && in_task()) {
-			j->pid = task_tgid_nr(current);
-			j->tid = task_pid_nr(current);
-		}
+		break;
 	}
-	if (ev->type == GRTRACE_EV_COMPLETE) {
-		row->jobs++;
-		if (spl_latency(j, &lat) && lat > READ_ONCE(spl_threshold)) {
-			spl_summarise(j, GRTRACE_SUMMARY_SLOW, &js);
-			slow = true;
-			row->slow++;
-			row->jobs_kept++;
-		} else {
-			row->fast++;
-		}
-		spl_remove(*link, link);
-	}
-	raw_spin_unlock(&spl_lock);
-	if (evicted)
-		spl_write(&old);
-	if (slow)
-		spl_write(&js);
 }
 
 static bool spl_drop(const struct grtrace_hook_event *ev, void *data)
@@ -455,41 +313,6 @@ static struct grtrace_hook spl_hook = {
 
 /* ---- the settings -------------------------------------------------------- */
 
-/*
- * Leaving threshold mode: the jobs still open that have run longer than
- * the threshold are written, as open; the others are forgotten.  The hook
- * is unregistered: nothing else touches the table.
- */
-static void spl_flush(void)
-{
-	struct grtrace_job_summary js;
-	u64 now = grtrace_clock_now();
-	unsigned long flags;
-	bool out;
-	u16 i;
-
-	lockdep_assert_held(&spl_mutex);
-	for (i = spl_oldest; i != SPL_NIL; i = spl_jobs[i].newer) {
-		const struct spl_job *j = &spl_jobs[i];
-		unsigned int first;
-
-		if (!j->events)
-			continue;
-		first = __ffs(j->events) - 1;
-		raw_spin_lock_irqsave(&spl_lock, flags);
-		out = now > j->ts[first] &&
-		      now - j->ts[first] > READ_ONCE(spl_threshold);
-		if (out)
-			spl_summarise(j, GRTRACE_SUMMARY_OPEN, &js);
-		raw_spin_unlock_irqrestore(&spl_lock, flags);
-		if (out) {
-			preempt_disable();
-			spl_write(&js);
-			preempt_enable();
-		}
-	}
-}
-
 static int spl_set_mode(enum spl_mode mode)
 {
 	int cpu, ret = 0;
@@ -499,8 +322,9 @@ static int spl_set_mode(enum spl_mode mode)
 		return 0;
 	if (spl_mode != SPL_OFF) {
 		grtrace_hook_unregister(&spl_hook);
+		/* The jobs in flight that are slow already are written. */
 		if (spl_mode == SPL_THRESHOLD)
-			spl_flush();
+			grtrace_jobsum_flush(spl_js, spl_threshold);
 	}
 	/* Counted from zero, by no one while unhooked. */
 	for_each_possible_cpu(cpu) {
@@ -509,6 +333,7 @@ static int spl_set_mode(enum spl_mode mode)
 	}
 	spl_mode = SPL_OFF;
 	spl_table_reset();
+	grtrace_jobsum_reset(spl_js);
 	if (mode != SPL_OFF) {
 		/* The callbacks read spl_mode: set before they can run. */
 		spl_mode = mode;
@@ -633,6 +458,7 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct spl_row total = { 0 }, row;
 	u64 cnt[SPL_NR_COUNTS] = { 0 };
+	struct grtrace_jobsum_stats js;
 	unsigned long flags;
 	unsigned int open;
 	char name[8];
@@ -673,9 +499,12 @@ static int stats_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < SPL_NR_COUNTS; i++)
 			cnt[i] += READ_ONCE(per_cpu(spl_counts, cpu)[i]);
-	for (i = 0; i < SPL_NR_COUNTS; i++)
-		seq_printf(m, "%s=%llu\n", spl_count_names[i], cnt[i]);
-	seq_printf(m, "open=%u\n", open);
+	grtrace_jobsum_stats(spl_js, &js);
+	seq_printf(m, "summaries_written=%llu\nsummaries_lost=%llu\n",
+		   js.written, js.lost);
+	seq_printf(m, "evicted=%llu\nerrors_kept=%llu\nopen=%u\n",
+		   cnt[SPL_EVICTED] + js.evicted, cnt[SPL_ERRORS],
+		   open + js.open);
 	mutex_unlock(&spl_mutex);
 	return 0;
 }
@@ -691,8 +520,14 @@ static int __init spl_init(void)
 	uintptr_t i;
 
 	spl_jobs = vmalloc(array_size(SPL_JOBS, sizeof(*spl_jobs)));
-	if (!spl_jobs)
+	spl_js = grtrace_jobsum_create(SPL_JOBS);
+	if (!spl_jobs || IS_ERR(spl_js)) {
+		vfree(spl_jobs);
+		if (IS_ERR(spl_js))
+			return PTR_ERR(spl_js);
+		grtrace_jobsum_destroy(spl_js);
 		return -ENOMEM;
+	}
 	spl_table_reset();
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		spl_files[i] = debugfs_create_file(names[i], 0600, dir,
@@ -711,6 +546,7 @@ static void __exit spl_exit(void)
 	mutex_lock(&spl_mutex);
 	spl_set_mode(SPL_OFF);
 	mutex_unlock(&spl_mutex);
+	grtrace_jobsum_destroy(spl_js);
 	vfree(spl_jobs);
 }
 

@@ -10,6 +10,8 @@
 #    of the other's;
 #  - filter_uid: the jobs of uid 1000 only;
 #  - filter_events: SUBMIT and COMPLETE only;
+#  - filter_latency: 50 ms jobs among instant ones, 20 ms: exactly the
+#    slow jobs written, one JOB_SUMMARY each, the fast ones counted;
 #  - enabled and disabled 10 times under traffic: the invariant holds.
 # TAP output; runs as root inside the test VM.
 
@@ -72,7 +74,7 @@ set_events() { echo -1 > "$D/filter_uid" && echo 0x22 > "$D/filter_events"; }
 events_of() { awk -v t="$1" '$4 == t' "$TMP/r.txt" | wc -l; }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..10"
 load_stack
 chmod 755 "$TMP"
 insmod "$FKO" || { echo "Bail out! insmod $FKO failed"; exit 1; }
@@ -80,24 +82,27 @@ insmod "$FKO" || { echo "Bail out! insmod $FKO failed"; exit 1; }
 # 1
 modes=$(stat -c '%n %a' "$D"/filter_* | sed "s|$D/||" | tr '\n' ' ')
 echo "# $modes"
-[ "$modes" = "filter_enabled 600 filter_events 600 filter_pid 600 filter_stats 400 filter_uid 600 " ] &&
+[ "$modes" = "filter_enabled 600 filter_events 600 filter_latency 600 filter_pid 600 filter_stats 400 filter_uid 600 " ] &&
+	[ "$(cat "$D/filter_latency")" = 0 ] &&
 	[ "$(cat "$D/filter_enabled")" = 0 ] && [ "$(cat "$D/filter_pid")" = none ] &&
 	[ "$(cat "$D/filter_uid")" = -1 ] && [ "$(cat "$D/filter_events")" = 0xffffffff ] &&
 	! grep -q '^filter ' "$D/hooks"
-ok $? "five files, root-only; disabled, any pid, any uid, every event type"
+ok $? "six files, root-only; disabled, any pid, any uid, every event type, any latency"
 
 # 2
 rc=0
 for fv in "filter_enabled 2" "filter_enabled x" "filter_enabled " "filter_pid 0" "filter_pid -3" \
 	"filter_pid abc" "filter_pid 1,,2" "filter_pid " "filter_pid $(seq -s, 17)" \
 	"filter_uid -2" "filter_uid abc" "filter_uid 4294967295" "filter_events zz" \
-	"filter_events 0x1ffffffff"; do
+	"filter_events 0x1ffffffff" "filter_latency -1" "filter_latency abc" \
+	"filter_latency 3600000001" "filter_latency 1ms"; do
 	read -r f v <<< "$fv"
 	refused "$f" "${v:-}" || { echo "# $f '${v:-}' accepted"; rc=1; }
 done
 [ $rc = 0 ] && [ "$(cat "$D/filter_enabled")" = 0 ] && [ "$(cat "$D/filter_pid")" = none ] &&
 	[ "$(cat "$D/filter_uid")" = -1 ] && [ "$(cat "$D/filter_events")" = 0xffffffff ] &&
-	echo "1, 2,3" > "$D/filter_pid" && [ "$(cat "$D/filter_pid")" = 1,2,3 ] &&
+	[ "$(cat "$D/filter_latency")" = 0 ] && echo 3600000000 > "$D/filter_latency" &&
+	echo 0 > "$D/filter_latency" && echo "1, 2,3" > "$D/filter_pid" && [ "$(cat "$D/filter_pid")" = 1,2,3 ] &&
 	echo none > "$D/filter_pid" && echo 0 > "$D/filter_uid" && echo -1 > "$D/filter_uid"
 ok $? "bad values of every file refused (EINVAL) and nothing changed; good ones taken"
 
@@ -129,14 +134,35 @@ echo "# recorded SUBMIT $(events_of SUBMIT) COMMIT $(events_of COMMIT) COMPLETE 
 	[ "$(fstat dropped_events)" = 34 ] && exact
 ok $? "filter_events=0x22: SUBMIT and COMPLETE of all 17 jobs, their 34 COMMIT and END dropped"
 
-# 6: disabled, everything passes.
+# 6-7: filter_latency.  Jobs of 50 ms on copy among instant ones on gfx;
+# 20 ms.
+fstats() { tr '\n' ' ' < "$FS"; }
+echo 0 > "$D/filter_enabled" && echo 0xffffffff > "$D/filter_events" && echo 20000 > "$D/filter_latency" &&
+	echo 1 > "$D/filter_enabled" && echo reset_stats=1 > "$D/config" &&
+	record_start "$TMP/r.dat" && vgpu_submit "gfx 4 20 0\ncopy 5 3 50000\ngfx 4 20 0\n" &&
+	vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
+rc=$?
+echo "# $(fstats)"
+slow=$(grep -cE ' JOB_SUMMARY .*engine=copy reason=slow SUBMIT=[0-9]+ COMMIT=[0-9]+ .*END=[0-9]+ COMPLETE=' "$TMP/r.txt")
+[ $rc = 0 ] && [ "$slow" = 3 ] && [ "$(events_of JOB_SUMMARY)" = 3 ] &&
+	[ "$(awk '$4 ~ /^(SUBMIT|COMMIT|START|END|COMPLETE)$/' "$TMP/r.txt" | wc -l)" = 0 ] &&
+	[ "$(fstat jobs_slow)" = 3 ] && [ "$(fstat jobs_fast)" = 40 ] &&
+	[ "$(fstat dropped_latency)" = 172 ] && [ "$(fstat summaries_written)" = 3 ] &&
+	[ "$(fstat jobs_held)" = 0 ] && [ "$(stat_of dropped_hook)" = 172 ] && exact
+ok $? "filter_latency=20000: the three 50 ms jobs written, one JOB_SUMMARY each; the 40 fast ones counted; their 172 events held and dropped"
+! echo 0 > "$D/filter_latency" 2>/dev/null && [ "$(cat "$D/filter_latency")" = 20000 ] &&
+	echo 0 > "$D/filter_enabled" && echo 0 > "$D/filter_latency"
+ok $? "filter_latency cannot be turned off while enabled (EBUSY); disabled, it can"
+
+# 8: disabled, everything passes.
 echo 0xffffffff > "$D/filter_events" && echo "$A" > "$D/filter_pid" && echo 0 > "$D/filter_enabled" &&
 	echo reset_stats=1 > "$D/config" && echo start > "$D/control" && vgpu_submit "gfx 2 5 100\n" &&
 	vgpu_idle && echo stop > "$D/control" && [ "$(stat_of dropped_total)" = 0 ] &&
 	[ "$(stat_of written)" -ge 20 ] && ! grep -q '^filter ' "$D/hooks"
 ok $? "disabled: out of the chain, every event written"
 
-# 7: enabled and disabled under traffic.
+# 9: enabled and disabled under traffic.
 echo "$$" > "$D/filter_pid"
 echo start > "$D/control"
 traffic_start

@@ -43,7 +43,7 @@ every CPU at once and give the mean ns per call of one CPU.
   -M          one more VM run under multi-threaded TCG, where the vCPUs
               really run at once, of the variants that patch no code
   -V LIST     only these variants (blank-separated ids, e.g.
-              "empty gr_written gr_hook gr_agg gr_pm")
+              "empty gr_written gr_hook gr_agg gr_pm gr_spl gr_splt")
 EOF
 }
 
@@ -60,7 +60,7 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # The variants, in table order.  Each round runs every variant once, so
 # that noise from the host (other guests on its cores stretch the guest's
 # clock) spreads over all of them alike.
-VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_gseq gr_v1 gr_type gr_sampled
+VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
 	  gr_rate gr_stopped empty p_floor p_ktime p_irqsave p_atomic p_memcpy
 	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
 	  p_atomic_all)
@@ -72,6 +72,8 @@ declare -A VNAME=(
 	[gr_hook]="  + grtrace_hook_test (2 hooks)"
 	[gr_agg]="  + grtrace_aggregator enabled"
 	[gr_pm]="  + grtrace_perf_mon"
+	[gr_spl]="  + grtrace_sampling static 100%"
+	[gr_splt]="  + grtrace_sampling threshold (drops)"
 	[gr_gseq]="grtrace written, v2 gseq=1"
 	[gr_v1]="grtrace written, format=1 gseq=1"
 	[p_floor]="floor: irqsave+ktime+relay_reserve"
@@ -167,9 +169,22 @@ vstep() {
 		echo 1 >"$G/aggregator_enable" || die "aggregator_enable"
 		gr_fresh ;;
 	gr_pm:before) insmod "$KODIR/grtrace_perf_mon.ko" || die "insmod perf_mon"; gr_fresh ;;
+	gr_spl:before | gr_splt:before)
+		insmod "$KODIR/grtrace_sampling.ko" || die "insmod sampling"
+		# An hour: no job is old enough to be written when evicted.
+		echo 3600000000000 >"$G/sampling_threshold" || die "sampling_threshold"
+		if [[ $v == gr_spl ]]; then
+			echo static >"$G/sampling_mode"
+			gr_fresh
+		else
+			echo threshold >"$G/sampling_mode"
+			gr_drop sample=100
+		fi || die "sampling_mode" ;;
 	gr_hook:after) gr_written_check "$m"; rmmod grtrace_hook_test ;;
 	gr_agg:after) gr_written_check "$m"; rmmod grtrace_aggregator ;;
 	gr_pm:after) gr_written_check "$m"; rmmod grtrace_perf_mon ;;
+	gr_spl:after) gr_written_check "$m"; rmmod grtrace_sampling ;;
+	gr_splt:after) check_stat dropped_hook $((m * N)); gctl stop; rmmod grtrace_sampling ;;
 	gr_gseq:after) gr_written_check "$m"; gcfg gseq=0 ;;
 	gr_v1:after) gr_written_check "$m"; gcfg gseq=0; gcfg format=2 ;;
 	gr_type:before) gr_drop filter_type_mask=0x0 ;;
@@ -239,14 +254,15 @@ print_table() {
 	if [[ -n ${VALS[gr_written]:-} ]]; then
 		echo
 		printf '%-38s %8s %8s\n' "optional modules loaded" "-loop" "ratio"
-		for id in gr_written gr_hook gr_agg gr_pm; do
+		for id in gr_written gr_hook gr_agg gr_pm gr_spl gr_splt; do
 			[[ -n ${VALS[$id]:-} ]] || continue
 			awk -v n="${VNAME[$id]}" -v m="$(med_of "$id")" -v w="$(med_of gr_written)" -v e="$empty" \
 				'BEGIN { printf "%-38s %8.1f %8.2f\n", n, m - e, (w - e > 0 ? (m - e) / (w - e) : 0) }'
 		done
 		echo "(ratio: -loop over grtrace written's -loop, same run.  The events are"
 		echo " SUBMITs of distinct jobs: the aggregator's job table fills at 4096 and"
-		echo " the rest count as untracked after a full lookup.)"
+		echo " the rest count as untracked after a full lookup; threshold sampling's"
+		echo " table fills too, and each new job then evicts the oldest.)"
 	fi
 	echo
 	printf '%-38s %8s %8s %8s\n' "all $NCPU CPUs at once" "one CPU" "each CPU" "ratio"
