@@ -60,7 +60,8 @@ guest() {
 
 	say "guest: loading virtio_gpu, gpu-sched and grtrace (core, drm_bridge, virtio_gpu, vgpu)"
 	modprobe virtio_gpu && modprobe gpu-sched || die "modprobe failed"
-	for m in grtrace grtrace_drm_bridge grtrace_virtio_gpu grtrace_vgpu; do
+	for m in grtrace adapters/grtrace_drm_bridge adapters/grtrace_virtio_gpu \
+		tests/grtrace_vgpu; do
 		insmod "$KODIR/$m.ko" || die "insmod $m.ko failed"
 	done
 	cat "$d/adapters" >"$OUT/adapters.txt"

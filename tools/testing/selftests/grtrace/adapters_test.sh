@@ -134,8 +134,8 @@ for m in grtrace_virtio_gpu grtrace_drm_bridge grtrace_vgpu grtrace; do
 	rmmod $m 2>/dev/null
 done
 if ! modprobe gpu-sched || ! insmod "$KO" ||
-	! insmod "$KODIR/grtrace_drm_bridge.ko" ||
-	! insmod "$KODIR/grtrace_vgpu.ko"; then
+	! insmod "$(ko grtrace_drm_bridge)" ||
+	! insmod "$(ko grtrace_vgpu)"; then
 	echo "Bail out! cannot load gpu-sched, grtrace, grtrace_drm_bridge or grtrace_vgpu"
 	exit 1
 fi
@@ -202,7 +202,7 @@ if ! lspci -n 2>/dev/null | grep -q '1af4:1050' &&
 		skip "virtio_gpu: $t" "no virtio-gpu device (vmtest.sh -q \"-device virtio-gpu-pci\")"
 	done
 else
-	modprobe virtio_gpu && insmod "$KODIR/grtrace_virtio_gpu.ko" &&
+	modprobe virtio_gpu && insmod "$(ko grtrace_virtio_gpu)" &&
 		for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
 	# fbcon draws in the background; the comparison window copes, but
 	# a quiet device makes a failure readable.
@@ -211,7 +211,7 @@ else
 	# that must not touch virtio_gpu's rings or what it keeps for them
 	# (the unfenced commands' context, the commands in flight).
 	claim() {
-		insmod "$KODIR/grtrace_amdgpu.ko" && rmmod grtrace_amdgpu &&
+		insmod "$(ko grtrace_amdgpu)" && rmmod grtrace_amdgpu &&
 			touch "$TMP/claimed"
 	}
 	# The client's ioctls too, for merge_timeline.py (same clock).
@@ -268,14 +268,14 @@ rmmod grtrace_drm_bridge && rmmod grtrace
 rc=$?
 for i in $(seq "$CYCLES"); do
 	[ $((i % 10)) -eq 1 ] && echo "# cycle $i"
-	insmod "$KO" && insmod "$KODIR/grtrace_drm_bridge.ko" || { rc=1; break; }
+	insmod "$KO" && insmod "$(ko grtrace_drm_bridge)" || { rc=1; break; }
 	[ $((i % 2)) -eq 0 ] && echo start > "$D/control"
 	if [ $((i % 10)) -eq 0 ]; then
 		# The driver and gpu-sched go and come back while attached.
 		rm -f "$TMP/run"; wait $traffic
 		rmmod grtrace_vgpu && rmmod gpu_sched &&
 			grep -q '^drm_bridge .* waiting ' "$D/adapters" &&
-			modprobe gpu-sched && insmod "$KODIR/grtrace_vgpu.ko" &&
+			modprobe gpu-sched && insmod "$(ko grtrace_vgpu)" &&
 			[ "$(grep -c 'attached gpu_sched' "$D/adapters")" -eq 4 ] || rc=1
 		touch "$TMP/run"
 		( while [ -e "$TMP/run" ]; do
@@ -292,7 +292,7 @@ ok $rc "$CYCLES load/unload cycles of grtrace + drm_bridge under vgpu traffic"
 
 # 21-23: the drivers go while attached; nothing is left behind.
 # (Rings are registered while tracing only.)
-insmod "$KO" && insmod "$KODIR/grtrace_drm_bridge.ko" &&
+insmod "$KO" && insmod "$(ko grtrace_drm_bridge)" &&
 	echo start > "$D/control" &&
 	echo 'gfx 0 50 5' > "$V/submit" && cat "$V/wait" >/dev/null &&
 	grep -q vgpu0-gfx "$D/rings" &&

@@ -20,7 +20,7 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
-AKO=$KODIR/grtrace_aggregator.ko
+AKO=$(ko grtrace_aggregator)
 RAW=$D/aggregator_stats_raw
 
 # ring_id NAME: grtrace's id of a vgpu ring.

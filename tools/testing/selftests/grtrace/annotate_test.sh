@@ -63,7 +63,7 @@ done
 grep -q 'no output: give -o FILE' "$TMP/bad.err" || rc=1
 ok $rc "bad arguments (-p abc, -p 0, a pid that does not exist, -d 0, -d 1x, a stray argument, no -o): one line each, exit 1, no output file"
 
-modprobe virtio_gpu && insmod "$KO" && insmod "$KODIR/grtrace_virtio_gpu.ko" &&
+modprobe virtio_gpu && insmod "$KO" && insmod "$(ko grtrace_virtio_gpu)" &&
 	for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
 [ -e /dev/dri/card0 ] || { echo "Bail out! virtio_gpu, grtrace or its adapter did not load"; exit 1; }
 for c in /sys/class/vtconsole/vtcon*/bind; do echo 0 > "$c"; done 2>/dev/null

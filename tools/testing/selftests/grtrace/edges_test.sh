@@ -502,7 +502,7 @@ ok $? "stats: emitted == written + dropped_total"
 
 # Events from NMI: nothing written, each counted as dropped (nmi), the
 # invariant kept, while a record runs on the same CPU.
-NMIKO=$KODIR/grtrace_nmi_test.ko
+NMIKO=$(ko grtrace_nmi_test)
 NF=/sys/kernel/debug/grtrace_nmi_test/fire
 echo reset_stats >"$D/config"
 w0=$(stat_of written)

@@ -19,7 +19,7 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
-FKO=$KODIR/grtrace_filter.ko
+FKO=$(ko grtrace_filter)
 V=/sys/kernel/debug/grtrace_vgpu
 FS=$D/filter_stats
 

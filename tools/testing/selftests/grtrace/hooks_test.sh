@@ -17,7 +17,7 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
-HT=$KODIR/grtrace_hook_test.ko
+HT=$(ko grtrace_hook_test)
 HS=/sys/kernel/debug/grtrace_hook_test/stats
 
 # emitn CTX N: N jobs of 5 events on ctx CTX, from this CPU.

@@ -19,8 +19,8 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
-PKO=$KODIR/grtrace_perf_mon.ko
-AKO=$KODIR/grtrace_aggregator.ko
+PKO=$(ko grtrace_perf_mon)
+AKO=$(ko grtrace_aggregator)
 P=/proc/grtrace_stats
 
 ring_id() { awk -v n="vgpu0-$1" '$NF == n { print $1 }' "$D/rings"; }

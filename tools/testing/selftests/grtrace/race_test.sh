@@ -36,12 +36,12 @@ V=/sys/kernel/debug/grtrace_vgpu
 
 echo "TAP version 13"
 echo "1..4"
-if [ ! -e "$KODIR/grtrace_race_test.ko" ]; then
+if [ ! -e "$(ko grtrace_race_test)" ]; then
 	echo "Bail out! no grtrace_race_test.ko (it needs CONFIG_KPROBES)"
 	exit 1
 fi
 load_stack timeout_ms=$((10000 * SLOW))
-insmod "$KODIR/grtrace_race_test.ko" && echo start >"$D/control" &&
+insmod "$(ko grtrace_race_test)" && echo start >"$D/control" &&
 	echo $DELAY_US >"$R/delay_us" && echo $GAP_US >"$R/gap_us"
 ok $? "stack loaded, tracing; unload held up to $GAP_US us for a callback, callbacks held $DELAY_US us"
 
@@ -63,7 +63,7 @@ for i in $(seq "$CYCLES"); do
 		echo "# cycle $i: rmmod grtrace_drm_bridge failed"
 		rc=1
 	fi
-	if ! insmod "$KODIR/grtrace_drm_bridge.ko"; then
+	if ! insmod "$(ko grtrace_drm_bridge)"; then
 		echo "# cycle $i: insmod grtrace_drm_bridge.ko failed"
 		rc=1
 		break

@@ -98,7 +98,7 @@ for f in "$WORK"/block*.sh; do
 	   continue ;;
 	esac
 	if grep -q 'grtrace record' "$f"; then
-		modprobe gpu-sched && insmod "$TOP/drivers/gpu/grtrace/grtrace_vgpu.ko" ||
+		modprobe gpu-sched && insmod "$(ko grtrace_vgpu)" ||
 			{ echo "Bail out! cannot load the virtual GPU"; exit 1; }
 		vgpu_busy &
 		busy=$!

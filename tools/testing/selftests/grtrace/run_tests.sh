@@ -170,7 +170,7 @@ result "kernel modules: no W=1 or sparse warnings [compile-only]" \
 
 say "checkpatch --strict"
 : >"$OUT/checkpatch.log"
-for f in drivers/gpu/grtrace/*.[ch] include/linux/grtrace.h \
+for f in drivers/gpu/grtrace/*.[ch] drivers/gpu/grtrace/*/*.[ch] include/linux/grtrace.h \
 	 include/uapi/linux/grtrace.h; do
 	case $f in *.mod.c) continue ;; esac
 	perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse \

@@ -20,7 +20,7 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
-SKO=$KODIR/grtrace_sampling.ko
+SKO=$(ko grtrace_sampling)
 SS=$D/sampling_stats
 
 refused() { ! echo "$2" > "$D/$1" 2>/dev/null; }

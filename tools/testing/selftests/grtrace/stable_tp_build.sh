@@ -62,7 +62,9 @@ EOF
 build() {
 	rm -rf "$MOD"
 	mkdir -p "$MOD"
+	mkdir -p "$MOD/adapters" "$MOD/modules" "$MOD/tests"
 	cp "$SRC"/*.[ch] "$SRC/Makefile" "$SRC/Kconfig" "$MOD/"
+	for d in adapters modules tests; do cp "$SRC/$d"/*.[ch] "$MOD/$d/"; done
 	make -C "$KDIR" M="$MOD" KSRC="$1" CONFIG_GRTRACE_VIRTIO_GPU= \
 		CONFIG_GRTRACE_I915= CONFIG_GRTRACE_AMDGPU= \
 		CONFIG_GRTRACE_NOUVEAU= CONFIG_GRTRACE_XLATE_TEST= \
@@ -74,9 +76,9 @@ echo "1..3"
 standin "$TMP/good" "struct drm_sched_fence *fence"
 build "$TMP/good" >"$TMP/good.log" 2>&1
 rc=$?
-KO=$MOD/grtrace_drm_bridge.ko
+KO=$MOD/adapters/grtrace_drm_bridge.ko
 [ $rc -eq 0 ] && [ -s "$KO" ] && grep -q GRTRACE_SCHED_TP_STABLE \
-	"$MOD/.grtrace_drm_bridge.o.cmd"
+	"$MOD/adapters/.grtrace_drm_bridge.o.cmd"
 ok $? "drm_bridge builds for the 6.17+ tracepoints, GRTRACE_SCHED_TP_STABLE set [compile-only]"
 [ $rc -eq 0 ] || tail -n 20 "$TMP/good.log" | sed 's/^/# /'
 

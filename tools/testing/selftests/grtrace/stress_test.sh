@@ -89,7 +89,7 @@ bridge() {	# unload and reload the drm_sched bridge
 
 	while [ ! -e "$STOP" ]; do
 		rmmod grtrace_drm_bridge 2>/dev/null &&
-			insmod "$KODIR/grtrace_drm_bridge.ko" && i=$((i + 1))
+			insmod "$(ko grtrace_drm_bridge)" && i=$((i + 1))
 		sleep 0.3
 	done
 	echo "$i" >"$TMP/bridge.n"
@@ -100,7 +100,7 @@ vgpu() {	# unload and reload the virtual GPU's driver
 
 	while [ ! -e "$STOP" ]; do
 		rmmod grtrace_vgpu 2>/dev/null &&
-			insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000 &&
+			insmod "$(ko grtrace_vgpu)" timeout_ms=2000 &&
 			i=$((i + 1)) && echo "$i" >"$TMP/vgpu.live"
 		sleep 0.1
 	done
@@ -157,9 +157,9 @@ run_phase() {
 		wait "$p"
 	done
 	grep -q "^grtrace_vgpu " /proc/modules ||
-		insmod "$KODIR/grtrace_vgpu.ko" timeout_ms=2000
+		insmod "$(ko grtrace_vgpu)" timeout_ms=2000
 	grep -q "^grtrace_drm_bridge " /proc/modules ||
-		insmod "$KODIR/grtrace_drm_bridge.ko"
+		insmod "$(ko grtrace_drm_bridge)"
 	cat "$VD/wait" >/dev/null
 	echo "# phase $1: $(cat "$TMP/control.n") start/stop rounds, $(cat "$TMP/bridge.n") bridge and $(cat "$TMP/vgpu.n") vgpu reloads"
 }

@@ -9,6 +9,15 @@
 TOP=$(cd -- "$HERE/../../../.." && pwd)
 KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
 KODIR=$(dirname -- "$KO")
+# ko NAME: the .ko of module NAME: the core's directory holds grtrace.ko,
+# its adapters/, modules/ and tests/ the others.
+ko() {
+	local d
+	for d in "" adapters/ modules/ tests/; do
+		[ -e "$KODIR/$d$1.ko" ] && { echo "$KODIR/$d$1.ko"; return 0; }
+	done
+	echo "$KODIR/$1.ko"
+}
 TOOL=${GRTRACE_TOOL:-$TOP/tools/grtrace/grtrace}
 D=/sys/kernel/debug/grtrace
 TMP=$(mktemp -d)
@@ -138,8 +147,8 @@ load_stack() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	unload_all
 	if ! modprobe gpu-sched || ! insmod "$KO" emit_enable=1 ||
-		! insmod "$KODIR/grtrace_drm_bridge.ko" ||
-		! insmod "$KODIR/grtrace_vgpu.ko" "$@"; then
+		! insmod "$(ko grtrace_drm_bridge)" ||
+		! insmod "$(ko grtrace_vgpu)" "$@"; then
 		echo "Bail out! cannot load gpu-sched, grtrace, grtrace_drm_bridge or grtrace_vgpu"
 		exit 1
 	fi

@@ -48,8 +48,8 @@ if ! command -v trace-cmd >/dev/null; then
 	exit 1
 fi
 if ! modprobe gpu-sched || ! insmod "$KO" ||
-	! insmod "$KODIR/grtrace_drm_bridge.ko" ||
-	! insmod "$KODIR/grtrace_vgpu.ko"; then
+	! insmod "$(ko grtrace_drm_bridge)" ||
+	! insmod "$(ko grtrace_vgpu)"; then
 	echo "Bail out! cannot load gpu-sched, grtrace, grtrace_drm_bridge or grtrace_vgpu"
 	exit 1
 fi

@@ -192,7 +192,7 @@ if ! insmod "$KO"; then
 	exit 1
 fi
 for a in i915 amdgpu nouveau; do
-	if [ ! -e "$KODIR/grtrace_$a.ko" ]; then
+	if [ ! -e "$(ko "grtrace_$a")" ]; then
 		echo "Bail out! no grtrace_$a.ko: see the build log for why"
 		exit 1
 	fi
@@ -216,7 +216,7 @@ i915_has_no_events() {
 	[ -d /sys/kernel/debug/tracing/events/i915 ] &&
 		[ ! -e /sys/kernel/debug/tracing/events/i915/i915_request_add ]
 }
-insmod "$KODIR/grtrace_i915.ko" && expect i915 "waiting - $I915_TPS"
+insmod "$(ko grtrace_i915)" && expect i915 "waiting - $I915_TPS"
 ok $? "i915: adapter before the driver: $I915_TPS tracepoints waiting [attach-only]"
 timed modprobe i915 && expect i915 "$I915_AT" && i915_has_no_events
 ok $? "i915: modprobe i915: $I915_SAYS [attach-only]"
@@ -224,13 +224,13 @@ rmmod i915 && expect i915 "waiting - $I915_TPS"
 ok $? "i915: rmmod i915: waiting [attach-only]"
 timed modprobe i915 && expect i915 "$I915_AT"
 ok $? "i915: modprobe i915 again: $I915_SAYS [attach-only]"
-rmmod grtrace_i915 && insmod "$KODIR/grtrace_i915.ko" &&
+rmmod grtrace_i915 && insmod "$(ko grtrace_i915)" &&
 	expect i915 "$I915_AT" && rmmod i915 &&
 	expect i915 "waiting - $I915_TPS" && rmmod grtrace_i915
 ok $? "i915: adapter after the driver: $I915_SAYS; driver unloaded under it [attach-only]"
 
 # 6-10: amdgpu; drm_sched_process_job is gpu-sched's, which stays loaded.
-insmod "$KODIR/grtrace_amdgpu.ko" && expect amdgpu "waiting - 4"
+insmod "$(ko grtrace_amdgpu)" && expect amdgpu "waiting - 4"
 ok $? "amdgpu: adapter before the driver: 4 tracepoints waiting [attach-only]"
 timed modprobe amdgpu &&
 	expect amdgpu "attached amdgpu 3" "attached gpu_sched 1"
@@ -239,21 +239,21 @@ rmmod amdgpu && expect amdgpu "waiting - 3" "attached gpu_sched 1"
 ok $? "amdgpu: rmmod amdgpu: its 3 waiting [attach-only]"
 timed modprobe amdgpu && expect amdgpu "attached amdgpu 3"
 ok $? "amdgpu: modprobe amdgpu again: attached again [attach-only]"
-rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_amdgpu.ko" &&
+rmmod grtrace_amdgpu && insmod "$(ko grtrace_amdgpu)" &&
 	expect amdgpu "attached amdgpu 3" "attached gpu_sched 1" &&
 	rmmod amdgpu && rmmod gpu_sched && expect amdgpu "waiting - 4" &&
 	rmmod grtrace_amdgpu
 ok $? "amdgpu: adapter after the driver: attached; amdgpu and gpu-sched unloaded under it [attach-only]"
 
 # 11-13: nouveau; the dma_fence tracepoints are the kernel's own.
-insmod "$KODIR/grtrace_nouveau.ko" && expect nouveau "attached kernel 2"
+insmod "$(ko grtrace_nouveau)" && expect nouveau "attached kernel 2"
 ok $? "nouveau: adapter attached to the kernel's dma_fence tracepoints [attach-only]"
 timed modprobe nouveau && expect nouveau "attached kernel 2" &&
 	rmmod nouveau && expect nouveau "attached kernel 2" &&
 	! grep -q ' nouveau ' "$D/rings"
 ok $? "nouveau: modprobe and rmmod nouveau: still attached, no ring left [attach-only]"
 rmmod grtrace_nouveau && timed modprobe nouveau &&
-	insmod "$KODIR/grtrace_nouveau.ko" && expect nouveau "attached kernel 2" &&
+	insmod "$(ko grtrace_nouveau)" && expect nouveau "attached kernel 2" &&
 	rmmod grtrace_nouveau && rmmod nouveau
 ok $? "nouveau: adapter after the driver: attached; both unload [attach-only]"
 
@@ -263,9 +263,9 @@ for m in i915 amdgpu nouveau gpu_sched; do
 	! grep -q "^$m " /proc/modules || rmmod $m
 done
 xlate_load() {
-	insmod "$KODIR/grtrace_i915.ko" && insmod "$KODIR/grtrace_amdgpu.ko" &&
-		insmod "$KODIR/grtrace_nouveau.ko" &&
-		insmod "$KODIR/grtrace_xlate_test.ko" &&
+	insmod "$(ko grtrace_i915)" && insmod "$(ko grtrace_amdgpu)" &&
+		insmod "$(ko grtrace_nouveau)" &&
+		insmod "$(ko grtrace_xlate_test)" &&
 		expect i915 "attached grtrace_xlate_test $I915_TPS" &&
 		expect amdgpu "attached grtrace_xlate_test 4" &&
 		[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau nouveau_churn nouveau_wide " ]
@@ -429,11 +429,11 @@ ok $? "idle rings are reclaimed (120 -> 0 with ring_idle_secs=2) and come back w
 
 # 25-29: the claim.  The bridge alone traces the amdgpu job; with the amdgpu
 # adapter loaded, the amdgpu adapter alone; after it unloads, the bridge.
-rmmod grtrace_amdgpu && insmod "$KODIR/grtrace_drm_bridge.ko" &&
+rmmod grtrace_amdgpu && insmod "$(ko grtrace_drm_bridge)" &&
 	expect drm_bridge "attached grtrace_xlate_test 4" &&
 	record bridge dedup
 ok $? "dedup: bridge alone recorded"
-insmod "$KODIR/grtrace_amdgpu.ko" && record claimed dedup &&
+insmod "$(ko grtrace_amdgpu)" && record claimed dedup &&
 	rmmod grtrace_amdgpu && record released dedup
 ok $? "dedup: with grtrace_amdgpu, and after it unloaded, recorded"
 check "dedup" compare_dedup "$TMP/bridge.dat.dump" \

@@ -13,7 +13,7 @@ set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
-KO=${GRTRACE_VGPU_KO:-$TOP/drivers/gpu/grtrace/grtrace_vgpu.ko}
+KO=${GRTRACE_VGPU_KO:-$(ko grtrace_vgpu)}
 CYCLES=${VGPU_CYCLES:-20}
 D=/sys/kernel/debug/grtrace_vgpu
 T=/sys/kernel/tracing

@@ -163,14 +163,14 @@ vstep() {
 	gr_v1:before) gcfg format=1; gr_fresh gseq=1 ;;
 	gr_written:after) gr_written_check "$m" ;;
 	# The optional modules, each alone, on the defaults' path.
-	gr_hook:before) insmod "$KODIR/grtrace_hook_test.ko" || die "insmod hook_test"; gr_fresh ;;
+	gr_hook:before) insmod "$KODIR/tests/grtrace_hook_test.ko" || die "insmod hook_test"; gr_fresh ;;
 	gr_agg:before)
-		insmod "$KODIR/grtrace_aggregator.ko" || die "insmod aggregator"
+		insmod "$KODIR/modules/grtrace_aggregator.ko" || die "insmod aggregator"
 		echo 1 >"$G/aggregator_enable" || die "aggregator_enable"
 		gr_fresh ;;
-	gr_pm:before) insmod "$KODIR/grtrace_perf_mon.ko" || die "insmod perf_mon"; gr_fresh ;;
+	gr_pm:before) insmod "$KODIR/modules/grtrace_perf_mon.ko" || die "insmod perf_mon"; gr_fresh ;;
 	gr_spl:before | gr_splt:before)
-		insmod "$KODIR/grtrace_sampling.ko" || die "insmod sampling"
+		insmod "$KODIR/modules/grtrace_sampling.ko" || die "insmod sampling"
 		# An hour: no job is old enough to be written when evicted.
 		echo 3600000000000 >"$G/sampling_threshold" || die "sampling_threshold"
 		if [[ $v == gr_spl ]]; then

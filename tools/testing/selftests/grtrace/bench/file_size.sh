@@ -66,8 +66,8 @@ guest() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	mountpoint -q $TR || mount -t tracefs none $TR
 	modprobe gpu-sched && insmod "$KODIR/grtrace.ko" &&
-		insmod "$KODIR/grtrace_drm_bridge.ko" &&
-		insmod "$KODIR/grtrace_vgpu.ko" || die "cannot load the modules"
+		insmod "$KODIR/adapters/grtrace_drm_bridge.ko" &&
+		insmod "$KODIR/tests/grtrace_vgpu.ko" || die "cannot load the modules"
 	{
 		round default "" ""
 		round other "--no-compress" "--compression any"

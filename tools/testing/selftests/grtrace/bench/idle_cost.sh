@@ -60,7 +60,7 @@ variant() {
 	else
 		grep -q '^grtrace ' /proc/modules || insmod "$KODIR/grtrace.ko" || return 1
 		grep -q '^grtrace_drm_bridge ' /proc/modules ||
-			insmod "$KODIR/grtrace_drm_bridge.ko" || return 1
+			insmod "$KODIR/adapters/grtrace_drm_bridge.ko" || return 1
 		grep -q stopped /sys/kernel/debug/grtrace/control || return 1
 	fi
 	run_jobs
@@ -70,7 +70,7 @@ guest() {
 	local r a b first second
 
 	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-	modprobe gpu-sched && insmod "$KODIR/grtrace_vgpu.ko" ||
+	modprobe gpu-sched && insmod "$KODIR/tests/grtrace_vgpu.ko" ||
 		die "cannot load gpu-sched or grtrace_vgpu"
 	[ -n "$(busy_ns)" ] || die "no cpu0 line in /proc/schedstat (CONFIG_SCHEDSTATS)"
 	variant none >/dev/null && variant stopped >/dev/null || die "warm-up failed"
