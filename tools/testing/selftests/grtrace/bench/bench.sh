@@ -43,7 +43,7 @@ every CPU at once and give the mean ns per call of one CPU.
   -M          one more VM run under multi-threaded TCG, where the vCPUs
               really run at once, of the variants that patch no code
   -V LIST     only these variants (blank-separated ids, e.g.
-              "empty gr_written gr_hook gr_agg gr_pm gr_spl gr_splt")
+              "empty gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt")
 EOF
 }
 
@@ -60,7 +60,7 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # The variants, in table order.  Each round runs every variant once, so
 # that noise from the host (other guests on its cores stretch the guest's
 # clock) spreads over all of them alike.
-VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
+VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
 	  gr_rate gr_stopped empty p_floor p_ktime p_irqsave p_atomic p_memcpy
 	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
 	  p_atomic_all)
@@ -72,6 +72,7 @@ declare -A VNAME=(
 	[gr_hook]="  + grtrace_hook_test (2 hooks)"
 	[gr_agg]="  + grtrace_aggregator enabled"
 	[gr_pm]="  + grtrace_perf_mon"
+	[gr_flt]="  + grtrace_filter enabled (keeps all)"
 	[gr_spl]="  + grtrace_sampling static 100%"
 	[gr_splt]="  + grtrace_sampling threshold (drops)"
 	[gr_gseq]="grtrace written, v2 gseq=1"
@@ -169,6 +170,10 @@ vstep() {
 		echo 1 >"$G/aggregator_enable" || die "aggregator_enable"
 		gr_fresh ;;
 	gr_pm:before) insmod "$KODIR/modules/grtrace_perf_mon.ko" || die "insmod perf_mon"; gr_fresh ;;
+	gr_flt:before)
+		insmod "$KODIR/modules/grtrace_filter.ko" || die "insmod filter"
+		echo 1 >"$G/filter_enabled" || die "filter_enabled"
+		gr_fresh ;;
 	gr_spl:before | gr_splt:before)
 		insmod "$KODIR/modules/grtrace_sampling.ko" || die "insmod sampling"
 		# An hour: no job is old enough to be written when evicted.
@@ -183,6 +188,7 @@ vstep() {
 	gr_hook:after) gr_written_check "$m"; rmmod grtrace_hook_test ;;
 	gr_agg:after) gr_written_check "$m"; rmmod grtrace_aggregator ;;
 	gr_pm:after) gr_written_check "$m"; rmmod grtrace_perf_mon ;;
+	gr_flt:after) gr_written_check "$m"; rmmod grtrace_filter ;;
 	gr_spl:after) gr_written_check "$m"; rmmod grtrace_sampling ;;
 	gr_splt:after) check_stat dropped_hook $((m * N)); gctl stop; rmmod grtrace_sampling ;;
 	gr_gseq:after) gr_written_check "$m"; gcfg gseq=0 ;;
@@ -254,7 +260,7 @@ print_table() {
 	if [[ -n ${VALS[gr_written]:-} ]]; then
 		echo
 		printf '%-38s %8s %8s\n' "optional modules loaded" "-loop" "ratio"
-		for id in gr_written gr_hook gr_agg gr_pm gr_spl gr_splt; do
+		for id in gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt; do
 			[[ -n ${VALS[$id]:-} ]] || continue
 			awk -v n="${VNAME[$id]}" -v m="$(med_of "$id")" -v w="$(med_of gr_written)" -v e="$empty" \
 				'BEGIN { printf "%-38s %8.1f %8.2f\n", n, m - e, (w - e > 0 ? (m - e) / (w - e) : 0) }'
