@@ -1056,9 +1056,11 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 /*
  * A JOB_SUMMARY: a job whose events were not written, in one record
  * (grtrace_sampling's threshold mode).  Its stamps complete the job's
- * open row if it has one (its ERROR events are written), else make one;
- * it is finished at once.  Its times are in the past: it adds busy time,
- * but never enters its ring's queue depth.
+ * open row if it has one (its ERROR events are written), else make one.
+ * A slow job is finished at once; one given up open stays open, for the
+ * events that may still come (the module no longer holds them back).
+ * Its times are in the past: it adds busy time, but never enters its
+ * ring's queue depth.
  */
 static void on_summary(struct rp *rp, const struct gr_rec *rec)
 {
@@ -1113,12 +1115,11 @@ static void on_summary(struct rp *rp, const struct gr_rec *rec)
 		j->tid = js.tid;
 	}
 	j->waits += js.waits;
-	if (js.reason == GRTRACE_SUMMARY_SLOW) {
+	if (js.reason == GRTRACE_SUMMARY_SLOW)
 		j->wait_union = js.wait_ns;
-	} else {
+	else
 		/* Given up open: its waits may not be over. */
 		j->wait_bad = 1;
-	}
 	if (j->have & (1u << ST_END))
 		end_of(rp, j, &rp->rings[j->ring], j->ts[ST_END]);
 	if (j->selected && (j->have & (1u << ST_START)) &&
@@ -1130,7 +1131,8 @@ static void on_summary(struct rp *rp, const struct gr_rec *rec)
 			group_add_busy(rp, rp->ctxs[j->ctxo].g,
 				       j->ts[ST_START], j->ts[ST_END]);
 	}
-	job_finish(rp, i, slot, rec->ts);
+	if (js.reason == GRTRACE_SUMMARY_SLOW)
+		job_finish(rp, i, slot, rec->ts);
 }
 
 /* ---- the input as a whole ------------------------------------------------------------------ */

@@ -935,7 +935,8 @@ def check_blip(c):
 def summary_trace():
     """grtrace_sampling's threshold mode (threshold 5000 ns): job 60:1
     written event by event, job 61:1 in one JOB_SUMMARY (slow), job 61:2
-    given up open (SUBMIT and COMMIT only) after its ERROR was written."""
+    given up open (SUBMIT and COMMIT only) after its ERROR was written,
+    its END and COMPLETE then written as events (the mode turned off)."""
     t = Trace()
     t.stream_info(1000)
     t.metadata(1000, RINGS)
@@ -951,20 +952,23 @@ def summary_trace():
                                     5000))
     t.add(0x103, 20000, struct.pack(summ, 61, 2, 0, GFX, 0x06, 0, 2, 0, 0,
                                     1, 3000, 3200, 0, 0, 0, 700, 5000))
+    t.ev(21000, "end", 61, 2, 0, GFX)
+    t.ev(21100, "complete", 61, 2, 0, GFX)
     return t
 
 
 # 60:1 1000 1100 1200 1700 1800; 61:1 2000 2100 2500 12500 12600 waited
-# 1000 ns; 61:2 3000 3200 - - -, an ERROR, a wait never closed.
+# 1000 ns; 61:2 3000 3200 (max(3200, END 12500) = 12500) 21000 21100, an
+# ERROR, a wait never closed: the summary kept it open for its END.
 SUMMARY_JOBS = {
     (60, 1): dict(t_queue=100, t_exec=500, t_gpu_wait=0, t_total=800,
                   pid=None),
     (61, 1): dict(submit_ts=2000, t_submit_host=100, t_queue=400,
                   t_exec=10000, t_gpu_wait=1000, t_complete=100,
                   t_total=10600, pid=77, tid=78, label="slow_exec"),
-    (61, 2): dict(submit_ts=3000, t_submit_host=200, t_queue=None,
-                  t_gpu_wait=None, t_total=None, error=-62,
-                  label="error"),
+    (61, 2): dict(submit_ts=3000, t_submit_host=200, t_queue=9300,
+                  t_exec=8500, start_derived=True, t_gpu_wait=None,
+                  t_complete=100, t_total=18100, error=-62, label="error"),
 }
 
 
@@ -972,9 +976,9 @@ def check_summary(c):
     doc = c.json("summary", ["--slow-exec-us", "9", "--per-ring"])
     expect_jobs(doc, [(60, 1), (61, 1), (61, 2)], SUMMARY_JOBS)
     expect_fields("summary", doc["summary"], dict(
-        jobs=3, jobs_incomplete=1, jobs_from_summaries=2, summaries_open=1))
-    # [1200, 1700] + [2500, 12500]
-    expect("busy", doc["rings"][0]["busy_ns"], 10500)
+        jobs=3, jobs_incomplete=0, jobs_from_summaries=2, summaries_open=1))
+    # [1200, 1700] + [2500, 12500] + [12500, 21000]
+    expect("busy", doc["rings"][0]["busy_ns"], 19000)
     rc, out, err = c.run("summary", [])
     want = ("sampled:  2 jobs from summaries (grtrace_sampling, threshold "
             "5000 ns; 1 given up open): the faster jobs were counted in the "

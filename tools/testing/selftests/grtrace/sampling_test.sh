@@ -10,6 +10,8 @@
 #  - threshold: 50 ms jobs on copy among fast jobs on gfx, threshold
 #    20 ms: exactly the slow ones written, each one JOB_SUMMARY with its
 #    stamps, which report reads as those jobs; the fast ones counted;
+#  - a job still running when threshold mode ends: written as open, its
+#    END and COMPLETE then as events, and report joins them into one job;
 #  - adaptive: under traffic far above the budget the rate falls, and
 #    every job written is whole;
 #  - modes changed 10 times under traffic: the invariant holds; unloaded
@@ -38,7 +40,7 @@ recorded() {
 }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 load_stack
 insmod "$SKO" || { echo "Bail out! insmod $SKO failed"; exit 1; }
 
@@ -119,6 +121,28 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 	{ n++; if ($col["t_total"] >= 50000 && $col["t_exec"] >= 50000 && $col["engine"] == "copy") good++ }
 	END { exit !(n == 4 && good == 4) }' "$TMP/r.csv"
 ok $((rc | $?)) "report reads the four summaries as four copy jobs with t_exec and t_total of 50 ms or more"
+
+# a 300 ms job running when threshold mode is turned off.
+echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" && vgpu_submit "copy 9 1 300000\n" &&
+	sleep "$(awk -v s="$SLOW" 'BEGIN { print 0.15 * s }')" && echo off > "$D/sampling_mode" &&
+	vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
+rc=$?
+grep -E ' (JOB_SUMMARY|END|COMPLETE) ' "$TMP/r.txt" | sed 's/^/# /'
+"$TOOL" report -i "$TMP/r.dat" --format json > "$TMP/r.json" || rc=1
+python3 - "$TMP/r.json" <<'PY' || rc=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+s, jobs = doc["summary"], doc["jobs"]
+print("# report: %d jobs, %d incomplete, %d from summaries (%d open); t_total %s" %
+      (s["jobs"], s["jobs_incomplete"], s["jobs_from_summaries"], s["summaries_open"],
+       [j["t_total"] for j in jobs]))
+sys.exit(not (s["jobs"] == 1 and s["jobs_incomplete"] == 0 and s["summaries_open"] == 1
+              and jobs[0]["t_total"] >= 300000000))
+PY
+[ $rc = 0 ] && [ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=open SUBMIT=[0-9]+ COMMIT=[0-9]+ waits' "$TMP/r.txt")" = 1 ] &&
+	[ "$(events_of END)" = 1 ] && [ "$(events_of COMPLETE)" = 1 ] && exact
+ok $? "a 300 ms job running when threshold mode ends: one JOB_SUMMARY (open), its END and COMPLETE as events, one complete job in report"
 
 # 6: adaptive, a budget far below the traffic (about 1500 events/s here).
 echo 100 > "$D/sampling_rate" && echo adaptive > "$D/sampling_mode" && echo 300 > "$D/sampling_budget" &&
