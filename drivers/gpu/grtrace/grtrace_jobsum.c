@@ -15,6 +15,7 @@
 #include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
