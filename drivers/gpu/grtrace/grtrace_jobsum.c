@@ -260,8 +260,10 @@ static u16 js_alloc(struct grtrace_jobsum *t, u64 now, u64 threshold,
  * has been open longer than @threshold.  The caller drops the event.
  * Context: a hook's callback (interrupts off, not NMI).
  * Return: %GRTRACE_JOBSUM_NONE for an event of no job (CTX_SWITCH, IRQ,
- * ERROR: the caller decides), %GRTRACE_JOBSUM_OPEN while the job runs,
- * %GRTRACE_JOBSUM_FAST or %GRTRACE_JOBSUM_SLOW at its COMPLETE.
+ * ERROR: the caller decides); %GRTRACE_JOBSUM_OPEN for an event held (its
+ * job runs), or a wait that begins no job (the end of a wait whose job is
+ * gone, a wait on the job's own fence): the caller drops it;
+ * %GRTRACE_JOBSUM_FAST or %GRTRACE_JOBSUM_SLOW at the job's COMPLETE.
  */
 enum grtrace_jobsum_verdict
 grtrace_jobsum_event(struct grtrace_jobsum *t,
@@ -281,6 +283,18 @@ grtrace_jobsum_event(struct grtrace_jobsum *t,
 	now = grtrace_now();
 	raw_spin_lock(&t->lock);
 	link = js_find(t, ev->ctx, ev->seqno);
+	/*
+	 * The end of a wait whose job is gone, or a wait on the job's own
+	 * fence (i915's request waits, which end after the job): no job
+	 * to begin for it.
+	 */
+	if (*link == JS_NIL &&
+	    (ev->type == GRTRACE_EV_SYNC_WAIT_EXIT ||
+	     (ev->type == GRTRACE_EV_SYNC_WAIT_ENTER &&
+	      ev->aux0 == ev->ctx && ev->aux1 == ev->seqno))) {
+		raw_spin_unlock(&t->lock);
+		return GRTRACE_JOBSUM_OPEN;
+	}
 	if (*link == JS_NIL) {
 		i = js_alloc(t, now, threshold, &old, &evicted);
 		/* The eviction may have changed the chain. */

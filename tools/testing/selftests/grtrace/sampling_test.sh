@@ -7,9 +7,11 @@
 #  - static: the jobs kept are exactly those the documented hash keeps at
 #    that rate (the context's fence context and seqnos learnt from one job
 #    recorded first), each with all its events;
-#  - threshold: 50 ms jobs on copy among fast jobs on gfx, threshold
-#    20 ms: exactly the slow ones written, each one JOB_SUMMARY with its
+#  - threshold: 100 ms jobs on copy among instant jobs on gfx, threshold
+#    50 ms: exactly the slow ones written, each one JOB_SUMMARY with its
 #    stamps, which report reads as those jobs; the fast ones counted;
+#  - waits that begin no job (the end of one whose job is gone, a wait on
+#    the job's own fence) take no slot in the table;
 #  - a job still running when threshold mode ends: written as open, its
 #    END and COMPLETE then as events, and report joins them into one job;
 #  - adaptive: under traffic far above the budget the rate falls, and
@@ -40,7 +42,7 @@ recorded() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 load_stack
 insmod "$SKO" || { echo "Bail out! insmod $SKO failed"; exit 1; }
 
@@ -99,9 +101,11 @@ sed -n '1,4p' "$SS" | sed 's/^/# /'
 	[ "$(stat_of dropped_hook)" = $((4 * (200 - kept))) ] && exact
 ok $? "static 30%: exactly the jobs the documented hash keeps, each with its 4 events; the others counted"
 
-# 4, 5: threshold.  Jobs of 50 ms on copy, instant ones on gfx; 20 ms.
-echo threshold > "$D/sampling_mode" && echo 20000000 > "$D/sampling_threshold" &&
-	recorded "gfx 6 30 0\ncopy 7 4 50000\ngfx 6 30 0\n"
+# 4, 5: threshold.  Jobs of 100 ms on copy, instant ones on gfx; 50 ms.
+# Instant jobs queue behind each other on their ring, each taking a
+# fraction of a millisecond under TCG: ten at a time stay well below.
+echo threshold > "$D/sampling_mode" && echo 50000000 > "$D/sampling_threshold" &&
+	recorded "gfx 6 10 0\ncopy 7 4 100000\ngfx 6 10 0\n"
 rc=$?
 echo "# $(tr '\n' ' ' < "$SS")"
 echo "# recorded: $(awk '/^[0-9]/ { print $4 }' "$TMP/r.txt" | sort | uniq -c | tr '\n' ' ')"
@@ -109,22 +113,35 @@ echo "# recorded: $(awk '/^[0-9]/ { print $4 }' "$TMP/r.txt" | sort | uniq -c | 
 slow=$(grep -cE ' JOB_SUMMARY .*engine=copy reason=slow SUBMIT=[0-9]+ COMMIT=[0-9]+ .*END=[0-9]+ COMPLETE=[0-9]+(\(derived\))? ' "$TMP/r.txt")
 [ $rc = 0 ] && [ "$slow" = 4 ] && [ "$(events_of JOB_SUMMARY)" = 4 ] &&
 	[ "$(awk '$4 ~ /^(SUBMIT|COMMIT|START|END|COMPLETE)$/' "$TMP/r.txt" | wc -l)" = 0 ] &&
-	[ "$(total 5)" = 64 ] && [ "$(total 6)" = 4 ] && [ "$(total 7)" = 4 ] && [ "$(total 8)" = 60 ] &&
+	[ "$(total 5)" = 24 ] && [ "$(total 6)" = 4 ] && [ "$(total 7)" = 4 ] && [ "$(total 8)" = 20 ] &&
 	[ "$(sstat summaries_written)" = 4 ] && [ "$(sstat summaries_lost)" = 0 ] &&
 	[ "$(stat_of control_written)" -ge 6 ] && exact
-ok $? "threshold 20 ms: the four 50 ms jobs written, one JOB_SUMMARY each; the 60 fast ones counted, none written"
+ok $? "threshold 50 ms: the four 100 ms jobs written, one JOB_SUMMARY each; the 20 instant ones counted, none written"
 
 "$TOOL" report -i "$TMP/r.dat" --format csv > "$TMP/r.csv" 2> "$TMP/r.err"
 rc=$?
 "$TOOL" report -i "$TMP/r.dat" | grep -E '^(jobs|sampled):' | sed 's/^/# /'
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-	{ n++; if ($col["t_total"] >= 50000 && $col["t_exec"] >= 50000 && $col["engine"] == "copy") good++ }
+	{ n++; if ($col["t_total"] >= 100000 && $col["t_exec"] >= 100000 && $col["engine"] == "copy") good++ }
 	END { exit !(n == 4 && good == 4) }' "$TMP/r.csv"
-ok $((rc | $?)) "report reads the four summaries as four copy jobs with t_exec and t_total of 50 ms or more"
+ok $((rc | $?)) "report reads the four summaries as four copy jobs with t_exec and t_total of 100 ms or more"
 
-# a 300 ms job running when threshold mode is turned off.
-echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" && vgpu_submit "copy 9 1 300000\n" &&
-	sleep "$(awk -v s="$SLOW" 'BEGIN { print 0.15 * s }')" && echo off > "$D/sampling_mode" &&
+# Waits that begin no job: the end of one whose job is gone, and a wait on
+# the job's own fence (i915's request waits end after their job).
+echo reset_stats=1 > "$D/config" && echo start > "$D/control" &&
+	echo "sync_wait_exit 900 1 0 1 5 5" > "$D/emit" &&
+	echo "sync_wait_enter 901 1 0 2 901 2" > "$D/emit" &&
+	echo "sync_wait_exit 901 1 0 2 901 2" > "$D/emit" && echo stop > "$D/control"
+rc=$?
+echo "# open $(sstat open), dropped_hook $(stat_of dropped_hook), written $(stat_of written)"
+[ $rc = 0 ] && [ "$(sstat open)" = 0 ] && [ "$(stat_of dropped_hook)" = 3 ] &&
+	[ "$(stat_of written)" = 0 ] && exact
+ok $? "threshold: the end of a wait of no job and a wait on a job's own fence are dropped and begin no job (open 0)"
+
+# a 400 ms job running when threshold mode is turned off, 150 ms after
+# its submission (not scaled by SLOW: it must still run then).
+echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" && vgpu_submit "copy 9 1 400000\n" &&
+	sleep 0.15 && echo off > "$D/sampling_mode" &&
 	vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
 	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
 rc=$?
@@ -138,11 +155,11 @@ print("# report: %d jobs, %d incomplete, %d from summaries (%d open); t_total %s
       (s["jobs"], s["jobs_incomplete"], s["jobs_from_summaries"], s["summaries_open"],
        [j["t_total"] for j in jobs]))
 sys.exit(not (s["jobs"] == 1 and s["jobs_incomplete"] == 0 and s["summaries_open"] == 1
-              and jobs[0]["t_total"] >= 300000000))
+              and jobs[0]["t_total"] >= 400000000))
 PY
 [ $rc = 0 ] && [ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=open SUBMIT=[0-9]+ COMMIT=[0-9]+ waits' "$TMP/r.txt")" = 1 ] &&
 	[ "$(events_of END)" = 1 ] && [ "$(events_of COMPLETE)" = 1 ] && exact
-ok $? "a 300 ms job running when threshold mode ends: one JOB_SUMMARY (open), its END and COMPLETE as events, one complete job in report"
+ok $? "a 400 ms job running when threshold mode ends: one JOB_SUMMARY (open), its END and COMPLETE as events, one complete job in report"
 
 # 6: adaptive, a budget far below the traffic (about 1500 events/s here).
 echo 100 > "$D/sampling_rate" && echo adaptive > "$D/sampling_mode" && echo 300 > "$D/sampling_budget" &&
