@@ -18,7 +18,9 @@
  *              report's t_total: the first of SUBMIT, COMMIT, START to the
  *              COMPLETE.  The core's job summary table does the work
  *              (grtrace_jobsum_event()).
- * ERROR events are always written.  An event not written is dropped with
+ * ERROR events are always written; CTX_SWITCH and IRQ, of no job, are
+ * kept by the hash in static and adaptive mode and dropped in threshold
+ * mode.  An event not written is dropped with
  * the core's reason "hook", so emitted = written + dropped still holds.
  *
  * debugfs, in grtrace's directory: sampling_mode, sampling_rate (1..100,
@@ -36,7 +38,6 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>

@@ -150,11 +150,4 @@ sed 's/^/# /' "$TMP/top2"
 [ $rc = 1 ] && grep -q 'aggregator_enable' "$TMP/top2"
 ok $? "grtrace top with the aggregator disabled: exit 1 and a line saying how to enable it"
 
-! new_dmesg | grep -E 'BUG|WARNING|Oops|RCU'
-ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
-rmmod grtrace_aggregator
-unload_all
-# The next suites expect gpu-sched where they load it (vendor_test.sh: not loaded).
-if grep -q "^gpu_sched " /proc/modules; then rmmod gpu_sched; fi
-rm -rf "$TMP"
-exit $FAILED
+module_suite_end

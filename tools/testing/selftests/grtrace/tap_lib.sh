@@ -113,6 +113,19 @@ unload_all() {
 	return 0
 }
 
+# module_suite_end: the last result of a suite of the optional modules
+# (no kernel report since it began), then everything unloaded, gpu-sched
+# too (the next suites load it where they need it; vendor_test.sh wants
+# it not loaded), and exit with the suite's status.
+module_suite_end() {
+	! new_dmesg | grep -E 'BUG|WARNING|Oops|RCU'
+	ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
+	unload_all
+	if grep -q "^gpu_sched " /proc/modules; then rmmod gpu_sched; fi
+	rm -rf "$TMP"
+	exit $FAILED
+}
+
 # exact: grtrace's counters account for every event: emitted = written +
 # dropped.
 exact() { [ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]; }
