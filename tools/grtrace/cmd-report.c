@@ -512,6 +512,22 @@ static void close_live(struct live *lv)
 	}
 }
 
+/*
+ * Threads for a report of a file: 2 (the merge apart) when a second CPU is
+ * online, or GRTRACE_THREADS (1 or 2).
+ */
+static int threads(void)
+{
+	const char *v = getenv("GRTRACE_THREADS");
+
+	if (!v)
+		return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+	if (strcmp(v, "1") && strcmp(v, "2"))
+		usage_error(cmd, "%s: GRTRACE_THREADS must be 1 or 2, not '%s'",
+			    cmd, v);
+	return *v - '0';
+}
+
 static int run_report(int argc, char **argv)
 {
 	struct report_args a;
@@ -519,6 +535,8 @@ static int run_report(int argc, char **argv)
 	struct live lv = { .n = 0 };
 	int in_fd = -1;
 	char errbuf[GR_ERRMSG_LEN + 128];
+	struct merge_pipe *pipe;
+	int nthreads;
 	struct merge m;
 	struct gr_rec rec;
 	size_t len = 0;
@@ -528,6 +546,7 @@ static int run_report(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a))
 		return 0;
+	nthreads = threads();
 	if (a.output && strcmp(a.output, "-")) {
 		out = fopen(a.output, "wb");
 		if (!out) {
@@ -558,7 +577,10 @@ static int run_report(int argc, char **argv)
 	rp_set_tasks(rp, m.tasks, m.ntasks, m.task_frames);
 	rp_set_format(rp, a.input ? m.file.stream_format :
 		      kernel_stream_format());
-	while ((n = merge_next(&m, &rec)) > 0) {
+	/* A file's merge runs beside the analysis when there is a CPU for it. */
+	pipe = a.input && nthreads > 1 ? merge_pipe_start(&m) : NULL;
+	while ((n = pipe ? merge_pipe_next(pipe, &rec) :
+		    merge_next(&m, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)
 			rp_restart(rp);
 		if (rp_record(rp, &rec) < 0) {
@@ -566,6 +588,8 @@ static int run_report(int argc, char **argv)
 			break;
 		}
 	}
+	if (pipe)
+		merge_pipe_stop(pipe);
 	if (!in.error && m.failed) {
 		snprintf(errbuf, sizeof(errbuf), "%s", m.errmsg);
 		in.error = errbuf;

@@ -108,4 +108,15 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 int merge_next(struct merge *m, struct gr_rec *rec);
 void merge_free(struct merge *m);
 
+/*
+ * The merge of @m in a thread of its own (NULL if none can be started):
+ * merge_pipe_next() is merge_next() for the caller.  Nothing else may use
+ * @m until merge_pipe_stop(), which ends the thread (early, when the
+ * caller wants no more records) and leaves @m's errors for the caller.
+ */
+struct merge_pipe;
+struct merge_pipe *merge_pipe_start(struct merge *m);
+int merge_pipe_next(struct merge_pipe *p, struct gr_rec *rec);
+void merge_pipe_stop(struct merge_pipe *p);
+
 #endif /* GRTRACE_MERGE_H */

@@ -661,6 +661,29 @@ assert b["gseq_restarts"] == 1 and b["out_of_order_records"] == 0, b
 ' "$TMP/one.json" "$TMP/out" 2> "$TMP/perr"
 result "trace files joined with cat: two parts, each merged exactly" $? "$(cat "$TMP/perr" "$TMP/err")"
 
+# A report of a file merges in a second thread (2 CPUs here): it must be the
+# report of one thread, errors and exit status included, for bare streams,
+# trace files of either format, parts joined with cat and bad input; and a
+# report that stops at a bad record while the merge thread waits on full
+# batches (the bad STREAM_INFO first, 8 MB after it) must end.
+cat "$TMP/magic.bin" "$TMP/gen.dat" > "$TMP/magic-first.bin"
+st=0 diag=
+for f in gen.dat p.grf pp.grf p2.grf cut.bin bad.bin magic.bin magic-first.bin; do
+	for t in 1 2; do
+		GRTRACE_THREADS=$t timeout 60 "$GRTRACE" report -i "$TMP/$f" --per-ring \
+			--per-ctx --topn 3 --hist lat --format json --limit 0 \
+			> "$TMP/t$t.out" 2> "$TMP/t$t.err"
+		echo "exit $?" >> "$TMP/t$t.err"
+	done
+	cmp -s "$TMP/t1.out" "$TMP/t2.out" && cmp -s "$TMP/t1.err" "$TMP/t2.err" ||
+		{ st=1; diag="$diag $f"; }
+done
+grep -q "^exit 1$" "$TMP/t2.err" || { st=1; diag="$diag (magic-first: $(cat "$TMP/t2.err"))"; }
+GRTRACE_THREADS=3 "$GRTRACE" report -i "$TMP/gen.dat" > "$TMP/out" 2> "$TMP/err"
+[ $? -eq 2 ] && grep -q "GRTRACE_THREADS must be 1 or 2, not '3'" "$TMP/err" || st=1
+result "report: the merge in its own thread gives one thread's report, errors and exit status" $st \
+	"differ:$diag" "$(cat "$TMP/err")"
+
 # file(1) learns the magic from the magic file shipped with the tool.
 if command -v file > /dev/null 2>&1; then
 	file -m "$TESTS/../grtrace.magic" "$TMP/p.grf" |
