@@ -60,9 +60,21 @@ def compare(what, agg, groups, lat, name_of):
               % (what, name, r['jobs'], r['busy_ns'], r['depth_max'], area,
                  r['t_total_count'], vals[0] if vals else -1, sum(vals),
                  r['t_total_max'] or 0, r['t_total_p50'], r['t_total_p99']))
+        # Events that reached the kernel out of stamp order (two CPUs)
+        # are accounted from the ring's last stamp: busy time is exact
+        # without them, within 1 % with them (and said).
+        late = a.get('late')
+        if late is None:
+            print('FAIL %s %s: the aggregator gives no late count' % (what, name))
+            late = 0
+        if late:
+            print('# %s %s: %d events reached the aggregator out of stamp order: busy_ns within 1 %%'
+                  % (what, name, late))
+        busy_ok = (a['busy_ns'] == r['busy_ns'] if not late else
+                   abs(a['busy_ns'] - r['busy_ns']) <= r['busy_ns'] / 100)
         checks = [
             ('jobs', a['jobs'] == r['jobs']),
-            ('busy_ns', a['busy_ns'] == r['busy_ns']),
+            ('busy_ns', busy_ok),
             ('depth peak', a['depth_peak'] == r['depth_max']),
             # The kernel integrates in the order events reach it, the
             # report in the order it merges them: a COMMIT and an END of
