@@ -104,8 +104,16 @@ vsubmit "copy 0 3 $((3000000 * S))\ngfx 1 1 $((4000000 * S))\ncopy 2 1 $((100000
 if [ "$SLOW" = 1 ]; then
 	sleep 7.5
 else
+	# Each state seen, with the uptime it was first seen at, for the
+	# log: on a slow kernel, when the stop lands is the question.
+	seen=
 	for _ in $(seq $((300 * S))); do
 		inflight_poll "$VD/stats"
+		if [ "$INFLIGHT" != "$seen" ]; then
+			seen=$INFLIGHT
+			read -r up _ </proc/uptime
+			echo "# poll: uptime $up: $seen"
+		fi
 		[ "$INFLIGHT" = "gfx=0 compute=1 copy=2" ] && break
 		sleep 0.1
 	done
