@@ -341,34 +341,58 @@ static int result_hist_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* The last GRTRACE_SECS seconds, oldest first, summed over CPUs. */
+/*
+ * The last GRTRACE_SECS seconds, oldest first, summed over CPUs.  A CPU's
+ * second holds where its counters stood at its first event of it; its
+ * events are the difference to its next second with events, or to its
+ * counters now (struct grtrace_sec).
+ */
 static int sec_stats_show(struct seq_file *m, void *v)
 {
-	u64 now = jiffies / HZ, from, sec, max_rate = 0;
+	u64 now = jiffies / HZ, from, sec, max_rate = 0, (*n)[2];
 	int cpu;
 
 	mutex_lock(&grtrace_lock);
 	from = max(now - (GRTRACE_SECS - 1), grtrace_reset_sec());
 	mutex_unlock(&grtrace_lock);
+	n = kcalloc(GRTRACE_SECS, sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		const struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+		u64 e = READ_ONCE(pc->cnt.emitted) +
+			READ_ONCE(pc->cnt.dropped[GRTRACE_DROP_NMI]);
+		u64 w = READ_ONCE(pc->cnt.written);
+
+		for (sec = now + 1; sec-- > from;) {
+			const struct grtrace_sec *s = &pc->secs[sec % GRTRACE_SECS];
+			u64 se, sw;
+
+			/* Written under us: as if it had no event then. */
+			if (smp_load_acquire(&s->sec) != sec)
+				continue;
+			se = READ_ONCE(s->emitted);
+			sw = READ_ONCE(s->written);
+			smp_rmb(); /* the figures before @sec again: grtrace_new_sec() */
+			if (READ_ONCE(s->sec) != sec || se > e || sw > w)
+				continue;
+			n[sec - from][0] += e - se;
+			n[sec - from][1] += w - sw;
+			e = se;
+			w = sw;
+		}
+	}
 	seq_printf(m, "%-8s %12s %12s %12s\n", "age_s", "events", "written",
 		   "dropped");
 	for (sec = from; sec <= now; sec++) {
-		u64 emitted = 0, written = 0;
+		u64 emitted = n[sec - from][0], written = n[sec - from][1];
 
-		for_each_possible_cpu(cpu) {
-			const struct grtrace_sec *s =
-				&per_cpu_ptr(&grtrace_pcpu, cpu)->secs[sec % GRTRACE_SECS];
-
-			if (READ_ONCE(s->sec) != sec)
-				continue;
-			emitted += READ_ONCE(s->emitted);
-			written += READ_ONCE(s->written);
-		}
 		max_rate = max(max_rate, emitted);
 		seq_printf(m, "%-8llu %12llu %12llu %12llu\n", now - sec,
-			   emitted, written, emitted - written);
+			   emitted, written, emitted - min(written, emitted));
 	}
 	seq_printf(m, "max_rate=%llu\n", max_rate);
+	kfree(n);
 	return 0;
 }
 
@@ -504,9 +528,9 @@ static ssize_t emit_write(struct file *file, const char __user *ubuf,
 	if (!ret && !n)
 		ret = -EINVAL;
 	for (i = 0; !ret && i < n; i++)
-		grtrace_event(ev[i].type, ev[i].ring_id, ev[i].engine,
-			      ev[i].ctx, ev[i].seqno, ev[i].aux[0],
-			      ev[i].aux[1]);
+		grtrace_event(ev[i].type | GRTRACE_EV_ENGINE(ev[i].engine),
+			      ev[i].ring_id, ev[i].ctx, ev[i].seqno,
+			      ev[i].aux[0], ev[i].aux[1]);
 	kfree(ev);
 	kfree(buf);
 	return ret ?: count;

@@ -149,7 +149,7 @@ static unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
  * The record just filled is whole: publish it to readers, who may read up
  * to @committed even in the sub-buffer being written.
  */
-static void grtrace_committed(struct grtrace_pcpu *pc, u16 size)
+static __always_inline void grtrace_committed(struct grtrace_pcpu *pc, u16 size)
 {
 	/* Pairs with the acquire in grtrace_events_read(). */
 	smp_store_release(&pc->committed, pc->committed + size);
@@ -315,18 +315,27 @@ static bool grtrace_backpressure(struct grtrace_pcpu *pc, struct rchan *chan)
 	return false;
 }
 
-static void grtrace_count_sec(struct grtrace_pcpu *pc, bool written)
+/*
+ * This CPU's first event of a new second: note where its counters stand.
+ * An event used to count itself into its second; that was a quarter of the
+ * written path's cost under TCG (measured), this runs once a second.
+ */
+static void __cold grtrace_new_sec(struct grtrace_pcpu *pc)
 {
 	u64 sec = jiffies / HZ;
 	struct grtrace_sec *s = &pc->secs[sec % GRTRACE_SECS];
 
-	if (s->sec != sec) {
-		s->sec = sec;
-		s->emitted = 0;
-		s->written = 0;
-	}
-	s->emitted++;
-	s->written += written;
+	/*
+	 * Readers check @sec before and after the figures (sec_stats_show()):
+	 * invalid first, the figures after it (wmb), valid after them.
+	 */
+	WRITE_ONCE(s->sec, U64_MAX);
+	smp_wmb(); /* the invalid @sec before the figures */
+	WRITE_ONCE(s->emitted,
+		   pc->cnt.emitted + pc->cnt.dropped[GRTRACE_DROP_NMI]);
+	WRITE_ONCE(s->written, pc->cnt.written);
+	smp_store_release(&s->sec, sec); /* the figures before the new @sec */
+	pc->sec_end = (unsigned long)(sec + 1) * HZ;
 }
 
 /*
@@ -337,7 +346,7 @@ static void grtrace_count_sec(struct grtrace_pcpu *pc, bool written)
  * one (relay_file_read_avail()): records written and then lost unseen.
  * So refuse here, before relay would switch.  Interrupts are off.
  */
-static void *grtrace_reserve(struct rchan *chan, size_t size)
+static __always_inline void *grtrace_reserve(struct rchan *chan, size_t size)
 {
 	struct rchan_buf *buf = *this_cpu_ptr(chan->buf);
 
@@ -471,14 +480,14 @@ static void grtrace_event_live(u16 type, u32 ring_id, u16 engine, u64 ctx,
 {
 	struct grtrace_hook_event hev = {
 		.ctx = ctx, .seqno = seqno, .aux0 = aux0, .aux1 = aux1,
-		.ring_id = ring_id, .type = type, .engine = engine,
-		.live = true,
+		.ring_id = ring_id, .type = type, .live = true,
 	};
 	unsigned long flags;
 
 	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES))
 		return;
 	local_irq_save(flags);
+	hev.engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 	hev.ts = grtrace_now();
 	grtrace_hooks_observe_live(&hev);
 	local_irq_restore(flags);
@@ -486,10 +495,10 @@ static void grtrace_event_live(u16 type, u32 ring_id, u16 engine, u64 ctx,
 
 /**
  * grtrace_event() - the event path: account, filter and write one event
- * @type: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
- *	possibly with %GRTRACE_JOB_DERIVED
+ * @what: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
+ *	possibly with %GRTRACE_JOB_DERIVED; with GRTRACE_EV_ENGINE(engine)
+ *	for an engine class other than @ring_id's
  * @ring_id: ring of the job
- * @engine: enum grtrace_engine of the ring
  * @ctx: fence context of the job
  * @seqno: fence seqno of the job
  * @aux0: type-specific, see enum grtrace_type
@@ -501,10 +510,14 @@ static void grtrace_event_live(u16 type, u32 ring_id, u16 engine, u64 ctx,
  * reason ``nmi``; a @type out of range, or in a format 2 session a
  * @ring_id of %GRTRACE_MAX_RINGS or more, warns once and counts
  * ``invalid``.
+ *
+ * Six arguments, all in registers: the API's wrappers end in a jump here,
+ * not a call (under TCG a return costs as much as a dozen counters).
  */
-void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
-		   u64 aux0, u64 aux1)
+void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
+		   u64 aux1)
 {
+	u16 type = what & 0xffff, engine = what >> 16;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
@@ -534,9 +547,12 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	}
 
 	local_irq_save(flags);
+	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 	pc = this_cpu_ptr(&grtrace_pcpu);
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
 		t0 = local_clock();
+	if (unlikely(time_after_eq(jiffies, pc->sec_end)))
+		grtrace_new_sec(pc);
 	pc->cnt.emitted++;
 	if (type & GRTRACE_JOB_DERIVED) {
 		type &= ~GRTRACE_JOB_DERIVED;
@@ -606,7 +622,6 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 	pc->cnt.written++;
 	pc->cnt.type_written[type]++;
 	pc->cnt.bytes += size;
-	grtrace_count_sec(pc, true);
 	if (unlikely(hooked)) {
 		hev.ts = ts;
 		grtrace_hooks_observe(&hev, true);
@@ -615,7 +630,6 @@ void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
 
 drop:
 	pc->cnt.dropped[reason]++;
-	grtrace_count_sec(pc, false);
 	if (unlikely(hooked)) {
 		hev.ts = ts ? ts : grtrace_now();
 		grtrace_hooks_observe(&hev, false);
@@ -1097,8 +1111,7 @@ void grtrace_core_exit(void)
  */
 void grtrace_submit(u32 ring_id, u64 ctx, u64 seqno)
 {
-	grtrace_event(GRTRACE_EV_SUBMIT, ring_id, grtrace_ring_engine(ring_id),
-		      ctx, seqno, 0, 0);
+	grtrace_event(GRTRACE_EV_SUBMIT, ring_id, ctx, seqno, 0, 0);
 }
 EXPORT_SYMBOL_GPL(grtrace_submit);
 
@@ -1110,8 +1123,7 @@ EXPORT_SYMBOL_GPL(grtrace_submit);
  */
 void grtrace_commit(u32 ring_id, u64 ctx, u64 seqno)
 {
-	grtrace_event(GRTRACE_EV_COMMIT, ring_id, grtrace_ring_engine(ring_id),
-		      ctx, seqno, 0, 0);
+	grtrace_event(GRTRACE_EV_COMMIT, ring_id, ctx, seqno, 0, 0);
 }
 EXPORT_SYMBOL_GPL(grtrace_commit);
 
@@ -1126,8 +1138,7 @@ EXPORT_SYMBOL_GPL(grtrace_commit);
  */
 void grtrace_start(u32 ring_id, u64 ctx, u64 seqno)
 {
-	grtrace_event(GRTRACE_EV_START, ring_id, grtrace_ring_engine(ring_id),
-		      ctx, seqno, 0, 0);
+	grtrace_event(GRTRACE_EV_START, ring_id, ctx, seqno, 0, 0);
 }
 EXPORT_SYMBOL_GPL(grtrace_start);
 
@@ -1139,8 +1150,7 @@ EXPORT_SYMBOL_GPL(grtrace_start);
  */
 void grtrace_end(u32 ring_id, u64 ctx, u64 seqno)
 {
-	grtrace_event(GRTRACE_EV_END, ring_id, grtrace_ring_engine(ring_id),
-		      ctx, seqno, 0, 0);
+	grtrace_event(GRTRACE_EV_END, ring_id, ctx, seqno, 0, 0);
 }
 EXPORT_SYMBOL_GPL(grtrace_end);
 
@@ -1152,8 +1162,7 @@ EXPORT_SYMBOL_GPL(grtrace_end);
  */
 void grtrace_complete(u32 ring_id, u64 ctx, u64 seqno)
 {
-	grtrace_event(GRTRACE_EV_COMPLETE, ring_id,
-		      grtrace_ring_engine(ring_id), ctx, seqno, 0, 0);
+	grtrace_event(GRTRACE_EV_COMPLETE, ring_id, ctx, seqno, 0, 0);
 }
 EXPORT_SYMBOL_GPL(grtrace_complete);
 
@@ -1167,8 +1176,7 @@ EXPORT_SYMBOL_GPL(grtrace_complete);
  */
 void grtrace_ctx_switch(u32 ring_id, u64 from_ctx, u64 to_ctx)
 {
-	grtrace_event(GRTRACE_EV_CTX_SWITCH, ring_id,
-		      grtrace_ring_engine(ring_id), to_ctx, 0, from_ctx, 0);
+	grtrace_event(GRTRACE_EV_CTX_SWITCH, ring_id, to_ctx, 0, from_ctx, 0);
 }
 EXPORT_SYMBOL_GPL(grtrace_ctx_switch);
 
@@ -1182,8 +1190,7 @@ EXPORT_SYMBOL_GPL(grtrace_ctx_switch);
  */
 void grtrace_irq(u32 ring_id, u64 src_id, u64 src_data)
 {
-	grtrace_event(GRTRACE_EV_IRQ, ring_id, grtrace_ring_engine(ring_id),
-		      0, 0, src_id, src_data);
+	grtrace_event(GRTRACE_EV_IRQ, ring_id, 0, 0, src_id, src_data);
 }
 EXPORT_SYMBOL_GPL(grtrace_irq);
 
@@ -1198,8 +1205,7 @@ EXPORT_SYMBOL_GPL(grtrace_irq);
 void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno,
 			     u64 dep_ctx, u64 dep_seqno)
 {
-	grtrace_event(GRTRACE_EV_SYNC_WAIT_ENTER, ring_id,
-		      grtrace_ring_engine(ring_id), ctx, seqno, dep_ctx,
+	grtrace_event(GRTRACE_EV_SYNC_WAIT_ENTER, ring_id, ctx, seqno, dep_ctx,
 		      dep_seqno);
 }
 EXPORT_SYMBOL_GPL(grtrace_sync_wait_enter);
@@ -1215,8 +1221,7 @@ EXPORT_SYMBOL_GPL(grtrace_sync_wait_enter);
 void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno,
 			    u64 dep_ctx, u64 dep_seqno)
 {
-	grtrace_event(GRTRACE_EV_SYNC_WAIT_EXIT, ring_id,
-		      grtrace_ring_engine(ring_id), ctx, seqno, dep_ctx,
+	grtrace_event(GRTRACE_EV_SYNC_WAIT_EXIT, ring_id, ctx, seqno, dep_ctx,
 		      dep_seqno);
 }
 EXPORT_SYMBOL_GPL(grtrace_sync_wait_exit);
@@ -1231,7 +1236,6 @@ EXPORT_SYMBOL_GPL(grtrace_sync_wait_exit);
  */
 void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason)
 {
-	grtrace_event(GRTRACE_EV_ERROR, ring_id, grtrace_ring_engine(ring_id),
-		      ctx, seqno, (u64)(s64)err, reason);
+	grtrace_event(GRTRACE_EV_ERROR, ring_id, ctx, seqno, (u64)(s64)err, reason);
 }
 EXPORT_SYMBOL_GPL(grtrace_error);

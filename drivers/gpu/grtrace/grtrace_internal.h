@@ -82,8 +82,13 @@ struct grtrace_counters {
 /**
  * struct grtrace_sec - one second of sec_stats on one CPU
  * @sec: the second (jiffies / HZ) this slot holds
- * @emitted: calls into the event path in that second
- * @written: events written in that second
+ * @emitted: this CPU's count of calls into the event path when its first
+ *	event of @sec came (before counting it)
+ * @written: the same for events written
+ *
+ * The events of a second are the difference to the next second this CPU
+ * had events in, or to its counters now: the event path only notices that
+ * a second began, and counts nothing twice.
  */
 struct grtrace_sec {
 	u64 sec;
@@ -103,6 +108,7 @@ struct grtrace_sec {
  * @committed: bytes of the whole records written to this CPU's channel:
  *	what readers may read
  * @consumed: bytes handed to readers of this CPU's channel
+ * @sec_end: jiffies at which the second of this CPU's last event ends
  *
  * Everything but @consumed is written only by its own CPU with interrupts
  * disabled, so plain increments suffice; readers sum over CPUs and may see
@@ -119,6 +125,7 @@ struct grtrace_pcpu {
 	u32 bp_shift;
 	u64 committed;
 	u64 consumed;
+	unsigned long sec_end;
 };
 
 DECLARE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
@@ -215,8 +222,13 @@ extern u64 grtrace_session;
 extern unsigned long grtrace_buffer_size;
 
 /* grtrace_core.c */
-void grtrace_event(u16 type, u32 ring_id, u16 engine, u64 ctx, u64 seqno,
-		   u64 aux0, u64 aux1);
+void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
+		   u64 aux1);
+/*
+ * grtrace_event()'s @what: an engine class given by the caller; without it
+ * the event has its ring's (looked up inside, with interrupts off).
+ */
+#define GRTRACE_EV_ENGINE(engine)	(((u32)(engine) + 1) << 16)
 int grtrace_start_locked(void);
 void grtrace_stop_locked(void);
 int grtrace_resize_locked(unsigned long size);
@@ -252,7 +264,25 @@ u64 grtrace_reset_sec(void);
 void grtrace_rl_reset(void);
 
 /* grtrace_rings.c */
-u16 grtrace_ring_engine(u32 ring_id);
+
+/* The engine class of each ring id, read by the event path. */
+struct grtrace_ring_engines {
+	u32 nr;
+	u16 engine[];
+};
+
+extern struct grtrace_ring_engines __rcu *grtrace_ring_engines;
+
+/* The engine class of @ring_id.  Context: interrupts or preemption off. */
+static inline u16 grtrace_ring_engine(u32 ring_id)
+{
+	const struct grtrace_ring_engines *t;
+
+	t = rcu_dereference_sched(grtrace_ring_engines);
+	return t && ring_id < t->nr ? READ_ONCE(t->engine[ring_id]) :
+				      GRTRACE_ENGINE_UNKNOWN;
+}
+
 int grtrace_rings_init(void);
 void grtrace_rings_exit(void);
 int grtrace_rings_write_metadata(void);

@@ -46,11 +46,6 @@ struct grtrace_ring_slot {
 	unsigned int refs;	/* registrations; 0 when the id is free */
 };
 
-struct grtrace_ring_engines {
-	u32 nr;
-	u16 engine[];
-};
-
 /* A table: its slots, and the engine classes the event path reads. */
 struct grtrace_ring_table {
 	struct grtrace_ring_slot *slots;
@@ -63,7 +58,7 @@ static bool grtrace_rings_announce;
 /* Under grtrace_rings_lock: grtrace_ring_cap slots, ids below _high used. */
 static struct grtrace_ring_slot *grtrace_ring_slots;
 static u32 grtrace_ring_cap, grtrace_ring_high;
-static struct grtrace_ring_engines __rcu *grtrace_ring_engines;
+struct grtrace_ring_engines __rcu *grtrace_ring_engines;
 /* Under grtrace_rings_lock: the next table, and the one it replaced. */
 static struct grtrace_ring_table grtrace_ring_spare, grtrace_ring_retired;
 /* Held by the worker, and by those who size a copy of the table. */
@@ -127,19 +122,6 @@ u16 grtrace_engine_from_name(const char *name)
 	return GRTRACE_ENGINE_UNKNOWN;
 }
 EXPORT_SYMBOL_GPL(grtrace_engine_from_name);
-
-u16 grtrace_ring_engine(u32 ring_id)
-{
-	const struct grtrace_ring_engines *t;
-	u16 engine = GRTRACE_ENGINE_UNKNOWN;
-
-	rcu_read_lock();
-	t = rcu_dereference(grtrace_ring_engines);
-	if (t && ring_id < t->nr)
-		engine = READ_ONCE(t->engine[ring_id]);
-	rcu_read_unlock();
-	return engine;
-}
 
 /* Set the engine class of @id in the published array; lock held. */
 static void grtrace_ring_set_engine(u32 id, u16 engine)
@@ -301,8 +283,7 @@ void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	/* Not a type of this function: counted as invalid, not lost. */
 	if (WARN_ON_ONCE(t < GRTRACE_EV_SUBMIT || t > GRTRACE_EV_COMPLETE))
 		type = GRTRACE_EV_NR_JOB_TYPES;
-	grtrace_event(type, ring_id, grtrace_ring_engine(ring_id), ctx, seqno,
-		      aux0, aux1);
+	grtrace_event(type, ring_id, ctx, seqno, aux0, aux1);
 }
 EXPORT_SYMBOL_GPL(grtrace_job_event);
 

@@ -536,6 +536,41 @@ TEST_F(grtrace, views_agree_with_stats)
 	check_sec_stats(_metadata, 400, 300);
 }
 
+/*
+ * Two bursts a second and more apart: sec_stats puts each in its own
+ * second(s).  A burst may straddle a second's end, so the rows, in order,
+ * must split into a run that adds up to the first burst, then one that
+ * adds up to the second, and the bursts must land in two rows at least.
+ */
+TEST_F(grtrace, sec_stats_keeps_seconds_apart)
+{
+	long long a, e, w, d, sum = 0, rows = 0;
+	char buf[8192], *line;
+	bool split = false;
+
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("config", "reset_stats"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 50));
+	usleep(1200 * 1000);
+	ASSERT_EQ(0, emit_n("submit 1 1 0 2", 70));
+	ASSERT_EQ(0, put("control", "stop"));
+	ASSERT_EQ(0, get("sec_stats", buf, sizeof(buf)));
+	line = strtok(buf, "\n");
+	while ((line = strtok(NULL, "\n"))) {
+		if (sscanf(line, "%lld %lld %lld %lld", &a, &e, &w, &d) != 4)
+			continue;
+		EXPECT_EQ(e, w);
+		rows += e != 0;
+		sum += e;
+		if (sum == 50)
+			split = true;
+	}
+	TH_LOG("%lld events in %lld seconds", sum, rows);
+	EXPECT_TRUE(split);
+	EXPECT_EQ(120, sum);
+	EXPECT_LE(2, rows);
+}
+
 /* The stress run. */
 #define STRESS_SECONDS	10
 
