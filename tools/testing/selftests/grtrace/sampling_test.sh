@@ -138,9 +138,11 @@ echo "# open $(sstat open), dropped_hook $(stat_of dropped_hook), written $(stat
 	[ "$(stat_of written)" = 0 ] && exact
 ok $? "threshold: the end of a wait of no job and a wait on a job's own fence are dropped and begin no job (open 0)"
 
-# a 400 ms job running when threshold mode is turned off, 150 ms after
-# its submission (not scaled by SLOW: it must still run then).
-echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" && vgpu_submit "copy 9 1 400000\n" &&
+# a 400 ms job (SLOW times longer: on a slow kernel the commands between
+# take longer) running when threshold mode is turned off, 150 ms after its
+# submission.
+echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" &&
+	vgpu_submit "copy 9 1 $((400000 * SLOW))\n" &&
 	sleep 0.15 && echo off > "$D/sampling_mode" &&
 	vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
 	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
