@@ -9,17 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "merge.h"
 #include "trace-file.h"
 #include "util.h"
-#include "util.h"
 
 #define NR_CPU_IDS	65536		/* the header's cpu is a u16 */
 #define FD_READ_SIZE	(1u << 20)
-#define DROP_MIN	(4u << 20)	/* bytes worth an madvise() */
 /*
  * Prefetch distances: the scanner reads the file from memory for the first
  * time; the merge reads it again later, out of cache.

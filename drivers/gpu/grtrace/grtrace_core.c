@@ -1236,6 +1236,7 @@ EXPORT_SYMBOL_GPL(grtrace_sync_wait_exit);
  */
 void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason)
 {
-	grtrace_event(GRTRACE_EV_ERROR, ring_id, ctx, seqno, (u64)(s64)err, reason);
+	grtrace_event(GRTRACE_EV_ERROR, ring_id, ctx, seqno, (u64)(s64)err,
+		      reason);
 }
 EXPORT_SYMBOL_GPL(grtrace_error);
