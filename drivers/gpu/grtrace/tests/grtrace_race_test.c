@@ -20,11 +20,13 @@
  *             interrupts off (from a fence callback, under its lock)
  *
  * debugfs grtrace_race_test/: gap_us and delay_us (rw), and stats (r):
- * "delayed=N in_gap=N going_during=N gaps=N": the calls delayed, those of
- * them that began within a gap, how many times the bridge's module was
- * going (its exit had returned) while a delayed call still ran (a use
- * after free in waiting, which a correct bridge never lets happen), and
- * the unregisters seen.
+ * "delayed=N in_gap=N going_during=N gaps=N missed=N": the calls delayed,
+ * those of them that began within a gap, how many times the bridge's
+ * module was going (its exit had returned) while a delayed call still ran
+ * (a use after free in waiting, which a correct bridge never lets happen),
+ * the unregisters seen, and the calls not seen because they came nested
+ * in another probe's handler (a callback run from an interrupt on the CPU
+ * a gap holds: kprobes do not nest).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -122,9 +124,11 @@ static struct notifier_block race_module_nb = {
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld\n",
+	seq_printf(m,
+		   "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld missed=%lu\n",
 		   atomic64_read(&delayed), atomic64_read(&began_in_gap),
-		   atomic64_read(&going_during), atomic64_read(&gaps));
+		   atomic64_read(&going_during), atomic64_read(&gaps),
+		   exit_kp.nmissed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
