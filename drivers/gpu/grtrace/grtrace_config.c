@@ -52,6 +52,29 @@ static const char * const gseq_names[] = { "1", "0", NULL };
 #define GRTRACE_ENGINE_MASK_ALL	(BIT(GRTRACE_ENGINE_NR) - 1)
 #define GRTRACE_MAX_RATE	100000000
 
+/*
+ * The event types no setting can drop, on any engine, ring or context, in
+ * their sample and under their rate, and stamped with the monotonic clock:
+ * the event path writes those without looking at each setting.  None when
+ * a setting selects by anything but type and level.
+ */
+static void grtrace_config_derive(void)
+{
+	const struct grtrace_config *c = &grtrace_cfg;
+	u32 types = c->filter_type_mask;
+
+	if (c->level == GRTRACE_LEVEL_OFF ||
+	    c->filter_engine_mask != GRTRACE_ENGINE_MASK_ALL ||
+	    c->filter_ring_id >= 0 || c->watch_rings ||
+	    rcu_access_pointer(c->watch_ctx) || c->sample < 100 ||
+	    c->sample_every > 1 || c->max_eps ||
+	    c->clock != GRTRACE_CLK_MONOTONIC)
+		types = 0;
+	else if (c->level < GRTRACE_LEVEL_VERBOSE)
+		types &= ~GRTRACE_VERBOSE_TYPES;
+	WRITE_ONCE(grtrace_cfg.plain_types, types);
+}
+
 void grtrace_config_defaults(void)
 {
 	grtrace_cfg.level = GRTRACE_LEVEL_NORMAL;
@@ -63,6 +86,7 @@ void grtrace_config_defaults(void)
 	grtrace_cfg.format = GRTRACE_FORMAT_VERSION;
 	/* gseq is a cache line every CPU writes per event: opt-in. */
 	grtrace_cfg.no_gseq = 1;
+	grtrace_config_derive();
 }
 
 /*
@@ -408,6 +432,7 @@ static int grtrace_stage_publish(struct grtrace_stage *st)
 		if (old)
 			kfree_rcu(old, rcu);
 	}
+	grtrace_config_derive();
 	if (st->reset_stats)
 		grtrace_stats_reset();
 	return 0;

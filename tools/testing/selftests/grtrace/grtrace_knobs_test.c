@@ -329,6 +329,53 @@ TEST_F(grtrace, level_off_and_verbose_only_types)
 	EXPECT_TRUE(accounting_holds());
 }
 
+/*
+ * The event path writes without looking at each setting while only type
+ * and level select (struct grtrace_config's plain_types): every other
+ * setting, set in a running session, must take effect at the next event,
+ * and the path must be plain again once it is back to its default.
+ */
+TEST_F(grtrace, settings_take_effect_mid_session)
+{
+	static const struct {
+		const char *set, *drop;
+	} cases[] = {
+		{ "sample=0", "dropped_sampled" },
+		{ "sample_every=1000000", "dropped_sampled" },
+		{ "filter_engine_mask=0x1", "dropped_filtered_engine" },
+		{ "filter_ring_id=3", "dropped_filtered_ring" },
+		{ "watch_ring_add=3", "dropped_filtered_watch" },
+		{ "watch_ctx_add=99", "dropped_filtered_watch" },
+		{ "max_events_per_sec=1\nrate_limiter_mode=token_bucket\n"
+		  "rate_limit_burst=1", "dropped_rate_limited" },
+	};
+	static const char defaults[] = "sample=100\nsample_every=0\n"
+		"filter_engine_mask=0x7f\nfilter_ring_id=-1\nwatch_ring_clear\n"
+		"watch_ctx_clear\nmax_events_per_sec=0\nrate_limiter_mode=window\n"
+		"rate_limit_burst=0";
+	long long written, dropped;
+	int c;
+
+	ASSERT_EQ(0, put("control", "start"));
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		written = stat_of("written");
+		dropped = stat_of(cases[c].drop);
+		ASSERT_EQ(0, put("config", cases[c].set));
+		/* ctx 1, engine 1, ring 0: none of the settings keeps it. */
+		ASSERT_EQ(0, emit_n("submit 1 1 0 1", 20));
+		/* The token bucket lets its one event through. */
+		EXPECT_GE(written + 1, stat_of("written"));
+		EXPECT_LE(dropped + 19, stat_of(cases[c].drop));
+		ASSERT_EQ(0, put("config", defaults));
+		written = stat_of("written");
+		ASSERT_EQ(0, emit_n("submit 1 1 0 1", 20));
+		EXPECT_EQ(written + 20, stat_of("written"));
+		if (stat_of("written") != written + 20)
+			ksft_print_msg("after %s\n", cases[c].set);
+	}
+	EXPECT_TRUE(accounting_holds());
+}
+
 TEST_F(grtrace, per_knob_files_are_views_of_config)
 {
 	char buf[1024];
