@@ -40,8 +40,9 @@ every CPU at once and give the mean ns per call of one CPU.
   -k KVER     guest kernel (default: vmtest.sh's choice)
   -p          also profile the written paths with perf in the guest
   -B          do not build the modules, use the ones there
-  -M          one more VM run under multi-threaded TCG, where the vCPUs
-              really run at once, of the variants that patch no code
+  -M          one more VM run per command line under multi-threaded TCG,
+              where the vCPUs really run at once, of the variants that
+              patch no code
   -V LIST     only these variants (blank-separated ids, e.g.
               "empty gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt")
 EOF
@@ -242,7 +243,7 @@ stats() {
 med_of() { local m; read -r m _ <<<"$(stats "${VALS[$1]:-}")"; echo "${m:-0}"; }
 
 print_table() {
-	local id med min ft empty floor one
+	local id med min ft empty floor one fr
 	ft=$(med_of ft_mono)
 	empty=$(med_of empty)
 	floor=$(med_of p_floor)
@@ -271,18 +272,24 @@ print_table() {
 		echo " table fills too, and each new job then evicts the oldest.)"
 	fi
 	echo
-	printf '%-38s %8s %8s %8s\n' "all $NCPU CPUs at once" "one CPU" "each CPU" "ratio"
+	printf '%-38s %8s %8s %8s %8s\n' "all $NCPU CPUs at once" "one CPU" "each CPU" "ratio" "/floor"
+	fr=$(awk -v o="$(med_of p_floor)" -v a="$(med_of p_floor_all)" \
+		'BEGIN { print (o > 0 && a > 0 ? a / o : 0) }')
 	for id in "${VARIANTS[@]}"; do
 		[[ $id == *_all && -n ${VALS[$id]:-} ]] || continue
 		one=$(med_of "${id%_all}")
 		med=$(med_of "$id")
-		awk -v n="${VNAME[$id]}" -v o="$one" -v a="$med" \
-			'BEGIN { printf "%-38s %8.1f %8.1f %8.2f\n", n, o, a, (o > 0 ? a / o : 0) }'
+		awk -v n="${VNAME[$id]}" -v o="$one" -v a="$med" -v fr="$fr" \
+			'function r(a, b) { return b > 0 ? sprintf("%8.2f", a / b) : "       -" }
+			 BEGIN { printf "%-38s %8.1f %8.1f %s %s\n", n, o, a, r(a, o), r(o > 0 ? a / o : 0, fr) }'
 	done
 	echo "(ns per event of one CPU; ratio: each CPU's with all emitting over one"
 	echo " CPU's alone, 1.00 when nothing is shared.  Under thread=single TCG one"
 	echo " vCPU runs at a time, so the ratio is about the number of CPUs whatever"
-	echo " the code; only a run under multi-threaded TCG (-M) shows sharing.)"
+	echo " the code; only a run under multi-threaded TCG (-M) shows sharing, and"
+	echo " there the emulator slows even the floor, which shares nothing: /floor"
+	echo " is the ratio over the floor's ratio, 1.00 when the variant shares no"
+	echo " more than the floor does.)"
 }
 
 # perf profile of the CPU running 2 N calls of VARIANT.  cpu-clock samples
@@ -378,13 +385,19 @@ host_main() {
 			${a:+-a "$a"} -- "$HERE/bench.sh" "${gargs[@]}") || rc=1
 		echo "host load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 	done
-	if ((MTTCG)); then
+	# Under multi-threaded TCG an emulated device access such as an hpet
+	# read takes QEMU's global lock, which serialises the vCPUs: only a
+	# clocksource read without it (tsc=reliable) shows the guest's own
+	# sharing.  One run per command line, as above.
+	((MTTCG)) || return $rc
+	for a in "${APPENDS[@]}"; do
 		out=$(mktemp -d /tmp/grtrace-bench.XXXXXX)
 		echo
-		echo "=== VM run under multi-threaded TCG, the variants that patch no code (output in $out)"
+		echo "=== VM run under multi-threaded TCG, extra kernel args: '${a}'," \
+			"the variants that patch no code (output in $out)"
 		(cd "$TOP" && "$HERE/../vmtest.sh" -k "$KVER" -o "$out" -t 1800 -T multi \
-			-- "$HERE/bench.sh" "${gargs[@]}" -M) || rc=1
-	fi
+			${a:+-a "$a"} -- "$HERE/bench.sh" "${gargs[@]}" -M) || rc=1
+	done
 	return $rc
 }
 
@@ -410,6 +423,10 @@ main() {
 	done
 	[[ $N =~ ^[1-9][0-9]*$ && $RUNS =~ ^[1-9][0-9]*$ ]] ||
 		die "-n and -r take positive integers"
+	for opt in $ONLY; do
+		[[ -n ${VNAME[$opt]:-} ]] ||
+			die "-V: no variant '$opt' (one of: ${VARIANTS[*]})"
+	done
 	if ((guest)); then
 		((MTTCG)) && [[ -z $ONLY ]] && ONLY=$NOPATCH
 		guest_main
