@@ -53,10 +53,11 @@ static const char * const gseq_names[] = { "1", "0", NULL };
 #define GRTRACE_MAX_RATE	100000000
 
 /*
- * The event types no setting can drop, on any engine, ring or context, in
- * their sample and under their rate, and stamped with the monotonic clock:
- * the event path writes those without looking at each setting.  None when
- * a setting selects by anything but type and level.
+ * The event types no filter can drop, on any engine, ring or context
+ * (none when a filter selects by anything but type and level), and of
+ * those the ones that are also in their sample and under their rate and
+ * stamped with the monotonic clock: for those the event path looks at no
+ * setting one by one.
  */
 static void grtrace_config_derive(void)
 {
@@ -66,12 +67,14 @@ static void grtrace_config_derive(void)
 	if (c->level == GRTRACE_LEVEL_OFF ||
 	    c->filter_engine_mask != GRTRACE_ENGINE_MASK_ALL ||
 	    c->filter_ring_id >= 0 || c->watch_rings ||
-	    rcu_access_pointer(c->watch_ctx) || c->sample < 100 ||
-	    c->sample_every > 1 || c->max_eps ||
-	    c->clock != GRTRACE_CLK_MONOTONIC)
+	    rcu_access_pointer(c->watch_ctx))
 		types = 0;
 	else if (c->level < GRTRACE_LEVEL_VERBOSE)
 		types &= ~GRTRACE_VERBOSE_TYPES;
+	WRITE_ONCE(grtrace_cfg.unfiltered_types, types);
+	if (c->sample < 100 || c->sample_every > 1 || c->max_eps ||
+	    c->clock != GRTRACE_CLK_MONOTONIC)
+		types = 0;
 	WRITE_ONCE(grtrace_cfg.plain_types, types);
 }
 

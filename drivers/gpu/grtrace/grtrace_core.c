@@ -554,7 +554,7 @@ void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
-	bool hooked = false, plain;
+	bool hooked = false, usual, plain;
 	u64 t0 = 0, ts = 0;
 	u16 hflags = 0, size;
 	int reason;
@@ -601,11 +601,13 @@ void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	 * With the settings that select by type and level only, as by
 	 * default, one test stands for grtrace_filter(), the sampling and
 	 * the rate limit, and the clock is the monotonic one: a sixth of a
-	 * written event's cost under TCG (measured).
+	 * written event's cost under TCG (measured).  With the filters so
+	 * only, one test stands for grtrace_filter().
 	 */
-	plain = (READ_ONCE(grtrace_cfg.plain_types) & BIT(type)) &&
-		engine < GRTRACE_ENGINE_NR && READ_ONCE(grtrace_enabled);
-	if (!plain) {
+	usual = engine < GRTRACE_ENGINE_NR && READ_ONCE(grtrace_enabled);
+	plain = usual && (READ_ONCE(grtrace_cfg.plain_types) & BIT(type));
+	if (!plain &&
+	    !(usual && (READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type)))) {
 		reason = grtrace_filter(type, ring_id, engine, ctx);
 		if (unlikely(reason >= 0))
 			goto drop;

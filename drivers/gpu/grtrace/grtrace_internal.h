@@ -188,10 +188,12 @@ struct grtrace_watch_ctx {
  *	stopped, since STREAM_INFO says whether gseq is valid
  * @format: GRTRACE_FORMAT_V1 or _V2, the stream format of the next
  *	session; changed only while stopped
- * @plain_types: not a setting: bit (1 << type) set when no setting can
- *	drop an event of that type on a known engine, nor stamp it with
- *	any clock but the monotonic one; derived from the others whenever
- *	they change (grtrace_config_derive())
+ * @unfiltered_types: not a setting: bit (1 << type) set when no filter
+ *	(level, type, engine, ring, watchlists) can drop an event of that
+ *	type on a known engine; derived from the settings whenever they
+ *	change (grtrace_config_derive())
+ * @plain_types: not a setting: the same when no setting at all can drop
+ *	it, nor stamp it with any clock but the monotonic one
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the
@@ -217,6 +219,7 @@ struct grtrace_config {
 	u32 measure_latency;
 	u32 no_gseq;
 	u32 format;
+	u32 unfiltered_types;
 	u32 plain_types;
 };
 
