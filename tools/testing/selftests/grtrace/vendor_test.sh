@@ -270,6 +270,31 @@ xlate_load() {
 		expect amdgpu "attached grtrace_xlate_test 4" &&
 		[ "$(tr '\n' ' ' < "$X/scenarios")" = "i915 amdgpu dedup nouveau nouveau_churn nouveau_wide " ]
 }
+# i915_calls: whether the i915 adapter's probe_add() runs, and calls into
+# grtrace after it, when the i915 scenario runs in a session: kprobe
+# events on both.  probe_add() without grtrace_job_event() means it ran
+# and found tracing off; no probe_add() at all, that the tracepoint did
+# not call it.  Recorded to a file of its own, so that nothing of it is
+# left for the recording after.
+i915_calls() {
+	local t=/sys/kernel/tracing
+
+	mountpoint -q $t || mount -t tracefs nodev $t 2>/dev/null
+	if ! echo 'p:grt_diag/probe_add grtrace_i915:probe_add' >>$t/kprobe_events ||
+	   ! echo 'p:grt_diag/job_event grtrace:grtrace_job_event' >>$t/kprobe_events; then
+		echo "# xlate: no kprobe events here: the probes' calls not traced"
+		return
+	fi
+	echo >$t/trace
+	echo 1 >$t/events/grt_diag/enable
+	record diag i915
+	echo 0 >$t/events/grt_diag/enable
+	echo "# xlate: calls while the i915 scenario ran in a session:" \
+		"$(grep -v '^#' $t/trace | awk '{ sub(/:$/, "", $5); print $5 }' | sort | uniq -c | tr -s ' \n' ' ')"
+	echo '-:grt_diag/probe_add' >>$t/kprobe_events
+	echo '-:grt_diag/job_event' >>$t/kprobe_events
+}
+
 xlate_load
 ok $? "xlate: adapters attached to the test module's tracepoints [attach-only]"
 echo level=verbose > "$D/config" && record xlate i915 amdgpu nouveau
@@ -283,6 +308,7 @@ rc=$?
 if [ $rc = 0 ] && [ "$(awk '$1 == "i915" { s += $5 } END { print s + 0 }' "$D/adapters")" = 0 ]; then
 	echo "# xlate: the i915 probes were attached and never called; the i915 tracepoints:"
 	sed 's/^/#   /' "$X/i915_state"
+	i915_calls
 	echo "# xlate: reloading the adapters and the test module, recording once more"
 	rmmod grtrace_xlate_test grtrace_nouveau grtrace_amdgpu grtrace_i915 && xlate_load &&
 		record xlate i915 amdgpu nouveau
