@@ -81,6 +81,12 @@ static const struct file_operations grtrace_events_fops;
  */
 static atomic64_t grtrace_rl_window_state = ATOMIC64_INIT(0);
 static atomic64_t grtrace_rl_tat = ATOMIC64_INIT(0);
+/*
+ * Generation of the limiter's settings and state.  A CPU's note that the
+ * limit holds until some time (struct grtrace_pcpu.rl_until) is good only
+ * in the generation it was taken in.  Starts at 1: a CPU's is 0.
+ */
+static unsigned long grtrace_rl_gen = 1;
 
 #define GRTRACE_NR_SUBBUFS	8
 
@@ -106,11 +112,18 @@ u64 grtrace_clock_now(void)
 }
 EXPORT_SYMBOL_GPL(grtrace_clock_now);
 
-/* Forget the limiter's history; called when its settings change. */
+/*
+ * Forget the limiter's history; called when its settings change, after
+ * they are published, with grtrace_lock held.
+ */
 void grtrace_rl_reset(void)
 {
+	lockdep_assert_held(&grtrace_lock);
 	atomic64_set(&grtrace_rl_window_state, 0);
 	atomic64_set(&grtrace_rl_tat, 0);
+	/* Settings and state before the generation: grtrace_rate_limited(). */
+	smp_wmb();
+	WRITE_ONCE(grtrace_rl_gen, grtrace_rl_gen + 1);
 }
 
 /* The one cross-CPU atomic of the path; gseq=0 turns it off. */
@@ -233,28 +246,33 @@ static bool grtrace_sampled_out(struct grtrace_pcpu *pc)
 	return false;
 }
 
-static bool grtrace_rl_window(u64 now, u32 max)
+/*
+ * Both limiters return 0 when the event may go, else the time from which
+ * one could: a limit that holds now holds until then whatever other CPUs
+ * do, since they can only use up more of it.
+ */
+static u64 grtrace_rl_window(u64 now, u32 max)
 {
-	u64 sec = div_u64(now, NSEC_PER_SEC) & U32_MAX;
+	u64 sec = div_u64(now, NSEC_PER_SEC);
 	s64 old = atomic64_read(&grtrace_rl_window_state), new;
 
 	do {
-		if ((u64)old >> 32 != sec) {
+		if ((u64)old >> 32 != (sec & U32_MAX)) {
 			new = (s64)(sec << 32 | 1);
 		} else {
 			if ((u32)old >= max)
-				return false;
+				return (sec + 1) * NSEC_PER_SEC;
 			new = old + 1;
 		}
 	} while (!atomic64_try_cmpxchg(&grtrace_rl_window_state, &old, new));
-	return true;
+	return 0;
 }
 
 /*
  * Token bucket as a generic cell rate algorithm: an event may arrive up to
  * burst - 1 emission intervals ahead of its theoretical arrival time.
  */
-static bool grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
+static u64 grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
 {
 	u64 interval = div_u64(NSEC_PER_SEC, rate);
 	u64 tau = interval * ((burst ?: rate) - 1);
@@ -263,20 +281,71 @@ static bool grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
 	do {
 		tat = max_t(s64, old, now);
 		if (tat - now > tau)
-			return false;
+			return tat - tau;
 	} while (!atomic64_try_cmpxchg(&grtrace_rl_tat, &old, tat + interval));
+	return 0;
+}
+
+/*
+ * Does a limit this CPU saw hold still?  Jiffies stand in for the clock:
+ * a limit held to a second's end drops every event after it for free,
+ * without the clock or the limiter's shared state (under TCG a dropped
+ * event cost two thirds of it with the clock read, measured).
+ */
+static __always_inline bool grtrace_rl_held(struct grtrace_pcpu *pc)
+{
+	return pc->rl_gen == READ_ONCE(grtrace_rl_gen) &&
+	       time_before(jiffies, pc->rl_until);
+}
+
+/*
+ * Note that the limit holds from @now until @until.  Jiffies follow the
+ * monotonic clock a tick at a time, each tick at most a tick late while
+ * interrupts are taken, so the note stops a tick early: it can drop an
+ * event the limit would have let through only when this CPU's ticks run
+ * more than a tick late (interrupts kept off that long).  The boot-time
+ * clock runs on in suspend, jiffies do not: no note then.
+ */
+static void grtrace_rl_note(struct grtrace_pcpu *pc, unsigned long gen,
+			    u64 now, u64 until)
+{
+	u64 left = until - now;
+
+	if (READ_ONCE(grtrace_cfg.clock) != GRTRACE_CLK_MONOTONIC ||
+	    left < 2 * TICK_NSEC)
+		return;
+	pc->rl_until = jiffies + (unsigned long)div_u64(left, TICK_NSEC) - 1;
+	pc->rl_gen = gen;
+}
+
+/* Out of line: the event path pays only for a test without a limit. */
+static noinline bool grtrace_rl_check(struct grtrace_pcpu *pc, u64 now)
+{
+	unsigned long gen = READ_ONCE(grtrace_rl_gen);
+	u64 until;
+	u32 max;
+
+	/* The settings and state of @gen or a later one: grtrace_rl_reset(). */
+	smp_rmb();
+	max = READ_ONCE(grtrace_cfg.max_eps);
+	if (!max)
+		return false;
+	if (READ_ONCE(grtrace_cfg.rl_mode) == GRTRACE_RL_TOKEN_BUCKET)
+		until = grtrace_rl_bucket(now, max,
+					  READ_ONCE(grtrace_cfg.rl_burst));
+	else
+		until = grtrace_rl_window(now, max);
+	if (!until)
+		return false;
+	grtrace_rl_note(pc, gen, now, until);
 	return true;
 }
 
-static bool grtrace_rate_limited(u64 now)
+static __always_inline bool grtrace_rate_limited(struct grtrace_pcpu *pc,
+						 u64 now)
 {
-	u32 max = READ_ONCE(grtrace_cfg.max_eps);
-
-	if (likely(!max))
-		return false;
-	if (READ_ONCE(grtrace_cfg.rl_mode) == GRTRACE_RL_TOKEN_BUCKET)
-		return !grtrace_rl_bucket(now, max, READ_ONCE(grtrace_cfg.rl_burst));
-	return !grtrace_rl_window(now, max);
+	return unlikely(READ_ONCE(grtrace_cfg.max_eps)) &&
+	       grtrace_rl_check(pc, now);
 }
 
 /* How full this CPU's buffer is, in percent of its size. */
@@ -628,8 +697,12 @@ void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 			reason = GRTRACE_DROP_SAMPLED;
 			goto drop;
 		}
+		if (grtrace_rl_held(pc)) {
+			reason = GRTRACE_DROP_RATE_LIMITED;
+			goto drop;
+		}
 		ts = grtrace_now();
-		if (grtrace_rate_limited(ts)) {
+		if (grtrace_rate_limited(pc, ts)) {
 			reason = GRTRACE_DROP_RATE_LIMITED;
 			goto drop;
 		}

@@ -109,6 +109,9 @@ struct grtrace_sec {
  *	what readers may read
  * @consumed: bytes handed to readers of this CPU's channel
  * @sec_end: jiffies at which the second of this CPU's last event ends
+ * @rl_until: jiffies until which the rate limit holds, as this CPU last
+ *	saw it
+ * @rl_gen: generation of the limiter's settings @rl_until is good for
  *
  * Everything but @consumed is written only by its own CPU with interrupts
  * disabled, so plain increments suffice; readers sum over CPUs and may see
@@ -126,6 +129,8 @@ struct grtrace_pcpu {
 	u64 committed;
 	u64 consumed;
 	unsigned long sec_end;
+	unsigned long rl_until;
+	unsigned long rl_gen;
 };
 
 DECLARE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);

@@ -102,6 +102,104 @@ TEST_F(grtrace, window_limiter_caps_each_second)
 	free_trace(&t);
 }
 
+/*
+ * Emitting all through three seconds and more, every second but the first
+ * and the last lets exactly its 200 through: a CPU that saw the window full
+ * drops without the clock until just before the second ends, never into
+ * the next one.
+ */
+TEST_F(grtrace, window_limiter_fills_every_second)
+{
+	uint64_t t0, max_in_sec, cur = UINT64_MAX, n = 0;
+	int secs, full = 0, whole = 0;
+	struct grtrace_hdr *h;
+	struct trace t;
+	size_t off = 0;
+
+	ASSERT_EQ(0, put("config", "max_events_per_sec=200"));
+	ASSERT_EQ(0, put("control", "start"));
+	t0 = now_ns();
+	while (now_ns() - t0 < 3500000000ULL) {
+		ASSERT_EQ(0, emit_n("submit 1 1 0 1", 50));
+		usleep(2000);
+	}
+	ASSERT_EQ(0, put("control", "stop"));
+	EXPECT_TRUE(accounting_holds());
+	ASSERT_LT(0, read_trace(&t));
+	per_second(&t, &max_in_sec, &secs);
+	EXPECT_GE(200, max_in_sec);
+	ASSERT_LE(4, secs);
+	while ((h = rec_at(&t, 0, off))) {
+		off += h->size;
+		if (h->type >= GRTRACE_EV_NR_JOB_TYPES)
+			continue;
+		if (h->ts / 1000000000ULL != cur) {
+			if (cur != UINT64_MAX && whole++)
+				full += n == 200;
+			cur = h->ts / 1000000000ULL;
+			n = 0;
+		}
+		n++;
+	}
+	/* Each second between the first and the last: 200 exactly. */
+	EXPECT_EQ(secs - 2, full);
+	free_trace(&t);
+}
+
+/*
+ * A window full all second long still opens the next one on time: the
+ * first event 2 ms into each new second is written.
+ */
+TEST_F(grtrace, window_limiter_opens_on_the_second)
+{
+	struct timespec next;
+	long long w;
+	int i;
+
+	ASSERT_EQ(0, put("config", "max_events_per_sec=1"));
+	ASSERT_EQ(0, put("control", "start"));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, emit_n("submit 1 1 0 1", 20));
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		next.tv_sec++;
+		next.tv_nsec = 2000000;
+		ASSERT_EQ(0, clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					     &next, NULL));
+		w = stat_of("written");
+		ASSERT_EQ(0, emit_n("submit 1 1 0 1", 1));
+		EXPECT_EQ(w + 1, stat_of("written")) TH_LOG("second %d", i);
+	}
+	EXPECT_LT(0, stat_of("dropped_rate_limited"));
+	EXPECT_TRUE(accounting_holds());
+}
+
+/*
+ * A limit raised in the middle of a second applies to the next event,
+ * though the CPU noted that the old one holds to the second's end.
+ */
+TEST_F(grtrace, rate_limit_change_applies_at_once)
+{
+	ASSERT_EQ(0, put("config", "max_events_per_sec=1"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 100));
+	EXPECT_GE(2, stat_of("written"));
+	ASSERT_EQ(0, put("config", "reset_stats\nmax_events_per_sec=1000"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10));
+	EXPECT_EQ(10, stat_of("written"));
+	ASSERT_EQ(0, put("config", "reset_stats\nmax_events_per_sec=1"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 100));
+	EXPECT_GE(2, stat_of("written"));
+	ASSERT_EQ(0, put("config", "reset_stats\nrate_limiter_mode=token_bucket\n"
+				   "rate_limit_burst=5"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10));
+	EXPECT_LE(5, stat_of("written"));
+	EXPECT_GE(6, stat_of("written"));
+	ASSERT_EQ(0, put("config", "reset_stats\nmax_events_per_sec=0"));
+	ASSERT_EQ(0, emit_n("submit 1 1 0 1", 10));
+	EXPECT_EQ(10, stat_of("written"));
+	EXPECT_TRUE(accounting_holds());
+}
+
 TEST_F(grtrace, token_bucket_honours_burst)
 {
 	uint64_t t0, t1;
