@@ -133,6 +133,12 @@ void grtrace_hook_unregister(struct grtrace_hook *hook)
 EXPORT_SYMBOL_GPL(grtrace_hook_unregister);
 
 /*
+ * The walks below run with interrupts off, which is an RCU read-side
+ * critical section that synchronize_rcu() waits for: no rcu_read_lock(),
+ * a pair of out-of-line calls on a PREEMPT_RCU kernel such as Debian's.
+ */
+
+/*
  * The event path, interrupts off: whether a hook drops @ev.  Every hook up
  * to the one that drops it counts it as seen (hooks without a drop
  * callback count in the observe walk).
@@ -142,7 +148,7 @@ bool grtrace_hooks_drop(const struct grtrace_hook_event *ev)
 	struct grtrace_hook *h;
 	bool drop = false;
 
-	rcu_read_lock();
+	lockdep_assert_irqs_disabled();
 	list_for_each_entry_rcu(h, &grtrace_hooks, node) {
 		struct grtrace_hook_counts *c;
 
@@ -156,7 +162,6 @@ bool grtrace_hooks_drop(const struct grtrace_hook_event *ev)
 			break;
 		}
 	}
-	rcu_read_unlock();
 	return drop;
 }
 
@@ -165,7 +170,7 @@ void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written)
 {
 	struct grtrace_hook *h;
 
-	rcu_read_lock();
+	lockdep_assert_irqs_disabled();
 	list_for_each_entry_rcu(h, &grtrace_hooks, node) {
 		if (!h->observe)
 			continue;
@@ -173,7 +178,6 @@ void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written)
 			this_cpu_ptr(h->counts)->seen++;
 		h->observe(ev, written, h->data);
 	}
-	rcu_read_unlock();
 }
 
 /* Out of a session, interrupts off: @ev for the live hooks. */
@@ -181,11 +185,10 @@ void grtrace_hooks_observe_live(const struct grtrace_hook_event *ev)
 {
 	struct grtrace_hook *h;
 
-	rcu_read_lock();
+	lockdep_assert_irqs_disabled();
 	list_for_each_entry_rcu(h, &grtrace_hooks, node)
 		if (h->live && h->observe)
 			h->observe(ev, false, h->data);
-	rcu_read_unlock();
 }
 
 static int hooks_show(struct seq_file *m, void *v)

@@ -211,8 +211,8 @@ static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 	enum flt_count v;
 
 	this_cpu_inc(flt_counts[FLT_SEEN]);
-	rcu_read_lock();
-	c = rcu_dereference(flt_cfg);
+	/* Interrupts are off: a read-side section synchronize_rcu() knows. */
+	c = rcu_dereference_sched(flt_cfg);
 	if (!(c->events & BIT(ev->type))) {
 		v = FLT_DROP_EVENTS;
 		/* Still decide on the job, so its other events follow. */
@@ -231,7 +231,6 @@ static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 	}
 	if (v == FLT_KEPT && c->latency_ns)
 		v = flt_latency(ev, c->latency_ns);
-	rcu_read_unlock();
 	this_cpu_inc(flt_counts[v]);
 	return v != FLT_KEPT;
 }
