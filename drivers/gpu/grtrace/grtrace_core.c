@@ -288,9 +288,9 @@ static u64 grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
 
 /*
  * Does a limit this CPU saw hold still?  Jiffies stand in for the clock:
- * a limit held to a second's end drops every event after it for free,
- * without the clock or the limiter's shared state (under TCG a dropped
- * event cost two thirds of it with the clock read, measured).
+ * a window full until its second's end drops every later event without
+ * the clock or the limiter's shared state, which were two thirds of a
+ * rate-limited drop's cost under TCG (measured).
  */
 static __always_inline bool grtrace_rl_held(struct grtrace_pcpu *pc)
 {
