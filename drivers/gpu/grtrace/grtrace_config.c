@@ -52,14 +52,21 @@ static const char * const gseq_names[] = { "1", "0", NULL };
 #define GRTRACE_ENGINE_MASK_ALL	(BIT(GRTRACE_ENGINE_NR) - 1)
 #define GRTRACE_MAX_RATE	100000000
 
-/*
+/**
+ * grtrace_config_derive() - derive the event path's sets of types
+ *
  * The event types no filter can drop, on any engine, ring or context
- * (none when a filter selects by anything but type and level), and of
- * those the ones that are also in their sample and under their rate and
- * stamped with the monotonic clock: for those the event path looks at no
- * setting one by one.
+ * (none when a filter selects by anything but type and level); of those
+ * the ones that are also in their sample and under their rate and stamped
+ * with the monotonic clock: for those the event path looks at no setting
+ * one by one; and of those, while a session runs in format 2 without gseq,
+ * latency measurement or backpressure, the ones grtrace_event() writes on
+ * its fast path.
+ *
+ * Context: grtrace_lock held (or loading), after every change of a
+ * setting or of grtrace_enabled.
  */
-static void grtrace_config_derive(void)
+void grtrace_config_derive(void)
 {
 	const struct grtrace_config *c = &grtrace_cfg;
 	u32 types = c->filter_type_mask;
@@ -76,6 +83,10 @@ static void grtrace_config_derive(void)
 	    c->clock != GRTRACE_CLK_MONOTONIC)
 		types = 0;
 	WRITE_ONCE(grtrace_cfg.plain_types, types);
+	if (!grtrace_enabled || c->format == GRTRACE_FORMAT_V1 ||
+	    !c->no_gseq || c->measure_latency || c->bp_threshold)
+		types = 0;
+	WRITE_ONCE(grtrace_cfg.fast_types, types);
 }
 
 void grtrace_config_defaults(void)

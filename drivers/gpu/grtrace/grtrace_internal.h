@@ -199,6 +199,9 @@ struct grtrace_watch_ctx {
  *	change (grtrace_config_derive())
  * @plain_types: not a setting: the same when no setting at all can drop
  *	it, nor stamp it with any clock but the monotonic one
+ * @fast_types: not a setting: the same while a session runs in format 2
+ *	without gseq, latency measurement or backpressure: the event path's
+ *	fast path (grtrace_event_fast())
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the
@@ -226,9 +229,11 @@ struct grtrace_config {
 	u32 format;
 	u32 unfiltered_types;
 	u32 plain_types;
+	u32 fast_types;
 };
 
 extern struct grtrace_config grtrace_cfg;
+void grtrace_config_derive(void);
 extern struct mutex grtrace_lock;
 extern bool grtrace_enabled;
 extern u64 grtrace_session;
@@ -240,9 +245,11 @@ extern unsigned long grtrace_buffer_size;
  * boundary fell in it moved its cost by a tenth from one unrelated change
  * to the next (measured).  On hardware: one iTLB entry.  A .text.hot.*
  * section, which vmlinux's linker script places (built in, no orphan).
+ * The API's wrappers, which jump to it, go after it in the same page.
  */
+#define __grtrace_hot	__section(".text.hot.grtrace_event")
 void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
-		   u64 aux1) __section(".text.hot.grtrace_event") __aligned(PAGE_SIZE);
+		   u64 aux1) __grtrace_hot __aligned(PAGE_SIZE);
 /*
  * grtrace_event()'s @what: an engine class given by the caller; without it
  * the event has its ring's (looked up inside, with interrupts off).

@@ -320,6 +320,107 @@ TEST_F(grtrace, v2_wide_numbers)
 	free_trace(&t);
 }
 
+/* The events a histogram file counts, or -1. */
+static long long hist_total(const char *file)
+{
+	char buf[1024], *line, *save = NULL;
+	unsigned long long v, total = 0;
+
+	if (get(file, buf, sizeof(buf)))
+		return -1;
+	/* The first line gives the bounds, each other one a bucket. */
+	line = strtok_r(buf, "\n", &save);
+	while ((line = strtok_r(NULL, "\n", &save)))
+		if (sscanf(line, "%*s %llu", &v) == 1)
+			total += v;
+	return total;
+}
+
+struct fast_full {
+	unsigned char rec[1024];	/* CPU 0's events, cseq and ts zeroed */
+	size_t len;
+	char pc_stats[4096];
+	char by_type[2048];
+	char size_hist[1024];
+	long long lat_events;
+};
+
+/* One batch of events with @cfg: what was written and counted into @o. */
+static int fast_full_run(const char *cfg, const char *batch,
+			 struct fast_full *o)
+{
+	struct rec2 r[64];
+	struct trace t;
+	int ret = -1;
+	long n, i;
+
+	if (put("config", cfg) || put("config", "reset_stats") ||
+	    put("control", "start") || put("emit", batch) ||
+	    put("control", "stop") || read_trace(&t) <= 0)
+		return -1;
+	n = walk2(&t, 0, r, ARRAY_SIZE(r));
+	/* After STREAM_INFO and METADATA. */
+	if (n < 3 || n > (long)ARRAY_SIZE(r))
+		goto out;
+	o->len = t.buf[0] + t.len[0] - r[2].p;
+	if (o->len > sizeof(o->rec))
+		goto out;
+	memcpy(o->rec, r[2].p, o->len);
+	/* cseq goes on from the session before: one more per record. */
+	for (i = 2; i < n; i++) {
+		if (r[i].cseq != r[1].cseq + i - 1)
+			goto out;
+		memset(o->rec + (r[i].p - r[2].p) + 4, 0, 12);
+	}
+	if (get("pc_stats", o->pc_stats, sizeof(o->pc_stats)) ||
+	    get("events_by_type", o->by_type, sizeof(o->by_type)) ||
+	    get("size_hist", o->size_hist, sizeof(o->size_hist)))
+		goto out;
+	o->lat_events = hist_total("latency_hist");
+	ret = 0;
+out:
+	free_trace(&t);
+	return ret;
+}
+
+/*
+ * By default an event takes the event path's fast path, with
+ * measure_latency=1 the full one.  Both write the same records, ts aside,
+ * and count alike: every optional part, the events the fast path leaves
+ * to the full one (WIDE) and one that a filter drops.  Only the latency
+ * measurement tells the runs apart.
+ */
+TEST_F(grtrace, v2_fast_and_full_path_agree)
+{
+	static const char batch[] =
+		"submit 7 1 3 1\ncommit 7 1 3 1\nstart 7 2 3 1\n"
+		"end 7 2 3 1\ncomplete 7 1 3 1\n"
+		"sync_wait_enter 7 1 3 2 8 9\nsync_wait_exit 7 1 3 2 8 0\n"
+		"ctx_switch 7 0 65535 0 6 0\nirq 0 4 0 0 0 1\n"
+		"error 7 1 3 2 -62 0\nstart 0x100000000 1 3 4\n"
+		"submit 7 5 3 0xffffffff\nend 0xffffffff 6 9 3 1 0x1ffffffff\n";
+	/* Every type but COMMIT: CTX_SWITCH and IRQ need level=verbose. */
+	static const char common[] =
+		"level=verbose\nfilter_type_mask=0xfffffffb\nmeasure_latency=";
+	static struct fast_full o[2];
+	char cfg[128];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(cfg, sizeof(cfg), "%s%d", common, i);
+		ASSERT_EQ(0, fast_full_run(cfg, batch, &o[i]));
+	}
+	EXPECT_EQ(0, o[0].lat_events);
+	EXPECT_EQ(13, o[1].lat_events);
+	/* 12 written: 3 of 28 bytes, 7 of 36 (TASK, AUX or WIDE), 2 of 52. */
+	EXPECT_EQ(3 * 28 + 7 * 36 + 2 * 52, o[0].len);
+	ASSERT_EQ(o[0].len, o[1].len);
+	EXPECT_EQ(0, memcmp(o[0].rec, o[1].rec, o[0].len));
+	EXPECT_STREQ(o[0].pc_stats, o[1].pc_stats);
+	EXPECT_STREQ(o[0].by_type, o[1].by_type);
+	EXPECT_STREQ(o[0].size_hist, o[1].size_hist);
+}
+
 /* Format 1 stays available, as it was: 72-byte events with cpu and gseq. */
 TEST_F(grtrace, v1_on_request)
 {
