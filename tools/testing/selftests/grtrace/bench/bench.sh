@@ -21,7 +21,7 @@ N=200000 RUNS=5 PROFILE=0 BUILD=1 KVER='' APPENDS=() APPEND_SET=0 MTTCG=0 ONLY='
 # Variants that patch no code: the only ones run under multi-threaded TCG
 # (-M), which hangs the guest when code is patched under load.
 NOPATCH="gr_written gr_written_all gr_gseq gr_gseq_all gr_v1 gr_v1_all empty
-	 p_floor p_floor_all p_atomic p_atomic_all"
+	 p_floor p_floor_call p_floor_all p_atomic p_atomic_all"
 
 usage() {
 	cat <<EOF
@@ -62,7 +62,7 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # that noise from the host (other guests on its cores stretch the guest's
 # clock) spreads over all of them alike.
 VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
-	  gr_rate gr_stopped empty p_floor p_ktime p_irqsave p_atomic p_memcpy
+	  gr_rate gr_stopped empty p_floor p_floor_call p_ktime p_irqsave p_atomic p_memcpy
 	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
 	  p_atomic_all)
 declare -A VNAME=(
@@ -79,6 +79,7 @@ declare -A VNAME=(
 	[gr_gseq]="grtrace written, v2 gseq=1"
 	[gr_v1]="grtrace written, format=1 gseq=1"
 	[p_floor]="floor: irqsave+ktime+relay_reserve"
+	[p_floor_call]="floor behind a call"
 	[gr_type]="grtrace dropped: filtered_type"
 	[gr_sampled]="grtrace dropped: sampled (sample=0)"
 	[gr_rate]="grtrace dropped: rate_limited (1/s)"
@@ -258,6 +259,10 @@ print_table() {
 	echo "(ns per event; median and min of $RUNS runs of $N calls; -loop: median"
 	echo " less the empty loop's; /ftrace: median over the mono ftrace median;"
 	echo " /floor: -loop over the floor's -loop)"
+	if [[ -n ${VALS[p_floor_call]:-} && -n ${VALS[gr_written]:-} ]]; then
+		awk -v w="$(med_of gr_written)" -v c="$(med_of p_floor_call)" -v e="$empty" \
+			'BEGIN { if (c - e > 0) printf "grtrace written over the floor behind a call (-loop): %.2f\n", (w - e) / (c - e) }'
+	fi
 	if [[ -n ${VALS[gr_written]:-} ]]; then
 		echo
 		printf '%-38s %8s %8s\n' "optional modules loaded" "-loop" "ratio"

@@ -14,7 +14,8 @@
  * number and record copy of grtrace's event path.  "floor" is the least a
  * relay-based event can cost: interrupts masked, one clock read, one
  * relay_reserve() of a 36-byte record (a format 2 job event) on a channel
- * of its own, and the fill.  Preemption is disabled per chunk of calls,
+ * of its own, and the fill; "floor_call" the same behind a call, as an
+ * API is reached.  Preemption is disabled per chunk of calls,
  * so the loop stays on one CPU without stalling the machine.  A MODE
  * ending in "_all" runs N calls on every online CPU at once, one bound
  * kthread each, and gives the mean of their ns per call: compared with
@@ -57,6 +58,7 @@ enum bench_mode {
 	BENCH_ATOMIC,
 	BENCH_MEMCPY,
 	BENCH_FLOOR,
+	BENCH_FLOOR_CALL,
 	BENCH_NR_MODES,
 };
 
@@ -69,6 +71,7 @@ static const char * const bench_mode_names[BENCH_NR_MODES] = {
 	[BENCH_ATOMIC]	= "atomic",
 	[BENCH_MEMCPY]	= "memcpy",
 	[BENCH_FLOOR]	= "floor",
+	[BENCH_FLOOR_CALL] = "floor_call",
 };
 
 #define BENCH_FLOOR_SIZE	36	/* a format 2 job event */
@@ -104,7 +107,7 @@ static const struct rchan_callbacks bench_relay_cb = {
 };
 
 /* One floor event: what no relay-based tracer can do without. */
-static void bench_floor_one(u64 ctx, u64 seqno)
+static __always_inline void bench_floor_one(u64 ctx, u64 seqno)
 {
 	unsigned long flags;
 	u32 *p;
@@ -125,6 +128,18 @@ static void bench_floor_one(u64 ctx, u64 seqno)
 		p[8] = 0;
 	}
 	local_irq_restore(flags);
+}
+
+/*
+ * The floor behind a call, as an exported function of another module is
+ * reached: out of line, in a page of its own.  Under TCG a jump to
+ * another guest page is looked up rather than chained, and so is every
+ * return; this is what a tracer's API adds to the floor there.
+ */
+static noinline void __section(".text.bench_floor_call") __aligned(PAGE_SIZE)
+bench_floor_call(u64 ctx, u64 seqno)
+{
+	bench_floor_one(ctx, seqno);
 }
 
 /* Serialises runs; protects the last result. */
@@ -190,6 +205,10 @@ static void bench_chunk(enum bench_mode mode, u32 first, u32 n)
 	case BENCH_FLOOR:
 		for (i = first; i < first + n; i++)
 			bench_floor_one(BENCH_CTX, i);
+		break;
+	case BENCH_FLOOR_CALL:
+		for (i = first; i < first + n; i++)
+			bench_floor_call(BENCH_CTX, i);
 		break;
 	case BENCH_EMPTY:
 		/* The compiler may not drop the loop across a barrier. */
