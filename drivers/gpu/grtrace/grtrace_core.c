@@ -42,6 +42,7 @@
 #include <linux/module.h>
 #include <linux/relay.h>
 #include <linux/sched/clock.h>
+#include <linux/stringify.h>
 #include <linux/timer.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -49,6 +50,11 @@
 #include "grtrace_internal.h"
 
 DEFINE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
+
+/* The event path's section starts a page: see __grtrace_hot. */
+asm(".pushsection .text.hot.grtrace_event, \"ax\"\n"
+	"\t.p2align " __stringify(PAGE_SHIFT) "\n"
+	".popsection");
 
 /* Protects the settings, the channel and the start/stop state. */
 DEFINE_MUTEX(grtrace_lock);
@@ -431,9 +437,8 @@ static __always_inline void *grtrace_reserve(struct rchan *chan, size_t size)
  * full buffer leaves a gap in gseq exactly where events were lost, which
  * the reader reports.  The record is filled in place; readers see it only
  * once grtrace_committed() has published it, never half-written.  Returns
- * the size written, 0 when the buffer is full.  Out of line, so that
- * grtrace_event() and the API's wrappers, which jump to it, fit one page
- * (see __grtrace_hot).
+ * the size written, 0 when the buffer is full.  Out of line, so that the
+ * event path's section fits a page (see __grtrace_hot).
  */
 static noinline u16 grtrace_put_job1(struct grtrace_pcpu *pc,
 				     struct rchan *chan, u16 type, u16 hflags,
@@ -634,73 +639,60 @@ static noinline void grtrace_hook_observe(u16 type, u16 hflags, u32 ring_id,
  * on this CPU, when its sub-buffer has room for it: relay_reserve()'s work
  * done in place, interrupts being off already.  Otherwise it returns false
  * before any side effect and the full path takes the event from the start.
- * Under TCG it is five sixths of the full path's cost with the tsc clock
- * (measured, Documentation/gpu/grtrace.rst).
+ * The clock is read last, so that little lives across the call.
  */
-static __always_inline bool grtrace_event_fast(struct grtrace_pcpu *pc,
-					       u16 type, u16 engine,
+static __always_inline bool grtrace_event_fast(u16 type, u16 engine,
 					       u32 ring_id, u64 ctx,
 					       u64 seqno, u64 aux0, u64 aux1)
 {
+	struct grtrace_pcpu *pc;
 	struct rchan_buf *buf;
 	struct rchan *chan;
+	unsigned long irq;
 	u8 flags = 0;
 	u16 size;
 	void *h;
 
+	local_irq_save(irq);
+	pc = this_cpu_ptr(&grtrace_pcpu);
 	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
-	if (unlikely(engine >= GRTRACE_ENGINE_NR ||
+	if (unlikely(!(READ_ONCE(grtrace_cfg.fast_types) & BIT(type)) ||
+		     engine >= GRTRACE_ENGINE_NR ||
 		     ring_id >= GRTRACE_MAX_RINGS ||
 		     (ctx | seqno | aux0 | aux1) >> 32 ||
 		     time_after_eq(jiffies, pc->sec_end)))
-		return false;
+		goto full;
 	size = grtrace_size_job2(type, false, aux0 | aux1, false, &flags);
-	/* Only NULL while stopped: start publishes it before enabling. */
 	chan = READ_ONCE(grtrace_chan);
 	if (unlikely(!chan))
-		return false;
+		goto full;
 	buf = *this_cpu_ptr(chan->buf);
 	if (unlikely(buf->offset + size > chan->subbuf_size))
-		return false;
+		goto full;
 	h = buf->data + buf->offset;
 	buf->offset += size;
-	grtrace_fill_job2(h, type, flags, size, pc->cseq++, ktime_get_ns(),
+	grtrace_fill_job2(h, type, flags, size, pc->cseq++, 0,
 			  ring_id, engine, ctx, seqno, aux0, aux1, false, 0);
-	grtrace_committed(pc, size);
 	pc->cnt.emitted++;
 	pc->cnt.type_emitted[type]++;
 	pc->cnt.written++;
 	pc->cnt.type_written[type]++;
 	pc->cnt.bytes += size;
+	((struct grtrace_hdr2 *)h)->ts = ktime_get_ns();
+	grtrace_committed(pc, size);
+	local_irq_restore(irq);
 	return true;
+full:
+	local_irq_restore(irq);
+	return false;
 }
 
-/**
- * grtrace_event() - the event path: account, filter and write one event
- * @what: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
- *	possibly with %GRTRACE_JOB_DERIVED; with GRTRACE_EV_ENGINE(engine)
- *	for an engine class other than @ring_id's
- * @ring_id: ring of the job
- * @ctx: fence context of the job
- * @seqno: fence seqno of the job
- * @aux0: type-specific, see enum grtrace_type
- * @aux1: type-specific, see enum grtrace_type
- *
- * Safe from any context, hard interrupts included; never sleeps and takes
- * no lock.  Ends as exactly one of written or one drop reason in this CPU's
- * counters.  In NMI nothing is written: the event is counted as dropped,
- * reason ``nmi``; a @type out of range, or in a format 2 session a
- * @ring_id of %GRTRACE_MAX_RINGS or more, warns once and counts
- * ``invalid``.
- *
- * Six arguments, all in registers: the API's wrappers end in a jump here,
- * not a call (under TCG a return costs as much as a dozen counters).
- * The events that no setting can drop or change in a format 2 session
- * without gseq, as by default, take a fast path (grtrace_event_fast())
- * that writes the same record and counts the same as the rest of the
- * function would.
+/*
+ * The whole event path, for the events grtrace_event_fast() does not take,
+ * in grtrace_event()'s page (see __grtrace_hot).
  */
-void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
+static noinline void __grtrace_hot
+grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		   u64 aux1)
 {
 	u16 type = what & 0xffff, engine = what >> 16;
@@ -733,15 +725,6 @@ void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 
 	local_irq_save(flags);
 	pc = this_cpu_ptr(&grtrace_pcpu);
-	/* The defaults' events, in most sessions all: a sixth cheaper. */
-	if (likely(type < GRTRACE_EV_NR_JOB_TYPES &&
-		   READ_ONCE(grtrace_cfg.fast_types) & BIT(type)) &&
-	    !static_branch_unlikely(&grtrace_hooks_on) &&
-	    grtrace_event_fast(pc, type, engine, ring_id, ctx, seqno, aux0,
-			       aux1)) {
-		local_irq_restore(flags);
-		return;
-	}
 	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
 		t0 = local_clock();
@@ -847,6 +830,46 @@ out:
 		pc->cnt.lat_hist[grtrace_hist_bucket(local_clock() - t0,
 						     GRTRACE_LAT_HIST_LO)]++;
 	local_irq_restore(flags);
+}
+
+/**
+ * grtrace_event() - the event path: account, filter and write one event
+ * @what: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
+ *	possibly with %GRTRACE_JOB_DERIVED; with GRTRACE_EV_ENGINE(engine)
+ *	for an engine class other than @ring_id's
+ * @ring_id: ring of the job
+ * @ctx: fence context of the job
+ * @seqno: fence seqno of the job
+ * @aux0: type-specific, see enum grtrace_type
+ * @aux1: type-specific, see enum grtrace_type
+ *
+ * Safe from any context, hard interrupts included; never sleeps and takes
+ * no lock.  Ends as exactly one of written or one drop reason in this CPU's
+ * counters.  In NMI nothing is written: the event is counted as dropped,
+ * reason ``nmi``; a @type out of range, or in a format 2 session a
+ * @ring_id of %GRTRACE_MAX_RINGS or more, warns once and counts
+ * ``invalid``.
+ *
+ * Six arguments, all in registers: the API's wrappers end in a jump here,
+ * and this in a jump to the full path, not calls (under TCG a return costs
+ * as much as a dozen counters).  The events that no setting can drop or
+ * change in a format 2 session without gseq, as by default, take a fast
+ * path (grtrace_event_fast()) that writes the same record and counts the
+ * same as the full path, grtrace_event_full(), would.
+ */
+void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
+		   u64 aux1)
+{
+	u16 type = what & 0xffff;
+
+	/* A hint: the fast path tests the set again with interrupts off. */
+	if (likely(type < GRTRACE_EV_NR_JOB_TYPES &&
+		   READ_ONCE(grtrace_cfg.fast_types) & BIT(type)) &&
+	    !static_branch_unlikely(&grtrace_hooks_on) && likely(!in_nmi()) &&
+	    grtrace_event_fast(type, what >> 16, ring_id, ctx, seqno, aux0,
+			       aux1))
+		return;
+	grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
 
 /**

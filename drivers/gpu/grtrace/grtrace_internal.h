@@ -244,12 +244,15 @@ extern unsigned long grtrace_buffer_size;
  * to another guest page is looked up, not chained, and where a page
  * boundary fell in it moved its cost by a tenth from one unrelated change
  * to the next (measured).  On hardware: one iTLB entry.  A .text.hot.*
- * section, which vmlinux's linker script places (built in, no orphan).
- * The API's wrappers, which jump to it, go after it in the same page.
+ * section, which vmlinux's linker script places (built in, no orphan),
+ * aligned to a page as a whole (grtrace_core.c), so that its functions
+ * follow one another from a page's start in whichever order the compiler
+ * puts them: grtrace_event(), its full path and the API's wrappers, which
+ * jump to it.
  */
 #define __grtrace_hot	__section(".text.hot.grtrace_event")
 void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
-		   u64 aux1) __grtrace_hot __aligned(PAGE_SIZE);
+		   u64 aux1) __grtrace_hot;
 /*
  * grtrace_event()'s @what: an engine class given by the caller; without it
  * the event has its ring's (looked up inside, with interrupts off).
