@@ -160,8 +160,13 @@ say "the suite's own plumbing: a lost verdict must fail"
 merge "$OUT/harness.log" "harness: " $?
 
 say "building kernel modules against $KVER (W=1)"
+# The benchmark's module too: bench.sh is not run here, but its module
+# is kernel code of this tree like the rest.
+BENCH=tools/testing/selftests/grtrace/bench
 make -C drivers/gpu/grtrace KDIR="$KDIR" clean >/dev/null 2>&1
-make -C drivers/gpu/grtrace KDIR="$KDIR" W=1 C=2 >"$OUT/kbuild.log" 2>&1
+make -C "$BENCH" KDIR="$KDIR" clean >/dev/null 2>&1
+{ make -C drivers/gpu/grtrace KDIR="$KDIR" W=1 C=2 &&
+	make -C "$BENCH" KDIR="$KDIR" W=1 C=2; } >"$OUT/kbuild.log" 2>&1
 rc=$?
 result "kernel modules build [compile-only]" $rc "$OUT/kbuild.log"
 grep -E 'warning:|error:' "$OUT/kbuild.log" | grep -v '^make' >"$OUT/kwarn.log"
@@ -171,7 +176,7 @@ result "kernel modules: no W=1 or sparse warnings [compile-only]" \
 say "checkpatch --strict"
 : >"$OUT/checkpatch.log"
 for f in drivers/gpu/grtrace/*.[ch] drivers/gpu/grtrace/*/*.[ch] include/linux/grtrace.h \
-	 include/uapi/linux/grtrace.h; do
+	 include/uapi/linux/grtrace.h "$BENCH"/*.[ch]; do
 	case $f in *.mod.c) continue ;; esac
 	perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --terse \
 		--show-types -f "$f" >>"$OUT/checkpatch.log" 2>&1
