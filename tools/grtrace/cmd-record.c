@@ -825,7 +825,7 @@ static void print_summary(const struct cpu_reader *rd, int n,
 		err_msg("WARNING: record to a faster disk (e.g. tmpfs), or trace fewer events (sampling or filters).");
 	}
 	if (cls[DROP_LOST])
-		err_msg("WARNING: %" PRIu64 " not recordable (nmi: called in NMI; oversize, invalid: a caller's bug, see the kernel log; or a reason unknown to this tool)",
+		err_msg("WARNING: %" PRIu64 " not recordable (nmi: called in NMI; nested: too many interrupted one event on its CPU; oversize, invalid: a caller's bug, see the kernel log; or a reason unknown to this tool)",
 			cls[DROP_LOST]);
 }
 

@@ -38,6 +38,7 @@ const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
 	[GRTRACE_DROP_BUFFER_FULL]	= "buffer_full",
 	[GRTRACE_DROP_OVERSIZE]		= "oversize",
 	[GRTRACE_DROP_NMI]		= "nmi",
+	[GRTRACE_DROP_NESTED]		= "nested",
 	[GRTRACE_DROP_INVALID]		= "invalid",
 };
 
@@ -636,9 +637,21 @@ int grtrace_parse_buffer_size(const char *s, unsigned long *size)
 
 static void grtrace_stats_snap(int cpu)
 {
-	memcpy(per_cpu_ptr(&grtrace_base, cpu),
-	       &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt,
-	       sizeof(struct grtrace_counters));
+	const struct grtrace_pcpu_cold *cold = per_cpu_ptr(grtrace_pcpu_cold,
+							   cpu);
+	struct grtrace_counters *base = per_cpu_ptr(&grtrace_base, cpu);
+	u32 i;
+
+	memcpy(base, &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt, sizeof(*base));
+	/*
+	 * An event whose write the interrupted event of the fast path holds
+	 * back is counted as emitted, not yet as written or dropped: it
+	 * belongs to the counts after the reset.
+	 */
+	for (i = 0; i < cold->nr_deferred; i++) {
+		base->emitted--;
+		base->type_emitted[cold->deferred[i].type]--;
+	}
 }
 
 static void grtrace_stats_snap_local(void *unused)
@@ -648,10 +661,12 @@ static void grtrace_stats_snap_local(void *unused)
 
 /*
  * Snapshot the counters; views report the difference.  Each CPU takes its
- * own snapshot in an IPI: its event path runs with interrupts off, so the
- * snapshot never holds an event counted as emitted but not yet as written
- * or dropped, which would leave emitted != written + dropped until the
- * next reset.  An offline CPU emits nothing and is copied from here.
+ * own snapshot in an IPI: its full path runs with interrupts off, and its
+ * fast path counts an event once, so the snapshot never holds an event
+ * counted as emitted but not yet as written or dropped, which would leave
+ * emitted != written + dropped until the next reset, but for the writes
+ * that an interrupted event of the fast path holds back, which it leaves
+ * out.  An offline CPU emits nothing and is copied from here.
  */
 void grtrace_stats_reset(void)
 {
@@ -694,6 +709,13 @@ void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 		for (i = 0; i < GRTRACE_NR_COUNTERS; i++)
 			acc[i] += READ_ONCE(cur[i]) - base[i];
 	}
-	/* An event in NMI counts only this drop: see grtrace_event(). */
-	sum->emitted += sum->dropped[GRTRACE_DROP_NMI];
+	/*
+	 * The fast path counts its events once, by type; events in NMI count
+	 * only their drop.
+	 */
+	grtrace_counters_totals(sum, &sum->emitted, &sum->written);
+	for (i = 0; i < GRTRACE_EV_NR_JOB_TYPES; i++) {
+		sum->type_emitted[i] += sum->fast[i];
+		sum->type_written[i] += sum->fast[i];
+	}
 }

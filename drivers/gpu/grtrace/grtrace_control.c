@@ -168,6 +168,7 @@ static void grtrace_print_counters(struct seq_file *m,
 			   s->dropped[i], sep);
 	seq_printf(m, "control_written=%llu%c", s->ctl_written, sep);
 	seq_printf(m, "control_dropped=%llu%c", s->ctl_dropped, sep);
+	seq_printf(m, "deferred=%llu%c", s->deferred, sep);
 	seq_printf(m, "discarded_bytes=%llu\n", s->discarded);
 }
 
@@ -360,12 +361,13 @@ static int sec_stats_show(struct seq_file *m, void *v)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		const struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
-		u64 e = READ_ONCE(pc->cnt.emitted) +
-			READ_ONCE(pc->cnt.dropped[GRTRACE_DROP_NMI]);
-		u64 w = READ_ONCE(pc->cnt.written);
+		const struct grtrace_pcpu_cold *cold;
+		u64 e, w;
 
+		cold = per_cpu_ptr(grtrace_pcpu_cold, cpu);
+		grtrace_counters_totals(&pc->cnt, &e, &w);
 		for (sec = now + 1; sec-- > from;) {
-			const struct grtrace_sec *s = &pc->secs[sec % GRTRACE_SECS];
+			const struct grtrace_sec *s = &cold->secs[sec % GRTRACE_SECS];
 			u64 se, sw;
 
 			/* Written under us: as if it had no event then. */
@@ -747,6 +749,7 @@ static void __exit grtrace_exit(void)
 	 */
 	grtrace_core_exit();
 	debugfs_remove(grtrace_debugfs);
+	grtrace_core_free();
 	grtrace_config_free();
 	grtrace_rings_exit();
 }

@@ -50,6 +50,7 @@
 #include "grtrace_internal.h"
 
 DEFINE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
+struct grtrace_pcpu_cold __percpu *grtrace_pcpu_cold;
 
 /* The event path's section starts a page: see __grtrace_hot. */
 asm(".pushsection .text.hot.grtrace_event, \"ax\"\n"
@@ -175,17 +176,16 @@ static __always_inline void grtrace_committed(struct grtrace_pcpu *pc, u16 size)
 	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
 }
 
-/* Does the watchlist drop this event?  Interrupts are off: RCU-sched. */
-static bool grtrace_watch_drops(u64 ctx, u32 ring_id)
+/*
+ * Does the watchlist drop this event, with at least one of its lists set?
+ * Out of line: the event path's section fits a page (see __grtrace_hot).
+ */
+static noinline bool grtrace_watch_match(const struct grtrace_watch_ctx *wc,
+					 u64 rings, u64 ctx, u32 ring_id)
 {
-	const struct grtrace_watch_ctx *wc;
-	u64 rings = READ_ONCE(grtrace_cfg.watch_rings);
 	int ctx_hit = -1, ring_hit = -1, match;
 	u32 i;
 
-	wc = rcu_dereference_sched(grtrace_cfg.watch_ctx);
-	if (likely(!wc && !rings))
-		return false;
 	if (wc) {
 		ctx_hit = 0;
 		for (i = 0; i < wc->nr; i++)
@@ -207,6 +207,18 @@ static bool grtrace_watch_drops(u64 ctx, u32 ring_id)
 	else
 		match = ctx_hit && ring_hit;
 	return READ_ONCE(grtrace_cfg.watch_deny) ? match : !match;
+}
+
+/* Does the watchlist drop this event?  Interrupts are off: RCU-sched. */
+static __always_inline bool grtrace_watch_drops(u64 ctx, u32 ring_id)
+{
+	const struct grtrace_watch_ctx *wc;
+	u64 rings = READ_ONCE(grtrace_cfg.watch_rings);
+
+	wc = rcu_dereference_sched(grtrace_cfg.watch_ctx);
+	if (likely(!wc && !rings))
+		return false;
+	return grtrace_watch_match(wc, rings, ctx, ring_id);
 }
 
 /* Settings that select events, cheapest first; -1 keeps the event. */
@@ -397,18 +409,20 @@ static bool grtrace_backpressure(struct grtrace_pcpu *pc, struct rchan *chan)
  */
 static void __cold grtrace_new_sec(struct grtrace_pcpu *pc)
 {
+	struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
 	u64 sec = jiffies / HZ;
-	struct grtrace_sec *s = &pc->secs[sec % GRTRACE_SECS];
+	struct grtrace_sec *s = &cold->secs[sec % GRTRACE_SECS];
+	u64 emitted, written;
 
 	/*
 	 * Readers check @sec before and after the figures (sec_stats_show()):
 	 * invalid first, the figures after it (wmb), valid after them.
 	 */
+	grtrace_counters_totals(&pc->cnt, &emitted, &written);
 	WRITE_ONCE(s->sec, U64_MAX);
 	smp_wmb(); /* the invalid @sec before the figures */
-	WRITE_ONCE(s->emitted,
-		   pc->cnt.emitted + pc->cnt.dropped[GRTRACE_DROP_NMI]);
-	WRITE_ONCE(s->written, pc->cnt.written);
+	WRITE_ONCE(s->emitted, emitted);
+	WRITE_ONCE(s->written, written);
 	smp_store_release(&s->sec, sec); /* the figures before the new @sec */
 	pc->sec_end = (unsigned long)(sec + 1) * HZ;
 }
@@ -552,9 +566,11 @@ static __always_inline void grtrace_fill_job2(void *h, u16 type, u8 flags,
  * Format 2, the full path's way.  A record lost to a full buffer still
  * takes its cseq, so the reader sees the loss in place.
  */
-static u16 grtrace_put_job2(struct grtrace_pcpu *pc, struct rchan *chan,
-			    u16 type, u16 hflags, u32 ring_id, u16 engine,
-			    u64 ctx, u64 seqno, u64 aux0, u64 aux1, u64 ts)
+static __always_inline u16 grtrace_put_job2(struct grtrace_pcpu *pc,
+					    struct rchan *chan, u16 type,
+					    u16 hflags, u32 ring_id,
+					    u16 engine, u64 ctx, u64 seqno,
+					    u64 aux0, u64 aux1, u64 ts)
 {
 	u8 flags = hflags & GRTRACE_HDR_DERIVED ? GRTRACE_HDR2_DERIVED : 0;
 	bool wide = (ctx | seqno | aux0 | aux1) >> 32;
@@ -631,29 +647,151 @@ static noinline void grtrace_hook_observe(u16 type, u16 hflags, u32 ring_id,
 }
 
 /*
+ * A job event that passed every check, as the full path writes it: its
+ * drop reason, or -1 when written.  Interrupts are off.
+ */
+static __always_inline int grtrace_write_job(struct grtrace_pcpu *pc,
+					     struct rchan *chan, u16 type,
+					     u16 hflags, u32 ring_id,
+					     u16 engine, u64 ctx, u64 seqno,
+					     u64 aux0, u64 aux1, u64 ts)
+{
+	u16 size;
+
+	/* The format cannot change while a channel exists. */
+	if (likely(READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1))
+		size = grtrace_put_job2(pc, chan, type, hflags, ring_id, engine,
+					ctx, seqno, aux0, aux1, ts);
+	else
+		size = grtrace_put_job1(pc, chan, type, hflags, ring_id, engine,
+					ctx, seqno, aux0, aux1, ts);
+	if (unlikely(!size))
+		return GRTRACE_DROP_BUFFER_FULL;
+	grtrace_committed(pc, size);
+	pc->cnt.written++;
+	pc->cnt.type_written[type]++;
+	pc->cnt.bytes += size;
+	return -1;
+}
+
+/*
+ * An event that passed every check came while an event of the fast path
+ * was in flight on this CPU: hold back its write, to be done once that
+ * one is done (grtrace_replay()).  Interrupts are off.
+ */
+static noinline void __cold grtrace_defer(struct grtrace_pcpu *pc, u16 type,
+					  u16 hflags, u32 ring_id, u16 engine,
+					  u64 ctx, u64 seqno, u64 aux0,
+					  u64 aux1, u64 ts, bool hooked)
+{
+	struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
+	struct grtrace_deferred *d;
+
+	if (unlikely(cold->nr_deferred >= GRTRACE_NR_DEFERRED)) {
+		pc->cnt.dropped[GRTRACE_DROP_NESTED]++;
+		if (unlikely(hooked))
+			grtrace_hook_observe(type, hflags, ring_id, engine, ctx,
+					     seqno, aux0, aux1, ts, false);
+		return;
+	}
+	d = &cold->deferred[cold->nr_deferred++];
+	*d = (struct grtrace_deferred){
+		.type = type, .hflags = hflags, .engine = engine,
+		.hooked = hooked, .ring_id = ring_id, .ctx = ctx,
+		.seqno = seqno, .aux0 = aux0, .aux1 = aux1, .ts = ts,
+	};
+	pc->cnt.deferred++;
+	pc->busy |= GRTRACE_BUSY_PENDING;
+}
+
+/*
+ * The event of the fast path on this CPU is done, or gave up, and events
+ * came meanwhile: write them now, in their order.  Preemption is off.
+ */
+static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
+{
+	struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
+	unsigned long flags;
+	struct rchan *chan;
+	int reason;
+	u32 i;
+
+	local_irq_save(flags);
+	pc->busy = 0;
+	for (i = 0; i < cold->nr_deferred; i++) {
+		const struct grtrace_deferred *d = &cold->deferred[i];
+
+		/* NULL if a stop closes the channel now: as if stopped. */
+		chan = READ_ONCE(grtrace_chan);
+		reason = chan ? grtrace_write_job(pc, chan, d->type, d->hflags,
+						  d->ring_id, d->engine,
+						  d->ctx, d->seqno, d->aux0,
+						  d->aux1, d->ts) :
+				GRTRACE_DROP_DISABLED;
+		if (reason >= 0)
+			pc->cnt.dropped[reason]++;
+		if (unlikely(d->hooked))
+			grtrace_hook_observe(d->type, d->hflags, d->ring_id,
+					     d->engine, d->ctx, d->seqno,
+					     d->aux0, d->aux1, d->ts,
+					     reason < 0);
+	}
+	cold->nr_deferred = 0;
+	local_irq_restore(flags);
+}
+
+static void grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno,
+			       u64 aux0, u64 aux1);
+
+/*
+ * The event of the fast path holds this CPU, but its sub-buffer is full:
+ * write what came meanwhile, let go, and take the full path, which reads
+ * the clock again.  Preemption is off.
+ */
+static noinline void __cold grtrace_fast_giveup(struct grtrace_pcpu *pc,
+						u32 what, u32 ring_id, u64 ctx,
+						u64 seqno, u64 aux0, u64 aux1)
+{
+	grtrace_replay(pc);
+	grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
+}
+
+/*
  * The event path as it runs by default, for the types in
  * grtrace_cfg.fast_types: a session runs in format 2 without gseq, and no
  * setting can drop the event, stamp it with another clock than the
  * monotonic one, time its path or hold it back.  This takes such an event
  * on a known engine, whose numbers fit 32 bits, not the first of a second
  * on this CPU, when its sub-buffer has room for it: relay_reserve()'s work
- * done in place, interrupts being off already.  Otherwise it returns false
- * before any side effect and the full path takes the event from the start.
- * The clock is read last, so that little lives across the call.
+ * done in place.  Otherwise, before any side effect, it hands the event to
+ * the full path.
+ *
+ * Interrupts stay on (under TCG, masking and unmasking them cost a sixth
+ * of the event).  With preemption off, the event holds its CPU's buffer,
+ * cseq and the counters of written records through GRTRACE_BUSY_FAST in
+ * @busy: an event that interrupts it there takes the full path, which
+ * checks and counts it as usual but defers its write (grtrace_defer())
+ * until this one is done, so nothing this one writes has two writers.
+ * The clock is read last, so that little lives across the call; if a
+ * write was deferred meanwhile, its event's time (it may have come before
+ * the clock was read) stands for this one's, so that this CPU's records
+ * stay in the order of their timestamps.  The fast path counts its events
+ * in one counter per type, which the views fold into the others.
  */
-static __always_inline bool grtrace_event_fast(u16 type, u16 engine,
-					       u32 ring_id, u64 ctx,
-					       u64 seqno, u64 aux0, u64 aux1)
+static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
+						      u64 ctx, u64 seqno,
+						      u64 aux0, u64 aux1)
 {
+	u16 type = what & 0xffff, engine = what >> 16;
 	struct grtrace_pcpu *pc;
+	struct grtrace_hdr2 *h;
 	struct rchan_buf *buf;
 	struct rchan *chan;
-	unsigned long irq;
+	u64 ts, committed;
 	u8 flags = 0;
 	u16 size;
-	void *h;
 
-	local_irq_save(irq);
+	preempt_disable_notrace();
 	pc = this_cpu_ptr(&grtrace_pcpu);
 	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 	if (unlikely(!(READ_ONCE(grtrace_cfg.fast_types) & BIT(type)) ||
@@ -661,30 +799,46 @@ static __always_inline bool grtrace_event_fast(u16 type, u16 engine,
 		     ring_id >= GRTRACE_MAX_RINGS ||
 		     (ctx | seqno | aux0 | aux1) >> 32 ||
 		     time_after_eq(jiffies, pc->sec_end)))
-		goto full;
+		goto out;
 	size = grtrace_size_job2(type, false, aux0 | aux1, false, &flags);
 	chan = READ_ONCE(grtrace_chan);
 	if (unlikely(!chan))
-		goto full;
+		goto out;
 	buf = *this_cpu_ptr(chan->buf);
-	if (unlikely(buf->offset + size > chan->subbuf_size))
-		goto full;
+	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu.busy, 0, GRTRACE_BUSY_FAST)))
+		goto out;
+	barrier(); /* hold the CPU before looking at its buffer */
+	if (unlikely(buf->offset + size > chan->subbuf_size)) {
+		grtrace_fast_giveup(pc, what, ring_id, ctx, seqno, aux0, aux1);
+		goto done;
+	}
 	h = buf->data + buf->offset;
 	buf->offset += size;
 	grtrace_fill_job2(h, type, flags, size, pc->cseq++, 0,
 			  ring_id, engine, ctx, seqno, aux0, aux1, false, 0);
-	pc->cnt.emitted++;
-	pc->cnt.type_emitted[type]++;
-	pc->cnt.written++;
-	pc->cnt.type_written[type]++;
+	pc->cnt.fast[type]++;
 	pc->cnt.bytes += size;
-	((struct grtrace_hdr2 *)h)->ts = ktime_get_ns();
-	grtrace_committed(pc, size);
-	local_irq_restore(irq);
-	return true;
-full:
-	local_irq_restore(irq);
-	return false;
+	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
+	committed = pc->committed + size;
+	/* Only the record and its end live across the call. */
+	ts = ktime_get_ns();
+	barrier(); /* the clock read before looking for deferred events */
+	pc = this_cpu_ptr(&grtrace_pcpu);
+	if (unlikely(READ_ONCE(pc->busy) != GRTRACE_BUSY_FAST))
+		ts = min(ts, this_cpu_ptr(grtrace_pcpu_cold)->deferred[0].ts);
+	h->ts = ts;
+	/* Pairs with the acquire in grtrace_events_read(). */
+	smp_store_release(&pc->committed, committed);
+	barrier(); /* the record and counters before the release */
+	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu.busy, GRTRACE_BUSY_FAST, 0) !=
+		     GRTRACE_BUSY_FAST))
+		grtrace_replay(pc);
+done:
+	preempt_enable_notrace();
+	return;
+out:
+	preempt_enable_notrace();
+	grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
 
 /*
@@ -701,7 +855,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	unsigned long flags;
 	bool hooked = false, usual, plain;
 	u64 t0 = 0, ts = 0;
-	u16 hflags = 0, size;
+	u16 hflags = 0;
 	int reason;
 
 	/*
@@ -794,27 +948,22 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		goto drop;
 	}
 
-	/* The format cannot change while a channel exists. */
-	if (likely(READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1)) {
-		/* v2 has 16 bits for it: a caller's bug, as above. */
-		if (WARN_ON_ONCE(ring_id >= GRTRACE_MAX_RINGS)) {
-			reason = GRTRACE_DROP_INVALID;
-			goto drop;
-		}
-		size = grtrace_put_job2(pc, chan, type, hflags, ring_id, engine,
-					ctx, seqno, aux0, aux1, ts);
-	} else {
-		size = grtrace_put_job1(pc, chan, type, hflags, ring_id, engine,
-					ctx, seqno, aux0, aux1, ts);
-	}
-	if (unlikely(!size)) {
-		reason = GRTRACE_DROP_BUFFER_FULL;
+	/* v2 has 16 bits for it: a caller's bug, as above. */
+	if (WARN_ON_ONCE(ring_id >= GRTRACE_MAX_RINGS &&
+			 READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1)) {
+		reason = GRTRACE_DROP_INVALID;
 		goto drop;
 	}
-	grtrace_committed(pc, size);
-	pc->cnt.written++;
-	pc->cnt.type_written[type]++;
-	pc->cnt.bytes += size;
+	/* Below us, an event of the fast path holds this CPU's buffer. */
+	if (unlikely(pc->busy)) {
+		grtrace_defer(pc, type, hflags, ring_id, engine, ctx, seqno,
+			      aux0, aux1, ts, hooked);
+		goto out;
+	}
+	reason = grtrace_write_job(pc, chan, type, hflags, ring_id, engine,
+				   ctx, seqno, aux0, aux1, ts);
+	if (unlikely(reason >= 0))
+		goto drop;
 	if (unlikely(hooked))
 		grtrace_hook_observe(type, hflags, ring_id, engine, ctx, seqno,
 				     aux0, aux1, ts, true);
@@ -846,7 +995,9 @@ out:
  * Safe from any context, hard interrupts included; never sleeps and takes
  * no lock.  Ends as exactly one of written or one drop reason in this CPU's
  * counters.  In NMI nothing is written: the event is counted as dropped,
- * reason ``nmi``; a @type out of range, or in a format 2 session a
+ * reason ``nmi``.  One that interrupts an event on its CPU is written
+ * after it, or, past %GRTRACE_NR_DEFERRED such, dropped (``nested``).  A
+ * @type out of range, or in a format 2 session a
  * @ring_id of %GRTRACE_MAX_RINGS or more, warns once and counts
  * ``invalid``.
  *
@@ -857,19 +1008,18 @@ out:
  * path (grtrace_event_fast()) that writes the same record and counts the
  * same as the full path, grtrace_event_full(), would.
  */
-void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
-		   u64 aux1)
+noinline void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno,
+			    u64 aux0, u64 aux1)
 {
 	u16 type = what & 0xffff;
 
-	/* A hint: the fast path tests the set again with interrupts off. */
+	/* A hint: the fast path tests the set again with preemption off. */
 	if (likely(type < GRTRACE_EV_NR_JOB_TYPES &&
 		   READ_ONCE(grtrace_cfg.fast_types) & BIT(type)) &&
-	    !static_branch_unlikely(&grtrace_hooks_on) && likely(!in_nmi()) &&
-	    grtrace_event_fast(type, what >> 16, ring_id, ctx, seqno, aux0,
-			       aux1))
-		return;
-	grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
+	    !static_branch_unlikely(&grtrace_hooks_on) && likely(!in_nmi()))
+		grtrace_event_fast(what, ring_id, ctx, seqno, aux0, aux1);
+	else
+		grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
 
 /**
@@ -893,7 +1043,9 @@ size_t grtrace_control_room(void)
  * filter; in a format 2 session the body goes after a v2 header.  Context:
  * any, hard interrupts included.
  * Return: 0, -ENODEV when no channel exists, -E2BIG when the record cannot
- * fit a sub-buffer, -ENOSPC when the buffer is full (counted).
+ * fit a sub-buffer, -ENOSPC when the buffer is full (counted), -EBUSY
+ * (counted) when called from an interrupt that came in the middle of an
+ * event of this CPU (none of grtrace's writers does that).
  */
 int grtrace_write_control(const void *rec, u16 size)
 {
@@ -926,6 +1078,12 @@ int grtrace_write_control(const void *rec, u16 size)
 		goto out;
 	}
 	pc = this_cpu_ptr(&grtrace_pcpu);
+	/* Interrupting an event of the fast path: see grtrace_event_fast(). */
+	if (unlikely(pc->busy & GRTRACE_BUSY_FAST)) {
+		pc->cnt.ctl_dropped++;
+		ret = -EBUSY;
+		goto out;
+	}
 	ts = grtrace_now();
 	gseq = grtrace_next_gseq();
 	slot = grtrace_reserve(chan, wsize);
@@ -1180,7 +1338,10 @@ static void grtrace_close_channel(void)
 	if (!chan)
 		return;
 	WRITE_ONCE(grtrace_chan, NULL);
-	/* Event paths run with interrupts off: wait for those in flight. */
+	/*
+	 * Event paths run with interrupts or preemption off: wait for those
+	 * in flight.
+	 */
 	synchronize_rcu();
 	/*
 	 * Not under grtrace_read_lock: removing an events file waits for the
@@ -1301,6 +1462,9 @@ int grtrace_resize_locked(unsigned long size)
 
 int grtrace_core_init(struct dentry *dir)
 {
+	grtrace_pcpu_cold = alloc_percpu(struct grtrace_pcpu_cold);
+	if (!grtrace_pcpu_cold)
+		return -ENOMEM;
 	grtrace_dir = dir;
 	timer_setup(&grtrace_wake_timer, grtrace_wake_timer_fn, 0);
 	return 0;
@@ -1326,6 +1490,12 @@ void grtrace_core_exit(void)
 	grtrace_stop_locked();
 	grtrace_close_channel();
 	mutex_unlock(&grtrace_lock);
+}
+
+/* Once no event can come and no file be read any more. */
+void grtrace_core_free(void)
+{
+	free_percpu(grtrace_pcpu_cold);
 }
 
 /*

@@ -31,6 +31,7 @@ enum grtrace_drop {
 	GRTRACE_DROP_BUFFER_FULL,
 	GRTRACE_DROP_OVERSIZE,
 	GRTRACE_DROP_NMI,
+	GRTRACE_DROP_NESTED,
 	GRTRACE_DROP_INVALID,
 	GRTRACE_NR_DROPS,
 };
@@ -56,8 +57,13 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
  * @ctl_dropped: control records that did not fit in the buffer
  * @discarded: bytes of records written but never read, thrown away with
  *	their buffers by a resize or an unload
+ * @deferred: events that interrupted an event of the fast path on their
+ *	CPU and whose write waited for it to finish
  * @type_emitted: @emitted by event type
  * @type_written: @written by event type
+ * @fast: events written by the fast path, by type, counted there once:
+ *	grtrace_counters_fold() adds them to @emitted, @written and the
+ *	per-type counts
  * @lat_hist: cost of the write path in ns (when measure_latency=1)
  * @size_hist: sizes of the records written, control records included
  *
@@ -71,13 +77,33 @@ struct grtrace_counters {
 	u64 ctl_written;
 	u64 ctl_dropped;
 	u64 discarded;
+	u64 deferred;
 	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
 	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
+	u64 fast[GRTRACE_EV_NR_JOB_TYPES];
 	u64 lat_hist[GRTRACE_HIST_BUCKETS];
 	u64 size_hist[GRTRACE_HIST_BUCKETS];
 };
 
 #define GRTRACE_NR_COUNTERS	(sizeof(struct grtrace_counters) / sizeof(u64))
+
+/*
+ * Calls into the event path and events written that @c holds, as the views
+ * count them: with the fast path's events, and the drops in NMI, counted
+ * alone.  @c may be a CPU's live counters.
+ */
+static inline void grtrace_counters_totals(const struct grtrace_counters *c,
+					   u64 *emitted, u64 *written)
+{
+	u64 fast = 0;
+	int t;
+
+	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
+		fast += READ_ONCE(c->fast[t]);
+	*emitted = READ_ONCE(c->emitted) + fast +
+		   READ_ONCE(c->dropped[GRTRACE_DROP_NMI]);
+	*written = READ_ONCE(c->written) + fast;
+}
 
 /**
  * struct grtrace_sec - one second of sec_stats on one CPU
@@ -96,10 +122,48 @@ struct grtrace_sec {
 	u64 written;
 };
 
+/*
+ * An event of the fast path (grtrace_event_fast()) runs with interrupts
+ * on.  While it is in flight on a CPU, @busy has GRTRACE_BUSY_FAST, and an
+ * event that interrupts it there is checked and counted as usual, but its
+ * write is deferred (PENDING) until that one is done: so this CPU's
+ * records stay in the order of their timestamps and cseq.
+ */
+#define GRTRACE_BUSY_FAST	BIT(0)
+#define GRTRACE_BUSY_PENDING	BIT(1)
+
+/* Writes one fast-path event can hold back; more are dropped ("nested"). */
+#define GRTRACE_NR_DEFERRED	32
+
+/**
+ * struct grtrace_deferred - the write of an event, held back
+ * @type: job event type
+ * @hflags: GRTRACE_HDR_* flags of its record
+ * @engine: engine class
+ * @hooked: the hooks observe it
+ * @ring_id: ring
+ * @ctx: first number
+ * @seqno: second number
+ * @aux0: first auxiliary value
+ * @aux1: second auxiliary value
+ * @ts: its timestamp, taken when it came
+ */
+struct grtrace_deferred {
+	u16 type;
+	u16 hflags;
+	u16 engine;
+	bool hooked;
+	u32 ring_id;
+	u64 ctx;
+	u64 seqno;
+	u64 aux0;
+	u64 aux1;
+	u64 ts;
+};
+
 /**
  * struct grtrace_pcpu - per-CPU state of the event path
  * @cnt: counters, see struct grtrace_counters
- * @secs: the last %GRTRACE_SECS seconds, indexed by second modulo
  * @cseq: next per-CPU sequence number of this CPU's channel
  * @sample_acc: percent accumulator of sample=
  * @sample_cnt: position in the 1-in-N cycle of sample_every=
@@ -112,15 +176,19 @@ struct grtrace_sec {
  * @rl_until: jiffies until which the rate limit holds, as this CPU last
  *	saw it
  * @rl_gen: generation of the limiter's settings @rl_until is good for
+ * @busy: GRTRACE_BUSY_* bits, see grtrace_event_fast()
  *
- * Everything but @consumed is written only by its own CPU with interrupts
- * disabled, so plain increments suffice; readers sum over CPUs and may see
+ * Everything but @consumed is written only by its own CPU, with interrupts
+ * disabled, or on the fast path with preemption disabled; what the fast
+ * path writes (the buffer, @cseq, @committed, the counters of written
+ * records), an interrupt that comes meanwhile leaves alone: it defers its
+ * write.  So plain increments suffice; readers sum over CPUs and may see
  * a snapshot that is a few events old.  @consumed is protected by
- * grtrace_read_lock.
+ * grtrace_read_lock.  What the event path uses seldom is in struct
+ * grtrace_pcpu_cold.
  */
 struct grtrace_pcpu {
 	struct grtrace_counters cnt;
-	struct grtrace_sec secs[GRTRACE_SECS];
 	u64 cseq;
 	u32 sample_acc;
 	u32 sample_cnt;
@@ -131,9 +199,29 @@ struct grtrace_pcpu {
 	unsigned long sec_end;
 	unsigned long rl_until;
 	unsigned long rl_gen;
+	u32 busy;
 };
 
 DECLARE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
+
+/**
+ * struct grtrace_pcpu_cold - per-CPU state the event path uses seldom
+ * @secs: the last %GRTRACE_SECS seconds, indexed by second modulo
+ * @nr_deferred: writes in @deferred
+ * @deferred: writes of events that came while an event of the fast path
+ *	was in flight on this CPU, in their order, to be done after it
+ *
+ * Allocated at load (alloc_percpu()): the static per-CPU data of all
+ * modules shares a small reserve (8 KiB on x86-64), and the optional
+ * modules need their part.  Written as struct grtrace_pcpu is.
+ */
+struct grtrace_pcpu_cold {
+	struct grtrace_sec secs[GRTRACE_SECS];
+	u32 nr_deferred;
+	struct grtrace_deferred deferred[GRTRACE_NR_DEFERRED];
+};
+
+extern struct grtrace_pcpu_cold __percpu *grtrace_pcpu_cold;
 
 enum grtrace_level {
 	GRTRACE_LEVEL_OFF,
@@ -277,6 +365,7 @@ void grtrace_hooks_observe_live(const struct grtrace_hook_event *ev);
 void grtrace_hooks_debugfs(struct dentry *dir);
 int grtrace_core_init(struct dentry *dir);
 void grtrace_core_exit(void);
+void grtrace_core_free(void);
 
 /* grtrace_config.c */
 int grtrace_config_set(char *line);

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace_irq_test: events from hard interrupts that come in the middle of
+ * other events on the same CPU, for the selftests.
+ *
+ * Writing "N PERIOD_US K [SPIN_US]" to /sys/kernel/debug/grtrace_irq_test/run
+ * makes N calls of grtrace_submit(0, 1, i) (i = 1..N) on the writing CPU,
+ * with interrupts on, while a hard-interrupt hrtimer pinned to that CPU
+ * fires every PERIOD_US microseconds and calls grtrace_end(0, 2, j) K times
+ * per firing (j counts on across firings from 1), then spins SPIN_US
+ * microseconds (default 0).  The event path spends most of such a loop
+ * inside an event, so most firings interrupt one; an interrupt that comes
+ * during the spin is taken right after the firing, inside that event too.
+ * Reading the file gives "calls=N fires=F irq_events=M cpu=C" of the last
+ * run.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/grtrace.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+
+#define IRQ_TEST_MAX_N		10000000
+#define IRQ_TEST_MAX_K		64
+#define IRQ_TEST_MAX_SPIN_US	1000
+#define IRQ_TEST_CHUNK		1000	/* calls per preemption-off stretch */
+
+static DEFINE_MUTEX(irq_test_lock);
+static struct hrtimer irq_test_timer;
+static ktime_t irq_test_period;
+static u32 irq_test_k, irq_test_spin_us;
+static u64 irq_test_fires, irq_test_events, irq_test_calls;
+static int irq_test_cpu = -1;
+static struct dentry *irq_test_dir;
+
+static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
+{
+	u64 end;
+	u32 i;
+
+	irq_test_fires++;
+	for (i = 0; i < irq_test_k; i++)
+		grtrace_end(0, 2, ++irq_test_events);
+	/* By the clock: udelay() is calibrated too loosely under emulation. */
+	end = ktime_get_ns() + (u64)irq_test_spin_us * NSEC_PER_USEC;
+	while (ktime_get_ns() < end)
+		cpu_relax();
+	hrtimer_forward_now(t, irq_test_period);
+	return HRTIMER_RESTART;
+}
+
+static ssize_t run_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	u32 n, period_us, k, spin_us = 0, i;
+	char buf[64];
+	int cpu, got;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	got = sscanf(buf, "%u %u %u %u", &n, &period_us, &k, &spin_us);
+	if (got < 3 || !n || n > IRQ_TEST_MAX_N || !period_us ||
+	    k > IRQ_TEST_MAX_K || spin_us >= period_us ||
+	    spin_us > IRQ_TEST_MAX_SPIN_US) {
+		pr_debug("run: want \"N PERIOD_US K [SPIN_US]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u\n",
+			 IRQ_TEST_MAX_N, IRQ_TEST_MAX_K, IRQ_TEST_MAX_SPIN_US);
+		return -EINVAL;
+	}
+	mutex_lock(&irq_test_lock);
+	irq_test_fires = 0;
+	irq_test_events = 0;
+	irq_test_calls = 0;
+	irq_test_k = k;
+	irq_test_spin_us = spin_us;
+	irq_test_period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
+	/* The timer fires on this CPU: stay on it until it is cancelled. */
+	preempt_disable();
+	cpu = smp_processor_id();
+	hrtimer_start(&irq_test_timer, irq_test_period,
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	for (i = 1; i <= n; i++) {
+		grtrace_submit(0, 1, i);
+		if (!(i % IRQ_TEST_CHUNK)) {
+			preempt_enable();
+			cond_resched();
+			preempt_disable();
+			/* Moved: the timer stays where it was. */
+			if (smp_processor_id() != cpu)
+				break;
+		}
+	}
+	irq_test_calls = min(i, n);
+	preempt_enable();
+	hrtimer_cancel(&irq_test_timer);
+	irq_test_cpu = cpu;
+	mutex_unlock(&irq_test_lock);
+	return count;
+}
+
+static ssize_t run_read(struct file *file, char __user *ubuf, size_t count,
+			loff_t *ppos)
+{
+	char buf[128];
+	int len;
+
+	mutex_lock(&irq_test_lock);
+	len = scnprintf(buf, sizeof(buf),
+			"calls=%llu fires=%llu irq_events=%llu cpu=%d\n",
+			irq_test_calls, irq_test_fires, irq_test_events,
+			irq_test_cpu);
+	mutex_unlock(&irq_test_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations run_fops = {
+	.owner	= THIS_MODULE,
+	.read	= run_read,
+	.write	= run_write,
+	.llseek	= default_llseek,
+};
+
+static int __init grtrace_irq_test_init(void)
+{
+	hrtimer_init(&irq_test_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	irq_test_timer.function = irq_test_fire;
+	irq_test_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("run", 0600, irq_test_dir, NULL, &run_fops);
+	return 0;
+}
+
+static void __exit grtrace_irq_test_exit(void)
+{
+	debugfs_remove(irq_test_dir);
+	hrtimer_cancel(&irq_test_timer);
+}
+
+module_init(grtrace_irq_test_init);
+module_exit(grtrace_irq_test_exit);
+
+MODULE_DESCRIPTION("grtrace selftest: events from interrupts within events");
+MODULE_LICENSE("GPL");
