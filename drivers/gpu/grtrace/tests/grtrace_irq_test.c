@@ -12,7 +12,8 @@
  * inside an event, so most firings interrupt one; an interrupt that comes
  * during the spin is taken right after the firing, inside that event too.
  * Reading the file gives "calls=N fires=F irq_events=M cpu=C" of the last
- * run.
+ * run; reading "progress" gives the calls of grtrace_submit() made so far
+ * in the run going on (or the last one), without waiting for it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -37,6 +38,7 @@ static struct hrtimer irq_test_timer;
 static ktime_t irq_test_period;
 static u32 irq_test_k, irq_test_spin_us;
 static u64 irq_test_fires, irq_test_events, irq_test_calls;
+static u32 irq_test_progress;
 static int irq_test_cpu = -1;
 static struct dentry *irq_test_dir;
 
@@ -82,6 +84,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	irq_test_calls = 0;
 	irq_test_k = k;
 	irq_test_spin_us = spin_us;
+	WRITE_ONCE(irq_test_progress, 0);
 	irq_test_period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
 	/* The timer fires on this CPU: stay on it until it is cancelled. */
 	preempt_disable();
@@ -91,6 +94,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	for (i = 1; i <= n; i++) {
 		grtrace_submit(0, 1, i);
 		if (!(i % IRQ_TEST_CHUNK)) {
+			WRITE_ONCE(irq_test_progress, i);
 			preempt_enable();
 			cond_resched();
 			preempt_disable();
@@ -100,6 +104,7 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 		}
 	}
 	irq_test_calls = min(i, n);
+	WRITE_ONCE(irq_test_progress, irq_test_calls);
 	preempt_enable();
 	hrtimer_cancel(&irq_test_timer);
 	irq_test_cpu = cpu;
@@ -122,6 +127,22 @@ static ssize_t run_read(struct file *file, char __user *ubuf, size_t count,
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
+static ssize_t progress_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[16];
+	int len;
+
+	len = scnprintf(buf, sizeof(buf), "%u\n", READ_ONCE(irq_test_progress));
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations progress_fops = {
+	.owner	= THIS_MODULE,
+	.read	= progress_read,
+	.llseek	= default_llseek,
+};
+
 static const struct file_operations run_fops = {
 	.owner	= THIS_MODULE,
 	.read	= run_read,
@@ -136,6 +157,8 @@ static int __init grtrace_irq_test_init(void)
 	irq_test_timer.function = irq_test_fire;
 	irq_test_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("run", 0600, irq_test_dir, NULL, &run_fops);
+	debugfs_create_file("progress", 0400, irq_test_dir, NULL,
+			    &progress_fops);
 	return 0;
 }
 
