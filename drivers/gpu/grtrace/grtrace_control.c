@@ -186,12 +186,18 @@ static u32 grtrace_adaptive_keep_1_in(void)
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct grtrace_counters *s = grtrace_snapshot(-1);
+	u64 fast = 0;
+	int t;
 
 	if (!s)
 		return -ENOMEM;
+	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
+		fast += s->fast[t];
 	seq_printf(m, "enabled=%d\n", READ_ONCE(grtrace_enabled));
 	seq_printf(m, "session=%llu\n", READ_ONCE(grtrace_session));
 	grtrace_print_counters(m, s, '\n');
+	/* Not in pc_stats: how, not what, is the same on every path. */
+	seq_printf(m, "written_fast=%llu\n", fast);
 	seq_printf(m, "adaptive_keep_1_in=%u\n", grtrace_adaptive_keep_1_in());
 	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
 	seq_printf(m, "buffer_size=%lu\n", READ_ONCE(grtrace_buffer_size));

@@ -343,6 +343,7 @@ struct fast_full {
 	char by_type[2048];
 	char size_hist[1024];
 	long long lat_events;
+	long long fast;
 };
 
 /* One batch of events with @cfg: what was written and counted into @o. */
@@ -372,6 +373,7 @@ static int fast_full_run(const char *cfg, const char *batch,
 			goto out;
 		memset(o->rec + (r[i].p - r[2].p) + 4, 0, 12);
 	}
+	o->fast = stat_of("written_fast");
 	if (get("pc_stats", o->pc_stats, sizeof(o->pc_stats)) ||
 	    get("events_by_type", o->by_type, sizeof(o->by_type)) ||
 	    get("size_hist", o->size_hist, sizeof(o->size_hist)))
@@ -388,7 +390,11 @@ out:
  * measure_latency=1 the full one.  Both write the same records, ts aside,
  * and count alike: every optional part, the events the fast path leaves
  * to the full one (WIDE) and one that a filter drops.  Only the latency
- * measurement tells the runs apart.
+ * measurement and written_fast tell the runs apart: the 10 events the fast
+ * path takes by default (not WIDE, not COMMIT, which is filtered), less
+ * the first of each second on the CPU (that one takes the full path: the
+ * batch's first, most likely, and one more if a second ends during it);
+ * none with measure_latency=1.
  */
 TEST_F(grtrace, v2_fast_and_full_path_agree)
 {
@@ -412,6 +418,9 @@ TEST_F(grtrace, v2_fast_and_full_path_agree)
 	}
 	EXPECT_EQ(0, o[0].lat_events);
 	EXPECT_EQ(13, o[1].lat_events);
+	EXPECT_LE(8, o[0].fast);
+	EXPECT_GE(10, o[0].fast);
+	EXPECT_EQ(0, o[1].fast);
 	/* 12 written: 3 of 28 bytes, 7 of 36 (TASK, AUX or WIDE), 2 of 52. */
 	EXPECT_EQ(3 * 28 + 7 * 36 + 2 * 52, o[0].len);
 	ASSERT_EQ(o[0].len, o[1].len);
