@@ -1127,7 +1127,8 @@ out:
  * past every filter, counted in ``control_written`` or ``control_dropped``.
  * Context: any but NMI, hard interrupts and the hooks' callbacks included.
  * Return: 0; -ENODEV when no session's buffers exist; -ENOSPC when the
- * buffer is full (counted).
+ * buffer is full (counted); -EBUSY (counted) from an interrupt that came
+ * in the middle of an event of this CPU (see grtrace_write_control()).
  */
 int grtrace_write_job_summary(struct grtrace_job_summary *js)
 {
