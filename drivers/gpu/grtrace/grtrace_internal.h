@@ -62,8 +62,8 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
  * @type_emitted: @emitted by event type
  * @type_written: @written by event type
  * @fast: events written by the fast path, by type, counted there once:
- *	grtrace_counters_fold() adds them to @emitted, @written and the
- *	per-type counts
+ *	the views add them to @emitted, @written and the per-type counts
+ *	(grtrace_counters_totals(), grtrace_stats_sum())
  * @lat_hist: cost of the write path in ns (when measure_latency=1)
  * @size_hist: sizes of the records written, control records included
  *
