@@ -20,8 +20,11 @@
 
 struct grtrace_config grtrace_cfg;
 
-/* Counters as they were at the last reset_stats; under grtrace_lock. */
-static DEFINE_PER_CPU(struct grtrace_counters, grtrace_base);
+/*
+ * Counters as they were at the last reset_stats; under grtrace_lock.
+ * Allocated, not static: see struct grtrace_pcpu_cold.
+ */
+static struct grtrace_counters __percpu *grtrace_base;
 static u64 grtrace_reset_at;	/* second of the last reset, for sec_stats */
 
 const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
@@ -53,6 +56,41 @@ static const char * const gseq_names[] = { "1", "0", NULL };
 #define GRTRACE_ENGINE_MASK_ALL	(BIT(GRTRACE_ENGINE_NR) - 1)
 #define GRTRACE_MAX_RATE	100000000
 
+/*
+ * By type, the drop that grtrace_event_quick() may decide: what
+ * grtrace_filter() decides for every event of that type, whatever its
+ * ring, engine and context; for a type no filter can drop, the sampling
+ * when one of its two settings is set (with both, the full path's), else
+ * the rate limit.  None when drops are timed (measure_latency).
+ */
+static void grtrace_config_derive_quick(void)
+{
+	const struct grtrace_config *c = &grtrace_cfg;
+	bool pct = c->sample < 100, every = c->sample_every > 1;
+	u32 t;
+
+	for (t = 0; t < GRTRACE_QUICK_TYPES; t++) {
+		int q = -1;
+
+		if (!grtrace_enabled || c->level == GRTRACE_LEVEL_OFF)
+			q = GRTRACE_QUICK_DISABLED;
+		else if (c->level < GRTRACE_LEVEL_VERBOSE &&
+			 (BIT(t) & GRTRACE_VERBOSE_TYPES))
+			q = GRTRACE_QUICK_LEVEL;
+		else if (!(c->filter_type_mask & BIT(t)))
+			q = GRTRACE_QUICK_FILTERED_TYPE;
+		else if (!(c->unfiltered_types & BIT(t)))
+			q = -1;
+		else if (pct != every)
+			q = GRTRACE_QUICK_SAMPLED;
+		else if (!pct && c->max_eps)
+			q = GRTRACE_QUICK_RATE_LIMITED;
+		if (c->measure_latency)
+			q = -1;
+		WRITE_ONCE(grtrace_cfg.quick[t], q + 1);
+	}
+}
+
 /**
  * grtrace_config_derive() - derive the event path's sets of types
  *
@@ -62,7 +100,8 @@ static const char * const gseq_names[] = { "1", "0", NULL };
  * with the monotonic clock: for those the event path looks at no setting
  * one by one; and of those, while a session runs in format 2 without gseq,
  * latency measurement or backpressure, the ones grtrace_event() writes on
- * its fast path.
+ * its fast path.  And the drops grtrace_event() may count without
+ * masking interrupts.
  *
  * Context: grtrace_lock held (or loading), after every change of a
  * setting or of grtrace_enabled.
@@ -88,9 +127,10 @@ void grtrace_config_derive(void)
 	    !c->no_gseq || c->measure_latency || c->bp_threshold)
 		types = 0;
 	WRITE_ONCE(grtrace_cfg.fast_types, types);
+	grtrace_config_derive_quick();
 }
 
-void grtrace_config_defaults(void)
+static void grtrace_config_defaults(void)
 {
 	grtrace_cfg.level = GRTRACE_LEVEL_NORMAL;
 	grtrace_cfg.clock = GRTRACE_CLK_MONOTONIC;
@@ -579,6 +619,20 @@ void grtrace_config_show_key(struct seq_file *m, const char *name)
 		grtrace_key_show(m, k, true);
 }
 
+/**
+ * grtrace_config_init() - the settings' defaults and the counters' base
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int grtrace_config_init(void)
+{
+	grtrace_base = alloc_percpu(struct grtrace_counters);
+	if (!grtrace_base)
+		return -ENOMEM;
+	grtrace_config_defaults();
+	return 0;
+}
+
 void grtrace_config_free(void)
 {
 	struct grtrace_watch_ctx *wc;
@@ -586,6 +640,7 @@ void grtrace_config_free(void)
 	wc = rcu_replace_pointer(grtrace_cfg.watch_ctx, NULL, true);
 	synchronize_rcu();
 	kfree(wc);
+	free_percpu(grtrace_base);
 }
 
 /*
@@ -639,7 +694,7 @@ static void grtrace_stats_snap(int cpu)
 {
 	const struct grtrace_pcpu_cold *cold = per_cpu_ptr(grtrace_pcpu_cold,
 							   cpu);
-	struct grtrace_counters *base = per_cpu_ptr(&grtrace_base, cpu);
+	struct grtrace_counters *base = per_cpu_ptr(grtrace_base, cpu);
 	u32 i;
 
 	memcpy(base, &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt, sizeof(*base));
@@ -697,12 +752,12 @@ u64 grtrace_reset_sec(void)
 void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 {
 	u64 *acc = (u64 *)sum;
-	int c, i;
+	int c, i, q;
 
 	lockdep_assert_held(&grtrace_lock);
 	for_each_possible_cpu(c) {
 		const u64 *cur = (u64 *)&per_cpu_ptr(&grtrace_pcpu, c)->cnt;
-		const u64 *base = (u64 *)per_cpu_ptr(&grtrace_base, c);
+		const u64 *base = (u64 *)per_cpu_ptr(grtrace_base, c);
 
 		if (cpu >= 0 && c != cpu)
 			continue;
@@ -710,12 +765,17 @@ void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 			acc[i] += READ_ONCE(cur[i]) - base[i];
 	}
 	/*
-	 * The fast path counts its events once, by type; events in NMI count
-	 * only their drop.
+	 * The fast path counts its events once, by type, and so do the quick
+	 * drops, by type and reason; events in NMI count only their drop.
 	 */
 	grtrace_counters_totals(sum, &sum->emitted, &sum->written);
 	for (i = 0; i < GRTRACE_EV_NR_JOB_TYPES; i++) {
 		sum->type_emitted[i] += sum->fast[i];
 		sum->type_written[i] += sum->fast[i];
 	}
+	for (q = 0; q < GRTRACE_NR_QUICK; q++)
+		for (i = 0; i < GRTRACE_QUICK_TYPES; i++) {
+			sum->type_emitted[i] += sum->quick[q][i];
+			sum->dropped[grtrace_quick_drop(q)] += sum->quick[q][i];
+		}
 }

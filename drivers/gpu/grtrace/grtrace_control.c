@@ -186,18 +186,22 @@ static u32 grtrace_adaptive_keep_1_in(void)
 static int stats_show(struct seq_file *m, void *v)
 {
 	struct grtrace_counters *s = grtrace_snapshot(-1);
-	u64 fast = 0;
-	int t;
+	u64 fast = 0, quick = 0;
+	int q, t;
 
 	if (!s)
 		return -ENOMEM;
 	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
 		fast += s->fast[t];
+	for (q = 0; q < GRTRACE_NR_QUICK; q++)
+		for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
+			quick += s->quick[q][t];
 	seq_printf(m, "enabled=%d\n", READ_ONCE(grtrace_enabled));
 	seq_printf(m, "session=%llu\n", READ_ONCE(grtrace_session));
 	grtrace_print_counters(m, s, '\n');
 	/* Not in pc_stats: how, not what, is the same on every path. */
 	seq_printf(m, "written_fast=%llu\n", fast);
+	seq_printf(m, "dropped_quick=%llu\n", quick);
 	seq_printf(m, "adaptive_keep_1_in=%u\n", grtrace_adaptive_keep_1_in());
 	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
 	seq_printf(m, "buffer_size=%lu\n", READ_ONCE(grtrace_buffer_size));
@@ -724,11 +728,12 @@ static int __init grtrace_init(void)
 	int ret;
 
 	grtrace_buffer_size = buffer_size;
-	grtrace_config_defaults();
-
-	ret = grtrace_rings_init();
+	ret = grtrace_config_init();
 	if (ret)
 		return ret;
+	ret = grtrace_rings_init();
+	if (ret)
+		goto err_config;
 	dir = debugfs_create_dir("grtrace", NULL);
 	if (IS_ERR(dir)) {
 		ret = PTR_ERR(dir);
@@ -744,6 +749,8 @@ err_dir:
 	debugfs_remove(dir);
 err_rings:
 	grtrace_rings_exit();
+err_config:
+	grtrace_config_free();
 	return ret;
 }
 

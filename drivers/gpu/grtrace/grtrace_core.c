@@ -305,6 +305,16 @@ static u64 grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
 }
 
 /*
+ * Has jiffies reached @end?  time_after_eq() without the dummies of its
+ * typecheck(), whose addresses it takes: with INIT_STACK_ALL_ZERO (as in
+ * Debian's kernels) each costs a stack slot and a store of zero.
+ */
+static __always_inline bool grtrace_jiffies_reached(unsigned long end)
+{
+	return (long)(jiffies - end) >= 0;
+}
+
+/*
  * Does a limit this CPU saw hold still?  Jiffies stand in for the clock:
  * a window full until its second's end drops every later event without
  * the clock or the limiter's shared state, which were two thirds of a
@@ -313,7 +323,7 @@ static u64 grtrace_rl_bucket(u64 now, u32 rate, u32 burst)
 static __always_inline bool grtrace_rl_held(struct grtrace_pcpu *pc)
 {
 	return pc->rl_gen == READ_ONCE(grtrace_rl_gen) &&
-	       time_before(jiffies, pc->rl_until);
+	       !grtrace_jiffies_reached(pc->rl_until);
 }
 
 /*
@@ -407,7 +417,7 @@ static bool grtrace_backpressure(struct grtrace_pcpu *pc, struct rchan *chan)
  * An event used to count itself into its second; that was a quarter of the
  * written path's cost under TCG (measured), this runs once a second.
  */
-static void __cold grtrace_new_sec(struct grtrace_pcpu *pc)
+static noinline void __cold grtrace_new_sec(struct grtrace_pcpu *pc)
 {
 	struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
 	u64 sec = jiffies / HZ;
@@ -428,22 +438,46 @@ static void __cold grtrace_new_sec(struct grtrace_pcpu *pc)
 }
 
 /*
+ * relay_reserve()'s sub-buffer switch, out of line: once a sub-buffer.
+ * NULL when relay refuses the next one (a record larger than a
+ * sub-buffer, or grtrace_subbuf_start()).
+ */
+static noinline void *grtrace_reserve_switch(struct rchan_buf *buf,
+					     size_t size)
+{
+	void *p;
+
+	if (!relay_switch_subbuf(buf, size))
+		return NULL;
+	p = buf->data + buf->offset;
+	buf->offset += size;
+	return p;
+}
+
+/*
  * relay_reserve(), but never into a full buffer.  When relay refuses a
  * sub-buffer (grtrace_subbuf_start()), it has already counted the refused
  * one as produced, and a reader that looks at that moment sees more
  * sub-buffers produced than the buffer has and skips the oldest unread
  * one (relay_file_read_avail()): records written and then lost unseen.
- * So refuse here, before relay would switch.  Interrupts are off.
+ * So refuse here, before relay would switch.  Interrupts are off, which
+ * makes relay_reserve()'s preemption count redundant: its work is done in
+ * place.
  */
 static __always_inline void *grtrace_reserve(struct rchan *chan, size_t size)
 {
 	struct rchan_buf *buf = *this_cpu_ptr(chan->buf);
+	void *p;
 
-	if (unlikely(buf->offset + size > chan->subbuf_size) &&
-	    buf->subbufs_produced + 1 - READ_ONCE(buf->subbufs_consumed) >=
-	    chan->n_subbufs)
-		return NULL;
-	return relay_reserve(chan, size);
+	if (unlikely(buf->offset + size > chan->subbuf_size)) {
+		if (buf->subbufs_produced + 1 -
+		    READ_ONCE(buf->subbufs_consumed) >= chan->n_subbufs)
+			return NULL;
+		return grtrace_reserve_switch(buf, size);
+	}
+	p = buf->data + buf->offset;
+	buf->offset += size;
+	return p;
 }
 
 /*
@@ -798,7 +832,7 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 		     engine >= GRTRACE_ENGINE_NR ||
 		     ring_id >= GRTRACE_MAX_RINGS ||
 		     (ctx | seqno | aux0 | aux1) >> 32 ||
-		     time_after_eq(jiffies, pc->sec_end)))
+		     grtrace_jiffies_reached(pc->sec_end)))
 		goto out;
 	size = grtrace_size_job2(type, false, aux0 | aux1, false, &flags);
 	chan = READ_ONCE(grtrace_chan);
@@ -882,7 +916,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
 		t0 = local_clock();
-	if (unlikely(time_after_eq(jiffies, pc->sec_end)))
+	if (unlikely(grtrace_jiffies_reached(pc->sec_end)))
 		grtrace_new_sec(pc);
 	pc->cnt.emitted++;
 	if (type & GRTRACE_JOB_DERIVED) {
@@ -981,6 +1015,110 @@ out:
 	local_irq_restore(flags);
 }
 
+/*
+ * Is the event sampled out?  grtrace_sampled_out() for grtrace_event_quick(),
+ * with interrupts on, when one of the two settings is set: only a drop is
+ * decided here, in one this_cpu_cmpxchg() of the state, which an event in
+ * an interrupt meanwhile makes it read again.  An event it would keep is
+ * the full path's to sample, as if it had never come here.  Preemption is
+ * off.
+ */
+static bool grtrace_sampled_quick(void)
+{
+	u32 pct = READ_ONCE(grtrace_cfg.sample);
+	u32 every = READ_ONCE(grtrace_cfg.sample_every);
+	u32 old, new;
+
+	if (pct < 100 && every <= 1) {
+		do {
+			old = this_cpu_read(grtrace_pcpu.sample_acc);
+			new = old + pct;
+			if (new >= 100)
+				return false;
+		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_acc, old, new) != old);
+		return true;
+	}
+	if (every > 1 && pct >= 100) {
+		do {
+			old = this_cpu_read(grtrace_pcpu.sample_cnt);
+			new = old + 1;
+			if (new >= every)
+				return false;
+		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_cnt, old, new) != old);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * grtrace_event_quick()'s part for the sampling and the rate limit, out of
+ * the event path's page: an event on a known engine (the full path drops
+ * one on another as filtered first) that the sampling drops, or that comes
+ * while this CPU's note says that the rate limit holds, is counted here;
+ * any other takes the full path.
+ */
+static noinline void grtrace_event_quick_state(u32 what, u32 ring_id,
+					       u64 ctx, u64 seqno, u64 aux0,
+					       u64 aux1)
+{
+	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff;
+	int q = READ_ONCE(grtrace_cfg.quick[type]) - 1;
+	bool quick = false;
+
+	preempt_disable_notrace();
+	if ((what >> 16) <= GRTRACE_ENGINE_NR &&
+	    !grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end))) {
+		if (q == GRTRACE_QUICK_SAMPLED)
+			quick = grtrace_sampled_quick();
+		else if (q == GRTRACE_QUICK_RATE_LIMITED)
+			quick = grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu));
+	}
+	if (quick)
+		this_cpu_inc(grtrace_pcpu.cnt.quick[q][type]);
+	preempt_enable_notrace();
+	if (!quick)
+		grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
+}
+
+/*
+ * The drops that grtrace_event_full() would make without writing, decided
+ * as it would decide them, but counted once, with interrupts on, in one
+ * per-CPU increment: emitted, the type's count and the drop's are that
+ * one counter in the views, so reset_stats' snapshot sees the event
+ * counted or not, never half.  What the settings decide for every event
+ * of a type is decided here; the sampling and the rate limit, which this
+ * CPU's state decides, in grtrace_event_quick_state().  Not for the first
+ * event of a second on this CPU, nor with hooks, nor in NMI.  Returns
+ * what grtrace_event() is left to do.
+ */
+enum grtrace_quick_done { GRTRACE_QUICK_NO, GRTRACE_QUICK_DONE,
+			  GRTRACE_QUICK_STATE };
+
+/* Every type of the API. */
+static_assert(GRTRACE_EV_ERROR < GRTRACE_QUICK_TYPES);
+
+static __always_inline enum grtrace_quick_done grtrace_event_quick(u32 what)
+{
+	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff;
+	bool quick;
+	int q;
+
+	if (type >= GRTRACE_QUICK_TYPES ||
+	    static_branch_unlikely(&grtrace_hooks_on) || in_nmi())
+		return GRTRACE_QUICK_NO;
+	q = READ_ONCE(grtrace_cfg.quick[type]) - 1;
+	if (likely(q < 0))
+		return GRTRACE_QUICK_NO;
+	if (q >= GRTRACE_QUICK_SAMPLED)
+		return GRTRACE_QUICK_STATE;
+	preempt_disable_notrace();
+	quick = !grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end));
+	if (likely(quick))
+		this_cpu_inc(grtrace_pcpu.cnt.quick[q][type]);
+	preempt_enable_notrace();
+	return quick ? GRTRACE_QUICK_DONE : GRTRACE_QUICK_NO;
+}
+
 /**
  * grtrace_event() - the event path: account, filter and write one event
  * @what: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
@@ -1019,7 +1157,18 @@ noinline void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno,
 	    !static_branch_unlikely(&grtrace_hooks_on) && likely(!in_nmi()))
 		grtrace_event_fast(what, ring_id, ctx, seqno, aux0, aux1);
 	else
-		grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
+		switch (grtrace_event_quick(what)) {
+		case GRTRACE_QUICK_NO:
+			grtrace_event_full(what, ring_id, ctx, seqno, aux0,
+					   aux1);
+			break;
+		case GRTRACE_QUICK_STATE:
+			grtrace_event_quick_state(what, ring_id, ctx, seqno,
+						  aux0, aux1);
+			break;
+		case GRTRACE_QUICK_DONE:
+			break;
+		}
 }
 
 /**

@@ -36,6 +36,37 @@ enum grtrace_drop {
 	GRTRACE_NR_DROPS,
 };
 
+/*
+ * The drops grtrace_event() decides without masking interrupts
+ * (grtrace_event_quick()): those the settings decide for every event of a
+ * type, and the sampling and rate limit, decided there with this CPU's
+ * state when no filter can drop the event.  The first three are the drop
+ * reasons of the same value.  Only for the types below
+ * %GRTRACE_QUICK_TYPES, which holds every type the API has.
+ */
+enum grtrace_quick {
+	GRTRACE_QUICK_DISABLED		= GRTRACE_DROP_DISABLED,
+	GRTRACE_QUICK_LEVEL		= GRTRACE_DROP_LEVEL,
+	GRTRACE_QUICK_FILTERED_TYPE	= GRTRACE_DROP_FILTERED_TYPE,
+	GRTRACE_QUICK_SAMPLED,
+	GRTRACE_QUICK_RATE_LIMITED,
+	GRTRACE_NR_QUICK,
+};
+
+#define GRTRACE_QUICK_TYPES	16
+
+static inline enum grtrace_drop grtrace_quick_drop(enum grtrace_quick q)
+{
+	switch (q) {
+	case GRTRACE_QUICK_SAMPLED:
+		return GRTRACE_DROP_SAMPLED;
+	case GRTRACE_QUICK_RATE_LIMITED:
+		return GRTRACE_DROP_RATE_LIMITED;
+	default:
+		return (enum grtrace_drop)q;
+	}
+}
+
 extern const char * const grtrace_drop_names[GRTRACE_NR_DROPS];
 extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
 
@@ -64,6 +95,9 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
  * @fast: events written by the fast path, by type, counted there once:
  *	the views add them to @emitted, @written and the per-type counts
  *	(grtrace_counters_totals(), grtrace_stats_sum())
+ * @quick: events dropped by grtrace_event_quick(), by enum grtrace_quick
+ *	and type, counted there once: the views add them to @emitted,
+ *	@dropped and @type_emitted
  * @lat_hist: cost of the write path in ns (when measure_latency=1)
  * @size_hist: sizes of the records written, control records included
  *
@@ -81,6 +115,7 @@ struct grtrace_counters {
 	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
 	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
 	u64 fast[GRTRACE_EV_NR_JOB_TYPES];
+	u64 quick[GRTRACE_NR_QUICK][GRTRACE_QUICK_TYPES];
 	u64 lat_hist[GRTRACE_HIST_BUCKETS];
 	u64 size_hist[GRTRACE_HIST_BUCKETS];
 };
@@ -89,18 +124,21 @@ struct grtrace_counters {
 
 /*
  * Calls into the event path and events written that @c holds, as the views
- * count them: with the fast path's events, and the drops in NMI, counted
- * alone.  @c may be a CPU's live counters.
+ * count them: with the fast path's events, the quick drops and the drops
+ * in NMI, counted alone.  @c may be a CPU's live counters.
  */
 static inline void grtrace_counters_totals(const struct grtrace_counters *c,
 					   u64 *emitted, u64 *written)
 {
-	u64 fast = 0;
-	int t;
+	u64 fast = 0, quick = 0;
+	int q, t;
 
 	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
 		fast += READ_ONCE(c->fast[t]);
-	*emitted = READ_ONCE(c->emitted) + fast +
+	for (q = 0; q < GRTRACE_NR_QUICK; q++)
+		for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
+			quick += READ_ONCE(c->quick[q][t]);
+	*emitted = READ_ONCE(c->emitted) + fast + quick +
 		   READ_ONCE(c->dropped[GRTRACE_DROP_NMI]);
 	*written = READ_ONCE(c->written) + fast;
 }
@@ -290,6 +328,10 @@ struct grtrace_watch_ctx {
  * @fast_types: not a setting: the same while a session runs in format 2
  *	without gseq, latency measurement or backpressure: the event path's
  *	fast path (grtrace_event_fast())
+ * @quick: not a setting: by type, 0, or 1 + the enum grtrace_quick that
+ *	grtrace_event_quick() may decide for every event of that type,
+ *	whatever its ring or context: the drop of a filter, or the sampling
+ *	or rate limit of a type that no filter can drop
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the
@@ -318,6 +360,7 @@ struct grtrace_config {
 	u32 unfiltered_types;
 	u32 plain_types;
 	u32 fast_types;
+	u8 quick[GRTRACE_QUICK_TYPES];
 };
 
 extern struct grtrace_config grtrace_cfg;
@@ -370,7 +413,7 @@ void grtrace_core_free(void);
 /* grtrace_config.c */
 int grtrace_config_set(char *line);
 void grtrace_config_show(struct seq_file *m);
-void grtrace_config_defaults(void);
+int grtrace_config_init(void);
 int grtrace_parse_buffer_size(const char *s, unsigned long *size);
 void grtrace_config_free(void);
 void grtrace_config_show_key(struct seq_file *m, const char *key);

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #define GRTRACE_TEST_CONFIG	""	/* the module's defaults: format 2 */
 
+#include <time.h>
+
 #include "kselftest_harness.h"
 #include "grtrace_selftest.h"
 
@@ -428,6 +430,131 @@ TEST_F(grtrace, v2_fast_and_full_path_agree)
 	EXPECT_STREQ(o[0].pc_stats, o[1].pc_stats);
 	EXPECT_STREQ(o[0].by_type, o[1].by_type);
 	EXPECT_STREQ(o[0].size_hist, o[1].size_hist);
+}
+
+/* What one run of quick_drop_run() counted. */
+struct quick_run {
+	char pc_stats[4096];
+	char by_type[2048];
+	long long quick, lat_events;
+};
+
+/*
+ * @n events of four types, after @cfg (with measure_latency=@ml), in a
+ * session or (@session 0) while stopped, from CPU 0.
+ */
+static int quick_drop_run(const char *cfg, int ml, int session, int n,
+			  struct quick_run *o)
+{
+	static const char * const lines[] = {
+		"submit 1 1 0 1", "commit 1 1 0 1", "ctx_switch 1 1 0 0 1",
+		"irq 0 1 0 0 5",
+	};
+	char buf[256];
+	int i;
+
+	snprintf(buf, sizeof(buf), "measure_latency=%d\n%s", ml, cfg);
+	if (put("config", buf) || put("config", "reset_stats") ||
+	    (session && put("control", "start")))
+		return -1;
+	for (i = 0; i < n; i++)
+		if (put("emit", lines[i % ARRAY_SIZE(lines)]))
+			return -1;
+	if ((session && put("control", "stop")) ||
+	    get("pc_stats", o->pc_stats, sizeof(o->pc_stats)) ||
+	    get("events_by_type", o->by_type, sizeof(o->by_type)))
+		return -1;
+	o->quick = stat_of("dropped_quick");
+	o->lat_events = hist_total("latency_hist");
+	return 0;
+}
+
+/*
+ * The drops that grtrace_event() decides without masking interrupts
+ * (dropped_quick: a filter by type or level, a session stopped or off,
+ * the sampling) count as the full path counts them: with measure_latency=1,
+ * which times every drop on the full path, the same counts by reason, by
+ * type and by CPU.  By default every drop is quick but the first event of
+ * a second on the CPU (at most two here).
+ */
+TEST_F(grtrace, v2_quick_and_full_drops_agree)
+{
+	static const struct {
+		const char *cfg, *key;
+		int session;
+		long long count, quick;	/* of @key; drops that may be quick */
+	} cases[] = {
+		{ "level=verbose\nfilter_type_mask=0xfffffff9",
+		  "dropped_filtered_type", 1, 20, 20 },
+		{ "level=normal\nfilter_type_mask=0xffffffff",
+		  "dropped_level", 1, 20, 20 },
+		{ "level=off", "dropped_disabled", 1, 40, 40 },
+		{ "level=normal", "dropped_disabled", 0, 40, 40 },
+		{ "level=verbose\nsample=25", "dropped_sampled", 1, 30, 30 },
+		{ "sample=100\nsample_every=4", "dropped_sampled", 1, 30, 30 },
+		/* Both sampling settings: the full path's. */
+		{ "sample=50\nsample_every=2", "dropped_sampled", 1, 30, 0 },
+		{ "sample=100\nsample_every=0", "written", 1, 40, 0 },
+	};
+	struct quick_run o[2];
+	long long d[2];
+	int c, ml;
+
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		for (ml = 0; ml < 2; ml++) {
+			ASSERT_EQ(0, quick_drop_run(cases[c].cfg, ml,
+						    cases[c].session, 40,
+						    &o[ml]));
+			d[ml] = stat_of(cases[c].key);
+			EXPECT_EQ(40, stat_of("emitted"));
+			EXPECT_EQ(40, stat_of("written") +
+				      stat_of("dropped_total"));
+			EXPECT_EQ(ml ? 40 : 0, o[ml].lat_events);
+		}
+		ksft_print_msg("%s: %s=%lld, quick %lld and %lld\n",
+			       cases[c].cfg, cases[c].key, d[0], o[0].quick,
+			       o[1].quick);
+		EXPECT_EQ(cases[c].count, d[0]);
+		EXPECT_EQ(d[0], d[1]);
+		/* The first event of a second on a CPU: the full path's. */
+		EXPECT_LE(cases[c].quick - 2, o[0].quick);
+		EXPECT_GE(cases[c].quick, o[0].quick);
+		EXPECT_EQ(0, o[1].quick);
+		EXPECT_STREQ(o[0].pc_stats, o[1].pc_stats);
+		EXPECT_STREQ(o[0].by_type, o[1].by_type);
+	}
+}
+
+/*
+ * A rate limit that a CPU saw reached drops the next events quick, on its
+ * note, until the second is over; the accounting stays exact, and with
+ * measure_latency=1 none is quick.  The burst starts 100 ms into a second
+ * of the clock (CLOCK_MONOTONIC, as the window's), so that it ends in it.
+ */
+TEST_F(grtrace, v2_rate_limit_drops_quick)
+{
+	struct timespec next;
+	struct quick_run o;
+	int ml;
+
+	for (ml = 0; ml < 2; ml++) {
+		ASSERT_EQ(0, clock_gettime(CLOCK_MONOTONIC, &next));
+		next.tv_sec++;
+		next.tv_nsec = 100000000;
+		ASSERT_EQ(0, clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					     &next, NULL));
+		ASSERT_EQ(0, quick_drop_run("level=verbose\nmax_events_per_sec=1",
+					    ml, 1, 40, &o));
+		ksft_print_msg("measure_latency=%d: written %lld, rate_limited %lld, quick %lld\n",
+			       ml, stat_of("written"),
+			       stat_of("dropped_rate_limited"), o.quick);
+		EXPECT_EQ(1, stat_of("written"));
+		EXPECT_EQ(39, stat_of("dropped_rate_limited"));
+		EXPECT_EQ(40, stat_of("emitted"));
+		/* The first drop notes the limit: at most 2 more seconds. */
+		EXPECT_LE(ml ? 0 : 36, o.quick);
+		EXPECT_GE(ml ? 0 : 38, o.quick);
+	}
 }
 
 /* Format 1 stays available, as it was: 72-byte events with cpu and gseq. */

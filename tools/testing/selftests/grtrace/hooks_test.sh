@@ -10,7 +10,9 @@
 #    hook that dropped it; the recording holds exactly the others;
 #  - unloaded, nothing is dropped any more;
 #  - loaded and unloaded 20 times under traffic from both CPUs: the
-#    accounting stays exact and the kernel log clean.
+#    accounting stays exact and the kernel log clean;
+#  - with a hook, the events the sampling drops reach it, as the ones it
+#    keeps: no drop is decided before the hooks (dropped_quick stays 0).
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -35,7 +37,7 @@ hook_line() { awk -v n="$1" '$1 == n { print $2, $3, $4 }' "$D/hooks"; }
 
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 rmmod grtrace 2>/dev/null
 insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 [ -e "$HT" ] || { echo "Bail out! no $HT"; exit 1; }
@@ -89,6 +91,20 @@ echo stop > "$D/control"
 echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_hook $(stat_of dropped_hook) dropped_total $(stat_of dropped_total)"
 [ $rc -eq 0 ] && [ "$(stat_of dropped_hook)" -gt 10 ] && exact
 ok $? "20 loads and unloads under traffic from both CPUs: every event written or dropped, as emitted = written + dropped"
+# 8: 10 events from CPU 0 with sample=50: the second hook drops the 4th
+# and the 8th, the sampling every other one of the 8 others.
+insmod "$HT" drop_every=4 && printf 'reset_stats\nsample=50\n' >"$D/config" &&
+	echo start >"$D/control" &&
+	taskset -c 0 bash -c "$(declare -f emitn); D=$D; emitn 9 2" &&
+	echo stop >"$D/control"
+rc=$?
+echo "# $(cat "$HS"); dropped_sampled $(stat_of dropped_sampled), dropped_quick $(stat_of dropped_quick)"
+[ $rc -eq 0 ] && grep -qx 'first=10 second=10 dropped=2 written=4 unwritten=6 order_errors=0' "$HS" &&
+	[ "$(stat_of dropped_sampled)" = 4 ] && [ "$(stat_of dropped_quick)" = 0 ] && exact
+ok $? "with a hook and sample=50: 10 events all seen by both hooks, 2 dropped by the hook, 4 sampled out and observed, none dropped quick"
+echo sample=100 >"$D/config"
+rmmod grtrace_hook_test
+
 ! new_dmesg | grep -E 'BUG|WARNING|Oops|RCU|grtrace_hook_test: refusals'
 ok $? "kernel log: no BUG, WARNING, Oops or RCU report"
 

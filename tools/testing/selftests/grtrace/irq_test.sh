@@ -14,6 +14,9 @@
 #    timestamps, with no cseq gap and nothing out of order in the report;
 #  - with K = 3 nothing is dropped; with K = 48, more than one event can
 #    hold back (32), the excess is dropped as "nested" and counted;
+#  - with the ENDs or the SUBMITs filtered out by type, they are dropped
+#    without masking interrupts (dropped_quick), whichever interrupts
+#    which, and counted exactly; the others are all recorded, in order;
 #  - reset_stats from the other CPU, coming during a firing, leaves counts
 #    that balance.
 # TAP output; runs as root inside the test VM.
@@ -33,11 +36,18 @@ PERIOD_US=100
 # field KEY: a value of the module's last run.
 field() { tr ' ' '\n' <"$R" | sed -n "s/^$1=//p"; }
 
-# one_run NAME K: a recorded run with K events per timer firing.
+# one_run NAME K [submit|end]: a recorded run with K events per timer
+# firing, with the SUBMITs or ENDs filtered out by type.
 one_run() {
-	local name=$1 k=$2 f=$TMP/${1// /_}.dat calls irq
+	local name=$1 k=$2 filt=${3:-} f=$TMP/${1// /_}.dat calls irq filtered
+	local mask=0xffffffff
 
-	echo reset_stats >"$D/config"
+	case $filt in
+	submit) mask=0xfffffffd ;;
+	end) mask=0xffffffef ;;
+	esac
+	echo "reset_stats
+filter_type_mask=$mask" >"$D/config"
 	record_start "$f" || { ok 1 "$name: record starts"; return; }
 	taskset -c 1 sh -c "echo '$CALLS $PERIOD_US $k' >$R"
 	echo "# $name: $(cat "$R")"
@@ -45,21 +55,36 @@ one_run() {
 	wait "$REC"
 	ok $? "$name: the record exits 0"
 	calls=$(field calls) irq=$(field irq_events)
-	echo "# stats: $(grep -E '^(emitted|written|dropped_total|dropped_nested|deferred)=' "$D/stats" | tr '\n' ' ')"
+	echo "# stats: $(grep -E '^(emitted|written|dropped_total|dropped_nested|dropped_filtered_type|dropped_quick|deferred)=' "$D/stats" | tr '\n' ' ')"
 	[ "$calls" = "$CALLS" ] && [ "$(field cpu)" = 1 ] &&
 		[ "$(stat_of emitted)" = $((calls + irq)) ] &&
-		[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ] &&
-		[ "$(stat_of dropped_total)" = "$(stat_of dropped_nested)" ] &&
-		[ "$(stat_of deferred)" -gt 0 ]
-	ok $? "$name: events were deferred; emitted == written + dropped_total == the module's $calls + $irq calls"
+		[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]
+	ok $? "$name: emitted == written + dropped_total == the module's $calls + $irq calls"
+	case $filt in
+	"") [ "$(stat_of dropped_total)" = "$(stat_of dropped_nested)" ] &&
+		[ "$(stat_of deferred)" -gt 0 ] && [ "$(stat_of dropped_quick)" = 0 ]
+		ok $? "$name: events were deferred; none dropped but as nested" ;;
+	*) filtered=$calls
+		[ "$filt" = end ] && filtered=$irq
+		# The first event of each second on a CPU takes the full path.
+		[ "$(stat_of dropped_total)" = "$(stat_of dropped_filtered_type)" ] &&
+			[ "$(stat_of dropped_total)" = "$filtered" ] &&
+			[ "$(stat_of dropped_quick)" -ge $((filtered - 100)) ]
+		ok $? "$name: the $filtered ${filt^^}s dropped as filtered_type, quick but the first of each second" ;;
+	esac
 	"$TOOL" dump -i "$f" >"$f.dump" 2>"$f.dump.err"
 	ok $? "$name: the recording reads back"
 	"$TOOL" report -i "$f" --format json --limit 0 >"$f.json" 2>"$f.json.err"
 	check "$name" python3 - "$f.dump" "$f.json" "$calls" "$irq" \
-		"$(stat_of dropped_nested)" "$k" <<'EOF'
+		"$(stat_of dropped_nested)" "$k" "$filt" <<'EOF'
 import json
 import sys
 calls, irq, nested, k = (int(a) for a in sys.argv[3:7])
+filt = sys.argv[7]
+if filt == "submit":
+    calls = 0
+elif filt == "end":
+    irq = 0
 subs, ends, last_ts, disorder = [], [], {}, 0
 for line in open(sys.argv[1]):
     f = line.split()
@@ -94,7 +119,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..39"
 rmmod grtrace_irq_test 2>/dev/null
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
@@ -103,6 +128,9 @@ echo 32M >"$D/buffer_size"
 
 one_run "3 per firing" 3
 one_run "48 per firing" 48
+one_run "3 per firing, ENDs filtered" 3 end
+one_run "3 per firing, SUBMITs filtered" 3 submit
+echo filter_type_mask=0xffffffff >"$D/config"
 
 # A reset_stats from CPU 0 during a run on CPU 1 whose firings spin 80 us
 # of their 100: its IPI most likely comes during a firing, and is taken
