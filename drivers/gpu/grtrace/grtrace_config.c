@@ -57,11 +57,11 @@ static const char * const gseq_names[] = { "1", "0", NULL };
 #define GRTRACE_MAX_RATE	100000000
 
 /*
- * By type, the drop that grtrace_event_quick() may decide: what
- * grtrace_filter() decides for every event of that type, whatever its
- * ring, engine and context; for a type no filter can drop, the sampling
- * when one of its two settings is set (with both, the full path's), else
- * the rate limit.  None when drops are timed (measure_latency).
+ * By type, what grtrace_event_quick() decides before the full path: the
+ * drop of a filter that drops every event of the type; or, when a filter
+ * by engine, ring or context, the sampling or the rate limit may drop
+ * one, to ask them (GRTRACE_QUICK_ASK); with both sampling settings, the
+ * full path's.  Nothing when drops are timed (measure_latency).
  */
 static void grtrace_config_derive_quick(void)
 {
@@ -70,24 +70,22 @@ static void grtrace_config_derive_quick(void)
 	u32 t;
 
 	for (t = 0; t < GRTRACE_QUICK_TYPES; t++) {
-		int q = -1;
+		u8 q = 0;
 
 		if (!grtrace_enabled || c->level == GRTRACE_LEVEL_OFF)
-			q = GRTRACE_QUICK_DISABLED;
+			q = 1 + GRTRACE_QUICK_DISABLED;
 		else if (c->level < GRTRACE_LEVEL_VERBOSE &&
 			 (BIT(t) & GRTRACE_VERBOSE_TYPES))
-			q = GRTRACE_QUICK_LEVEL;
+			q = 1 + GRTRACE_QUICK_LEVEL;
 		else if (!(c->filter_type_mask & BIT(t)))
-			q = GRTRACE_QUICK_FILTERED_TYPE;
-		else if (!(c->unfiltered_types & BIT(t)))
-			q = -1;
-		else if (pct != every)
-			q = GRTRACE_QUICK_SAMPLED;
-		else if (!pct && c->max_eps)
-			q = GRTRACE_QUICK_RATE_LIMITED;
+			q = 1 + GRTRACE_QUICK_FILTERED_TYPE;
+		else if (!(pct && every) &&
+			 (!(c->unfiltered_types & BIT(t)) || pct || every ||
+			  c->max_eps))
+			q = GRTRACE_QUICK_ASK;
 		if (c->measure_latency)
-			q = -1;
-		WRITE_ONCE(grtrace_cfg.quick[t], q + 1);
+			q = 0;
+		WRITE_ONCE(grtrace_cfg.quick[t], q);
 	}
 }
 
@@ -126,6 +124,8 @@ void grtrace_config_derive(void)
 	if (!grtrace_enabled || c->format == GRTRACE_FORMAT_V1 ||
 	    !c->no_gseq || c->measure_latency || c->bp_threshold)
 		types = 0;
+	/* Its drops count with the quick ones (grtrace_fast_giveup()). */
+	types &= GENMASK(GRTRACE_QUICK_TYPES - 1, 0);
 	WRITE_ONCE(grtrace_cfg.fast_types, types);
 	grtrace_config_derive_quick();
 }

@@ -201,7 +201,7 @@ static int stats_show(struct seq_file *m, void *v)
 	grtrace_print_counters(m, s, '\n');
 	/* Not in pc_stats: how, not what, is the same on every path. */
 	seq_printf(m, "written_fast=%llu\n", fast);
-	seq_printf(m, "dropped_quick=%llu\n", quick);
+	seq_printf(m, "quick_drops=%llu\n", quick);
 	seq_printf(m, "adaptive_keep_1_in=%u\n", grtrace_adaptive_keep_1_in());
 	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
 	seq_printf(m, "buffer_size=%lu\n", READ_ONCE(grtrace_buffer_size));

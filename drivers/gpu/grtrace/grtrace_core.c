@@ -222,7 +222,8 @@ static __always_inline bool grtrace_watch_drops(u64 ctx, u32 ring_id)
 }
 
 /* Settings that select events, cheapest first; -1 keeps the event. */
-static int grtrace_filter(u16 type, u32 ring_id, u16 engine, u64 ctx)
+static __always_inline int grtrace_filter(u16 type, u32 ring_id, u16 engine,
+					  u64 ctx)
 {
 	u32 level = READ_ONCE(grtrace_cfg.level);
 	s32 ring = READ_ONCE(grtrace_cfg.filter_ring_id);
@@ -778,14 +779,32 @@ static void grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno,
 			       u64 aux0, u64 aux1);
 
 /*
- * The event of the fast path holds this CPU, but its sub-buffer is full:
- * write what came meanwhile, let go, and take the full path, which reads
- * the clock again.  Preemption is off.
+ * The event of the fast path holds this CPU, but its sub-buffer is full.
+ * When the whole buffer is (its reader is behind), drop it as the full
+ * path would, without masking interrupts: its cseq lost, counted once as
+ * a quick drop, by type (the hold keeps both to itself).  Else write what
+ * came meanwhile, let go, and take the full path, which switches
+ * sub-buffers and reads the clock again.  Preemption is off.
  */
 static noinline void __cold grtrace_fast_giveup(struct grtrace_pcpu *pc,
 						u32 what, u32 ring_id, u64 ctx,
 						u64 seqno, u64 aux0, u64 aux1)
 {
+	struct rchan *chan = READ_ONCE(grtrace_chan);
+	struct rchan_buf *buf;
+
+	if (chan) {
+		buf = *this_cpu_ptr(chan->buf);
+		if (buf->subbufs_produced + 1 -
+		    READ_ONCE(buf->subbufs_consumed) >= chan->n_subbufs) {
+			pc->cseq++;
+			pc->cnt.quick[GRTRACE_QUICK_BUFFER_FULL][what & 0xffff]++;
+			if (this_cpu_cmpxchg(grtrace_pcpu.busy, GRTRACE_BUSY_FAST,
+					     0) != GRTRACE_BUSY_FAST)
+				grtrace_replay(pc);
+			return;
+		}
+	}
 	grtrace_replay(pc);
 	grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
@@ -1051,32 +1070,41 @@ static bool grtrace_sampled_quick(void)
 }
 
 /*
- * grtrace_event_quick()'s part for the sampling and the rate limit, out of
- * the event path's page: an event on a known engine (the full path drops
- * one on another as filtered first) that the sampling drops, or that comes
- * while this CPU's note says that the rate limit holds, is counted here;
- * any other takes the full path.
+ * grtrace_event_quick()'s part that asks the filters by engine, ring and
+ * context, the sampling (one of its settings) and the rate limit (this
+ * CPU's note that it holds), in the full path's order: an event one of
+ * them drops is counted here, any other goes on to the full path, which
+ * asks again, as if it had never come here.  Out of the event path's
+ * page: only for those settings.
  */
 static noinline void grtrace_event_quick_state(u32 what, u32 ring_id,
 					       u64 ctx, u64 seqno, u64 aux0,
 					       u64 aux1)
 {
-	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff;
-	int q = READ_ONCE(grtrace_cfg.quick[type]) - 1;
-	bool quick = false;
+	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff, engine = what >> 16;
+	int reason = -1;
 
 	preempt_disable_notrace();
-	if ((what >> 16) <= GRTRACE_ENGINE_NR &&
-	    !grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end))) {
-		if (q == GRTRACE_QUICK_SAMPLED)
-			quick = grtrace_sampled_quick();
-		else if (q == GRTRACE_QUICK_RATE_LIMITED)
-			quick = grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu));
-	}
-	if (quick)
-		this_cpu_inc(grtrace_pcpu.cnt.quick[q][type]);
+	if (grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end)))
+		goto out;
+	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
+	if (engine >= GRTRACE_ENGINE_NR || !READ_ONCE(grtrace_enabled) ||
+	    !(READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type)))
+		reason = grtrace_filter(type, ring_id, engine, ctx);
+	if (reason >= 0)
+		goto out;
+	if (grtrace_sampled_quick())
+		reason = GRTRACE_QUICK_SAMPLED;
+	else if (READ_ONCE(grtrace_cfg.max_eps) &&
+		 READ_ONCE(grtrace_cfg.sample) >= 100 &&
+		 READ_ONCE(grtrace_cfg.sample_every) <= 1 &&
+		 grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu)))
+		reason = GRTRACE_QUICK_RATE_LIMITED;
+out:
+	if (reason >= 0)
+		this_cpu_inc(grtrace_pcpu.cnt.quick[reason][type]);
 	preempt_enable_notrace();
-	if (!quick)
+	if (reason < 0)
 		grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
 
@@ -1086,10 +1114,10 @@ static noinline void grtrace_event_quick_state(u32 what, u32 ring_id,
  * per-CPU increment: emitted, the type's count and the drop's are that
  * one counter in the views, so reset_stats' snapshot sees the event
  * counted or not, never half.  What the settings decide for every event
- * of a type is decided here; the sampling and the rate limit, which this
- * CPU's state decides, in grtrace_event_quick_state().  Not for the first
- * event of a second on this CPU, nor with hooks, nor in NMI.  Returns
- * what grtrace_event() is left to do.
+ * of a type is decided here; what depends on the event or on this CPU's
+ * state, in grtrace_event_quick_state().  Not for the first event of a
+ * second on this CPU, nor with hooks, nor in NMI.  Returns what
+ * grtrace_event() is left to do.
  */
 enum grtrace_quick_done { GRTRACE_QUICK_NO, GRTRACE_QUICK_DONE,
 			  GRTRACE_QUICK_STATE };
@@ -1106,11 +1134,12 @@ static __always_inline enum grtrace_quick_done grtrace_event_quick(u32 what)
 	if (type >= GRTRACE_QUICK_TYPES ||
 	    static_branch_unlikely(&grtrace_hooks_on) || in_nmi())
 		return GRTRACE_QUICK_NO;
-	q = READ_ONCE(grtrace_cfg.quick[type]) - 1;
-	if (likely(q < 0))
+	q = READ_ONCE(grtrace_cfg.quick[type]);
+	if (likely(!q))
 		return GRTRACE_QUICK_NO;
-	if (q >= GRTRACE_QUICK_SAMPLED)
+	if (q == GRTRACE_QUICK_ASK)
 		return GRTRACE_QUICK_STATE;
+	q--;
 	preempt_disable_notrace();
 	quick = !grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end));
 	if (likely(quick))

@@ -38,22 +38,31 @@ enum grtrace_drop {
 
 /*
  * The drops grtrace_event() decides without masking interrupts
- * (grtrace_event_quick()): those the settings decide for every event of a
- * type, and the sampling and rate limit, decided there with this CPU's
- * state when no filter can drop the event.  The first three are the drop
- * reasons of the same value.  Only for the types below
- * %GRTRACE_QUICK_TYPES, which holds every type the API has.
+ * (grtrace_event_quick()): the filters' (the first six, of the same value
+ * as their drop reasons), and the sampling and the rate limit of an event
+ * that passes them; and an event of the fast path that finds its CPU's
+ * buffer full (grtrace_fast_giveup()).
  */
 enum grtrace_quick {
 	GRTRACE_QUICK_DISABLED		= GRTRACE_DROP_DISABLED,
 	GRTRACE_QUICK_LEVEL		= GRTRACE_DROP_LEVEL,
 	GRTRACE_QUICK_FILTERED_TYPE	= GRTRACE_DROP_FILTERED_TYPE,
+	GRTRACE_QUICK_FILTERED_ENGINE	= GRTRACE_DROP_FILTERED_ENGINE,
+	GRTRACE_QUICK_FILTERED_RING	= GRTRACE_DROP_FILTERED_RING,
+	GRTRACE_QUICK_FILTERED_WATCH	= GRTRACE_DROP_FILTERED_WATCH,
 	GRTRACE_QUICK_SAMPLED,
 	GRTRACE_QUICK_RATE_LIMITED,
+	GRTRACE_QUICK_BUFFER_FULL,
 	GRTRACE_NR_QUICK,
 };
 
-#define GRTRACE_QUICK_TYPES	16
+/*
+ * grtrace_cfg.quick[type]: 1 + the enum grtrace_quick that drops every
+ * event of the type; GRTRACE_QUICK_ASK when the filters by engine, ring or
+ * context, the sampling or the rate limit may drop one, which
+ * grtrace_event_quick_state() asks; 0 when no drop is quick.
+ */
+#define GRTRACE_QUICK_ASK	0xff
 
 static inline enum grtrace_drop grtrace_quick_drop(enum grtrace_quick q)
 {
@@ -62,10 +71,18 @@ static inline enum grtrace_drop grtrace_quick_drop(enum grtrace_quick q)
 		return GRTRACE_DROP_SAMPLED;
 	case GRTRACE_QUICK_RATE_LIMITED:
 		return GRTRACE_DROP_RATE_LIMITED;
+	case GRTRACE_QUICK_BUFFER_FULL:
+		return GRTRACE_DROP_BUFFER_FULL;
 	default:
 		return (enum grtrace_drop)q;
 	}
 }
+
+/*
+ * Quick drops are counted by type below this, which holds every type the
+ * API has; so are the fast path's types (grtrace_cfg.fast_types).
+ */
+#define GRTRACE_QUICK_TYPES	16
 
 extern const char * const grtrace_drop_names[GRTRACE_NR_DROPS];
 extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
@@ -328,10 +345,8 @@ struct grtrace_watch_ctx {
  * @fast_types: not a setting: the same while a session runs in format 2
  *	without gseq, latency measurement or backpressure: the event path's
  *	fast path (grtrace_event_fast())
- * @quick: not a setting: by type, 0, or 1 + the enum grtrace_quick that
- *	grtrace_event_quick() may decide for every event of that type,
- *	whatever its ring or context: the drop of a filter, or the sampling
- *	or rate limit of a type that no filter can drop
+ * @quick: not a setting: by type, what grtrace_event_quick() decides
+ *	before the full path (see %GRTRACE_QUICK_ASK)
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the

@@ -464,15 +464,15 @@ static int quick_drop_run(const char *cfg, int ml, int session, int n,
 	    get("pc_stats", o->pc_stats, sizeof(o->pc_stats)) ||
 	    get("events_by_type", o->by_type, sizeof(o->by_type)))
 		return -1;
-	o->quick = stat_of("dropped_quick");
+	o->quick = stat_of("quick_drops");
 	o->lat_events = hist_total("latency_hist");
 	return 0;
 }
 
 /*
  * The drops that grtrace_event() decides without masking interrupts
- * (dropped_quick: a filter by type or level, a session stopped or off,
- * the sampling) count as the full path counts them: with measure_latency=1,
+ * (quick_drops: a session stopped or off, each filter, the sampling)
+ * count as the full path counts them: with measure_latency=1,
  * which times every drop on the full path, the same counts by reason, by
  * type and by CPU.  By default every drop is quick but the first event of
  * a second on the CPU (at most two here).
@@ -490,7 +490,19 @@ TEST_F(grtrace, v2_quick_and_full_drops_agree)
 		  "dropped_level", 1, 20, 20 },
 		{ "level=off", "dropped_disabled", 1, 40, 40 },
 		{ "level=normal", "dropped_disabled", 0, 40, 40 },
-		{ "level=verbose\nsample=25", "dropped_sampled", 1, 30, 30 },
+		/* Engine 1, ring 0, context 1 (IRQs: 0). */
+		{ "level=verbose\nfilter_engine_mask=0x1",
+		  "dropped_filtered_engine", 1, 40, 40 },
+		{ "filter_engine_mask=0x7f\nfilter_ring_id=3",
+		  "dropped_filtered_ring", 1, 40, 40 },
+		{ "filter_ring_id=-1\nwatch_ring_add=3",
+		  "dropped_filtered_watch", 1, 40, 40 },
+		{ "watch_ring_clear\nwatch_ctx_add=1",
+		  "dropped_filtered_watch", 1, 10, 10 },
+		/* Kept by a filter, then sampled out. */
+		{ "watch_ctx_clear\nfilter_ring_id=0\nsample=50",
+		  "dropped_sampled", 1, 20, 20 },
+		{ "filter_ring_id=-1\nsample=25", "dropped_sampled", 1, 30, 30 },
 		{ "sample=100\nsample_every=4", "dropped_sampled", 1, 30, 30 },
 		/* Both sampling settings: the full path's. */
 		{ "sample=50\nsample_every=2", "dropped_sampled", 1, 30, 0 },
@@ -555,6 +567,46 @@ TEST_F(grtrace, v2_rate_limit_drops_quick)
 		EXPECT_LE(ml ? 0 : 36, o.quick);
 		EXPECT_GE(ml ? 0 : 38, o.quick);
 	}
+}
+
+/*
+ * With its CPU's buffer full and no reader, an event of the fast path is
+ * dropped there, interrupts on (quick_drops), as the full path drops it
+ * with measure_latency=1: the same events written, the same number
+ * dropped as buffer_full.  (v2_cseq_gap_is_the_loss checks the gap they
+ * leave in cseq.)
+ */
+TEST_F(grtrace, v2_full_buffer_drops_quick)
+{
+	long long w[2], d[2], q[2];
+	char cfg[32];
+	int ml;
+
+	for (ml = 0; ml < 2; ml++) {
+		snprintf(cfg, sizeof(cfg), "measure_latency=%d", ml);
+		ASSERT_EQ(0, put("config", cfg));
+		/* New, empty buffers. */
+		ASSERT_EQ(0, put("buffer_size", "128K"));
+		ASSERT_EQ(0, put("buffer_size", "64K"));
+		ASSERT_EQ(0, put("config", "reset_stats"));
+		ASSERT_EQ(0, put("control", "start"));
+		ASSERT_EQ(0, emit_n("submit 1 1 0 1", 5000));
+		ASSERT_EQ(0, put("control", "stop"));
+		w[ml] = stat_of("written");
+		d[ml] = stat_of("dropped_buffer_full");
+		q[ml] = stat_of("quick_drops");
+		ksft_print_msg("measure_latency=%d: written %lld, buffer_full %lld, quick %lld\n",
+			       ml, w[ml], d[ml], q[ml]);
+		EXPECT_EQ(5000, w[ml] + d[ml]);
+		EXPECT_EQ(d[ml], stat_of("dropped_total"));
+		/* 64K holds less than 2000 SUBMITs of 36 bytes. */
+		EXPECT_LT(3000, d[ml]);
+	}
+	EXPECT_EQ(w[0], w[1]);
+	/* The first event of a second on a CPU: the full path's. */
+	EXPECT_LE(d[0] - 2, q[0]);
+	EXPECT_GE(d[0], q[0]);
+	EXPECT_EQ(0, q[1]);
 }
 
 /* Format 1 stays available, as it was: 72-byte events with cpu and gseq. */

@@ -12,7 +12,7 @@
 #  - loaded and unloaded 20 times under traffic from both CPUs: the
 #    accounting stays exact and the kernel log clean;
 #  - with a hook, the events the sampling drops reach it, as the ones it
-#    keeps: no drop is decided before the hooks (dropped_quick stays 0).
+#    keeps: no drop is decided before the hooks (quick_drops stays 0).
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -98,9 +98,9 @@ insmod "$HT" drop_every=4 && printf 'reset_stats\nsample=50\n' >"$D/config" &&
 	taskset -c 0 bash -c "$(declare -f emitn); D=$D; emitn 9 2" &&
 	echo stop >"$D/control"
 rc=$?
-echo "# $(cat "$HS"); dropped_sampled $(stat_of dropped_sampled), dropped_quick $(stat_of dropped_quick)"
+echo "# $(cat "$HS"); dropped_sampled $(stat_of dropped_sampled), quick_drops $(stat_of quick_drops)"
 [ $rc -eq 0 ] && grep -qx 'first=10 second=10 dropped=2 written=4 unwritten=6 order_errors=0' "$HS" &&
-	[ "$(stat_of dropped_sampled)" = 4 ] && [ "$(stat_of dropped_quick)" = 0 ] && exact
+	[ "$(stat_of dropped_sampled)" = 4 ] && [ "$(stat_of quick_drops)" = 0 ] && exact
 ok $? "with a hook and sample=50: 10 events all seen by both hooks, 2 dropped by the hook, 4 sampled out and observed, none dropped quick"
 echo sample=100 >"$D/config"
 rmmod grtrace_hook_test

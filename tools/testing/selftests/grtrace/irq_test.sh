@@ -15,7 +15,7 @@
 #  - with K = 3 nothing is dropped; with K = 48, more than one event can
 #    hold back (32), the excess is dropped as "nested" and counted;
 #  - with the ENDs or the SUBMITs filtered out by type, they are dropped
-#    without masking interrupts (dropped_quick), whichever interrupts
+#    without masking interrupts (quick_drops), whichever interrupts
 #    which, and counted exactly; the others are all recorded, in order;
 #  - reset_stats from the other CPU, coming during a firing, leaves counts
 #    that balance.
@@ -55,21 +55,21 @@ filter_type_mask=$mask" >"$D/config"
 	wait "$REC"
 	ok $? "$name: the record exits 0"
 	calls=$(field calls) irq=$(field irq_events)
-	echo "# stats: $(grep -E '^(emitted|written|dropped_total|dropped_nested|dropped_filtered_type|dropped_quick|deferred)=' "$D/stats" | tr '\n' ' ')"
+	echo "# stats: $(grep -E '^(emitted|written|dropped_total|dropped_nested|dropped_filtered_type|quick_drops|deferred)=' "$D/stats" | tr '\n' ' ')"
 	[ "$calls" = "$CALLS" ] && [ "$(field cpu)" = 1 ] &&
 		[ "$(stat_of emitted)" = $((calls + irq)) ] &&
 		[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]
 	ok $? "$name: emitted == written + dropped_total == the module's $calls + $irq calls"
 	case $filt in
 	"") [ "$(stat_of dropped_total)" = "$(stat_of dropped_nested)" ] &&
-		[ "$(stat_of deferred)" -gt 0 ] && [ "$(stat_of dropped_quick)" = 0 ]
+		[ "$(stat_of deferred)" -gt 0 ] && [ "$(stat_of quick_drops)" = 0 ]
 		ok $? "$name: events were deferred; none dropped but as nested" ;;
 	*) filtered=$calls
 		[ "$filt" = end ] && filtered=$irq
 		# The first event of each second on a CPU takes the full path.
 		[ "$(stat_of dropped_total)" = "$(stat_of dropped_filtered_type)" ] &&
 			[ "$(stat_of dropped_total)" = "$filtered" ] &&
-			[ "$(stat_of dropped_quick)" -ge $((filtered - 100)) ]
+			[ "$(stat_of quick_drops)" -ge $((filtered - 100)) ]
 		ok $? "$name: the $filtered ${filt^^}s dropped as filtered_type, quick but the first of each second" ;;
 	esac
 	"$TOOL" dump -i "$f" >"$f.dump" 2>"$f.dump.err"

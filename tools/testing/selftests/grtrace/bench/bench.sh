@@ -62,7 +62,7 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # that noise from the host (other guests on its cores stretch the guest's
 # clock) spreads over all of them alike.
 VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
-	  gr_rate gr_stopped empty p_floor p_floor_call p_ktime p_irqsave p_atomic p_memcpy
+	  gr_ring gr_rate gr_stopped gr_full empty p_floor p_floor_call p_ktime p_irqsave p_atomic p_memcpy
 	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
 	  p_atomic_all)
 declare -A VNAME=(
@@ -82,8 +82,10 @@ declare -A VNAME=(
 	[p_floor_call]="floor behind a call"
 	[gr_type]="grtrace dropped: filtered_type"
 	[gr_sampled]="grtrace dropped: sampled (sample=0)"
+	[gr_ring]="grtrace dropped: filtered_ring"
 	[gr_rate]="grtrace dropped: rate_limited (1/s)"
 	[gr_stopped]="grtrace dropped: disabled (stopped)"
+	[gr_full]="grtrace dropped: buffer_full (no reader)"
 	[empty]="empty loop"
 	[p_ktime]="part: ktime_get_ns()"
 	[p_irqsave]="part: local_irq_save+restore"
@@ -201,6 +203,10 @@ vstep() {
 		gctl stop; gcfg filter_type_mask=0xffffffff ;;
 	gr_sampled:before) gr_drop sample=0 ;;
 	gr_sampled:after) check_stat dropped_sampled "$N"; gctl stop; gcfg sample=100 ;;
+	gr_ring:before) gr_drop filter_ring_id=5 ;;
+	gr_ring:after)
+		check_stat dropped_filtered_ring "$N"
+		gctl stop; gcfg filter_ring_id=-1 ;;
 	gr_rate:before) gr_drop max_events_per_sec=1 ;;
 	gr_rate:after)
 		# One event per started second gets through.
@@ -208,6 +214,15 @@ vstep() {
 		gctl stop; gcfg max_events_per_sec=0 ;;
 	gr_stopped:before) gcfg reset_stats ;;
 	gr_stopped:after) check_stat dropped_disabled "$N" ;;
+	gr_full:before)
+		# The smallest buffers, filled on every CPU; nobody reads them.
+		echo 64K >"$G/buffer_size" || die "buffer_size refused"
+		gctl start
+		for ((c = 0; c < NCPU; c++)); do
+			taskset -c $c sh -c "echo 'grtrace 20000' >$RUN" || die "filling CPU $c"
+		done
+		gcfg reset_stats ;;
+	gr_full:after) check_stat dropped_buffer_full "$N"; gctl stop ;;
 	esac
 }
 
