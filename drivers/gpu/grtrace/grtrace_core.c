@@ -1042,10 +1042,8 @@ out:
  * the full path's to sample, as if it had never come here.  Preemption is
  * off.
  */
-static bool grtrace_sampled_quick(void)
+static bool grtrace_sampled_quick(u32 pct, u32 every)
 {
-	u32 pct = READ_ONCE(grtrace_cfg.sample);
-	u32 every = READ_ONCE(grtrace_cfg.sample_every);
 	u32 old, new;
 
 	if (pct < 100 && every <= 1) {
@@ -1083,23 +1081,31 @@ static noinline void grtrace_event_quick_state(u32 what, u32 ring_id,
 {
 	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff, engine = what >> 16;
 	int reason = -1;
+	u32 pct, every;
 
 	preempt_disable_notrace();
 	if (grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end)))
 		goto out;
-	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
-	if (engine >= GRTRACE_ENGINE_NR || !READ_ONCE(grtrace_enabled) ||
-	    !(READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type)))
+	/*
+	 * A ring has a known engine (grtrace_ring_register()): look it up
+	 * only for the filters.
+	 */
+	if (engine > GRTRACE_ENGINE_NR || !READ_ONCE(grtrace_enabled) ||
+	    !(READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type))) {
+		engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 		reason = grtrace_filter(type, ring_id, engine, ctx);
-	if (reason >= 0)
-		goto out;
-	if (grtrace_sampled_quick())
-		reason = GRTRACE_QUICK_SAMPLED;
-	else if (READ_ONCE(grtrace_cfg.max_eps) &&
-		 READ_ONCE(grtrace_cfg.sample) >= 100 &&
-		 READ_ONCE(grtrace_cfg.sample_every) <= 1 &&
-		 grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu)))
+		if (reason >= 0)
+			goto out;
+	}
+	pct = READ_ONCE(grtrace_cfg.sample);
+	every = READ_ONCE(grtrace_cfg.sample_every);
+	if (pct < 100 || every > 1) {
+		if (grtrace_sampled_quick(pct, every))
+			reason = GRTRACE_QUICK_SAMPLED;
+	} else if (READ_ONCE(grtrace_cfg.max_eps) &&
+		   grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu))) {
 		reason = GRTRACE_QUICK_RATE_LIMITED;
+	}
 out:
 	if (reason >= 0)
 		this_cpu_inc(grtrace_pcpu.cnt.quick[reason][type]);
