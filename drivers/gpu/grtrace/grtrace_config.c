@@ -124,7 +124,7 @@ void grtrace_config_derive(void)
 	if (!grtrace_enabled || c->format == GRTRACE_FORMAT_V1 ||
 	    !c->no_gseq || c->measure_latency || c->bp_threshold)
 		types = 0;
-	/* Its drops count with the quick ones (grtrace_fast_giveup()). */
+	/* Its drops count with the quick ones (grtrace_event_fast()). */
 	types &= GENMASK(GRTRACE_QUICK_TYPES - 1, 0);
 	WRITE_ONCE(grtrace_cfg.fast_types, types);
 	grtrace_config_derive_quick();

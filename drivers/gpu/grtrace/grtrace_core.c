@@ -779,32 +779,16 @@ static void grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno,
 			       u64 aux0, u64 aux1);
 
 /*
- * The event of the fast path holds this CPU, but its sub-buffer is full.
- * When the whole buffer is (its reader is behind), drop it as the full
- * path would, without masking interrupts: its cseq lost, counted once as
- * a quick drop, by type (the hold keeps both to itself).  Else write what
- * came meanwhile, let go, and take the full path, which switches
- * sub-buffers and reads the clock again.  Preemption is off.
+ * The event of the fast path holds this CPU, but its sub-buffer is full
+ * and the next one free: write what came meanwhile, let go, and take the
+ * full path, which switches sub-buffers and reads the clock again.  (With
+ * no sub-buffer free, the fast path drops the event itself.)  Preemption
+ * is off.
  */
 static noinline void __cold grtrace_fast_giveup(struct grtrace_pcpu *pc,
 						u32 what, u32 ring_id, u64 ctx,
 						u64 seqno, u64 aux0, u64 aux1)
 {
-	struct rchan *chan = READ_ONCE(grtrace_chan);
-	struct rchan_buf *buf;
-
-	if (chan) {
-		buf = *this_cpu_ptr(chan->buf);
-		if (buf->subbufs_produced + 1 -
-		    READ_ONCE(buf->subbufs_consumed) >= chan->n_subbufs) {
-			pc->cseq++;
-			pc->cnt.quick[GRTRACE_QUICK_BUFFER_FULL][what & 0xffff]++;
-			if (this_cpu_cmpxchg(grtrace_pcpu.busy, GRTRACE_BUSY_FAST,
-					     0) != GRTRACE_BUSY_FAST)
-				grtrace_replay(pc);
-			return;
-		}
-	}
 	grtrace_replay(pc);
 	grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
@@ -816,8 +800,10 @@ static noinline void __cold grtrace_fast_giveup(struct grtrace_pcpu *pc,
  * monotonic one, time its path or hold it back.  This takes such an event
  * on a known engine, whose numbers fit 32 bits, not the first of a second
  * on this CPU, when its sub-buffer has room for it: relay_reserve()'s work
- * done in place.  Otherwise, before any side effect, it hands the event to
- * the full path.
+ * done in place.  When no sub-buffer is free (the reader is behind), it
+ * drops the event as the full path would, cseq taken, counted as a quick
+ * drop.  Otherwise, before any side effect, it hands the event to the
+ * full path.
  *
  * Interrupts stay on (under TCG, masking and unmasking them cost a sixth
  * of the event).  With preemption off, the event holds its CPU's buffer,
@@ -862,8 +848,16 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 		goto out;
 	barrier(); /* hold the CPU before looking at its buffer */
 	if (unlikely(buf->offset + size > chan->subbuf_size)) {
-		grtrace_fast_giveup(pc, what, ring_id, ctx, seqno, aux0, aux1);
-		goto done;
+		if (buf->subbufs_produced + 1 -
+		    READ_ONCE(buf->subbufs_consumed) < chan->n_subbufs) {
+			grtrace_fast_giveup(pc, what, ring_id, ctx, seqno,
+					    aux0, aux1);
+			goto done;
+		}
+		/* Full (the reader is behind): dropped, its cseq lost. */
+		pc->cseq++;
+		pc->cnt.quick[GRTRACE_QUICK_BUFFER_FULL][type]++;
+		goto release;
 	}
 	h = buf->data + buf->offset;
 	buf->offset += size;
@@ -883,6 +877,7 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	/* Pairs with the acquire in grtrace_events_read(). */
 	smp_store_release(&pc->committed, committed);
 	barrier(); /* the record and counters before the release */
+release:
 	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu.busy, GRTRACE_BUSY_FAST, 0) !=
 		     GRTRACE_BUSY_FAST))
 		grtrace_replay(pc);

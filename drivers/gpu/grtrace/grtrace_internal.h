@@ -41,7 +41,7 @@ enum grtrace_drop {
  * (grtrace_event_quick()): the filters' (the first six, of the same value
  * as their drop reasons), and the sampling and the rate limit of an event
  * that passes them; and an event of the fast path that finds its CPU's
- * buffer full (grtrace_fast_giveup()).
+ * buffer full (grtrace_event_fast()).
  */
 enum grtrace_quick {
 	GRTRACE_QUICK_DISABLED		= GRTRACE_DROP_DISABLED,
