@@ -56,39 +56,6 @@ static const char * const gseq_names[] = { "1", "0", NULL };
 #define GRTRACE_ENGINE_MASK_ALL	(BIT(GRTRACE_ENGINE_NR) - 1)
 #define GRTRACE_MAX_RATE	100000000
 
-/*
- * By type, what grtrace_event_quick() decides before the full path: the
- * drop of a filter that drops every event of the type; or, when a filter
- * by engine, ring or context, the sampling or the rate limit may drop
- * one, to ask them (GRTRACE_QUICK_ASK); with both sampling settings, the
- * full path's.  Nothing when drops are timed (measure_latency).
- */
-static void grtrace_config_derive_quick(void)
-{
-	const struct grtrace_config *c = &grtrace_cfg;
-	bool pct = c->sample < 100, every = c->sample_every > 1;
-	u32 t;
-
-	for (t = 0; t < GRTRACE_QUICK_TYPES; t++) {
-		u8 q = 0;
-
-		if (!grtrace_enabled || c->level == GRTRACE_LEVEL_OFF)
-			q = 1 + GRTRACE_QUICK_DISABLED;
-		else if (c->level < GRTRACE_LEVEL_VERBOSE &&
-			 (BIT(t) & GRTRACE_VERBOSE_TYPES))
-			q = 1 + GRTRACE_QUICK_LEVEL;
-		else if (!(c->filter_type_mask & BIT(t)))
-			q = 1 + GRTRACE_QUICK_FILTERED_TYPE;
-		else if (!(pct && every) &&
-			 (!(c->unfiltered_types & BIT(t)) || pct || every ||
-			  c->max_eps))
-			q = GRTRACE_QUICK_ASK;
-		if (c->measure_latency)
-			q = 0;
-		WRITE_ONCE(grtrace_cfg.quick[t], q);
-	}
-}
-
 /**
  * grtrace_config_derive() - derive the event path's sets of types
  *
@@ -98,8 +65,8 @@ static void grtrace_config_derive_quick(void)
  * with the monotonic clock: for those the event path looks at no setting
  * one by one; and of those, while a session runs in format 2 without gseq,
  * latency measurement or backpressure, the ones grtrace_event() writes on
- * its fast path.  And the drops grtrace_event() may count without
- * masking interrupts.
+ * its fast path.  And the types whose sampling or rate limit the full
+ * path asks before it masks interrupts.
  *
  * Context: grtrace_lock held (or loading), after every change of a
  * setting or of grtrace_enabled.
@@ -108,6 +75,7 @@ void grtrace_config_derive(void)
 {
 	const struct grtrace_config *c = &grtrace_cfg;
 	u32 types = c->filter_type_mask;
+	bool pct, every;
 
 	if (c->level == GRTRACE_LEVEL_OFF ||
 	    c->filter_engine_mask != GRTRACE_ENGINE_MASK_ALL ||
@@ -127,7 +95,11 @@ void grtrace_config_derive(void)
 	/* Its drops count with the quick ones (grtrace_event_fast()). */
 	types &= GENMASK(GRTRACE_QUICK_TYPES - 1, 0);
 	WRITE_ONCE(grtrace_cfg.fast_types, types);
-	grtrace_config_derive_quick();
+	/* One of the sampling settings, or a rate limit: grtrace_decide(). */
+	pct = c->sample < 100;
+	every = c->sample_every > 1;
+	types = pct != every || c->max_eps ? c->filter_type_mask : 0;
+	WRITE_ONCE(grtrace_cfg.state_types, types);
 }
 
 static void grtrace_config_defaults(void)

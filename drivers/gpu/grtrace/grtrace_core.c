@@ -221,12 +221,17 @@ static __always_inline bool grtrace_watch_drops(u64 ctx, u32 ring_id)
 	return grtrace_watch_match(wc, rings, ctx, ring_id);
 }
 
-/* Settings that select events, cheapest first; -1 keeps the event. */
-static __always_inline int grtrace_filter(u16 type, u32 ring_id, u16 engine,
+/*
+ * Settings that select events, cheapest first; -1 keeps the event.  @e is
+ * the caller's engine class plus one, or 0 for its ring's, looked up only
+ * for a filter by engine.  Preemption is off.
+ */
+static __always_inline int grtrace_filter(u16 type, u32 ring_id, u16 e,
 					  u64 ctx)
 {
 	u32 level = READ_ONCE(grtrace_cfg.level);
 	s32 ring = READ_ONCE(grtrace_cfg.filter_ring_id);
+	u32 emask = READ_ONCE(grtrace_cfg.filter_engine_mask);
 
 	if (unlikely(!READ_ONCE(grtrace_enabled) || level == GRTRACE_LEVEL_OFF))
 		return GRTRACE_DROP_DISABLED;
@@ -234,8 +239,9 @@ static __always_inline int grtrace_filter(u16 type, u32 ring_id, u16 engine,
 		return GRTRACE_DROP_LEVEL;
 	if (!(READ_ONCE(grtrace_cfg.filter_type_mask) & BIT(type)))
 		return GRTRACE_DROP_FILTERED_TYPE;
-	if (engine >= GRTRACE_ENGINE_NR ||
-	    !(READ_ONCE(grtrace_cfg.filter_engine_mask) & BIT(engine)))
+	if (e > GRTRACE_ENGINE_NR ||
+	    (~emask & GENMASK(GRTRACE_ENGINE_NR - 1, 0) &&
+	     !(emask & BIT(e ? e - 1 : grtrace_ring_engine(ring_id)))))
 		return GRTRACE_DROP_FILTERED_ENGINE;
 	if (ring >= 0 && ring != ring_id)
 		return GRTRACE_DROP_FILTERED_RING;
@@ -261,6 +267,39 @@ static bool grtrace_sampled_out(struct grtrace_pcpu *pc)
 		if (++pc->sample_cnt < every)
 			return true;
 		pc->sample_cnt = 0;
+	}
+	return false;
+}
+
+/*
+ * Is the event sampled out?  grtrace_sampled_out() before the full path
+ * masks interrupts, when one of the two settings (@pct, @every) is set:
+ * only a drop is decided here, in one this_cpu_cmpxchg() of the state,
+ * which an event in an interrupt meanwhile makes it read again.  An event
+ * it would keep is sampled with interrupts off, as if it had never been
+ * looked at here.  Preemption is off.
+ */
+static __always_inline bool grtrace_sampled_quick(u32 pct, u32 every)
+{
+	u32 old, new;
+
+	if (pct < 100 && every <= 1) {
+		do {
+			old = this_cpu_read(grtrace_pcpu.sample_acc);
+			new = old + pct;
+			if (new >= 100)
+				return false;
+		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_acc, old, new) != old);
+		return true;
+	}
+	if (every > 1 && pct >= 100) {
+		do {
+			old = this_cpu_read(grtrace_pcpu.sample_cnt);
+			new = old + 1;
+			if (new >= every)
+				return false;
+		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_cnt, old, new) != old);
+		return true;
 	}
 	return false;
 }
@@ -393,13 +432,11 @@ static u32 grtrace_fill_pct(struct rchan *chan)
  * keep 1 in 2^n events, n growing from 1 to 10 as the buffer fills; it
  * relaxes by itself as the reader catches up.
  */
-static bool grtrace_backpressure(struct grtrace_pcpu *pc, struct rchan *chan)
+static noinline bool grtrace_backpressure_on(struct grtrace_pcpu *pc,
+					     struct rchan *chan, u32 thr)
 {
-	u32 thr = READ_ONCE(grtrace_cfg.bp_threshold), fill;
+	u32 fill = grtrace_fill_pct(chan);
 
-	if (likely(!thr))
-		return false;
-	fill = grtrace_fill_pct(chan);
 	if (fill < thr) {
 		pc->bp_shift = 0;
 		return false;
@@ -411,6 +448,15 @@ static bool grtrace_backpressure(struct grtrace_pcpu *pc, struct rchan *chan)
 		return true;
 	pc->bp_cnt = 0;
 	return false;
+}
+
+/* Out of line but the test: see __grtrace_hot. */
+static __always_inline bool grtrace_backpressure(struct grtrace_pcpu *pc,
+						 struct rchan *chan)
+{
+	u32 thr = READ_ONCE(grtrace_cfg.bp_threshold);
+
+	return unlikely(thr) && grtrace_backpressure_on(pc, chan, thr);
 }
 
 /*
@@ -775,6 +821,82 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 	local_irq_restore(flags);
 }
 
+/* measure_latency's clock reads, out of the event path's page. */
+static noinline u64 grtrace_lat_start(void)
+{
+	return local_clock() ?: 1;
+}
+
+static noinline void grtrace_lat_end(struct grtrace_pcpu *pc, u64 t0)
+{
+	pc->cnt.lat_hist[grtrace_hist_bucket(local_clock() - t0,
+					     GRTRACE_LAT_HIST_LO)]++;
+}
+
+/*
+ * grtrace_decide()'s part for the sampling and the rate limit: out of the
+ * event path's page, whose space their inline code would take (a call
+ * per event while one of them is set).
+ */
+static noinline int grtrace_decide_state(void)
+{
+	u32 pct = READ_ONCE(grtrace_cfg.sample);
+	u32 every = READ_ONCE(grtrace_cfg.sample_every);
+
+	if (pct < 100 || every > 1)
+		return grtrace_sampled_quick(pct, every) ?
+		       GRTRACE_QUICK_SAMPLED : -1;
+	if (READ_ONCE(grtrace_cfg.max_eps) &&
+	    grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu)))
+		return GRTRACE_QUICK_RATE_LIMITED;
+	return -1;
+}
+
+/*
+ * What the full path decides before it masks interrupts, for an event
+ * that one setting or another may drop: the filters' drop, the
+ * sampling's (GRTRACE_QUICK_SAMPLED) and a rate limit this CPU noted
+ * holds (GRTRACE_QUICK_RATE_LIMITED), as enum grtrace_quick, or -1.  Not
+ * the sampling and the limit with hooks: these come before them, and see
+ * their drops.  Preemption is off.
+ */
+static __always_inline int grtrace_decide(u16 type, u32 ring_id, u16 e,
+					  u64 ctx, bool usual)
+{
+	int q;
+
+	if (type >= GRTRACE_EV_NR_JOB_TYPES)
+		return -1;
+	if (!usual || !(READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type))) {
+		q = grtrace_filter(type, ring_id, e, ctx);
+		if (q >= 0)
+			return q;
+	}
+	if (static_branch_unlikely(&grtrace_hooks_on) ||
+	    !(READ_ONCE(grtrace_cfg.state_types) & BIT(type)))
+		return -1;
+	return grtrace_decide_state();
+}
+
+/*
+ * Count a drop without masking interrupts: one per-CPU increment, by
+ * enum grtrace_quick and type, which the views fold into emitted,
+ * events_by_type and the drop's count, so that neither an interrupt on
+ * this CPU nor reset_stats' snapshot finds it half counted.  Not for the
+ * first event of a second on this CPU (it notes the second), nor when
+ * drops are timed (measure_latency): false then, and the full path counts
+ * it.  Preemption is off.
+ */
+static __always_inline bool grtrace_quick_count(int q, u16 type)
+{
+	if (type >= GRTRACE_QUICK_TYPES ||
+	    unlikely(READ_ONCE(grtrace_cfg.measure_latency)) ||
+	    grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end)))
+		return false;
+	this_cpu_inc(grtrace_pcpu.cnt.quick[q][type]);
+	return true;
+}
+
 static void grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno,
 			       u64 aux0, u64 aux1);
 
@@ -901,7 +1023,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
-	bool hooked = false, usual, plain;
+	bool hooked = false, usual, plain, quick;
 	u64 t0 = 0, ts = 0;
 	u16 hflags = 0;
 	int reason;
@@ -925,40 +1047,48 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		return;
 	}
 
-	local_irq_save(flags);
-	pc = this_cpu_ptr(&grtrace_pcpu);
-	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
-	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
-		t0 = local_clock();
-	if (unlikely(grtrace_jiffies_reached(pc->sec_end)))
-		grtrace_new_sec(pc);
-	pc->cnt.emitted++;
 	if (type & GRTRACE_JOB_DERIVED) {
 		type &= ~GRTRACE_JOB_DERIVED;
 		hflags = GRTRACE_HDR_DERIVED;
 	}
+	/*
+	 * The filters, the sampling's drops and a rate limit that holds are
+	 * decided first, with interrupts on: their drops are quick
+	 * (grtrace_quick_count()).  With the settings that select by type and
+	 * level only, as by default, one test stands for grtrace_filter(),
+	 * the sampling and the rate limit, and the clock is the monotonic
+	 * one: a sixth of a written event's cost under TCG (measured).  With
+	 * the filters so only, one test stands for grtrace_filter().
+	 */
+	preempt_disable_notrace();
+	/* A ring has a known engine (grtrace_ring_register()). */
+	usual = engine <= GRTRACE_ENGINE_NR && READ_ONCE(grtrace_enabled);
+	plain = usual && type < GRTRACE_EV_NR_JOB_TYPES &&
+		(READ_ONCE(grtrace_cfg.plain_types) & BIT(type));
+	reason = plain ? -1 : grtrace_decide(type, ring_id, engine, ctx, usual);
+	quick = reason >= 0 && grtrace_quick_count(reason, type);
+	preempt_enable_notrace();
+	if (quick)
+		return;
+	if (reason >= 0)
+		reason = grtrace_quick_drop(reason);
+
+	local_irq_save(flags);
+	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
+	pc = this_cpu_ptr(&grtrace_pcpu);
+	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
+		t0 = grtrace_lat_start();
+	if (unlikely(grtrace_jiffies_reached(pc->sec_end)))
+		grtrace_new_sec(pc);
+	pc->cnt.emitted++;
 	/* A caller's bug, counted rather than lost. */
 	if (WARN_ON_ONCE(type >= GRTRACE_EV_NR_JOB_TYPES)) {
 		reason = GRTRACE_DROP_INVALID;
 		goto drop;
 	}
 	pc->cnt.type_emitted[type]++;
-
-	/*
-	 * With the settings that select by type and level only, as by
-	 * default, one test stands for grtrace_filter(), the sampling and
-	 * the rate limit, and the clock is the monotonic one: a sixth of a
-	 * written event's cost under TCG (measured).  With the filters so
-	 * only, one test stands for grtrace_filter().
-	 */
-	usual = engine < GRTRACE_ENGINE_NR && READ_ONCE(grtrace_enabled);
-	plain = usual && (READ_ONCE(grtrace_cfg.plain_types) & BIT(type));
-	if (!plain &&
-	    !(usual && (READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type)))) {
-		reason = grtrace_filter(type, ring_id, engine, ctx);
-		if (unlikely(reason >= 0))
-			goto drop;
-	}
+	if (unlikely(reason >= 0))
+		goto drop;
 	if (static_branch_unlikely(&grtrace_hooks_on)) {
 		hooked = static_branch_unlikely(&grtrace_hooks_observe_on);
 		if (static_branch_unlikely(&grtrace_hooks_drop_on) &&
@@ -1012,142 +1142,22 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 				   ctx, seqno, aux0, aux1, ts);
 	if (unlikely(reason >= 0))
 		goto drop;
-	if (unlikely(hooked))
-		grtrace_hook_observe(type, hflags, ring_id, engine, ctx, seqno,
-				     aux0, aux1, ts, true);
-	goto out;
+	goto observe;
 
 drop:
 	pc->cnt.dropped[reason]++;
+observe:
 	if (unlikely(hooked))
 		grtrace_hook_observe(type, hflags, ring_id, engine, ctx, seqno,
-				     aux0, aux1, ts, false);
+				     aux0, aux1, ts, reason < 0);
 out:
 	if (unlikely(t0))
-		pc->cnt.lat_hist[grtrace_hist_bucket(local_clock() - t0,
-						     GRTRACE_LAT_HIST_LO)]++;
+		grtrace_lat_end(pc, t0);
 	local_irq_restore(flags);
 }
 
-/*
- * Is the event sampled out?  grtrace_sampled_out() for grtrace_event_quick(),
- * with interrupts on, when one of the two settings is set: only a drop is
- * decided here, in one this_cpu_cmpxchg() of the state, which an event in
- * an interrupt meanwhile makes it read again.  An event it would keep is
- * the full path's to sample, as if it had never come here.  Preemption is
- * off.
- */
-static bool grtrace_sampled_quick(u32 pct, u32 every)
-{
-	u32 old, new;
-
-	if (pct < 100 && every <= 1) {
-		do {
-			old = this_cpu_read(grtrace_pcpu.sample_acc);
-			new = old + pct;
-			if (new >= 100)
-				return false;
-		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_acc, old, new) != old);
-		return true;
-	}
-	if (every > 1 && pct >= 100) {
-		do {
-			old = this_cpu_read(grtrace_pcpu.sample_cnt);
-			new = old + 1;
-			if (new >= every)
-				return false;
-		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_cnt, old, new) != old);
-		return true;
-	}
-	return false;
-}
-
-/*
- * grtrace_event_quick()'s part that asks the filters by engine, ring and
- * context, the sampling (one of its settings) and the rate limit (this
- * CPU's note that it holds), in the full path's order: an event one of
- * them drops is counted here, any other goes on to the full path, which
- * asks again, as if it had never come here.  Out of the event path's
- * page: only for those settings.
- */
-static noinline void grtrace_event_quick_state(u32 what, u32 ring_id,
-					       u64 ctx, u64 seqno, u64 aux0,
-					       u64 aux1)
-{
-	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff, engine = what >> 16;
-	int reason = -1;
-	u32 pct, every;
-
-	preempt_disable_notrace();
-	if (grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end)))
-		goto out;
-	/*
-	 * A ring has a known engine (grtrace_ring_register()): look it up
-	 * only for the filters.
-	 */
-	if (engine > GRTRACE_ENGINE_NR || !READ_ONCE(grtrace_enabled) ||
-	    !(READ_ONCE(grtrace_cfg.unfiltered_types) & BIT(type))) {
-		engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
-		reason = grtrace_filter(type, ring_id, engine, ctx);
-		if (reason >= 0)
-			goto out;
-	}
-	pct = READ_ONCE(grtrace_cfg.sample);
-	every = READ_ONCE(grtrace_cfg.sample_every);
-	if (pct < 100 || every > 1) {
-		if (grtrace_sampled_quick(pct, every))
-			reason = GRTRACE_QUICK_SAMPLED;
-	} else if (READ_ONCE(grtrace_cfg.max_eps) &&
-		   grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu))) {
-		reason = GRTRACE_QUICK_RATE_LIMITED;
-	}
-out:
-	if (reason >= 0)
-		this_cpu_inc(grtrace_pcpu.cnt.quick[reason][type]);
-	preempt_enable_notrace();
-	if (reason < 0)
-		grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
-}
-
-/*
- * The drops that grtrace_event_full() would make without writing, decided
- * as it would decide them, but counted once, with interrupts on, in one
- * per-CPU increment: emitted, the type's count and the drop's are that
- * one counter in the views, so reset_stats' snapshot sees the event
- * counted or not, never half.  What the settings decide for every event
- * of a type is decided here; what depends on the event or on this CPU's
- * state, in grtrace_event_quick_state().  Not for the first event of a
- * second on this CPU, nor with hooks, nor in NMI.  Returns what
- * grtrace_event() is left to do.
- */
-enum grtrace_quick_done { GRTRACE_QUICK_NO, GRTRACE_QUICK_DONE,
-			  GRTRACE_QUICK_STATE };
-
-/* Every type of the API. */
+/* Quick drops are counted by type: every type of the API. */
 static_assert(GRTRACE_EV_ERROR < GRTRACE_QUICK_TYPES);
-
-static __always_inline enum grtrace_quick_done grtrace_event_quick(u32 what)
-{
-	u16 type = what & ~GRTRACE_JOB_DERIVED & 0xffff;
-	bool quick;
-	int q;
-
-	if (type >= GRTRACE_QUICK_TYPES ||
-	    static_branch_unlikely(&grtrace_hooks_on) || in_nmi())
-		return GRTRACE_QUICK_NO;
-	q = READ_ONCE(grtrace_cfg.quick[type]);
-	if (likely(!q))
-		return GRTRACE_QUICK_NO;
-	if (q == GRTRACE_QUICK_ASK)
-		return GRTRACE_QUICK_STATE;
-	q--;
-	preempt_disable_notrace();
-	quick = !grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end));
-	if (likely(quick))
-		this_cpu_inc(grtrace_pcpu.cnt.quick[q][type]);
-	preempt_enable_notrace();
-	return quick ? GRTRACE_QUICK_DONE : GRTRACE_QUICK_NO;
-}
 
 /**
  * grtrace_event() - the event path: account, filter and write one event
@@ -1187,18 +1197,7 @@ noinline void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno,
 	    !static_branch_unlikely(&grtrace_hooks_on) && likely(!in_nmi()))
 		grtrace_event_fast(what, ring_id, ctx, seqno, aux0, aux1);
 	else
-		switch (grtrace_event_quick(what)) {
-		case GRTRACE_QUICK_NO:
-			grtrace_event_full(what, ring_id, ctx, seqno, aux0,
-					   aux1);
-			break;
-		case GRTRACE_QUICK_STATE:
-			grtrace_event_quick_state(what, ring_id, ctx, seqno,
-						  aux0, aux1);
-			break;
-		case GRTRACE_QUICK_DONE:
-			break;
-		}
+		grtrace_event_full(what, ring_id, ctx, seqno, aux0, aux1);
 }
 
 /**

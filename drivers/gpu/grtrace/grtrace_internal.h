@@ -37,11 +37,11 @@ enum grtrace_drop {
 };
 
 /*
- * The drops grtrace_event() decides without masking interrupts
- * (grtrace_event_quick()): the filters' (the first six, of the same value
- * as their drop reasons), and the sampling and the rate limit of an event
- * that passes them; and an event of the fast path that finds its CPU's
- * buffer full (grtrace_event_fast()).
+ * The drops decided and counted without masking interrupts, "quick":
+ * those of the filters (of the same value as their drop reasons), of the
+ * sampling and of a rate limit this CPU noted holds, decided before the
+ * full path masks interrupts (grtrace_decide()), and an event of the fast
+ * path that finds its CPU's buffer full (grtrace_event_fast()).
  */
 enum grtrace_quick {
 	GRTRACE_QUICK_DISABLED		= GRTRACE_DROP_DISABLED,
@@ -55,14 +55,6 @@ enum grtrace_quick {
 	GRTRACE_QUICK_BUFFER_FULL,
 	GRTRACE_NR_QUICK,
 };
-
-/*
- * grtrace_cfg.quick[type]: 1 + the enum grtrace_quick that drops every
- * event of the type; GRTRACE_QUICK_ASK when the filters by engine, ring or
- * context, the sampling or the rate limit may drop one, which
- * grtrace_event_quick_state() asks; 0 when no drop is quick.
- */
-#define GRTRACE_QUICK_ASK	0xff
 
 static inline enum grtrace_drop grtrace_quick_drop(enum grtrace_quick q)
 {
@@ -112,9 +104,9 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
  * @fast: events written by the fast path, by type, counted there once:
  *	the views add them to @emitted, @written and the per-type counts
  *	(grtrace_counters_totals(), grtrace_stats_sum())
- * @quick: events dropped by grtrace_event_quick(), by enum grtrace_quick
- *	and type, counted there once: the views add them to @emitted,
- *	@dropped and @type_emitted
+ * @quick: events dropped without masking interrupts, by enum
+ *	grtrace_quick and type, counted once (grtrace_quick_count()): the
+ *	views add them to @emitted, @dropped and @type_emitted
  * @lat_hist: cost of the write path in ns (when measure_latency=1)
  * @size_hist: sizes of the records written, control records included
  *
@@ -345,8 +337,9 @@ struct grtrace_watch_ctx {
  * @fast_types: not a setting: the same while a session runs in format 2
  *	without gseq, latency measurement or backpressure: the event path's
  *	fast path (grtrace_event_fast())
- * @quick: not a setting: by type, what grtrace_event_quick() decides
- *	before the full path (see %GRTRACE_QUICK_ASK)
+ * @state_types: not a setting: the types the sampling (one of its
+ *	settings) or the rate limit may drop before the full path masks
+ *	interrupts (grtrace_decide())
  *
  * Writers hold grtrace_lock and use WRITE_ONCE() or rcu_assign_pointer();
  * the event path reads each field once, so a change takes effect on the
@@ -375,7 +368,7 @@ struct grtrace_config {
 	u32 unfiltered_types;
 	u32 plain_types;
 	u32 fast_types;
-	u8 quick[GRTRACE_QUICK_TYPES];
+	u32 state_types;
 };
 
 extern struct grtrace_config grtrace_cfg;
