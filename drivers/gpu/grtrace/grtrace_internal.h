@@ -180,7 +180,7 @@ struct grtrace_sec {
 #define GRTRACE_BUSY_PENDING	BIT(1)
 
 /* Writes one fast-path event can hold back; more are dropped ("nested"). */
-#define GRTRACE_NR_DEFERRED	32
+#define GRTRACE_NR_DEFERRED	128
 
 /**
  * struct grtrace_deferred - the write of an event, held back

@@ -29,7 +29,7 @@
 #include <linux/uaccess.h>
 
 #define IRQ_TEST_MAX_N		10000000
-#define IRQ_TEST_MAX_K		64
+#define IRQ_TEST_MAX_K		256
 #define IRQ_TEST_MAX_SPIN_US	1000
 #define IRQ_TEST_CHUNK		1000	/* calls per preemption-off stretch */
 
