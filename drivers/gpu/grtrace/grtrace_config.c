@@ -724,7 +724,7 @@ u64 grtrace_reset_sec(void)
 void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 {
 	u64 *acc = (u64 *)sum;
-	int c, i, q;
+	int c, i, q, z;
 
 	lockdep_assert_held(&grtrace_lock);
 	for_each_possible_cpu(c) {
@@ -741,10 +741,16 @@ void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 	 * drops, by type and reason; events in NMI count only their drop.
 	 */
 	grtrace_counters_totals(sum, &sum->emitted, &sum->written);
-	for (i = 0; i < GRTRACE_EV_NR_JOB_TYPES; i++) {
-		sum->type_emitted[i] += sum->fast[i];
-		sum->type_written[i] += sum->fast[i];
-	}
+	for (i = 0; i < GRTRACE_QUICK_TYPES; i++)
+		for (z = 0; z < GRTRACE_FAST_SIZES; z++) {
+			u64 n = sum->fast[i][z];
+
+			sum->type_emitted[i] += n;
+			sum->type_written[i] += n;
+			sum->bytes += n * GRTRACE_FAST_SIZE(z);
+			sum->size_hist[grtrace_hist_bucket(GRTRACE_FAST_SIZE(z),
+							   GRTRACE_SIZE_HIST_LO)] += n;
+		}
 	for (q = 0; q < GRTRACE_NR_QUICK; q++)
 		for (i = 0; i < GRTRACE_QUICK_TYPES; i++) {
 			sum->type_emitted[i] += sum->quick[q][i];

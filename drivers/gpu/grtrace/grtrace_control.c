@@ -191,8 +191,9 @@ static int stats_show(struct seq_file *m, void *v)
 
 	if (!s)
 		return -ENOMEM;
-	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
-		fast += s->fast[t];
+	for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
+		for (q = 0; q < GRTRACE_FAST_SIZES; q++)
+			fast += s->fast[t][q];
 	for (q = 0; q < GRTRACE_NR_QUICK; q++)
 		for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
 			quick += s->quick[q][t];

@@ -155,16 +155,6 @@ static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
 	hdr->cseq = pc->cseq++;
 }
 
-static unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
-{
-	unsigned int b;
-
-	if (v < (1ULL << lo))
-		return 0;
-	b = ilog2(v) - lo + 1;
-	return min_t(unsigned int, b, GRTRACE_HIST_BUCKETS - 1);
-}
-
 /*
  * The record just filled is whole: publish it to readers, who may read up
  * to @committed even in the sub-buffer being written.
@@ -588,11 +578,12 @@ static __always_inline u16 grtrace_size_job2(u16 type, bool wide, bool aux,
 
 /*
  * Format 2: fill the job record of @size bytes and @flags at @h, gseq
- * (@flags has GSEQ) included.  @wide is GRTRACE_HDR2_WIDE in @flags, as a
- * separate argument so that a caller that knows it false has no branch.
+ * (@flags has GSEQ) included, but its timestamp, which the caller stores.
+ * @wide is GRTRACE_HDR2_WIDE in @flags, as a separate argument so that a
+ * caller that knows it false has no branch.
  */
 static __always_inline void grtrace_fill_job2(void *h, u16 type, u8 flags,
-					      u16 size, u32 cseq, u64 ts,
+					      u16 size, u32 cseq,
 					      u32 ring_id, u16 engine,
 					      u64 ctx, u64 seqno, u64 aux0,
 					      u64 aux1, bool wide, u64 gseq)
@@ -604,7 +595,6 @@ static __always_inline void grtrace_fill_job2(void *h, u16 type, u8 flags,
 	hdr->flags = flags;
 	hdr->size = size;
 	hdr->cseq = cseq;
-	hdr->ts = ts;
 	if (likely(!wide)) {
 		struct grtrace_job2 *ev = h;
 
@@ -666,8 +656,9 @@ static __always_inline u16 grtrace_put_job2(struct grtrace_pcpu *pc,
 		pc->cseq++;
 		return 0;
 	}
-	grtrace_fill_job2(h, type, flags, size, pc->cseq++, ts, ring_id, engine,
+	grtrace_fill_job2(h, type, flags, size, pc->cseq++, ring_id, engine,
 			  ctx, seqno, aux0, aux1, wide, gseq);
+	((struct grtrace_hdr2 *)h)->ts = ts;
 	return size;
 }
 
@@ -937,7 +928,7 @@ static noinline void __cold grtrace_fast_giveup(struct grtrace_pcpu *pc,
  * write was deferred meanwhile, its event's time (it may have come before
  * the clock was read) stands for this one's, so that this CPU's records
  * stay in the order of their timestamps.  The fast path counts its events
- * in one counter per type, which the views fold into the others.
+ * in one counter per type and size, which the views fold into the others.
  */
 static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 						      u64 ctx, u64 seqno,
@@ -983,11 +974,11 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	}
 	h = buf->data + buf->offset;
 	buf->offset += size;
-	grtrace_fill_job2(h, type, flags, size, pc->cseq++, 0,
+	grtrace_fill_job2(h, type, flags, size, pc->cseq++,
 			  ring_id, engine, ctx, seqno, aux0, aux1, false, 0);
-	pc->cnt.fast[type]++;
-	pc->cnt.bytes += size;
-	pc->cnt.size_hist[grtrace_hist_bucket(size, GRTRACE_SIZE_HIST_LO)]++;
+	BUILD_BUG_ON(sizeof(struct grtrace_aux2) != 8 ||
+		     sizeof(struct grtrace_task2) != 8);
+	pc->cnt.fast[type][(size - GRTRACE_FAST_SIZE(0)) / 8]++;
 	committed = pc->committed + size;
 	/* Only the record and its end live across the call. */
 	ts = ktime_get_ns();

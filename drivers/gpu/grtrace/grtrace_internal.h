@@ -71,8 +71,8 @@ static inline enum grtrace_drop grtrace_quick_drop(enum grtrace_quick q)
 }
 
 /*
- * Quick drops are counted by type below this, which holds every type the
- * API has; so are the fast path's types (grtrace_cfg.fast_types).
+ * Quick drops and the fast path's events are counted by type below this,
+ * which holds every type the API has (grtrace_cfg.fast_types).
  */
 #define GRTRACE_QUICK_TYPES	16
 
@@ -83,6 +83,23 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
 #define GRTRACE_HIST_BUCKETS	12
 #define GRTRACE_LAT_HIST_LO	6	/* write path cost: 64 ns first bound */
 #define GRTRACE_SIZE_HIST_LO	4	/* record size: 16 bytes first bound */
+
+static inline unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
+{
+	unsigned int b;
+
+	if (v < (1ULL << lo))
+		return 0;
+	b = ilog2(v) - lo + 1;
+	return min_t(unsigned int, b, GRTRACE_HIST_BUCKETS - 1);
+}
+
+/*
+ * The sizes of the fast path's records: struct grtrace_job2, and 8 bytes
+ * more for each of its aux values and its task, if present.
+ */
+#define GRTRACE_FAST_SIZES	3
+#define GRTRACE_FAST_SIZE(i)	(sizeof(struct grtrace_job2) + 8 * (i))
 
 /* sec_stats keeps this many seconds. */
 #define GRTRACE_SECS		60
@@ -101,8 +118,9 @@ extern const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES];
  *	CPU and whose write waited for it to finish
  * @type_emitted: @emitted by event type
  * @type_written: @written by event type
- * @fast: events written by the fast path, by type, counted there once:
- *	the views add them to @emitted, @written and the per-type counts
+ * @fast: events written by the fast path, by type and size (the index
+ *	of GRTRACE_FAST_SIZE()), counted there once: the views add them to
+ *	@emitted, @written, @bytes, @size_hist and the per-type counts
  *	(grtrace_counters_totals(), grtrace_stats_sum())
  * @quick: events dropped without masking interrupts, by enum
  *	grtrace_quick and type, counted once (grtrace_quick_count()): the
@@ -123,7 +141,7 @@ struct grtrace_counters {
 	u64 deferred;
 	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
 	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
-	u64 fast[GRTRACE_EV_NR_JOB_TYPES];
+	u64 fast[GRTRACE_QUICK_TYPES][GRTRACE_FAST_SIZES];
 	u64 quick[GRTRACE_NR_QUICK][GRTRACE_QUICK_TYPES];
 	u64 lat_hist[GRTRACE_HIST_BUCKETS];
 	u64 size_hist[GRTRACE_HIST_BUCKETS];
@@ -140,10 +158,11 @@ static inline void grtrace_counters_totals(const struct grtrace_counters *c,
 					   u64 *emitted, u64 *written)
 {
 	u64 fast = 0, quick = 0;
-	int q, t;
+	int q, t, i;
 
-	for (t = 0; t < GRTRACE_EV_NR_JOB_TYPES; t++)
-		fast += READ_ONCE(c->fast[t]);
+	for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
+		for (i = 0; i < GRTRACE_FAST_SIZES; i++)
+			fast += READ_ONCE(c->fast[t][i]);
 	for (q = 0; q < GRTRACE_NR_QUICK; q++)
 		for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
 			quick += READ_ONCE(c->quick[q][t]);
