@@ -49,7 +49,7 @@
 
 #include "grtrace_internal.h"
 
-DEFINE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
+DEFINE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
 struct grtrace_pcpu_cold __percpu *grtrace_pcpu_cold;
 
 /* The event path's section starts a page: see __grtrace_hot. */

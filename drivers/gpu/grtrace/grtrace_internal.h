@@ -106,6 +106,13 @@ static inline unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
 
 /**
  * struct grtrace_counters - what a CPU counts; every member is a u64 counter
+ * @fast: events written by the fast path, by type and size (the index
+ *	of GRTRACE_FAST_SIZE()), counted there once: the views add them to
+ *	@emitted, @written, @bytes, @size_hist and the per-type counts
+ *	(grtrace_counters_totals(), grtrace_stats_sum())
+ * @quick: events dropped without masking interrupts, by enum
+ *	grtrace_quick and type, counted once (grtrace_quick_count()): the
+ *	views add them to @emitted, @dropped and @type_emitted
  * @emitted: calls into the event path
  * @written: events written to the relay channel
  * @bytes: bytes of events written
@@ -118,19 +125,16 @@ static inline unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
  *	CPU and whose write waited for it to finish
  * @type_emitted: @emitted by event type
  * @type_written: @written by event type
- * @fast: events written by the fast path, by type and size (the index
- *	of GRTRACE_FAST_SIZE()), counted there once: the views add them to
- *	@emitted, @written, @bytes, @size_hist and the per-type counts
- *	(grtrace_counters_totals(), grtrace_stats_sum())
- * @quick: events dropped without masking interrupts, by enum
- *	grtrace_quick and type, counted once (grtrace_quick_count()): the
- *	views add them to @emitted, @dropped and @type_emitted
  * @lat_hist: cost of the write path in ns (when measure_latency=1)
  * @size_hist: sizes of the records written, control records included
  *
  * Only u64 members, so that views can add and subtract whole structures.
+ * The fast path's and the quick drops' counters first: see struct
+ * grtrace_pcpu.
  */
 struct grtrace_counters {
+	u64 fast[GRTRACE_QUICK_TYPES][GRTRACE_FAST_SIZES];
+	u64 quick[GRTRACE_NR_QUICK][GRTRACE_QUICK_TYPES];
 	u64 emitted;
 	u64 written;
 	u64 bytes;
@@ -141,8 +145,6 @@ struct grtrace_counters {
 	u64 deferred;
 	u64 type_emitted[GRTRACE_EV_NR_JOB_TYPES];
 	u64 type_written[GRTRACE_EV_NR_JOB_TYPES];
-	u64 fast[GRTRACE_QUICK_TYPES][GRTRACE_FAST_SIZES];
-	u64 quick[GRTRACE_NR_QUICK][GRTRACE_QUICK_TYPES];
 	u64 lat_hist[GRTRACE_HIST_BUCKETS];
 	u64 size_hist[GRTRACE_HIST_BUCKETS];
 };
@@ -229,20 +231,25 @@ struct grtrace_deferred {
 
 /**
  * struct grtrace_pcpu - per-CPU state of the event path
- * @cnt: counters, see struct grtrace_counters
  * @cseq: next per-CPU sequence number of this CPU's channel
+ * @committed: bytes of the whole records written to this CPU's channel:
+ *	what readers may read
+ * @sec_end: jiffies at which the second of this CPU's last event ends
+ * @busy: GRTRACE_BUSY_* bits, see grtrace_event_fast()
  * @sample_acc: percent accumulator of sample=
  * @sample_cnt: position in the 1-in-N cycle of sample_every=
  * @bp_cnt: position in the 1-in-N cycle of adaptive sampling
  * @bp_shift: adaptive sampling keeps 1 in 2^@bp_shift events; 0 = all
- * @committed: bytes of the whole records written to this CPU's channel:
- *	what readers may read
- * @consumed: bytes handed to readers of this CPU's channel
- * @sec_end: jiffies at which the second of this CPU's last event ends
  * @rl_until: jiffies until which the rate limit holds, as this CPU last
  *	saw it
  * @rl_gen: generation of the limiter's settings @rl_until is good for
- * @busy: GRTRACE_BUSY_* bits, see grtrace_event_fast()
+ * @cnt: counters, see struct grtrace_counters
+ * @consumed: bytes handed to readers of this CPU's channel
+ *
+ * Cache-line aligned, in the order the fast path uses it: its scalars
+ * in the first line, its counters (@cnt starts with them) in the next,
+ * so that an event touches two lines of one page.  @consumed, which the
+ * readers write, comes last.
  *
  * Everything but @consumed is written only by its own CPU, with interrupts
  * disabled, or on the fast path with preemption disabled; what the fast
@@ -254,21 +261,21 @@ struct grtrace_deferred {
  * grtrace_pcpu_cold.
  */
 struct grtrace_pcpu {
-	struct grtrace_counters cnt;
 	u64 cseq;
+	u64 committed;
+	unsigned long sec_end;
+	u32 busy;
 	u32 sample_acc;
 	u32 sample_cnt;
 	u32 bp_cnt;
 	u32 bp_shift;
-	u64 committed;
-	u64 consumed;
-	unsigned long sec_end;
 	unsigned long rl_until;
 	unsigned long rl_gen;
-	u32 busy;
+	struct grtrace_counters cnt;
+	u64 consumed;
 };
 
-DECLARE_PER_CPU(struct grtrace_pcpu, grtrace_pcpu);
+DECLARE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
 
 /**
  * struct grtrace_pcpu_cold - per-CPU state the event path uses seldom
