@@ -187,13 +187,13 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct grtrace_counters *s = grtrace_snapshot(-1);
 	u64 fast = 0, quick = 0;
-	int q, t;
+	int q, t, z;
 
 	if (!s)
 		return -ENOMEM;
 	for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
-		for (q = 0; q < GRTRACE_FAST_SIZES; q++)
-			fast += s->fast[t][q];
+		for (z = 0; z < GRTRACE_FAST_SIZES; z++)
+			fast += s->fast[t][z];
 	for (q = 0; q < GRTRACE_NR_QUICK; q++)
 		for (t = 0; t < GRTRACE_QUICK_TYPES; t++)
 			quick += s->quick[q][t];

@@ -247,9 +247,9 @@ struct grtrace_deferred {
  * @consumed: bytes handed to readers of this CPU's channel
  *
  * Cache-line aligned, in the order the fast path uses it: its scalars
- * in the first line, its counters (@cnt starts with them) in the next,
- * so that an event touches two lines of one page.  @consumed, which the
- * readers write, comes last.
+ * in the first line, its counters (@cnt starts with them) right after,
+ * so that an event writes two lines within the first 448 bytes.
+ * @consumed, which the readers write, comes last.
  *
  * Everything but @consumed is written only by its own CPU, with interrupts
  * disabled, or on the fast path with preemption disabled; what the fast
