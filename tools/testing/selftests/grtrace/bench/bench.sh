@@ -256,6 +256,27 @@ stats() {
 		awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1] }'
 }
 
+# round_ratios A B: quartiles of A over B round by round, both less the
+# round's empty loop.
+round_ratios() {
+	local -a x y e
+	local i
+	read -r -a x <<<"${VALS[$1]}"
+	read -r -a y <<<"${VALS[$2]}"
+	read -r -a e <<<"${VALS[empty]:-}"
+	for i in "${!x[@]}"; do
+		echo "${x[i]} ${y[i]:-0} ${e[i]:-0}"
+	done | awk '$2 - $3 > 0 { print ($1 - $3) / ($2 - $3) }' | sort -n |
+		awk -v a="${VNAME[$1]}" -v b="${VNAME[$2]}" '
+			{ v[NR] = $1 }
+			function q(p) { return v[int(p * (NR - 1) + 1.5)] }
+			END {
+				if (NR == 0) exit
+				printf "%s over %s, %d rounds: min %.2f, quartiles %.2f %.2f %.2f, max %.2f\n",
+					a, b, NR, v[1], q(0.25), q(0.5), q(0.75), v[NR]
+			}'
+}
+
 med_of() { local m; read -r m _ <<<"$(stats "${VALS[$1]:-}")"; echo "${m:-0}"; }
 
 print_table() {
@@ -277,6 +298,11 @@ print_table() {
 	if [[ -n ${VALS[p_floor_call]:-} && -n ${VALS[gr_written]:-} ]]; then
 		awk -v w="$(med_of gr_written)" -v c="$(med_of p_floor_call)" -v e="$empty" \
 			'BEGIN { if (c - e > 0) printf "grtrace written over the floor behind a call (-loop): %.2f\n", (w - e) / (c - e) }'
+	fi
+	if [[ -n ${VALS[p_floor]:-} && -n ${VALS[gr_written]:-} ]]; then
+		round_ratios gr_written p_floor
+		echo "(grtrace written over the floor in each round, both less that"
+		echo " round's empty loop)"
 	fi
 	if [[ -n ${VALS[gr_written]:-} ]]; then
 		echo
