@@ -54,6 +54,8 @@ and .vmtest/ (command script, stdout, stderr, status, qemu.log).
 EOF
 }
 
+# A note "vmtest: FAIL: ..." is a verdict on the guest (a kernel problem, a
+# timeout, no exit status): run_tests.sh's guest_clean() looks for it.
 note() { echo "vmtest: $*" >&2; }
 die() { note "FAIL: $*"; exit 125; }
 
