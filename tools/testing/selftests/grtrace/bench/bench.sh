@@ -21,7 +21,7 @@ N=200000 RUNS=5 PROFILE=0 BUILD=1 KVER='' APPENDS=() APPEND_SET=0 MTTCG=0 ONLY='
 # Variants that patch no code: the only ones run under multi-threaded TCG
 # (-M), which hangs the guest when code is patched under load.
 NOPATCH="gr_written gr_written_all gr_gseq gr_gseq_all gr_v1 gr_v1_all empty
-	 p_floor p_floor_call p_floor_all p_atomic p_atomic_all"
+	 p_floor p_floor_call p_floor_irqon p_floor_all p_atomic p_atomic_all"
 
 usage() {
 	cat <<EOF
@@ -62,7 +62,8 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # that noise from the host (other guests on its cores stretch the guest's
 # clock) spreads over all of them alike.
 VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
-	  gr_ring gr_rate gr_stopped gr_full empty p_floor p_floor_call p_ktime p_irqsave p_atomic p_memcpy
+	  gr_ring gr_rate gr_stopped gr_full empty p_floor p_floor_call p_floor_irqon
+	  p_ktime p_ktime_irqoff p_irqsave p_atomic p_memcpy
 	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
 	  p_atomic_all)
 declare -A VNAME=(
@@ -80,6 +81,8 @@ declare -A VNAME=(
 	[gr_v1]="grtrace written, format=1 gseq=1"
 	[p_floor]="floor: irqsave+ktime+relay_reserve"
 	[p_floor_call]="floor behind a call"
+	[p_ktime_irqoff]="part: ktime_get_ns(), irqs masked"
+	[p_floor_irqon]="floor, interrupts on"
 	[gr_type]="grtrace dropped: filtered_type"
 	[gr_sampled]="grtrace dropped: sampled (sample=0)"
 	[gr_ring]="grtrace dropped: filtered_ring"
@@ -298,6 +301,10 @@ print_table() {
 	if [[ -n ${VALS[p_floor_call]:-} && -n ${VALS[gr_written]:-} ]]; then
 		awk -v w="$(med_of gr_written)" -v c="$(med_of p_floor_call)" -v e="$empty" \
 			'BEGIN { if (c - e > 0) printf "grtrace written over the floor behind a call (-loop): %.2f\n", (w - e) / (c - e) }'
+	fi
+	if [[ -n ${VALS[p_floor_irqon]:-} && -n ${VALS[gr_written]:-} ]]; then
+		awk -v w="$(med_of gr_written)" -v c="$(med_of p_floor_irqon)" -v e="$empty" \
+			'BEGIN { if (c - e > 0) printf "grtrace written over the floor with interrupts on (-loop): %.2f\n", (w - e) / (c - e) }'
 	fi
 	if [[ -n ${VALS[p_floor]:-} && -n ${VALS[gr_written]:-} ]]; then
 		round_ratios gr_written p_floor

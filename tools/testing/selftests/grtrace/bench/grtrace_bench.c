@@ -15,7 +15,10 @@
  * relay-based event can cost: interrupts masked, one clock read, one
  * relay_reserve() of a 36-byte record (a format 2 job event) on a channel
  * of its own, and the fill; "floor_call" the same behind a call, as an
- * API is reached.  Preemption is disabled per chunk of calls,
+ * API is reached; "floor_irqon" the floor with interrupts left on, as
+ * grtrace's fast path leaves them, and "ktime_irqoff" the clock read with
+ * interrupts masked around it: under TCG what masking costs depends on
+ * the clocksource.  Preemption is disabled per chunk of calls,
  * so the loop stays on one CPU without stalling the machine.  A MODE
  * ending in "_all" runs N calls on every online CPU at once, one bound
  * kthread each, and gives the mean of their ns per call: compared with
@@ -59,6 +62,8 @@ enum bench_mode {
 	BENCH_MEMCPY,
 	BENCH_FLOOR,
 	BENCH_FLOOR_CALL,
+	BENCH_KTIME_IRQOFF,
+	BENCH_FLOOR_IRQON,
 	BENCH_NR_MODES,
 };
 
@@ -72,6 +77,8 @@ static const char * const bench_mode_names[BENCH_NR_MODES] = {
 	[BENCH_MEMCPY]	= "memcpy",
 	[BENCH_FLOOR]	= "floor",
 	[BENCH_FLOOR_CALL] = "floor_call",
+	[BENCH_KTIME_IRQOFF] = "ktime_irqoff",
+	[BENCH_FLOOR_IRQON] = "floor_irqon",
 };
 
 #define BENCH_FLOOR_SIZE	36	/* a format 2 job event */
@@ -106,13 +113,18 @@ static const struct rchan_callbacks bench_relay_cb = {
 	.remove_buf_file	= bench_remove_buf_file,
 };
 
-/* One floor event: what no relay-based tracer can do without. */
-static __always_inline void bench_floor_one(u64 ctx, u64 seqno)
+/*
+ * One floor event: what no relay-based tracer can do without.  With
+ * @masked false, interrupts stay on, as in grtrace's fast path: nothing
+ * else writes this channel, and preemption is off.
+ */
+static __always_inline void bench_floor_one(u64 ctx, u64 seqno, bool masked)
 {
-	unsigned long flags;
+	unsigned long flags = 0;
 	u32 *p;
 
-	local_irq_save(flags);
+	if (masked)
+		local_irq_save(flags);
 	p = relay_reserve(bench_chan, BENCH_FLOOR_SIZE);
 	if (p) {
 		u64 ts = ktime_get_ns();
@@ -127,7 +139,8 @@ static __always_inline void bench_floor_one(u64 ctx, u64 seqno)
 		p[7] = seqno >> 32;
 		p[8] = 0;
 	}
-	local_irq_restore(flags);
+	if (masked)
+		local_irq_restore(flags);
 }
 
 /*
@@ -139,7 +152,7 @@ static __always_inline void bench_floor_one(u64 ctx, u64 seqno)
 static noinline void __section(".text.bench_floor_call") __aligned(PAGE_SIZE)
 bench_floor_call(u64 ctx, u64 seqno)
 {
-	bench_floor_one(ctx, seqno);
+	bench_floor_one(ctx, seqno, true);
 }
 
 /* Serialises runs; protects the last result. */
@@ -165,6 +178,13 @@ static u64 bench_parts(enum bench_mode mode, u32 n)
 	case BENCH_KTIME:
 		for (i = 0; i < n; i++)
 			sum += ktime_get_ns();
+		break;
+	case BENCH_KTIME_IRQOFF:
+		for (i = 0; i < n; i++) {
+			local_irq_save(flags);
+			sum += ktime_get_ns();
+			local_irq_restore(flags);
+		}
 		break;
 	case BENCH_IRQSAVE:
 		for (i = 0; i < n; i++) {
@@ -204,11 +224,15 @@ static void bench_chunk(enum bench_mode mode, u32 first, u32 n)
 		break;
 	case BENCH_FLOOR:
 		for (i = first; i < first + n; i++)
-			bench_floor_one(BENCH_CTX, i);
+			bench_floor_one(BENCH_CTX, i, true);
 		break;
 	case BENCH_FLOOR_CALL:
 		for (i = first; i < first + n; i++)
 			bench_floor_call(BENCH_CTX, i);
+		break;
+	case BENCH_FLOOR_IRQON:
+		for (i = first; i < first + n; i++)
+			bench_floor_one(BENCH_CTX, i, false);
 		break;
 	case BENCH_EMPTY:
 		/* The compiler may not drop the loop across a barrier. */
