@@ -5,14 +5,23 @@
 # way a verdict can get lost is injected into a made-up sub-suite log or
 # comparison, and tap_merge.py (what run_tests.sh judges every sub-suite
 # with) or check (tap_lib.sh, what the shell tests run comparisons with)
-# must turn it into a failure; a clean log must stay clean.  TAP output;
-# runs on the host.
+# must turn it into a failure; a clean log must stay clean.  And the
+# verdict vmtest.sh leaves on the guest, which run_tests.sh reads to tell
+# a guest that ran clean: "vmtest.sh -V" on made-up output directories,
+# and with "--vm KERNEL" (run_tests.sh gives it) on real runs of vmtest.sh
+# on KERNEL: a command that fails, a kernel that prints a call trace, a
+# guest that outlives its timeout.  TAP output; runs on the host.
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tap_lib.sh
 . "$HERE/tap_lib.sh"
 MERGE=$HERE/tap_merge.py
+VMTEST=$HERE/vmtest.sh
+VM_KVER=
+if [ "${1:-}" = --vm ]; then
+	VM_KVER=${2:?--vm takes a kernel version}
+fi
 
 # merged NAME STATUS WANT_FAILS: tap_merge.py on $TMP/log with STATUS must
 # print exactly WANT_FAILS failures, and exit non-zero if there are any.
@@ -44,8 +53,39 @@ checked() {
 	[ "$fails" -eq "$want" ] || sed 's/^/#   /' <<<"$out"
 }
 
+# verdict NAME OUTDIR WANT_RC WANT: vmtest.sh -V on OUTDIR must exit
+# WANT_RC and print a line matching the pattern WANT.
+verdict() {
+	local out rc
+
+	out=$("$VMTEST" -V "$2")
+	rc=$?
+	# shellcheck disable=SC2053 # WANT is a pattern
+	[ $rc -eq "$3" ] && [[ $out == $4 ]]
+	ok $? "$1 (exit $rc, '$out')"
+}
+
+# vm_run NAME WANT_RC WANT [VMTEST_ARGS...]: a real vmtest.sh run must exit
+# WANT_RC and leave a verdict matching WANT, which -V must read back.
+vm_run() {
+	local name=$1 want_rc=$2 want=$3 d=$TMP/vm$N rc
+
+	shift 3
+	"$VMTEST" -k "$VM_KVER" -o "$d" "$@" >"$d.out" 2>"$d.err"
+	rc=$?
+	[ $rc -eq "$want_rc" ] || sed 's/^/#   /' "$d.err"
+	ok $((rc != want_rc)) "vmtest: $name: exit $rc, want $want_rc"
+	verdict "vmtest: $name: its verdict" "$d" \
+		"$([[ $want == clean ]] && echo 0 || echo 1)" "$want"
+}
+
 echo "TAP version 13"
-echo "1..16"
+if [ -n "$VM_KVER" ]; then
+	echo "1..28"
+else
+	echo "1..20"
+	echo "# vmtest.sh's verdicts on real runs need --vm KERNEL (run_tests.sh gives it)"
+fi
 
 # 1-8: tap_merge.py on one sub-suite.
 printf 'TAP version 13\n1..3\nok 1 - a\nok 2 - b # SKIP no device\nok 3 - c\n' >"$TMP/log"
@@ -87,6 +127,27 @@ checked "check: exit 2 without a FAIL fails" 1 \
 checked "check: no verdict at all fails" 1 true
 checked "check: a clean comparison passes" 0 \
 	printf 'PASS one\nPASS two\n'
+
+# 17-20: the verdict file, as run_tests.sh's guest_clean() reads it.
+mkdir -p "$TMP/clean/.vmtest" "$TMP/warn/.vmtest" "$TMP/empty/.vmtest" "$TMP/none"
+echo clean >"$TMP/clean/.vmtest/verdict"
+echo "FAIL: kernel WARNING: WARNING: CPU: 0 PID: 1 at x.c:1" >"$TMP/warn/.vmtest/verdict"
+: >"$TMP/empty/.vmtest/verdict"
+verdict "vmtest -V: a clean verdict is clean" "$TMP/clean" 0 clean
+verdict "vmtest -V: a FAIL verdict is not" "$TMP/warn" 1 "FAIL: kernel WARNING*"
+verdict "vmtest -V: an empty verdict is not clean" "$TMP/empty" 1 "FAIL: no verdict*"
+verdict "vmtest -V: no verdict at all is not clean" "$TMP/none" 1 "FAIL: no verdict*"
+
+# 21-28: real runs.  A failing command is no problem of the guest's; a
+# call trace (sysrq's backtrace of every CPU) and a timeout are.
+if [ -n "$VM_KVER" ]; then
+	vm_run "a command that succeeds" 0 clean -- true
+	vm_run "a command that fails" 3 clean -- sh -c 'exit 3'
+	vm_run "a call trace in the kernel log" 1 "FAIL: call trace*" \
+		-- sh -c 'echo l >/proc/sysrq-trigger; sleep 1'
+	vm_run "a guest past its timeout" 124 "FAIL: *timeout*" \
+		-t 30 -- sleep 600
+fi
 
 rm -rf "$TMP"
 exit $FAILED

@@ -97,11 +97,13 @@ merge() {
 	done < <(python3 "$HERE/tap_merge.py" "$1" "$2" "$3")
 }
 
-# guest_clean RC ERRLOG: 0 when vmtest.sh (exit RC, notes in ERRLOG) saw
-# no kernel problem, timeout or missing exit status.  A failing test in
-# the guest is not one: merge() has counted it already, suite by suite.
+# guest_clean RC OUTDIR: 0 when vmtest.sh (exit RC, output in OUTDIR) saw
+# no kernel problem, timeout or missing exit status: its verdict.  A
+# failing test in the guest is not one: merge() has counted it already,
+# suite by suite.  RC 124 or 125 is never clean, so that a verdict left
+# by an earlier run into OUTDIR cannot stand for a run that did not boot.
 guest_clean() {
-	! grep -q '^vmtest: FAIL' "$2" && [ "$1" -ne 124 ] && [ "$1" -ne 125 ]
+	[ "$1" -ne 124 ] && [ "$1" -ne 125 ] && "$HERE/vmtest.sh" -V "$2" >/dev/null
 }
 
 # kernel_tests KERNEL: build the modules against KERNEL and run the guest
@@ -139,7 +141,7 @@ kernel_tests() {
 		>"$out/vm.log" 2>"$out/vm.err"
 	rc=$?
 	merge "$out/vm.log" "$k: " 0
-	guest_clean $rc "$out/vm.err"
+	guest_clean $rc "$out/vm"
 	result "$k: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
 		$? "$out/vm.err"
 }
@@ -163,8 +165,8 @@ if [ "$MODE" = kernel ]; then
 	finish
 fi
 
-say "the suite's own plumbing: a lost verdict must fail"
-"$HERE/harness_test.sh" >"$OUT/harness.log" 2>&1
+say "the suite's own plumbing: a lost verdict must fail (and vmtest.sh's on the guest)"
+"$HERE/harness_test.sh" --vm "$KVER" >"$OUT/harness.log" 2>&1
 merge "$OUT/harness.log" "harness: " $?
 
 say "building kernel modules against $KVER (W=1)"
@@ -242,7 +244,7 @@ say "selftests: running in a QEMU guest on $KVER"
 rc=$?
 # The sub-suites' exit statuses are in the log (guest_tests.sh).
 merge "$OUT/vm.log" "vm: " 0
-guest_clean $rc "$OUT/vm.err"
+guest_clean $rc "$OUT/vm"
 result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $? \
 	"$OUT/vm.err"
 
@@ -256,7 +258,7 @@ say "selftests: timestamps against trace-cmd, 1 vCPU under icount"
 	>"$OUT/vm-icount.log" 2>"$OUT/vm-icount.err"
 rc=$?
 merge "$OUT/vm-icount.log" "vm-icount: " $rc
-guest_clean $rc "$OUT/vm-icount.err"
+guest_clean $rc "$OUT/vm-icount"
 result "vm-icount: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
 	$? "$OUT/vm-icount.err"
 

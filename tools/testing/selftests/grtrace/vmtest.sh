@@ -26,6 +26,7 @@ QEMU_PID='' TAIL_PIDS=()
 usage() {
 	cat <<EOF
 usage: ${0##*/} [options] -- CMD [ARGS...]
+       ${0##*/} -V OUTDIR
 
 Boot the Debian kernel under QEMU/TCG on the host root filesystem (read-only)
 and run CMD as root in the guest, in the current directory, with GRTRACE_VM=1
@@ -44,18 +45,22 @@ and GRTRACE_OUT=OUTDIR (shared read-write at the same path).
   -T single|multi
               TCG threading (default single: multi hangs the guest when code
               is patched under load; only for benchmarks that patch none)
+  -V OUTDIR   print the verdict on the guest of the run that wrote OUTDIR;
+              exit 0 when it is "clean", 1 when not or when there is none
   -h          this help
 
 Exit status: that of CMD; 1 if CMD succeeded but the kernel log shows a
 panic/Oops/BUG/WARNING/UBSAN/ODEBUG/lockup/hung task/call trace; 124 on
 timeout or console silence; 125 if the VM could not run or reported no exit status.
 OUTDIR keeps console.log (serial console), dmesg.txt (guest dmesg at the end)
-and .vmtest/ (command script, stdout, stderr, status, qemu.log).
+and .vmtest/ (command script, stdout, stderr, status, qemu.log, verdict).
+.vmtest/verdict is one line, written once the VM has stopped: "clean" when
+the guest reported CMD's exit status (whatever it was) and its kernel log
+shows none of the above, else "FAIL: " and why.  A run that could not boot
+the VM leaves none.
 EOF
 }
 
-# A note "vmtest: FAIL: ..." is a verdict on the guest (a kernel problem, a
-# timeout, no exit status): run_tests.sh's guest_clean() looks for it.
 note() { echo "vmtest: $*" >&2; }
 die() { note "FAIL: $*"; exit 125; }
 
@@ -281,9 +286,21 @@ kernel_problem() {
 	done
 }
 
+# verdict_of OUTDIR: -V.
+verdict_of() {
+	local v
+
+	if ! v=$(head -n 1 -- "$1/.vmtest/verdict" 2>/dev/null) || [[ -z $v ]]; then
+		echo "FAIL: no verdict in $1 (the VM did not run to its end)"
+		return 1
+	fi
+	echo "$v"
+	[[ $v == clean ]]
+}
+
 main() {
-	local opt rc problem fatal
-	while getopts "k:o:t:s:c:m:a:q:T:h" opt; do
+	local opt rc problem fatal verdict
+	while getopts "k:o:t:s:c:m:a:q:T:V:h" opt; do
 		case $opt in
 		k) KVER=$OPTARG ;;
 		o) OUTDIR=$OPTARG ;;
@@ -296,6 +313,7 @@ main() {
 		T) [[ $OPTARG == single || $OPTARG == multi ]] ||
 			die "-T takes single or multi, not '$OPTARG'"
 			TCG_THREAD=$OPTARG ;;
+		V) verdict_of "$OPTARG"; exit ;;
 		h) usage; exit 0 ;;
 		*) usage >&2; exit 125 ;;
 		esac
@@ -342,16 +360,23 @@ main() {
 	rc=125
 	[[ -s $VM/status ]] && rc=$(<"$VM/status")
 	problem=$(kernel_problem)
+	verdict=clean
 	if [[ -n $WATCHDOG ]]; then
-		note "FAIL: $WATCHDOG, killed qemu${problem:+ ($problem)}"
+		verdict="FAIL: $WATCHDOG, killed qemu${problem:+ ($problem)}"
 		rc=124
 	elif [[ -n $problem ]]; then
-		note "FAIL: $problem"
+		verdict="FAIL: $problem"
 		((rc == 0)) && rc=1
 	elif [[ ! -s $VM/status ]]; then
 		fatal=$(tr -d '\r' <"$OUTDIR/console.log" 2>/dev/null | grep -m 1 'vmtest-init: FATAL')
-		note "FAIL: guest did not report an exit code (qemu status $QEMU_RC)${fatal:+: $fatal}"
-		tail -n 5 "$VM/qemu.log" >&2
+		verdict="FAIL: guest did not report an exit code (qemu status $QEMU_RC)${fatal:+: $fatal}"
+		rc=125
+	fi
+	# The verdict on the guest, for callers to read (see usage).
+	echo "$verdict" >"$VM/verdict"
+	if [[ $verdict != clean ]]; then
+		note "$verdict"
+		[[ -s $VM/status ]] || tail -n 5 "$VM/qemu.log" >&2
 	fi
 	note "exit $rc in $SECONDS s"
 	return "$rc"
