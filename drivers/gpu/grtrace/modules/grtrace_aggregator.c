@@ -83,6 +83,7 @@ struct agg_stats {
 	u64 end;
 	u64 events;
 	u64 late;		/* stamped before one already accounted */
+	u64 late_ns;		/* by how much, in all */
 	u64 jobs;
 	u64 busy_ns;
 	u64 depth_area;		/* jobs x ns */
@@ -444,6 +445,19 @@ static void agg_job_done(struct agg_stats *s, struct agg_job *j, u64 ts)
 	}
 }
 
+/*
+ * An event stamped @lag ns before the last one accounted in @s: it counts
+ * from that last stamp, so busy time and the depth integral can each be
+ * off by at most @lag against an account in stamp order.
+ */
+static void agg_late(struct agg_stats *s, u64 lag)
+{
+	s[AGG_CUR].late++;
+	s[AGG_CUR].late_ns += lag;
+	s[AGG_TOTAL].late++;
+	s[AGG_TOTAL].late_ns += lag;
+}
+
 static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 			void *data)
 {
@@ -469,10 +483,8 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 	 * now and then: one stamped before the ring's last is accounted at
 	 * that last, and said (a report, which orders by stamp, may differ).
 	 */
-	if (ev->ts < r->last_ts) {
-		r->s[AGG_CUR].late++;
-		r->s[AGG_TOTAL].late++;
-	}
+	if (ev->ts < r->last_ts)
+		agg_late(r->s, r->last_ts - ev->ts);
 	agg_advance(r, ev->ts);
 	r->s[AGG_CUR].events++;
 	r->s[AGG_TOTAL].events++;
@@ -483,10 +495,8 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 		if (cslot != AGG_NIL) {
 			c = &agg->ctxs[cslot];
 			c->ring = ev->ring_id;
-			if (ev->ts < c->last_ts) {
-				c->s[AGG_CUR].late++;
-				c->s[AGG_TOTAL].late++;
-			}
+			if (ev->ts < c->last_ts)
+				agg_late(c->s, c->last_ts - ev->ts);
 			agg_ctx_advance(c, ev->ts);
 			c->s[AGG_CUR].events++;
 			c->s[AGG_TOTAL].events++;
@@ -945,7 +955,7 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	struct agg_snap *sn = agg_snapshot();
 	unsigned int i;
-	u64 late;
+	u64 late, late_ns;
 
 	if (!sn)
 		return -ENOMEM;
@@ -954,10 +964,12 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "Windows closed: %llu\n", sn->windows);
 	seq_printf(m, "Untracked: %llu events on rings >= %u, %llu jobs (job table full)\n",
 		   sn->untracked_rings, AGG_RINGS, sn->untracked_jobs);
-	for (i = 0, late = 0; i < sn->nr; i++)
+	for (i = 0, late = 0, late_ns = 0; i < sn->nr; i++) {
 		late += sn->total[i].late;
-	seq_printf(m, "Late: %llu events stamped before their ring's last (busy and depth accounted from there)\n",
-		   late);
+		late_ns += sn->total[i].late_ns;
+	}
+	seq_printf(m, "Late: %llu events stamped before their ring's last, by %llu ns in all (busy and depth accounted from there)\n",
+		   late, late_ns);
 	seq_puts(m, "\nLast window:\n");
 	if (sn->windows)
 		agg_table(m, sn, sn->last);
@@ -990,11 +1002,11 @@ static void agg_raw(struct seq_file *m, const char *scope,
 	if (cs)
 		seq_printf(m, "ctx=%llu ", cs->ctx);
 	seq_printf(m, "ring=%u ", ring);
-	seq_printf(m, "start_ns=%llu len_ns=%llu events=%llu jobs=%llu busy_ns=%llu depth_area=%llu depth_peak=%u depth_now=%u lat_n=%llu lat_sum_ns=%llu lat_min_ns=%llu lat_max_ns=%llu lat_p50_ns=%llu lat_p99_ns=%llu late=%llu\n",
+	seq_printf(m, "start_ns=%llu len_ns=%llu events=%llu jobs=%llu busy_ns=%llu depth_area=%llu depth_peak=%u depth_now=%u lat_n=%llu lat_sum_ns=%llu lat_min_ns=%llu lat_max_ns=%llu lat_p50_ns=%llu lat_p99_ns=%llu late=%llu late_ns=%llu\n",
 		   st->start, agg_span(st), st->events, st->jobs,
 		   st->busy_ns, st->depth_area, st->depth_peak, depth,
 		   st->lat_n, st->lat_sum, st->lat_min, st->lat_max,
-		   agg_pct(st, 50), agg_pct(st, 99), st->late);
+		   agg_pct(st, 50), agg_pct(st, 99), st->late, st->late_ns);
 }
 
 static int stats_raw_show(struct seq_file *m, void *v)

@@ -61,17 +61,18 @@ def compare(what, agg, groups, lat, name_of):
                  r['t_total_count'], vals[0] if vals else -1, sum(vals),
                  r['t_total_max'] or 0, r['t_total_p50'], r['t_total_p99']))
         # Events that reached the kernel out of stamp order (two CPUs)
-        # are accounted from the ring's last stamp: busy time is exact
-        # without them, within 1 % with them (and said).
-        late = a.get('late')
-        if late is None:
-            print('FAIL %s %s: the aggregator gives no late count' % (what, name))
-            late = 0
+        # are accounted from the ring's last stamp, each off by its lag:
+        # busy time is exact without them, and with them off by no more
+        # than their lags in all (late_ns; said).  Under TCG a vCPU can
+        # wait a time slice between its stamp and the aggregator.
+        late, lag = a.get('late'), a.get('late_ns')
+        if late is None or lag is None:
+            print('FAIL %s %s: the aggregator gives no late count or lag' % (what, name))
+            late, lag = late or 0, lag or 0
         if late:
-            print('# %s %s: %d events reached the aggregator out of stamp order: busy_ns within 1 %%'
-                  % (what, name, late))
-        busy_ok = (a['busy_ns'] == r['busy_ns'] if not late else
-                   abs(a['busy_ns'] - r['busy_ns']) <= r['busy_ns'] / 100)
+            print('# %s %s: %d events reached the aggregator out of stamp order, %d ns late in all: busy_ns and the depth integral within that'
+                  % (what, name, late, lag))
+        busy_ok = abs(a['busy_ns'] - r['busy_ns']) <= lag
         checks = [
             ('jobs', a['jobs'] == r['jobs']),
             ('busy_ns', busy_ok),
@@ -79,10 +80,11 @@ def compare(what, agg, groups, lat, name_of):
             # The kernel integrates in the order events reach it, the
             # report in the order it merges them: a COMMIT and an END of
             # two CPUs microseconds apart may swap.  Within 0.1 %, or
-            # the rounding of the report's depth_avg to 3 decimals.
+            # the rounding of the report's depth_avg to 3 decimals, and
+            # the late events' lag (each moves the depth by one).
             ('depth integral within 0.1 %',
              abs(a['depth_area'] - area) <= max(1.0, area * 1e-3,
-                                                 0.0005 * r['window_ns'])),
+                                                 0.0005 * r['window_ns']) + lag),
             ('latency count', a['lat_n'] == r['t_total_count'] == len(vals)),
             ('latency min, sum and max',
              vals and (a['lat_min_ns'], a['lat_sum_ns'], a['lat_max_ns']) ==
