@@ -63,7 +63,7 @@ EV=$T/events/grtrace_bench/grtrace_bench_job
 # clock) spreads over all of them alike.
 VARIANTS=(ft_mono ft_local ft_off gr_written gr_hook gr_agg gr_pm gr_flt gr_spl gr_splt gr_gseq gr_v1 gr_type gr_sampled
 	  gr_ring gr_rate gr_stopped gr_full empty p_floor p_floor_call p_floor_irqon
-	  p_ktime p_ktime_irqoff p_irqsave p_atomic p_memcpy
+	  p_ktime p_ktime_fast p_ktime_irqoff p_irqsave p_atomic p_memcpy
 	  ft_mono_all gr_written_all gr_gseq_all gr_v1_all p_floor_all
 	  p_atomic_all)
 declare -A VNAME=(
@@ -91,6 +91,7 @@ declare -A VNAME=(
 	[gr_full]="grtrace dropped: buffer_full (no reader)"
 	[empty]="empty loop"
 	[p_ktime]="part: ktime_get_ns()"
+	[p_ktime_fast]="part: ktime_get_mono_fast_ns()"
 	[p_irqsave]="part: local_irq_save+restore"
 	[p_atomic]="part: atomic64_inc_return"
 	[p_memcpy]="part: memcpy() of 72 bytes"

@@ -14,18 +14,18 @@
  * number and record copy of grtrace's event path.  "floor" is the least a
  * relay-based event can cost: interrupts masked, one clock read, one
  * relay_reserve() of a 36-byte record (a format 2 job event) on a channel
- * of its own, and the fill; "floor_call" the same behind a call, as an
- * API is reached; "floor_irqon" the floor with interrupts left on, as
+ * of its own, and the fill; "floor_call" the same behind a call, as an API
+ * is reached; "floor_irqon" the floor with interrupts left on, as
  * grtrace's fast path leaves them, and "ktime_irqoff" the clock read with
- * interrupts masked around it: under TCG what masking costs depends on
- * the clocksource.  Preemption is disabled per chunk of calls,
- * so the loop stays on one CPU without stalling the machine.  A MODE
- * ending in "_all" runs N calls on every online CPU at once, one bound
- * kthread each, and gives the mean of their ns per call: compared with
- * the same MODE on one CPU it shows what the CPUs share.  Reading the
- * file gives the last result.  Whether each call was written or dropped
- * depends on how grtrace or ftrace is set up, which is the caller's job
- * (bench.sh).
+ * interrupts masked around it: under TCG what masking costs depends on the
+ * clocksource.  "ktime_fast" calls ktime_get_mono_fast_ns(), the clock of
+ * ftrace's trace_clock "mono".  Preemption is disabled per chunk of calls,
+ * so the loop stays on one CPU without stalling the machine.  A MODE ending
+ * in "_all" runs N calls on every online CPU at once, one bound kthread
+ * each, and gives the mean of their ns per call: compared with the same
+ * MODE on one CPU it shows what the CPUs share.  Reading the file gives the
+ * last result.  Whether each call was written or dropped depends on how
+ * grtrace or ftrace is set up, which is the caller's job (bench.sh).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -64,6 +64,7 @@ enum bench_mode {
 	BENCH_FLOOR_CALL,
 	BENCH_KTIME_IRQOFF,
 	BENCH_FLOOR_IRQON,
+	BENCH_KTIME_FAST,
 	BENCH_NR_MODES,
 };
 
@@ -79,6 +80,7 @@ static const char * const bench_mode_names[BENCH_NR_MODES] = {
 	[BENCH_FLOOR_CALL] = "floor_call",
 	[BENCH_KTIME_IRQOFF] = "ktime_irqoff",
 	[BENCH_FLOOR_IRQON] = "floor_irqon",
+	[BENCH_KTIME_FAST] = "ktime_fast",
 };
 
 #define BENCH_FLOOR_SIZE	36	/* a format 2 job event */
@@ -178,6 +180,10 @@ static u64 bench_parts(enum bench_mode mode, u32 n)
 	case BENCH_KTIME:
 		for (i = 0; i < n; i++)
 			sum += ktime_get_ns();
+		break;
+	case BENCH_KTIME_FAST:
+		for (i = 0; i < n; i++)
+			sum += ktime_get_mono_fast_ns();
 		break;
 	case BENCH_KTIME_IRQOFF:
 		for (i = 0; i < n; i++) {
