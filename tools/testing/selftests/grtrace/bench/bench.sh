@@ -312,6 +312,11 @@ print_table() {
 		echo "(grtrace written over the floor in each round, both less that"
 		echo " round's empty loop)"
 	fi
+	if [[ -n ${VALS[ft_mono]:-} && -n ${VALS[gr_written]:-} ]]; then
+		# Round by round, so that a round whose clock reads ran in a
+		# slow mode of the emulator's hpet is one quartile's worth.
+		round_ratios gr_written ft_mono
+	fi
 	if [[ -n ${VALS[gr_written]:-} ]]; then
 		echo
 		printf '%-38s %8s %8s\n' "optional modules loaded" "-loop" "ratio"
