@@ -522,9 +522,21 @@ int grtrace_config_set(char *text)
 	return ret;
 }
 
+/* One entry of the "watchlist" file: a ring id, or "ctx:" and a context. */
+static int watchlist_add(struct grtrace_stage *st, const char *item)
+{
+	if (!strncmp(item, "ctx:", 4))
+		return set_watch_ctx_add(st, item + 4);
+	return set_watch_ring_add(st, item);
+}
+
 /**
  * grtrace_watchlist_set() - the "watchlist" file's syntax
- * @list: "1,2" allows those contexts, "!1,2" denies them, "" clears
+ * @list: "0,1" allows those rings, "!2" denies ring 2; an entry
+ *	"ctx:N" names fence context N instead of a ring; "" clears
+ *
+ * The list replaces both watchlists, rings and contexts, and sets
+ * watch_allow_mode.  Every entry must parse, or nothing changes.
  *
  * Context: grtrace_lock held.
  * Return: 0, or -EINVAL (nothing changed) / -ENOMEM.
@@ -547,11 +559,16 @@ int grtrace_watchlist_set(const char *list)
 	st->cfg.watch_deny = *p == '!';
 	if (*p == '!')
 		p++;
+	st->cfg.watch_rings = 0;
 	st->nr_ctx = 0;
 	st->ctx_dirty = true;
-	/* An empty list clears; otherwise every entry must be a context. */
+	/* An empty list clears; otherwise every entry must be one. */
 	while (!ret && *p && (tok = strsep(&p, ",")) != NULL) {
-		ret = set_watch_ctx_add(st, strim(tok));
+		tok = strim(tok);
+		ret = watchlist_add(st, tok);
+		if (ret)
+			pr_debug("watchlist: bad entry '%s': a ring id 0..%d, or ctx:N (at most %d)\n",
+				 tok, GRTRACE_WATCH_RINGS - 1, GRTRACE_WATCH_MAX);
 		if (!p)
 			break;
 	}
@@ -566,11 +583,20 @@ out:
 void grtrace_watchlist_show(struct seq_file *m)
 {
 	const struct grtrace_watch_ctx *wc = grtrace_watch_ctx_locked();
+	u64 rings = grtrace_cfg.watch_rings;
+	const char *sep = "";
 	u32 i;
 
 	seq_puts(m, grtrace_cfg.watch_deny ? "!" : "");
-	for (i = 0; wc && i < wc->nr; i++)
-		seq_printf(m, "%s%llu", i ? "," : "", wc->ctx[i]);
+	for (i = 0; i < GRTRACE_WATCH_RINGS; i++)
+		if (rings & BIT_ULL(i)) {
+			seq_printf(m, "%s%u", sep, i);
+			sep = ",";
+		}
+	for (i = 0; wc && i < wc->nr; i++) {
+		seq_printf(m, "%sctx:%llu", sep, wc->ctx[i]);
+		sep = ",";
+	}
 	seq_putc(m, '\n');
 }
 

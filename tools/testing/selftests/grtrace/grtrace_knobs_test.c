@@ -405,6 +405,56 @@ TEST_F(grtrace, filters_and_watchlists_on_a_mixed_stream)
 	}
 }
 
+/*
+ * The "watchlist" file as a user writes it: ring ids, "!" to deny them,
+ * "ctx:N" for a fence context, "" to clear.  Jobs of ctx 10 and 11 on
+ * rings 0, 1 and 2; what the list leaves out is dropped as filtered_watch.
+ */
+TEST_F(grtrace, watchlist_file_names_rings)
+{
+	static const struct {
+		const char *list, *shown;
+		int keep[2][3];		/* [ctx 10, 11][ring 0, 1, 2] */
+	} cases[] = {
+		{ "0,1", "0,1", { { 1, 1, 0 }, { 1, 1, 0 } } },
+		{ "!2", "!2", { { 1, 1, 0 }, { 1, 1, 0 } } },
+		{ " 2 , 0 ", "0,2", { { 1, 0, 1 }, { 1, 0, 1 } } },
+		{ "ctx:11", "ctx:11", { { 0, 0, 0 }, { 1, 1, 1 } } },
+		{ "0,ctx:11", "0,ctx:11", { { 0, 0, 0 }, { 1, 0, 0 } } },
+		{ "!1,ctx:10", "!1,ctx:10", { { 1, 0, 1 }, { 1, 1, 1 } } },
+		{ "", "", { { 1, 1, 1 }, { 1, 1, 1 } } },
+	};
+	char line[64], shown[64];
+	int c, x, r;
+
+	ASSERT_EQ(0, put("control", "start"));
+	for (c = 0; c < ARRAY_SIZE(cases); c++) {
+		long long kept = 0, w0, d0, w, d;
+
+		ASSERT_EQ(0, put("watchlist", cases[c].list));
+		ASSERT_EQ(0, get("watchlist", shown, sizeof(shown)));
+		snprintf(line, sizeof(line), "%s\n", cases[c].shown);
+		EXPECT_STREQ(line, shown);
+		w0 = stat_of("written");
+		d0 = stat_of("dropped_filtered_watch");
+		for (x = 0; x < 2; x++)
+			for (r = 0; r < 3; r++) {
+				snprintf(line, sizeof(line), "submit %d 1 %d %d",
+					 10 + x, r, c + 1);
+				ASSERT_EQ(0, put("emit", line));
+				kept += cases[c].keep[x][r];
+			}
+		w = stat_of("written") - w0;
+		d = stat_of("dropped_filtered_watch") - d0;
+		if (w != kept || d != 6 - kept)
+			ksft_print_msg("watchlist '%s': written %lld, dropped %lld, want %lld\n",
+				       cases[c].list, w, d, kept);
+		EXPECT_EQ(kept, w);
+		EXPECT_EQ(6 - kept, d);
+	}
+	EXPECT_TRUE(accounting_holds());
+}
+
 TEST_F(grtrace, level_off_and_verbose_only_types)
 {
 	ASSERT_EQ(0, put("control", "start"));
@@ -499,15 +549,19 @@ TEST_F(grtrace, per_knob_files_are_views_of_config)
 	ASSERT_EQ(0, put("watchlist", "5,6"));
 	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "watch_allow_mode=allow\n"));
-	EXPECT_NE(NULL, strstr(buf, "watch_ctx=5,6\n"));
-	ASSERT_EQ(0, put("watchlist", "!7"));
+	EXPECT_NE(NULL, strstr(buf, "watch_ring=5,6\n"));
+	EXPECT_NE(NULL, strstr(buf, "watch_count=0\n"));
+	ASSERT_EQ(0, put("watchlist", "!7,ctx:0x20"));
 	ASSERT_EQ(0, get("watchlist", buf, sizeof(buf)));
-	EXPECT_STREQ("!7\n", buf);
+	EXPECT_STREQ("!7,ctx:32\n", buf);
 	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "watch_allow_mode=deny\n"));
+	EXPECT_NE(NULL, strstr(buf, "watch_ring=7\n"));
+	EXPECT_NE(NULL, strstr(buf, "watch_ctx=32\n"));
 	ASSERT_EQ(0, put("watchlist", ""));
 	ASSERT_EQ(0, get("config", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "watch_count=0\n"));
+	EXPECT_NE(NULL, strstr(buf, "watch_ring_count=0\n"));
 
 	ASSERT_EQ(0, put("enable", "1"));
 	ASSERT_EQ(0, get("control", buf, sizeof(buf)));
@@ -549,7 +603,9 @@ TEST_F(grtrace, every_bad_value_is_refused)
 		{ "rate_limit_burst", "1e3" }, { "level", "loud" },
 		{ "enable", "2" }, { "enable", "yes please" },
 		{ "watchlist", "1,x" }, { "watchlist", "!" "-3" },
-		{ "watchlist", "1,,2" }, { "config", "gseq=2" },
+		{ "watchlist", "1,,2" }, { "watchlist", "64" },
+		{ "watchlist", "ctx:" }, { "watchlist", "ctx:x" },
+		{ "watchlist", "ring:1" }, { "config", "gseq=2" },
 	};
 	char before[2048], after[2048], wl[256];
 	int i;
@@ -567,7 +623,7 @@ TEST_F(grtrace, every_bad_value_is_refused)
 	ASSERT_EQ(0, get("config", after, sizeof(after)));
 	EXPECT_STREQ(before, after);
 	ASSERT_EQ(0, get("watchlist", wl, sizeof(wl)));
-	EXPECT_STREQ("9\n", wl);
+	EXPECT_STREQ("ctx:9\n", wl);
 	EXPECT_EQ(0, stat_of("enabled"));
 }
 
