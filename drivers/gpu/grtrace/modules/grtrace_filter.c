@@ -18,8 +18,11 @@
  *                   only their jobs; "none" (the default) keeps any
  *   filter_uid      keep only the jobs of this user id; -1 (the default)
  *                   keeps any
- *   filter_events   mask of event types (bit 1 << type, as the core's
- *                   filter_type_mask) to keep (default 0xffffffff)
+ *   filter_events   mask of the event types to keep (default
+ *                   0xffffffff), in the reference interface's numbering:
+ *                   bit 0 SUBMIT, 1 COMPLETE, 2 CTX_SWITCH, then COMMIT,
+ *                   START, END, IRQ, SYNC_WAIT_ENTER, SYNC_WAIT_EXIT,
+ *                   ERROR; bit n >= 11 is type n (flt_event_bit)
  *   filter_latency  keep only the jobs whose t_total is above this many
  *                   us, each written whole as one JOB_SUMMARY at its
  *                   COMPLETE (the core's job summary table holds their
@@ -54,10 +57,44 @@ struct flt_cfg {
 	unsigned int nr_pids;
 	pid_t pids[FLT_PIDS];
 	s64 uid;		/* -1: any */
-	u32 events;
+	u32 events;		/* as filter_events shows it */
+	u32 types;		/* the same, bit (1 << type) */
 	u64 latency_ns;		/* 0: any */
 	struct rcu_head rcu;
 };
+
+/*
+ * filter_events' bit of each job type.  Users of the reference interface
+ * write 0x3 for SUBMIT and COMPLETE, so its bits do not follow the types'
+ * numbers; a type without an entry (from a newer core) is its own bit.
+ */
+static const u8 flt_event_bit[GRTRACE_EV_NR_JOB_TYPES] = {
+	[GRTRACE_EV_SUBMIT]		= 0,
+	[GRTRACE_EV_COMPLETE]		= 1,
+	[GRTRACE_EV_CTX_SWITCH]		= 2,
+	[GRTRACE_EV_COMMIT]		= 3,
+	[GRTRACE_EV_START]		= 4,
+	[GRTRACE_EV_END]		= 5,
+	[GRTRACE_EV_IRQ]		= 6,
+	[GRTRACE_EV_SYNC_WAIT_ENTER]	= 7,
+	[GRTRACE_EV_SYNC_WAIT_EXIT]	= 8,
+	[GRTRACE_EV_ERROR]		= 9,
+};
+
+/* A filter_events mask as bits (1 << type), which the event path tests. */
+static u32 flt_types_of(u32 events)
+{
+	u32 types = 0;
+	int t;
+
+	for (t = 1; t < GRTRACE_EV_NR_JOB_TYPES; t++) {
+		int bit = t > GRTRACE_EV_ERROR ? t : flt_event_bit[t];
+
+		if (events & BIT(bit))
+			types |= BIT(t);
+	}
+	return types;
+}
 
 struct flt_job {
 	u64 ctx;
@@ -213,7 +250,7 @@ static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 	this_cpu_inc(flt_counts[FLT_SEEN]);
 	/* Interrupts are off: a read-side section synchronize_rcu() knows. */
 	c = rcu_dereference_sched(flt_cfg);
-	if (!(c->events & BIT(ev->type))) {
+	if (!(c->types & BIT(ev->type))) {
 		v = FLT_DROP_EVENTS;
 		/* Still decide on the job, so its other events follow. */
 		if ((c->nr_pids || c->uid >= 0) &&
@@ -368,6 +405,7 @@ static ssize_t flt_write(struct file *file, const char __user *ubuf,
 		      -EINVAL : 0;
 	} else {
 		ret = kstrtou32(s, 0, &c->events) ? -EINVAL : 0;
+		c->types = flt_types_of(c->events);
 	}
 	if (which == FLT_F_UID && !ret)
 		c->uid = uid;
@@ -474,6 +512,7 @@ static int __init flt_init(void)
 	}
 	c->uid = -1;
 	c->events = U32_MAX;
+	c->types = U32_MAX;
 	RCU_INIT_POINTER(flt_cfg, c);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		flt_files[i] = debugfs_create_file(names[i], 0600, dir,
