@@ -771,5 +771,12 @@ static void __exit grtrace_exit(void)
 module_init(grtrace_init);
 module_exit(grtrace_exit);
 
+/*
+ * "modprobe grtrace" brings the optional modules that cost nothing until
+ * they are enabled (their files appear, no hook is registered); modprobe
+ * skips those not built.  Not grtrace_perf_mon: it hooks every event from
+ * the moment it loads, which no one should pay for unasked.
+ */
+MODULE_SOFTDEP("post: grtrace_aggregator grtrace_sampling grtrace_filter");
 MODULE_DESCRIPTION("GPU ring trace: per-job GPU scheduling events over relay");
 MODULE_LICENSE("GPL");
