@@ -70,8 +70,9 @@ static const char report_help[] =
 	"      --until TIME      ... and less than TIME after it\n"
 	"      --ring ID         jobs of ring ID\n"
 	"      --ctx CTX         jobs of context CTX\n"
-	"      --engine ENGINE   jobs of engine class ENGINE (gfx, compute, copy, video,\n"
-	"                        display, control, unknown, or a number)\n"
+	"      --engine LIST     jobs of these engine classes: names (gfx, compute, copy,\n"
+	"                        video, display, control, unknown) or numbers, comma-\n"
+	"                        separated, or a mask 0x... (bit n: class n)\n"
 	"\n"
 	"Labels and rules (also as key=value lines in a --rules FILE; options win):\n"
 	"      --rules FILE\n"
@@ -219,7 +220,8 @@ static uint64_t parse_time(const char *opt, const char *s)
 	return ns;
 }
 
-static uint16_t parse_engine(const char *s)
+/* One engine class, by name or number, below 64: a bit of --engine's set. */
+static unsigned int parse_engine1(const char *s)
 {
 	char buf[16];
 	uint64_t v;
@@ -231,9 +233,40 @@ static uint16_t parse_engine(const char *s)
 	if (*s < '0' || *s > '9')
 		usage_error(cmd, "%s: unknown engine '%s'", cmd, s);
 	v = parse_count("--engine", s);
-	if (v > UINT16_MAX)
-		usage_error(cmd, "%s: invalid engine '%s'", cmd, s);
-	return (uint16_t)v;
+	if (v >= 64)
+		usage_error(cmd, "%s: engine %s: classes 0..63 can be selected", cmd, s);
+	return (unsigned int)v;
+}
+
+/*
+ * --engine: classes by name or number, comma-separated ("gfx,copy"), or a
+ * mask of them ("0x6": bit n is class n).  Returns the mask.
+ */
+static uint64_t parse_engine(const char *arg)
+{
+	uint64_t mask = 0;
+	const char *p;
+	char tok[32];
+	size_t n;
+
+	if (!strncmp(arg, "0x", 2) || !strncmp(arg, "0X", 2)) {
+		mask = parse_count("--engine", arg);
+		if (!mask)
+			usage_error(cmd, "%s: --engine %s selects no engine", cmd, arg);
+		return mask;
+	}
+	for (p = arg;; p += n + 1) {
+		n = strcspn(p, ",");
+		if (!n)
+			usage_error(cmd, "%s: --engine '%s': an empty entry", cmd, arg);
+		if (n >= sizeof(tok))
+			usage_error(cmd, "%s: unknown engine '%.*s'", cmd, (int)n, p);
+		memcpy(tok, p, n);
+		tok[n] = '\0';
+		mask |= 1ULL << parse_engine1(tok);
+		if (!p[n])
+			return mask;
+	}
 }
 
 static enum rp_hist parse_hist(const char *s)
@@ -327,7 +360,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 		o->ring = (uint32_t)parse_count(opt, arg);
 		break;
 	case OPT_CTX: o->has_ctx = 1; o->ctx = parse_count(opt, arg); break;
-	case OPT_ENGINE: o->has_engine = 1; o->engine = parse_engine(arg); break;
+	case OPT_ENGINE: o->has_engine = 1; o->engines = parse_engine(arg); break;
 	case OPT_RULES: a->rules_file = arg; break;
 	case OPT_INTERVAL:
 		o->interval = parse_time(opt, arg);

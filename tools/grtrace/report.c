@@ -336,7 +336,8 @@ static int job_selected(const struct rp *rp, const struct gr_job *ev,
 
 	return (!o->has_ring || ev->ring_id == o->ring) &&
 	       (!o->has_ctx || ev->ctx == o->ctx) &&
-	       (!o->has_engine || ev->engine == o->engine) &&
+	       (!o->has_engine ||
+		(ev->engine < 64 && (o->engines >> ev->engine & 1))) &&
 	       (!o->has_since || ts >= rp->win_start) &&
 	       (!o->has_until || ts < rp->win_until);
 }

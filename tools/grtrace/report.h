@@ -47,7 +47,7 @@ struct rp_opts {
 	int has_ring, has_ctx, has_engine;
 	uint32_t ring;
 	uint64_t ctx;
-	uint16_t engine;
+	uint64_t engines;		/* --engine: bit n selects class n */
 };
 
 /* What the report says about its input. */

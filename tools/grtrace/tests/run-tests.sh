@@ -514,8 +514,25 @@ st=$rc
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; assert s["jobs_closed_early"] > 0 and s["open_max"] == 2, s' "$TMP/out" 2> "$TMP/perr" || st=1
 result "report: --max-open closes the oldest jobs early and says so" $st "$(cat "$TMP/perr" "$TMP/err")"
 
+# --engine: the basic trace has 4 jobs on gfx (class 1) and 3 on copy
+# (class 3).  Each selection, by name, number, list or mask, must give
+# exactly the jobs of its classes (the CSV's engine column).
+for sel in "gfx:gfx gfx gfx gfx" "copy:copy copy copy" "1,3:copy copy copy gfx gfx gfx gfx" \
+	   "gfx,copy:copy copy copy gfx gfx gfx gfx" "0x8:copy copy copy" "0xa:copy copy copy gfx gfx gfx gfx" \
+	   "compute:" "0:"; do
+	args=${sel%%:*}
+	want=${sel#*:}
+	run "$GRTRACE" report -i "$RG/basic.bin" --format csv --engine "$args"
+	got=$(awk -F, 'NR > 1 { print $5 }' "$TMP/out" | sort | tr '\n' ' ' | sed 's/ $//')
+	st=0
+	[ $rc -eq 0 ] && [ "$got" = "$want" ] || st=1
+	result "report --engine $args: the jobs of those classes only" $st "exit $rc, engines: '$got', want '$want'" "$(cat "$TMP/err")"
+done
+
 for bad in "--format xml:unknown format 'xml'" "--hist foo:unknown histogram 'foo'" \
 	   "--topn x:invalid number 'x' for --topn" "--engine gpu:unknown engine 'gpu'" \
+	   "--engine gfx,gpu:unknown engine 'gpu'" "--engine gfx,,copy:--engine 'gfx,,copy': an empty entry" \
+	   "--engine 64:engine 64: classes 0..63 can be selected" "--engine 0x0:--engine 0x0 selects no engine" \
 	   "--since 1x:invalid time '1x' for --since" \
 	   "--long-queue-us -3:invalid value '-3' for --long-queue-us" \
 	   "--format csv --per-ring --topn 3:CSV holds one table"; do
