@@ -47,14 +47,15 @@ static const char report_help[] =
 	"Output:\n"
 	"  -f, --format FMT      text (default), csv or json; times are in ns except\n"
 	"                        in text (us).  CSV holds one table: the jobs, or the\n"
-	"                        one of --per-ring, --per-ctx, --per-process, --topn,\n"
-	"                        --hist given\n"
+	"                        one of --per-ring, --per-ctx, --per-process,\n"
+	"                        --per-engine, --topn, --hist given\n"
 	"      --per-ring        per ring: count, p50/p90/p99/max of each metric, busy %,\n"
 	"                        queue depth avg/max, label shares, bottleneck hint\n"
 	"      --per-ctx         the same per context\n"
 	"      --per-process     count, p50/p90/p99/max of each metric, label shares\n"
 	"                        per submitting process (its SUBMITs' pid; named from\n"
 	"                        the file's task table)\n"
+	"      --per-engine      the same per engine class, all its rings together\n"
 	"      --interval TIME   with --per-ring: each ring's busy %% per interval of\n"
 	"                        TIME (a timeline; JSON \"timeline\"); the bottleneck\n"
 	"                        hint names the saturated intervals (default 100ms)\n"
@@ -124,7 +125,7 @@ enum {
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
 	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
 	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN, OPT_LIVE,
-	OPT_INTERVAL, OPT_PER_PROCESS,
+	OPT_INTERVAL, OPT_PER_PROCESS, OPT_PER_ENGINE,
 };
 
 static const struct option report_opts[] = {
@@ -134,6 +135,7 @@ static const struct option report_opts[] = {
 	{ "per-ring",      no_argument,       NULL, OPT_PER_RING },
 	{ "per-ctx",       no_argument,       NULL, OPT_PER_CTX },
 	{ "per-process",   no_argument,       NULL, OPT_PER_PROCESS },
+	{ "per-engine",    no_argument,       NULL, OPT_PER_ENGINE },
 	{ "interval",      required_argument, NULL, OPT_INTERVAL },
 	{ "topn",          required_argument, NULL, OPT_TOPN },
 	{ "hist",          required_argument, NULL, OPT_HIST },
@@ -344,6 +346,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case OPT_PER_RING: o->per_ring = 1; break;
 	case OPT_PER_CTX: o->per_ctx = 1; break;
 	case OPT_PER_PROCESS: o->per_process = 1; break;
+	case OPT_PER_ENGINE: o->per_engine = 1; break;
 	case OPT_TOPN:
 		o->topn = (unsigned int)parse_count(opt, arg);
 		if (o->topn != parse_count(opt, arg) || o->topn > 1000000)
@@ -417,9 +420,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	if (optind < argc)
 		usage_error(cmd, "%s: unexpected argument '%s'", cmd, argv[optind]);
 	if (a->o.format == RP_CSV &&
-	    a->o.per_ring + a->o.per_ctx + a->o.per_process + !!a->o.topn +
+	    a->o.per_ring + a->o.per_ctx + a->o.per_process + a->o.per_engine +
+	    !!a->o.topn +
 	    (a->o.hist != RP_HIST_NONE) > 1)
-		usage_error(cmd, "%s: CSV holds one table: give one of --per-ring, --per-ctx, --per-process, --topn, --hist", cmd);
+		usage_error(cmd, "%s: CSV holds one table: give one of --per-ring, --per-ctx, --per-process, --per-engine, --topn, --hist", cmd);
 	if (exporting) {
 		if (!a->output)
 			usage_error(cmd, "export: give the file to write with -o (or -o - for standard output)");

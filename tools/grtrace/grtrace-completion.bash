@@ -11,7 +11,7 @@ _grtrace_words() {
 	dump)		echo "-i --input --raw --header --channel -h --help" ;;
 	stats)		echo "-p --prometheus -o --output -h --help" ;;
 	top)		echo "-b --batch -d --delay -n --frames -s --sort -h --help" ;;
-	report)		echo "-i --input --live -f --format --per-ring --per-ctx --per-process --interval --topn
+	report)		echo "-i --input --live -f --format --per-ring --per-ctx --per-process --per-engine --interval --topn
 			      --hist --limit --since --until --ring --ctx
 			      --engine --rules --long-queue-us --slow-exec-us
 			      --dep-wait-us --preempt-min --busy-pct

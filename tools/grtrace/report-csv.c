@@ -46,6 +46,9 @@ void csv_report(struct rp *rp, const struct rp_input *in)
 	} else if (rp->o.per_process) {
 		csv_header(rp, rp->out, proc_table);
 		table_rows(rp, proc_table, 0, TB_PROCS);
+	} else if (rp->o.per_engine) {
+		csv_header(rp, rp->out, eng_table);
+		table_rows(rp, eng_table, 0, TB_ENGS);
 	} else if (rp->o.topn) {
 		sort_top(rp);
 		csv_header(rp, rp->out, job_table);

@@ -120,6 +120,13 @@ struct proc {
 	struct group g;		/* metrics and labels only */
 };
 
+/* --per-engine: the jobs of an engine class, all its rings together. */
+struct eng {
+	uint16_t engine;
+	uint32_t rings;		/* rings that ran a selected job */
+	struct group g;		/* metrics and labels only */
+};
+
 struct ctx {
 	uint64_t ctx;
 	int have_seqno;
@@ -283,6 +290,11 @@ struct rp {
 	struct u64map *proc_map;	/* pid -> index in @procs */
 	struct u64map *proc_tids;	/* tids counted in a proc's threads */
 	uint64_t jobs_no_task;	/* finished jobs without submitter data */
+
+	/* --per-engine's groups, by class; rings counted once each. */
+	struct eng *engs;
+	uint32_t nengs;
+	struct u64map *eng_rings;	/* ring id -> 1 once counted */
 
 	/* The selected, finished jobs. */
 	uint64_t jobs_done;

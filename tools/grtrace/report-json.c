@@ -239,6 +239,11 @@ void json_report(struct rp *rp, const struct rp_input *in)
 		table_rows(rp, proc_table, 1, TB_PROCS);
 		fprintf(rp->out, "\n],\n\"jobs_without_submitter\": %" PRIu64, rp->jobs_no_task);
 	}
+	if (rp->o.per_engine) {
+		fputs(",\n\"engines\": [", rp->out);
+		table_rows(rp, eng_table, 1, TB_ENGS);
+		fputs("\n]", rp->out);
+	}
 	if (rp->o.per_ring && rp->o.has_interval)
 		json_timeline(rp);
 	if (rp->o.topn) {

@@ -137,7 +137,8 @@ static int csv_table_is_jobs(const struct rp *rp)
 {
 	const struct rp_opts *o = &rp->o;
 
-	return !o->per_ring && !o->per_ctx && !o->per_process && !o->topn &&
+	return !o->per_ring && !o->per_ctx && !o->per_process &&
+	       !o->per_engine && !o->topn &&
 	       o->hist == RP_HIST_NONE;
 }
 
@@ -315,6 +316,19 @@ void proc_table(struct rp *rp, struct fields *f, void *item)
 	metric_fields(f, p ? &p->g : NULL);
 }
 
+void eng_table(struct rp *rp, struct fields *f, void *item)
+{
+	struct eng *e = item;
+	char name[16];
+
+	(void)rp;
+	f_u64(f, "engine_class", e ? e->engine : 0);
+	f_str(f, "engine", e ? gr_engine_name(e->engine, name, sizeof(name)) : NULL);
+	f_u64(f, "rings", e ? e->rings : 0);
+	f_u64(f, "jobs", e ? e->g.jobs : 0);
+	metric_fields(f, e ? &e->g : NULL);
+}
+
 /* Rings and contexts are listed when some selected job ran on them. */
 int ring_listed(const struct ring *r)
 {
@@ -332,7 +346,7 @@ void table_rows(struct rp *rp, table_fn *fn, int json, int kind)
 	uint32_t i, n, out = 0;
 
 	n = kind == TB_RINGS ? rp->nrings : kind == TB_CTXS ? rp->nctxs :
-	    rp->nprocs;
+	    kind == TB_ENGS ? rp->nengs : rp->nprocs;
 	for (i = 0; i < n; i++) {
 		struct line l = { .n = 0 };
 		struct fields f = { .l = &l, .json = json, .header = 0 };
@@ -346,6 +360,8 @@ void table_rows(struct rp *rp, table_fn *fn, int json, int kind)
 			if (!ctx_listed(&rp->ctxs[i]))
 				continue;
 			item = &rp->ctxs[i];
+		} else if (kind == TB_ENGS) {
+			item = &rp->engs[i];
 		} else {
 			item = &rp->procs[i];
 		}

@@ -370,10 +370,11 @@ int group_exact(const struct group *g);
 void ring_table(struct rp *rp, struct fields *f, void *item);
 void ctx_table(struct rp *rp, struct fields *f, void *item);
 void proc_table(struct rp *rp, struct fields *f, void *item);
+void eng_table(struct rp *rp, struct fields *f, void *item);
 int ring_listed(const struct ring *r);
 int ctx_listed(const struct ctx *c);
 /* What table_rows() lists. */
-enum { TB_CTXS, TB_RINGS, TB_PROCS };
+enum { TB_CTXS, TB_RINGS, TB_PROCS, TB_ENGS };
 void table_rows(struct rp *rp, table_fn *fn, int json, int kind);
 /* "comm/tid", "pid/tid" (not named) or "-" (no submitter data). */
 void submitter_str(const struct rp *rp, const struct row *row, char *buf,

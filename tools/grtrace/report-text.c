@@ -510,6 +510,22 @@ static void text_procs(struct rp *rp)
 	}
 }
 
+static void text_engines(struct rp *rp)
+{
+	char name[16];
+	uint32_t i;
+
+	fprintf(rp->out, "\nengines (the jobs of each engine class, all its rings together):\n");
+	for (i = 0; i < rp->nengs; i++) {
+		struct eng *e = &rp->engs[i];
+
+		fprintf(rp->out, "\nengine %s (class %u): %" PRIu64 " jobs on %" PRIu32 " ring%s\n",
+			gr_engine_name(e->engine, name, sizeof(name)), e->engine,
+			e->g.jobs, e->rings, e->rings == 1 ? "" : "s");
+		text_group(rp, &e->g);
+	}
+}
+
 static void text_jobs(struct rp *rp)
 {
 	char buf[65536];
@@ -539,6 +555,8 @@ void text_report(struct rp *rp, const struct rp_input *in)
 		text_ctxs(rp);
 	if (rp->o.per_process)
 		text_procs(rp);
+	if (rp->o.per_engine)
+		text_engines(rp);
 	if (rp->o.topn) {
 		sort_top(rp);
 		fprintf(rp->out, "\ntop %u jobs by t_total (times in us):\n",

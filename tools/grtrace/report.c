@@ -598,6 +598,33 @@ static void row_labels(const struct rp *rp, struct row *row)
 		row->labels |= 1u << L_ERROR;
 }
 
+/*
+ * --per-engine: the group of engine class @engine, which ring @ring (an
+ * index in rp->rings) is of.  Kept in class order; there are few.
+ */
+static struct eng *eng_of(struct rp *rp, uint16_t engine, uint32_t ring)
+{
+	struct eng *e;
+	uint32_t i;
+
+	for (i = 0; i < rp->nengs && rp->engs[i].engine < engine; i++)
+		;
+	if (i == rp->nengs || rp->engs[i].engine != engine) {
+		rp->engs = xrealloc(rp->engs, (rp->nengs + 1) * sizeof(*rp->engs));
+		memmove(&rp->engs[i + 1], &rp->engs[i],
+			(rp->nengs - i) * sizeof(*rp->engs));
+		rp->nengs++;
+		memset(&rp->engs[i], 0, sizeof(rp->engs[i]));
+		rp->engs[i].engine = engine;
+	}
+	e = &rp->engs[i];
+	if (u64map_get(rp->eng_rings, ring) < 0) {
+		u64map_set(rp->eng_rings, ring, 1);
+		e->rings++;
+	}
+	return e;
+}
+
 /* --per-process: the group of process @pid, which thread @tid is of. */
 static struct proc *proc_of(struct rp *rp, uint32_t pid, uint32_t tid)
 {
@@ -727,6 +754,8 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 	if (rp->o.per_process)
 		group_add_row(&proc_of(rp, row->has_task ? row->pid : PROC_NONE,
 				       row->tid)->g, row);
+	if (rp->o.per_engine)
+		group_add_row(&eng_of(rp, row->engine, row->ring)->g, row);
 	if (rp->o.hist == RP_HIST_LAT && (row->mhave & (1u << M_TOTAL)))
 		rp->hist[bit_length(row->m[M_TOTAL])]++;
 	if (rp->o.hist == RP_HIST_SIZE && (row->have & (1u << ST_COMMIT)))
@@ -1335,6 +1364,7 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	rp->ctx_map = u64map_new();
 	rp->proc_map = u64map_new();
 	rp->proc_tids = u64map_new();
+	rp->eng_rings = u64map_new();
 	rp->free_job = NIL;
 	rp->lru_head = rp->lru_tail = NIL;
 	rp->win_until = UINT64_MAX;
@@ -1428,6 +1458,10 @@ void rp_free(struct rp *rp)
 	free(rp->procs);
 	u64map_free(rp->proc_map);
 	u64map_free(rp->proc_tids);
+	for (i = 0; i < rp->nengs; i++)
+		group_free(&rp->engs[i].g);
+	free(rp->engs);
+	u64map_free(rp->eng_rings);
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);

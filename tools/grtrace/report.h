@@ -36,6 +36,7 @@ struct rp_opts {
 	int per_ring;
 	int per_ctx;
 	int per_process;
+	int per_engine;
 	unsigned int topn;
 	enum rp_hist hist;
 	uint64_t limit;			/* job rows printed at most */

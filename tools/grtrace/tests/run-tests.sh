@@ -413,7 +413,7 @@ if command -v bash > /dev/null 2>&1; then
 		COMP_WORDS=(grtrace report --hist ""); COMP_CWORD=3; _grtrace
 		echo "${COMPREPLY[*]}"' 2>&1)
 	st=0
-	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process" "record report" "lat size result")" ] || st=1
+	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record report" "lat size result")" ] || st=1
 	result "bash completion completes commands, options and values" $st "$out"
 fi
 
@@ -529,13 +529,54 @@ for sel in "gfx:gfx gfx gfx gfx" "copy:copy copy copy" "1,3:copy copy copy gfx g
 	result "report --engine $args: the jobs of those classes only" $st "exit $rc, engines: '$got', want '$want'" "$(cat "$TMP/err")"
 done
 
+# --per-engine: each class's group against the job rows of the same
+# report (count, and each metric's count and max per class) and against
+# --per-ring (rings of the class); basic has one ring per class, newring
+# sixteen gfx rings and a copy ring.
+for t in basic newring; do
+	st=0
+	"$GRTRACE" report -i "$RG/$t.bin" --format csv > "$TMP/pe-jobs.csv" 2> "$TMP/err" || st=1
+	"$GRTRACE" report -i "$RG/$t.bin" --format json --per-engine --per-ring > "$TMP/pe.json" 2>> "$TMP/err" || st=1
+	python3 - "$TMP/pe-jobs.csv" "$TMP/pe.json" > "$TMP/perr" 2>&1 <<'PY' || st=1
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+d = json.load(open(sys.argv[2]))
+engs = {e["engine"]: e for e in d["engines"]}
+want = sorted({r["engine"] for r in rows})
+assert sorted(engs) == want, (sorted(engs), want)
+assert [e["engine_class"] for e in d["engines"]] == sorted(e["engine_class"] for e in d["engines"])
+for name, e in engs.items():
+    mine = [r for r in rows if r["engine"] == name]
+    assert e["jobs"] == len(mine), (name, e["jobs"], len(mine))
+    rings = {r["ring"] for r in d["rings"] if r["engine"] == name}
+    assert e["rings"] == len(rings), (name, e["rings"], rings)
+    for m in ("t_submit_host", "t_queue", "t_exec", "t_gpu_wait", "t_complete", "t_total"):
+        vals = [int(r[m]) for r in mine if r[m] not in ("", "NA")]
+        assert e[m + "_count"] == len(vals), (name, m, e[m + "_count"], len(vals))
+        if vals:
+            assert e[m + "_max"] == max(vals), (name, m, e[m + "_max"], max(vals))
+PY
+	result "report --per-engine ($t): each class's jobs, rings and metrics as its job rows give them" $st "$(cat "$TMP/perr" "$TMP/err")"
+done
+run "$GRTRACE" report -i "$RG/basic.bin" --per-engine --engine copy
+st=$rc
+grep -qx "engine copy (class 3): 3 jobs on 1 ring" "$TMP/out" || st=1
+! grep -q "^engine gfx" "$TMP/out" || st=1
+result "report --per-engine --engine copy: the copy class alone, in text" $st "$(cat "$TMP/err")"
+run "$GRTRACE" report -i "$RG/basic.bin" --per-engine --format csv
+st=$rc
+[ "$(head -n 1 "$TMP/out" | cut -d, -f1-4)" = "engine_class,engine,rings,jobs" ] || st=1
+[ "$(cut -d, -f1-4 "$TMP/out" | tail -n +2 | tr '\n' ' ')" = "1,gfx,1,4 3,copy,1,3 " ] || st=1
+result "report --per-engine --format csv: one row per class" $st "$(cat "$TMP/out" "$TMP/err")"
+
 for bad in "--format xml:unknown format 'xml'" "--hist foo:unknown histogram 'foo'" \
 	   "--topn x:invalid number 'x' for --topn" "--engine gpu:unknown engine 'gpu'" \
 	   "--engine gfx,gpu:unknown engine 'gpu'" "--engine gfx,,copy:--engine 'gfx,,copy': an empty entry" \
 	   "--engine 64:engine 64: classes 0..63 can be selected" "--engine 0x0:--engine 0x0 selects no engine" \
 	   "--since 1x:invalid time '1x' for --since" \
 	   "--long-queue-us -3:invalid value '-3' for --long-queue-us" \
-	   "--format csv --per-ring --topn 3:CSV holds one table"; do
+	   "--format csv --per-ring --topn 3:CSV holds one table" \
+	   "--format csv --per-engine --per-process:CSV holds one table"; do
 	args=${bad%%:*}
 	msg=${bad#*:}
 	run "$GRTRACE" report -i "$RG/basic.bin" $args
