@@ -480,6 +480,10 @@ int open_input(const char *path, size_t *lenp)
 
 	if (strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* No input named, and none here: say where one comes from. */
+		if (fd < 0 && errno == ENOENT && path == gr_default_input)
+			fatal("cannot open %s: %s (no input given: 'grtrace record' writes one here, or give -i FILE)",
+			      path, strerror(errno));
 		if (fd < 0)
 			fatal_errno("cannot open %s", path);
 	}

@@ -106,6 +106,9 @@ int parse_duration(const char *s, double unit_ns, uint64_t *ns)
 	return 0;
 }
 
+/* default_input()'s answer when it falls back on the file: callers can tell. */
+const char gr_default_input[] = GRTRACE_DEFAULT_FILE;
+
 const char *default_input(const char *input)
 {
 	struct stat st;
@@ -116,7 +119,7 @@ const char *default_input(const char *input)
 	if (!fstat(STDIN_FILENO, &st) &&
 	    (S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode)))
 		return "-";
-	return GRTRACE_DEFAULT_FILE;
+	return gr_default_input;
 }
 
 void *xmalloc(size_t size)

@@ -24,6 +24,7 @@ noreturn void usage_error(const char *cmd, const char *fmt, ...) GR_PRINTF(2, 3)
 
 /* What record writes and report and dump read when not told. */
 #define GRTRACE_DEFAULT_FILE	"grtrace.dat"
+extern const char gr_default_input[];
 
 /*
  * A duration: a number with ns, us, ms, s or m, or a bare number of
