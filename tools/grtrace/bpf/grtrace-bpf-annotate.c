@@ -63,13 +63,13 @@ static void die(const char *fmt, ...)
 static void usage(FILE *f, int status)
 {
 	fprintf(f,
-		"usage: %s [-p PID] [-d SECONDS] -o FILE\n"
+		"usage: %s [-p PID] [-d SECONDS] [-o FILE]\n"
 		"Record every DRM ioctl (name, device, pid/tid/comm, duration) on\n"
 		"CLOCK_MONOTONIC, grtrace's clock, until SECONDS have passed or\n"
 		"SIGINT/SIGTERM.\n"
 		"  -p PID      only the ioctls of process PID\n"
 		"  -d SECONDS  stop after SECONDS (default: at a signal)\n"
-		"  -o FILE     the output (\"-\": standard output)\n",
+		"  -o FILE     the output (default, or \"-\": standard output)\n",
 		PROG);
 	exit(status);
 }
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		die("%s: unexpected argument (see -h)", argv[optind]);
 	if (!o.path)
-		die("no output: give -o FILE (see -h)");
+		o.path = "-";
 	if (pid && kill(pid, 0) && errno == ESRCH)
 		die("-p %ld: no such process", pid);
 

@@ -14,6 +14,7 @@
 #  - a reader stopped while 20000 ioctls come: what is not written is
 #    counted (written + lost = the client's count), and the exit status says so;
 #  - -d SECONDS ends the recording by itself;
+#  - without -o it writes to standard output;
 #  - grtrace record names the submitting threads in its task table:
 #    "report --per-process" names the client and counts its jobs.
 # TAP output; runs as root inside the test VM with -q "-device virtio-gpu-pci"
@@ -25,7 +26,7 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/tap_lib.sh"
 ANNOTATE=${GRTRACE_ANNOTATE:-$TOP/tools/grtrace/bpf/grtrace-bpf-annotate}
 CLIENT=$HERE/virtgpu_client
-PLAN=10
+PLAN=11
 
 skip_all() {
 	local i
@@ -59,9 +60,7 @@ for args in "-p abc" "-p 0" "-p 99999999" "-d 0" "-d 1x" "extra"; do
 		rc=1
 	fi
 done
-"$ANNOTATE" 2>"$TMP/bad.err" && rc=1
-grep -q 'no output: give -o FILE' "$TMP/bad.err" || rc=1
-ok $rc "bad arguments (-p abc, -p 0, a pid that does not exist, -d 0, -d 1x, a stray argument, no -o): one line each, exit 1, no output file"
+ok $rc "bad arguments (-p abc, -p 0, a pid that does not exist, -d 0, -d 1x, a stray argument): one line each, exit 1, no output file"
 
 modprobe virtio_gpu && insmod "$KO" && insmod "$(ko grtrace_virtio_gpu)" &&
 	for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
@@ -197,6 +196,23 @@ echo "# -d 2: exit $st after ${took} s"
 [ $st -eq 0 ] && [ "$took" -ge 2 ] && [ "$took" -le $((5 * SLOW)) ] &&
 	grep -q '^# end=[0-9]* ioctls=[0-9]* lost=0 ' "$TMP/d.txt"
 ok $? "-d 2: ends by itself after 2 s, with its end line"
+
+# 10: without -o, as the reference interface runs it: standard output,
+# with the ioctls of a client that ran meanwhile.
+"$ANNOTATE" -d 3 >"$TMP/stdout.txt" 2>"$TMP/stdout.err" &
+AN=$!
+for _ in $(seq $((50 * SLOW))); do
+	grep -q '^# grtrace-bpf-annotate ' "$TMP/stdout.txt" && break
+	sleep 0.1
+done
+"$CLIENT" -f 0 -c 2 -e 3 >/dev/null 2>&1
+wait "$AN"
+st=$?
+echo "# no -o: exit $st; $(head -n 1 "$TMP/stdout.txt"); $(grep -vc '^#' "$TMP/stdout.txt") ioctl lines"
+[ $st -eq 0 ] && head -n 1 "$TMP/stdout.txt" | grep -q '^# grtrace-bpf-annotate 1 ' &&
+	grep -q '^# end=[0-9]* ioctls=[1-9][0-9]* lost=0 ' "$TMP/stdout.txt" &&
+	awk '!/^#/ && $9 == "virtgpu_client"' "$TMP/stdout.txt" | grep -q .
+ok $? "no -o: the recording goes to standard output, the client's ioctls in it"
 
 rmmod virtio_gpu && rmmod grtrace_virtio_gpu && rmmod grtrace ||
 	echo "# could not unload virtio_gpu, grtrace_virtio_gpu or grtrace"
