@@ -22,7 +22,11 @@ job is linked to the ioctl during which its thread wrote its SUBMIT (format
 event in time order, one line each:
 
     TS_NS  cpu  ioctl COMM/TID NAME dur=NS [jobs=CTX:SEQNO,...]
-    TS_NS  gpu  TYPE CTX:SEQNO ring=NAME [pid=P tid=T] [ioctl=NAME]
+    TS_NS  gpu  TYPE CTX:SEQNO ring=NAME [pid=P tid=T] [summary=WHY] [ioctl=NAME]
+
+A job the sampler wrote as one JOB_SUMMARY record (threshold mode) is
+shown as the events its stamps stand for, marked summary=slow (or
+summary=open: given up before it completed).
 
 then a summary: ioctls, jobs, jobs linked to their ioctl, jobs whose SUBMIT
 names a thread but no ioctl of it covers the SUBMIT, jobs without
@@ -193,6 +197,27 @@ def read_cpu(path, offset):
     return ioctls, stray
 
 
+def summary_events(r, fl):
+    """A JOB_SUMMARY's stamps as the job events it stands for.
+
+    The sampler writes a slow job (or one it gave up open) as one record
+    instead of its events; on the timeline it is the same job, so each
+    stamp it holds becomes that event, marked with the summary's reason.
+    Its pid and tid are 0 when the submitter was not known.
+    """
+    evs = []
+    for i, st in enumerate(parse_events.STAMPS):
+        if st not in fl:
+            continue
+        e = dict(r, type=st.upper(), ts=fl[st], ctx=fl["ctx"],
+                 seqno=fl["seqno"], ring=fl["ring"], pid=None, tid=None,
+                 summary=fl["reason"])
+        if i == 0 and fl["tid"]:
+            e.update(pid=fl["pid"], tid=fl["tid"])
+        evs.append(e)
+    return evs
+
+
 def read_gpu(path):
     """Job events and ring names of a grtrace file, in merge order."""
     try:
@@ -210,6 +235,8 @@ def read_gpu(path):
                 for i in range(fl["rings"]):
                     rings[fl["ring%d.id" % i]] = (fl["ring%d.name" % i],
                                                   fl["ring%d.driver" % i])
+            elif r["type"] == "JOB_SUMMARY":
+                events.extend(summary_events(r, fl))
             elif "ctx" in r:
                 events.append(r)
     except parse_events.Bad as e:
@@ -287,6 +314,8 @@ def main():
                 rings.get(e["ring"], (str(e["ring"]), ""))[0])
             if e["tid"] is not None:
                 s += " pid=%d tid=%d" % (e["pid"], e["tid"])
+            if "summary" in e:
+                s += " summary=" + e["summary"]
             if "ioctl" in e:
                 s += " ioctl=" + (e["ioctl"].get("name") or
                                   ioctl_name(e["ioctl"]["cmd"],

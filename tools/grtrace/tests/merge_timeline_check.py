@@ -164,6 +164,28 @@ def main():
                "no submitter data: the grtrace file's SUBMITs carry no thread (format 1, or submitted from interrupts): nothing can be linked"],
            q.stdout + q.stderr)
 
+    # The sampler's threshold mode writes a slow job as one JOB_SUMMARY
+    # (61:1, submitted by tid 78 at 2000) and one it gave up open as
+    # another (61:2, no submitter, its END and COMPLETE written later).
+    summ = os.path.join(HERE, "corpus", "report-summary.bin")
+    sc = write("summary-cpu.txt",
+               "  client-78 [000] %s: sys_enter_ioctl: fd: 0x00000003, cmd: 0xc0206442, arg: 0x7ffc1000\n"
+               "  client-78 [000] %s: sys_exit_ioctl: 0x0\n" % (secs(1900), secs(2100)))
+    q = run("--cpu", sc, "--gpu", summ)
+    out = q.stdout.splitlines()
+    want = ["2000 gpu SUBMIT 61:1 ring=gfx0 pid=77 tid=78 summary=slow ioctl=DRM_COMMAND_BASE+0x02",
+            "2100 gpu COMMIT 61:1 ring=gfx0 summary=slow",
+            "2500 gpu START 61:1 ring=gfx0 summary=slow",
+            "3000 gpu SUBMIT 61:2 ring=gfx0 summary=open",
+            "3200 gpu COMMIT 61:2 ring=gfx0 summary=open",
+            "12500 gpu END 61:1 ring=gfx0 summary=slow",
+            "12600 gpu COMPLETE 61:1 ring=gfx0 summary=slow"]
+    result("merge_timeline: a sampler's JOB_SUMMARY jobs are on the timeline, linked to their ioctl",
+           q.returncode == 0 and [l for l in out if "summary=" in l] == want and
+           "1900 cpu ioctl client/78 DRM_COMMAND_BASE+0x02 dur=200 jobs=61:1" in out and
+           out[-1] == "jobs: 3; linked to their ioctl: 1; submitter named but no ioctl of it covers the SUBMIT: 0; no submitter data: 2",
+           q.stdout + q.stderr)
+
     data = open(gpu, "rb").read()
     cut = write("cut.bin", data[:-9])
     q = run("--cpu", tc, "--gpu", cut)
