@@ -436,7 +436,7 @@ const char *hist_metric(const struct rp *rp)
 /* ---- the result of the events: written, lost, dropped ------------------------------------- */
 
 const char result_note[] =
-	"drops by reason are not in a trace file: the module counts them in its stats file; run 'grtrace report' without -i, or see the summary of 'grtrace record'";
+	"drops by reason are not in a trace file: the module counts them in its stats file; 'grtrace report --live' adds them, or see the summary of 'grtrace record'";
 
 uint64_t events_written(const struct rp *rp)
 {
