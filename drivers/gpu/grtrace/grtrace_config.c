@@ -136,7 +136,8 @@ enum grtrace_key_kind { KEY_UINT, KEY_MASK, KEY_SINT, KEY_ENUM, KEY_FN };
  * @kind: how the value is parsed and shown
  * @off: offset of the u32/s32 field in struct grtrace_config
  * @min: smallest value accepted
- * @max: largest value accepted (for KEY_MASK: every bit allowed)
+ * @max: largest value accepted (for KEY_MASK: every bit allowed; for a
+ *	KEY_ENUM, the largest number taken for a name, 0 for names only)
  * @names: value names of a KEY_ENUM, indexed by value, NULL-terminated
  * @set: for KEY_FN, applies @val to the stage or returns -EINVAL
  * @show: for KEY_FN, prints "key=value" lines, or NULL for actions
@@ -302,11 +303,20 @@ static void show_watch_rings(struct seq_file *m)
 	{ .name = _name, .kind = KEY_ENUM, \
 	  .off = offsetof(struct grtrace_config, _field), \
 	  .names = _names }
+/*
+ * An enum the reference interface also sets by number: 0 is the first name,
+ * and so on; numbers past the last name, up to @_max, mean the last one.
+ */
+#define NUM_ENUM_KEY(_name, _field, _names, _max) \
+	{ .name = _name, .kind = KEY_ENUM, \
+	  .off = offsetof(struct grtrace_config, _field), \
+	  .names = _names, .max = _max }
 #define FN_KEY(_name, _set, _show) \
 	{ .name = _name, .kind = KEY_FN, .set = _set, .show = _show }
 
 static const struct grtrace_key grtrace_keys[] = {
-	ENUM_KEY("level", level, level_names),
+	/* Its quick settings write "3" for the most detail. */
+	NUM_ENUM_KEY("level", level, level_names, 3),
 	ENUM_KEY("clock", clock, clock_names),
 	MASK_KEY("filter_type_mask", filter_type_mask, U32_MAX),
 	MASK_KEY("filter_engine_mask", filter_engine_mask,
@@ -325,7 +335,7 @@ static const struct grtrace_key grtrace_keys[] = {
 	U32_KEY("sample", sample, 0, 100),
 	U32_KEY("sample_every", sample_every, 0, 1000000),
 	U32_KEY("max_events_per_sec", max_eps, 0, GRTRACE_MAX_RATE),
-	ENUM_KEY("rate_limiter_mode", rl_mode, rl_mode_names),
+	NUM_ENUM_KEY("rate_limiter_mode", rl_mode, rl_mode_names, 1),
 	U32_KEY("rate_limit_burst", rl_burst, 0, GRTRACE_MAX_RATE),
 	U32_KEY("backpressure_threshold", bp_threshold, 0, 100),
 	U32_KEY("adaptive_sampling", adaptive, 0, 1),
@@ -361,7 +371,10 @@ static int grtrace_key_set(const struct grtrace_key *k, struct grtrace_stage *st
 				*stage_field(st, k) = i;
 				return 0;
 			}
-		return -EINVAL;
+		if (!k->max || kstrtou32(val, 10, &v) || v > k->max)
+			return -EINVAL;
+		*stage_field(st, k) = min_t(u32, v, i - 1);
+		return 0;
 	case KEY_SINT:
 		if (kstrtos32(val, 0, &sv) || sv < k->min || sv > k->max)
 			return -EINVAL;

@@ -525,6 +525,38 @@ TEST_F(grtrace, settings_take_effect_mid_session)
 	EXPECT_TRUE(accounting_holds());
 }
 
+/*
+ * The reference interface sets level and rate_limiter_mode by number too
+ * ("echo 3 > level" for the most detail): each number means a name, and a
+ * number past the range is refused like a bad name.
+ */
+TEST_F(grtrace, level_and_limiter_mode_take_numbers)
+{
+	static const struct { const char *file, *text, *reads; } num[] = {
+		{ "level", "3", "verbose\n" }, { "level", "0", "off\n" },
+		{ "level", "2", "verbose\n" }, { "level", "1", "normal\n" },
+		{ "rate_limit_mode", "1", "token_bucket\n" },
+		{ "rate_limit_mode", "0", "window\n" },
+	};
+	char buf[64];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(num); i++) {
+		ASSERT_EQ(0, put(num[i].file, num[i].text));
+		ASSERT_EQ(0, get(num[i].file, buf, sizeof(buf)));
+		EXPECT_STREQ(num[i].reads, buf);
+	}
+	/* What the number set is what the name sets: level 3 writes IRQs. */
+	ASSERT_EQ(0, put("config", "level=3"));
+	ASSERT_EQ(0, put("control", "start"));
+	ASSERT_EQ(0, put("emit", "irq 0 1 0 0 5 6\nsubmit 2 1 0 1"));
+	EXPECT_EQ(2, stat_of("written"));
+	ASSERT_EQ(0, put("level", "0"));
+	ASSERT_EQ(0, put("emit", "submit 2 1 0 2"));
+	EXPECT_EQ(2, stat_of("written"));
+	EXPECT_TRUE(accounting_holds());
+}
+
 TEST_F(grtrace, per_knob_files_are_views_of_config)
 {
 	char buf[1024];
@@ -606,6 +638,9 @@ TEST_F(grtrace, every_bad_value_is_refused)
 		{ "watchlist", "1,,2" }, { "watchlist", "64" },
 		{ "watchlist", "ctx:" }, { "watchlist", "ctx:x" },
 		{ "watchlist", "ring:1" }, { "config", "gseq=2" },
+		{ "level", "4" }, { "level", "-1" }, { "config", "level=1x" },
+		{ "config", "rate_limiter_mode=2" },
+		{ "config", "clock=1" },	/* names only */
 	};
 	char before[2048], after[2048], wl[256];
 	int i;
