@@ -67,9 +67,10 @@ static void usage(FILE *f, int status)
 		"Record every DRM ioctl (name, device, pid/tid/comm, duration) on\n"
 		"CLOCK_MONOTONIC, grtrace's clock, until SECONDS have passed or\n"
 		"SIGINT/SIGTERM.\n"
-		"  -p PID      only the ioctls of process PID\n"
-		"  -d SECONDS  stop after SECONDS (default: at a signal)\n"
-		"  -o FILE     the output (default, or \"-\": standard output)\n",
+		"  -p, --pid=PID          only the ioctls of process PID\n"
+		"  -d, --duration=SECONDS stop after SECONDS (default: at a signal)\n"
+		"  -o, --output=FILE      the output (default, or \"-\": standard output)\n"
+		"  -h, --help             this help\n",
 		PROG);
 	exit(status);
 }
@@ -210,7 +211,15 @@ int main(int argc, char **argv)
 	char *end;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "p:d:o:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((opt = getopt_long(argc, argv, "p:d:o:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			errno = 0;

@@ -49,7 +49,7 @@ grep -qs 0x1050 /sys/bus/pci/devices/*/device ||
 
 # 1: bad arguments change nothing.
 rc=0
-for args in "-p abc" "-p 0" "-p 99999999" "-d 0" "-d 1x" "extra"; do
+for args in "-p abc" "-p 0" "-p 99999999" "-d 0" "-d 1x" "extra" "--pid=abc" "--duration 0"; do
 	# shellcheck disable=SC2086
 	"$ANNOTATE" $args -o "$TMP/bad.txt" 2>"$TMP/bad.err"
 	st=$?
@@ -60,7 +60,7 @@ for args in "-p abc" "-p 0" "-p 99999999" "-d 0" "-d 1x" "extra"; do
 		rc=1
 	fi
 done
-ok $rc "bad arguments (-p abc, -p 0, a pid that does not exist, -d 0, -d 1x, a stray argument): one line each, exit 1, no output file"
+ok $rc "bad arguments (-p abc, -p 0, a pid that does not exist, -d 0, -d 1x, a stray argument, --pid=abc, --duration 0): one line each, exit 1, no output file"
 
 modprobe virtio_gpu && insmod "$KO" && insmod "$(ko grtrace_virtio_gpu)" &&
 	for _ in $(seq 50); do [ -e /dev/dri/card0 ] && break; sleep 0.1; done
@@ -188,14 +188,14 @@ ok $? "a stopped reader: every one of 20000 ioctls either written or counted los
 [ $st -eq 1 ] && grep -q "ioctls, $lost lost, 0 untimed$" "$TMP/slow.txt.err"
 ok $? "a recording with losses exits 1 and says how many"
 
-# 9: -d ends it by itself.
+# 9: --duration (-d) ends it by itself; the long options as getopt_long's.
 SECONDS=0
-"$ANNOTATE" -d 2 -o "$TMP/d.txt" 2>"$TMP/d.err"
+"$ANNOTATE" --duration=2 --output "$TMP/d.txt" 2>"$TMP/d.err"
 st=$? took=$SECONDS
-echo "# -d 2: exit $st after ${took} s"
+echo "# --duration=2: exit $st after ${took} s"
 [ $st -eq 0 ] && [ "$took" -ge 2 ] && [ "$took" -le $((5 * SLOW)) ] &&
 	grep -q '^# end=[0-9]* ioctls=[0-9]* lost=0 ' "$TMP/d.txt"
-ok $? "-d 2: ends by itself after 2 s, with its end line"
+ok $? "--duration=2 --output FILE: ends by itself after 2 s, with its end line"
 
 # 10: without -o, as the reference interface runs it: standard output,
 # with the ioctls of a client that ran meanwhile.
