@@ -274,7 +274,7 @@ int cmd_dump(int argc, char **argv)
 	input = default_input(input);
 
 	name = strcmp(input, "-") ? input : "<stdin>";
-	fd = open_input(input, &len);
+	fd = open_input(input, &len, 0);
 	if (channel >= 0)
 		init_channel(&m, fd, name, (unsigned int)channel, len);
 	else

@@ -473,7 +473,7 @@ static int spool_pipe(int fd)
 }
 
 /* Open @path ('-': stdin, spooled to a temporary file); its size in *@lenp. */
-int open_input(const char *path, size_t *lenp)
+int open_input(const char *path, size_t *lenp, int live_too)
 {
 	int fd = STDIN_FILENO;
 	struct stat st;
@@ -482,8 +482,9 @@ int open_input(const char *path, size_t *lenp)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		/* No input named, and none here: say where one comes from. */
 		if (fd < 0 && errno == ENOENT && path == gr_default_input)
-			fatal("cannot open %s: %s (no input given: 'grtrace record' writes one here, or give -i FILE)",
-			      path, strerror(errno));
+			fatal("cannot open %s: %s (no input given: 'grtrace record' writes one here, or give -i FILE%s)",
+			      path, strerror(errno),
+			      live_too ? ", or --live to read the module's buffers" : "");
 		if (fd < 0)
 			fatal_errno("cannot open %s", path);
 	}
@@ -599,7 +600,7 @@ static int run_report(int argc, char **argv)
 		return 1;
 	}
 	if (a.input) {
-		in_fd = open_input(a.input, &len);
+		in_fd = open_input(a.input, &len, 1);
 		merge_init_file(&m, in_fd, len);
 		in.name = strcmp(a.input, "-") ? a.input : "<stdin>";
 	} else {

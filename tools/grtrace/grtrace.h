@@ -34,8 +34,10 @@ int cmd_config(int argc, char **argv);
 
 /*
  * Open the input file @path ('-': standard input, spooled to a temporary
- * file if it is not a regular file); its size in *@lenp.  Exits on error.
+ * file if it is not a regular file); its size in *@lenp.  Exits on error;
+ * when no input was named and there is no grtrace.dat, the message says
+ * where one comes from, and with @live_too that --live reads the buffers.
  */
-int open_input(const char *path, size_t *lenp);
+int open_input(const char *path, size_t *lenp, int live_too);
 
 #endif /* GRTRACE_H */

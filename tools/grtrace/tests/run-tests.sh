@@ -1048,8 +1048,11 @@ result "record -d 300ms writes grtrace.dat; dump and report read it by default, 
 	cp "$TMP/err" err.txt && echo $rc > rc4)
 st=0
 [ "$(cat "$TMP/cwd/rc4")" = 1 ] || st=1
-grep -qxF "grtrace: cannot open grtrace.dat: No such file or directory (no input given: 'grtrace record' writes one here, or give -i FILE)" "$TMP/cwd/err.txt" || st=1
-result "report with no input and no grtrace.dat: one line saying so, exit 1" $st "$(cat "$TMP/cwd/err.txt")"
+grep -qxF "grtrace: cannot open grtrace.dat: No such file or directory (no input given: 'grtrace record' writes one here, or give -i FILE, or --live to read the module's buffers)" "$TMP/cwd/err.txt" || st=1
+(cd "$TMP/cwd" && run "$GR_ABS" dump < /dev/null; cp "$TMP/err" dumperr.txt; echo $rc > rc5)
+[ "$(cat "$TMP/cwd/rc5")" = 1 ] || st=1
+grep -qxF "grtrace: cannot open grtrace.dat: No such file or directory (no input given: 'grtrace record' writes one here, or give -i FILE)" "$TMP/cwd/dumperr.txt" || st=1
+result "report and dump with no input and no grtrace.dat: one line saying where one comes from (report: or --live), exit 1" $st "$(cat "$TMP/cwd/err.txt" "$TMP/cwd/dumperr.txt")"
 
 # record -- COMMAND: recording until the command exits, its status said.
 fake_setup stopped
