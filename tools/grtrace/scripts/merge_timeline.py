@@ -159,13 +159,16 @@ def read_cpu(path, offset):
                           "this script reads 1" % (path, version))
             return read_annotate(f, path, offset)
         f.seek(0)
+        known, unknown = 0, None
         for n, line in enumerate(f, 1):
             if not line.strip() or line.lstrip().startswith(("#", "cpus=",
                                                              "version")):
                 continue
             m = TRACE_CMD.match(line) or PERF.match(line)
             if not m:
+                unknown = unknown or n
                 continue
+            known += 1
             rest = m.group("rest")
             enter = ENTER.match(rest)
             if not enter and not EXIT.match(rest):
@@ -193,6 +196,11 @@ def read_cpu(path, offset):
                     continue
                 io["exit"] = ts + slack
                 ioctls.append(io)
+    # Lines, but none an event line of either tool: not a CPU trace at
+    # all (an empty result would read as "no ioctls happened").
+    if not known and unknown:
+        raise Bad("%s: line %d: not grtrace-bpf-annotate output, nor "
+                  "trace-cmd report or perf script text" % (path, unknown))
     stray += len(open_by_tid)
     return ioctls, stray
 

@@ -199,6 +199,17 @@ def main():
            q.returncode == 1 and q.stderr.strip() ==
            "merge_timeline.py: %s: line 1: sys_enter_ioctl without cmd" % badcpu,
            q.stderr)
+    other = write("other.txt", "# my own log\n\n[12.000100] ioctl enter tid=7 cmd=0xc0206442\n"
+                  "[12.000200] ioctl exit tid=7\n")
+    q = run("--cpu", other, "--gpu", gpu)
+    result("merge_timeline: a CPU file in no format it reads: one line naming file and line, exit 1",
+           q.returncode == 1 and q.stdout == "" and q.stderr.strip() ==
+           "merge_timeline.py: %s: line 3: not grtrace-bpf-annotate output, nor trace-cmd report or perf script text" % other,
+           q.stderr)
+    q = run("--cpu", write("noioctl.txt", "cpus=2\n  client-501 [000] 0.000000900: sched_switch: x\n"),
+            "--gpu", gpu, "--stats-only")
+    result("merge_timeline: trace-cmd text without an ioctl is no ioctls, not an error",
+           q.returncode == 0 and q.stdout.startswith("ioctls: 0 "), q.stdout + q.stderr)
     return v.failed
 
 
