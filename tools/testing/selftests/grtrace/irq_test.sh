@@ -139,8 +139,10 @@ echo filter_type_mask=0xffffffff >"$D/config"
 # right after it, while the event that firing interrupted still holds
 # writes back.  The counts after the reset must balance once the run is
 # over.  Eight rounds, each on fresh buffers (no reader here); the reset
-# comes once the run has made 1000 calls, and must be over before it has
-# made them all.
+# comes once the run has made 1000 calls, and must come before the run
+# ends: the counts after it then hold the rest of the run, deferrals
+# among them.  (Reading the run's progress once the reset has returned
+# said nothing of that: on the RT kernel a run could end in between.)
 bad=0 late=0 n=$((5 * CALLS / 2))
 for round in 1 2 3 4 5 6 7 8; do
 	echo 32M >"$D/buffer_size" && echo start >"$D/control" || bad=$((bad + 1))
@@ -151,12 +153,12 @@ for round in 1 2 3 4 5 6 7 8; do
 		sleep 0.01
 	done
 	taskset -c 0 sh -c "echo reset_stats >$D/config"
-	[ "$(cat "$P")" -lt $n ] || late=$((late + 1))
 	wait "$RUN"
 	echo stop >"$D/control"
 	echo "# round $round: $(grep -E '^(emitted|written|dropped_total|deferred)=' "$D/stats" | tr '\n' ' ')"
-	[ "$(stat_of deferred)" -gt 0 ] &&
-		[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ] ||
+	[ "$(stat_of emitted)" -gt 0 ] && [ "$(stat_of deferred)" -gt 0 ] ||
+		late=$((late + 1))
+	[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ] ||
 		bad=$((bad + 1))
 done
 [ $bad -eq 0 ] && [ $late -eq 0 ]
