@@ -47,6 +47,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "grtrace_compat.h"
 #include "grtrace_internal.h"
 
 DEFINE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
@@ -1343,8 +1344,13 @@ static int grtrace_write_stream_info(void)
  * counted as buffer_full instead of destroying older data.  A safety net:
  * grtrace_reserve() refuses first.
  */
+#ifdef GRTRACE_HAVE_RELAY_NO_PADDING
+static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
+				void *prev_subbuf)
+#else
 static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				void *prev_subbuf, size_t prev_padding)
+#endif
 {
 	return !relay_buf_full(buf);
 }
@@ -1596,7 +1602,7 @@ void grtrace_stop_locked(void)
 	WRITE_ONCE(grtrace_enabled, false);
 	grtrace_config_derive();
 	/* It sees "stopped" and does not re-arm. */
-	del_timer_sync(&grtrace_wake_timer);
+	timer_delete_sync(&grtrace_wake_timer);
 	grtrace_rings_quiesce();
 	/* Let events that saw "enabled" finish before waking behind them. */
 	synchronize_rcu();

@@ -55,6 +55,8 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "../grtrace_compat.h"
+
 /* Rings above this id are counted as untracked, not aggregated. */
 #define AGG_RINGS	64
 /* Jobs in flight at once; more are counted as untracked. */
@@ -638,7 +640,7 @@ static void agg_disable_locked(void)
 	if (!agg_enabled)
 		return;
 	grtrace_hook_unregister(&agg_hook);
-	del_timer_sync(&agg_timer);
+	timer_delete_sync(&agg_timer);
 	/* The figures stay, as of now. */
 	now = grtrace_clock_now();
 	raw_spin_lock_irqsave(&agg->lock, flags);

@@ -36,6 +36,8 @@
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 
+#include "../grtrace_compat.h"
+
 #define PM_RINGS	64
 
 static unsigned int window_ms = 1000;
@@ -299,7 +301,7 @@ static void __exit pm_exit(void)
 {
 	proc_remove(pm_proc);
 	grtrace_hook_unregister(&pm_hook);
-	del_timer_sync(&pm_timer);
+	timer_delete_sync(&pm_timer);
 }
 
 module_init(pm_init);

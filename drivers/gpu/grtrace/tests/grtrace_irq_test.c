@@ -28,6 +28,8 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 
+#include "../grtrace_compat.h"
+
 #define IRQ_TEST_MAX_N		10000000
 #define IRQ_TEST_MAX_K		256
 #define IRQ_TEST_MAX_SPIN_US	1000
@@ -152,9 +154,8 @@ static const struct file_operations run_fops = {
 
 static int __init grtrace_irq_test_init(void)
 {
-	hrtimer_init(&irq_test_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	irq_test_timer.function = irq_test_fire;
+	grtrace_hrtimer_setup(&irq_test_timer, irq_test_fire, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	irq_test_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("run", 0600, irq_test_dir, NULL, &run_fops);
 	debugfs_create_file("progress", 0400, irq_test_dir, NULL,

@@ -86,6 +86,8 @@
 
 #include <drm/gpu_scheduler.h>
 
+#include "../grtrace_compat.h"
+
 #define VGPU_NUM_RINGS		3
 #define VGPU_MAX_COUNT		100000
 #define VGPU_MAX_EXEC_US	(10 * USEC_PER_SEC)
@@ -445,7 +447,11 @@ static enum drm_gpu_sched_stat vgpu_timedout_job(struct drm_sched_job *sched_job
 #else
 	drm_sched_start(sched, true);
 #endif
+#ifdef GRTRACE_HAVE_SCHED_STAT_RESET
+	return DRM_GPU_SCHED_STAT_RESET;
+#else
 	return DRM_GPU_SCHED_STAT_NOMINAL;
+#endif
 }
 
 static void vgpu_free_job(struct drm_sched_job *sched_job)
@@ -856,8 +862,8 @@ static int vgpu_ring_init(struct vgpu_ring *ring, int i)
 
 	spin_lock_init(&ring->lock);
 	INIT_LIST_HEAD(&ring->hw_queue);
-	hrtimer_init(&ring->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
-	ring->timer.function = vgpu_engine_irq;
+	grtrace_hrtimer_setup(&ring->timer, vgpu_engine_irq, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS);
 	ring->fence_context = dma_fence_context_alloc(1);
 	ring->sched_list[0] = &ring->sched;
 	ring->ctx = kcalloc(max_contexts, sizeof(*ring->ctx), GFP_KERNEL);
