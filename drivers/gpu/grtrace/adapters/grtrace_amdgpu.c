@@ -2,9 +2,11 @@
 /*
  * grtrace adapter for amdgpu: one ring per amdgpu ring.
  *
- *   amdgpu_cs_ioctl        SUBMIT                 aux0 = scheduler job id,
- *   amdgpu_sched_run_job   COMMIT                 aux1 = number of IBs
- *   drm_sched_process_job  END, [ERROR], COMPLETE (amdgpu's schedulers only)
+ *   amdgpu_cs_ioctl        SUBMIT                 aux0 = DRM client id (or
+ *   amdgpu_sched_run_job   COMMIT                 the job id before 6.16),
+ *                                                 aux1 = number of IBs
+ *   drm_sched_process_job  END, [ERROR], COMPLETE (amdgpu's schedulers only;
+ *                                                 6.17+: drm_sched_job_done)
  *   amdgpu_iv              IRQ                    on the IH ring: aux0 =
  *                                                 client id << 32 | source id,
  *                                                 aux1 = first source data word
@@ -129,8 +131,8 @@ static void job_event(struct grtrace_tp *gtp, u16 type, struct amdgpu_job *job)
 		grtrace_tp_miss(gtp);
 		return;
 	}
-	grtrace_job_event(type, ring, f->context, f->seqno, job->base.id,
-			  job->num_ibs);
+	grtrace_job_event(type, ring, f->context, f->seqno,
+			  grtrace_sched_job_owner(&job->base), job->num_ibs);
 }
 
 static void probe_cs_ioctl(void *data, struct amdgpu_job *job)
@@ -211,7 +213,7 @@ static void probe_iv(void *data, unsigned int ih, struct amdgpu_iv_entry *iv)
 static struct grtrace_tp amd_tps[] = {
 	{ .name = "amdgpu_cs_ioctl", .probe = probe_cs_ioctl },
 	{ .name = "amdgpu_sched_run_job", .probe = probe_run_job },
-	{ .name = "drm_sched_process_job", .probe = probe_process_job },
+	{ .name = __stringify(GRTRACE_SCHED_TP_DONE), .probe = probe_process_job },
 	{ .name = "amdgpu_iv", .probe = probe_iv },
 };
 
@@ -226,7 +228,7 @@ static void __init amd_check_probe_types(void)
 {
 	check_trace_callback_type_amdgpu_cs_ioctl(probe_cs_ioctl);
 	check_trace_callback_type_amdgpu_sched_run_job(probe_run_job);
-	check_trace_callback_type_drm_sched_process_job(probe_process_job);
+	__PASTE(check_trace_callback_type_, GRTRACE_SCHED_TP_DONE)(probe_process_job);
 	check_trace_callback_type_amdgpu_iv(probe_iv);
 }
 

@@ -7,11 +7,24 @@
  *   drm_sched_job          SUBMIT      drm_sched_job_queue
  *   drm_run_job            COMMIT      drm_sched_job_run
  *   drm_sched_process_job  END, COMPLETE (ERROR)  drm_sched_job_done
- *   drm_sched_job_wait_dep SYNC_WAIT_ENTER, EXIT  drm_sched_job_unschedulable
+ *   drm_sched_job_wait_dep SYNC_WAIT_ENTER, EXIT  drm_sched_job_add_dep
  *
  * The job is the scheduler fence's finished fence, context:seqno; the ring
  * is the scheduler, registered the first time a probe sees it.  SUBMIT and
- * COMMIT carry the scheduler's job id in aux0, the number ftrace prints.
+ * COMMIT carry in aux0 the DRM client id of the job's owner where the
+ * scheduler has it (the process's drm-client-id in fdinfo, whichever thread
+ * pushed the job), else the scheduler's job id, the number ftrace prints;
+ * see grtrace_sched_job_owner().  On the stable set, aux1 of SUBMIT is the
+ * entity's queue length after the push (job_count), of COMMIT the credits
+ * in flight on the ring (hw_job_count).
+ *
+ * A dependency: 6.1's drm_sched_job_wait_dep fires as the scheduler picks
+ * the job, 6.17's drm_sched_job_add_dep at push time, once per dependency
+ * either way, signalled or not; the wait is followed from there to the
+ * fence's signal (at once if it had signalled).  drm_sched_job_unschedulable
+ * (the scheduler found a dependency still unsignalled when it tried to run
+ * the job) names a fence add_dep named already, so the bridge does not
+ * attach to it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -88,7 +101,7 @@ static int sched_ring(struct drm_gpu_scheduler *sched)
 }
 
 static void sched_job_event(struct grtrace_tp *gtp, u16 type,
-			    struct drm_sched_job *job)
+			    struct drm_sched_job *job, u64 depth)
 {
 	struct dma_fence *f = &job->s_fence->finished;
 	int ring;
@@ -101,19 +114,33 @@ static void sched_job_event(struct grtrace_tp *gtp, u16 type,
 		grtrace_tp_miss(gtp);
 		return;
 	}
-	grtrace_job_event(type, ring, f->context, f->seqno, job->id, 0);
+	grtrace_job_event(type, ring, f->context, f->seqno,
+			  grtrace_sched_job_owner(job), depth);
 }
+
+#ifdef GRTRACE_SCHED_TP_STABLE
+/* The queue lengths the stable tracepoints print: job_count, hw_job_count. */
+#define SCHED_QUEUED(entity)	spsc_queue_count(&(entity)->job_queue)
+#ifdef GRTRACE_HAVE_SCHED_CREDITS
+#define SCHED_IN_FLIGHT(job)	atomic_read(&(job)->sched->credit_count)
+#else
+#define SCHED_IN_FLIGHT(job)	0
+#endif
+#else
+#define SCHED_QUEUED(entity)	0
+#define SCHED_IN_FLIGHT(job)	0
+#endif
 
 static void probe_queue(void *data, struct drm_sched_job *job,
 			struct drm_sched_entity *entity)
 {
-	sched_job_event(data, GRTRACE_EV_SUBMIT, job);
+	sched_job_event(data, GRTRACE_EV_SUBMIT, job, SCHED_QUEUED(entity));
 }
 
 static void probe_run(void *data, struct drm_sched_job *job,
 		      struct drm_sched_entity *entity)
 {
-	sched_job_event(data, GRTRACE_EV_COMMIT, job);
+	sched_job_event(data, GRTRACE_EV_COMMIT, job, SCHED_IN_FLIGHT(job));
 }
 
 /* In the hardware fence's signalling path: see grtrace_sched_job_done(). */
@@ -232,14 +259,13 @@ static void sched_waits_cancel(void)
 #ifdef GRTRACE_SCHED_TP_STABLE
 #define TP_QUEUE	drm_sched_job_queue
 #define TP_RUN		drm_sched_job_run
-#define TP_DONE		drm_sched_job_done
-#define TP_WAIT		drm_sched_job_unschedulable
+#define TP_WAIT		drm_sched_job_add_dep
 #else
 #define TP_QUEUE	drm_sched_job
 #define TP_RUN		drm_run_job
-#define TP_DONE		drm_sched_process_job
 #define TP_WAIT		drm_sched_job_wait_dep
 #endif
+#define TP_DONE		GRTRACE_SCHED_TP_DONE
 
 #define SCHED_TP(_tp, _probe)	{ .name = __stringify(_tp), .probe = _probe }
 

@@ -9,10 +9,44 @@
 #include <linux/grtrace.h>
 #include <drm/gpu_scheduler.h>
 
+/*
+ * gpu-sched's tracepoint for a finished job: drm_sched_process_job until
+ * 6.16, drm_sched_job_done in the stable set of 6.17+ (which the Makefile
+ * finds in the scheduler's trace header).  Same prototype.
+ */
+#ifdef GRTRACE_SCHED_TP_STABLE
+#define GRTRACE_SCHED_TP_DONE	drm_sched_job_done
+#else
+#define GRTRACE_SCHED_TP_DONE	drm_sched_process_job
+#endif
+
+/**
+ * grtrace_sched_job_owner() - what SUBMIT and COMMIT carry in aux0
+ * @job: an armed scheduler job
+ *
+ * The DRM client id of the job's owner where the scheduler keeps it (6.16+:
+ * the ``drm-client-id`` of the submitting file in /proc/PID/fdinfo, and the
+ * ``client_id`` of the stable tracepoints), else the scheduler's job id,
+ * the number the older tracepoints print.
+ *
+ * Return: that number.
+ */
+static inline u64 grtrace_sched_job_owner(struct drm_sched_job *job)
+{
+#if defined(GRTRACE_HAVE_SCHED_CLIENT_ID)
+	return job->s_fence->drm_client_id;
+#elif defined(GRTRACE_HAVE_SCHED_JOB_ID)
+	return job->id;
+#else
+	return 0;
+#endif
+}
+
 /**
  * grtrace_sched_job_done() - END, ERROR if it failed, and COMPLETE of a job
  * @ring: the job's ring id
- * @s_fence: the job's scheduler fence, as drm_sched_process_job gives it
+ * @s_fence: the job's scheduler fence, as drm_sched_process_job (6.17+:
+ *	drm_sched_job_done) gives it
  *
  * Runs in the hardware fence's signalling path, often a hard interrupt.
  * The finished fence has no error yet; the hardware fence carries the

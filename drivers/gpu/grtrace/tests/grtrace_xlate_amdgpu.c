@@ -101,7 +101,12 @@ static void xlate_job_init(struct xlate_job *x, struct amdgpu_ring *ring,
 {
 	x->job.base.sched = &ring->sched;
 	x->job.base.s_fence = &x->s_fence;
+	/* What SUBMIT and COMMIT carry in aux0: grtrace_sched_job_owner(). */
+#if defined(GRTRACE_HAVE_SCHED_CLIENT_ID)
+	x->s_fence.drm_client_id = seqno + 1000;
+#else
 	x->job.base.id = seqno + 1000;
+#endif
 	x->job.num_ibs = 2;
 	x->s_fence.sched = &ring->sched;
 	x->s_fence.finished.context = ctx;

@@ -15,17 +15,28 @@
 /* The probes of these tracepoints do not use the entity. */
 static struct drm_sched_entity xlate_entity;
 
+/* 6.17+ names them anew (the stable set), with the same prototypes. */
+#ifdef GRTRACE_SCHED_TP_STABLE
+#define xlate_trace_queue	trace_drm_sched_job_queue
+#define xlate_trace_run		trace_drm_sched_job_run
+#define xlate_trace_done	trace_drm_sched_job_done
+#else
+#define xlate_trace_queue	trace_drm_sched_job
+#define xlate_trace_run		trace_drm_run_job
+#define xlate_trace_done	trace_drm_sched_process_job
+#endif
+
 void xlate_sched_queue(struct drm_sched_job *job)
 {
-	trace_drm_sched_job(job, &xlate_entity);
+	xlate_trace_queue(job, &xlate_entity);
 }
 
 void xlate_sched_run(struct drm_sched_job *job)
 {
-	trace_drm_run_job(job, &xlate_entity);
+	xlate_trace_run(job, &xlate_entity);
 }
 
 void xlate_sched_done(struct drm_sched_fence *s_fence)
 {
-	trace_drm_sched_process_job(s_fence);
+	xlate_trace_done(s_fence);
 }
