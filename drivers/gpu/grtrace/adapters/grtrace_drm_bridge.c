@@ -70,9 +70,11 @@ static struct grtrace_pool sched_waits_pool;
 
 static int sched_ring_slow(struct drm_gpu_scheduler *sched)
 {
+	const char *driver = sched->dev ? dev_driver_string(sched->dev) : "";
 	struct grtrace_ring_map_entry *e;
 	struct grtrace_ring_info info = {
-		.driver = sched->dev ? dev_driver_string(sched->dev) : "drm_sched",
+		/* A device without a driver (a test GPU) has no name for it. */
+		.driver = *driver ? driver : "drm_sched",
 		.device = sched->dev ? dev_name(sched->dev) : "",
 		.name = sched->name,
 		.engine = grtrace_engine_from_name(sched->name),

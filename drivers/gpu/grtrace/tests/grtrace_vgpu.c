@@ -73,6 +73,7 @@
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/device.h>
 #include <linux/dma-fence.h>
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -226,6 +227,8 @@ struct vgpu_cmd {
  * @hw_fences: hardware fences not yet released, to catch leaks at unload
  * @dying: the module is unloading
  * @debugfs: our debugfs directory
+ * @dev: the schedulers' device, /sys/devices/vgpu0, without a driver: the
+ *	stable tracepoints of 6.17+ print its name
  */
 struct vgpu_device {
 	struct vgpu_ring rings[VGPU_NUM_RINGS];
@@ -235,6 +238,7 @@ struct vgpu_device {
 	atomic_t hw_fences;
 	bool dying;
 	struct dentry *debugfs;
+	struct device *dev;
 };
 
 static struct vgpu_device vgpu;
@@ -840,6 +844,7 @@ static int vgpu_sched_init(struct vgpu_ring *ring, const char *name)
 		.credit_limit = hw_depth,
 		.timeout = msecs_to_jiffies(timeout_ms),
 		.name = name,
+		.dev = vgpu.dev,
 	};
 
 	return drm_sched_init(&ring->sched, &args);
@@ -848,11 +853,11 @@ static int vgpu_sched_init(struct vgpu_ring *ring, const char *name)
 	return drm_sched_init(&ring->sched, &vgpu_sched_ops, NULL,
 			      DRM_SCHED_PRIORITY_COUNT, hw_depth, 0,
 			      msecs_to_jiffies(timeout_ms), NULL, NULL, name,
-			      NULL);
+			      vgpu.dev);
 #else
 	return drm_sched_init(&ring->sched, &vgpu_sched_ops, hw_depth, 0,
 			      msecs_to_jiffies(timeout_ms), NULL, NULL, name,
-			      NULL);
+			      vgpu.dev);
 #endif
 }
 
@@ -924,6 +929,10 @@ static int __init vgpu_init(void)
 
 	if (!vgpu_params_valid())
 		return -EINVAL;
+	/* A device, as every GPU has: /sys/devices/vgpu0, no driver. */
+	vgpu.dev = root_device_register("vgpu0");
+	if (IS_ERR(vgpu.dev))
+		return PTR_ERR(vgpu.dev);
 	mutex_init(&vgpu.submit_lock);
 	init_waitqueue_head(&vgpu.idle_wq);
 	for (i = 0; i < VGPU_NUM_RINGS; i++) {
@@ -940,6 +949,7 @@ err_rings:
 	while (i--)
 		vgpu_ring_fini(&vgpu.rings[i]);
 	mutex_destroy(&vgpu.submit_lock);
+	root_device_unregister(vgpu.dev);
 	return ret;
 }
 
@@ -962,6 +972,7 @@ static void __exit vgpu_exit(void)
 	for (i = 0; i < VGPU_NUM_RINGS; i++)
 		vgpu_ring_fini(&vgpu.rings[i]);
 	mutex_destroy(&vgpu.submit_lock);
+	root_device_unregister(vgpu.dev);
 	/* Every fence is released by now: none may outlive our fence ops. */
 	WARN(atomic_read(&vgpu.hw_fences), "%d hardware fences leaked\n",
 	     atomic_read(&vgpu.hw_fences));
