@@ -56,9 +56,10 @@ PERF = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                   r"(?P<ts>\d+\.\d+):\s+(?P<rest>.*)$")
 # rest: "[syscalls:]sys_enter_ioctl: fd: 0x3, cmd: 0xc0206442, ..." and
 # "sys_exit_ioctl: 0x0" (trace-cmd, perf); the kernel's own trace file
-# prints "sys_ioctl(fd: 3, cmd: c0206442, ...)" and "sys_ioctl -> 0x0".
+# prints "sys_ioctl(fd: 3, cmd: c0206442, ...)" and "sys_ioctl -> 0x0"
+# (from 6.16 on "cmd: 0xc0206442", hex either way).
 ENTER = re.compile(r"^(?:syscalls:)?sys_enter_ioctl:.*?\bcmd:\s*(0x[0-9a-fA-F]+|\d+)"
-                   r"|^sys_ioctl\(.*?\bcmd:\s*([0-9a-fA-F]+)")
+                   r"|^sys_ioctl\(.*?\bcmd:\s*(?:0x)?([0-9a-fA-F]+)")
 EXIT = re.compile(r"^(?:syscalls:)?sys_exit_ioctl:|^sys_ioctl\s+->")
 
 DRM_BASE = 0x64                 # 'd'

@@ -125,6 +125,13 @@ def main():
     result("merge_timeline: the kernel's own trace text gives the same timeline",
            q.returncode == 0 and q.stdout == p.stdout and "sys_ioctl(fd: 3, cmd: c0206442" in ft,
            q.stdout + q.stderr)
+    ft = trace_cmd_text()
+    ft = ft.replace("sys_enter_ioctl:      fd: 0x00000003, cmd: 0x", "sys_ioctl(fd: 0x3, cmd: 0x")
+    ft = ft.replace(", arg: 0x7ffc1000", ", arg: 0x7ffc1000)").replace("sys_exit_ioctl:       0x0", "sys_ioctl -> 0x0")
+    q = run("--cpu", write("ftrace616.txt", ft), "--gpu", gpu)
+    result("merge_timeline: the kernel's trace text of 6.16+ (cmd: 0x...) gives the same timeline",
+           q.returncode == 0 and q.stdout == p.stdout and "sys_ioctl(fd: 0x3, cmd: 0xc0206442" in ft,
+           q.stdout + q.stderr)
     q = run("--cpu", write("shifted.txt", trace_cmd_text(7000)), "--gpu", gpu,
             "--clock-offset", "-7000")
     result("merge_timeline: --clock-offset moves the CPU side onto grtrace's clock",
