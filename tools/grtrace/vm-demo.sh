@@ -22,7 +22,10 @@
 # scripts/merge_timeline.py), record.txt (record's summary) and the VM's
 # console.log.
 #
-# Usage: tools/grtrace/vm-demo.sh [-o OUTDIR]
+# Usage: tools/grtrace/vm-demo.sh [-o OUTDIR] [--kernel KERNEL]
+#
+# KERNEL is one of run_tests.sh's: stock (Debian 12's 6.1, the default),
+# rt, 6.12, 7 or 7-rt (the newest 7.x of trixie-backports).
 
 set -u -o pipefail
 
@@ -109,10 +112,13 @@ if [ "${1:-}" = "--guest" ]; then
 fi
 
 # --- host side -------------------------------------------------------------
-while getopts 'o:h' opt; do
-	case $opt in
-	o) OUT=$OPTARG ;;
-	*) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+KERNEL=stock
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
+	--kernel|-k) [ $# -ge 2 ] || usage; KERNEL=$2; shift 2 ;;
+	*) usage ;;
 	esac
 done
 OUT=${OUT:-$(mktemp -d /tmp/grtrace-demo.XXXXXX)}
@@ -122,11 +128,12 @@ start=$SECONDS
 # shellcheck source=../testing/selftests/grtrace/setup.sh
 . "$KSFT/setup.sh"
 say "preparing the machine (packages, kernel source; cached after the first run)"
-grtrace_setup || die "setup failed"
+grtrace_setup "$KERNEL" || die "setup failed"
 
 say "building the modules for $KVER, the grtrace tool and the virtio-gpu client"
 {
-	make -C "$KODIR" KDIR="$KDIR" &&
+	# shellcheck disable=SC2086 # KMAKE: make, or kmake.sh and its root
+	$KMAKE -C "$KODIR" KDIR="$KDIR" &&
 	make -C "$HERE" &&
 	make -C "$KSFT" KSFT_DIR="$KSRC/tools/testing/selftests" virtgpu_client
 } >"$OUT/build.log" 2>&1 || die "build failed, see $OUT/build.log"

@@ -10,12 +10,16 @@
 #   (none)           the whole suite on Debian 12's stock 6.1 kernel
 #   --kernel KERNEL  the kernel tests only (modules built against KERNEL,
 #                    the guest tests on it): stock, rt (6.1 PREEMPT_RT),
-#                    6.12, or debug (stock's source with KASAN, lockdep,
+#                    6.12, 7 or 7-rt (the newest 7.x of Debian's
+#                    trixie-backports, stock or PREEMPT_RT, built in a
+#                    trixie root), or debug (stock's source with KASAN, lockdep,
 #                    kmemleak and the other checkers: debug_kernel.sh
 #                    builds it once, about an hour, then it is cached)
-#   --also KERNEL    the whole suite, then the kernel tests on KERNEL too
-#   --matrix         the whole suite, then the kernel tests on rt, 6.12
-#                    and debug
+#   --also KERNEL    the whole suite, and the kernel tests on KERNEL too,
+#                    beside it (each in a copy of the tree; the --also
+#                    kernels one after the other)
+#   --matrix         the whole suite, and the kernel tests on rt, 6.12,
+#                    7, 7-rt and debug
 
 set -u -o pipefail
 
@@ -24,7 +28,7 @@ TOP=$(cd -- "$HERE/../../../.." && pwd)
 OUT='' MODE=full KERNEL=stock ALSO=()
 
 usage() {
-	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -33,7 +37,7 @@ while [ $# -gt 0 ]; do
 	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
 	--kernel) [ $# -ge 2 ] || usage; MODE=kernel KERNEL=$2; shift 2 ;;
 	--also) [ $# -ge 2 ] || usage; ALSO+=("$2"); shift 2 ;;
-	--matrix) ALSO=(rt 6.12 debug); shift ;;
+	--matrix) ALSO=(rt 6.12 7 7-rt debug); shift ;;
 	*) usage ;;
 	esac
 done
@@ -44,7 +48,7 @@ mkdir -p "$OUT"
 . "$HERE/setup.sh"
 for k in "$KERNEL" "${ALSO[@]}"; do
 	grtrace_kernel_pkgs "$k" >/dev/null ||
-		{ echo "run_tests: unknown kernel '$k' (stock, rt, 6.12 or debug)" >&2; exit 2; }
+		{ echo "run_tests: unknown kernel '$k' (stock, rt, 6.12, 7, 7-rt or debug)" >&2; exit 2; }
 done
 grtrace_setup || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -106,8 +110,86 @@ guest_clean() {
 	[ "$1" -ne 124 ] && [ "$1" -ne 125 ] && "$HERE/vmtest.sh" -V "$2" >/dev/null
 }
 
+# icount_tests OUTDIR PREFIX: grtrace's timestamps against trace-cmd's in a
+# one-vCPU guest.  Its clock counts its instructions (1 ns each): what lies
+# between grtrace's stamp and ftrace's is guest work, not the emulator's
+# scheduling.  RCU's callbacks run in threads, not between two probes
+# (timestamps_test.sh).
+icount_tests() {
+	local rc
+
+	"$HERE/vmtest.sh" -k "$KVER" -o "$1" -t 900 -c 1 \
+		-a "rcutree.use_softirq=0" -q "-icount shift=0,sleep=off" \
+		-- "$HERE/timestamps_test.sh" >"$1.log" 2>"$1.err"
+	rc=$?
+	merge "$1.log" "$2" $rc
+	guest_clean $rc "$1"
+	result "$2guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
+		$? "$1.err"
+}
+
+# demo_ok DIR: what vm-demo.sh left in DIR holds the verdicts of the demo.
+demo_ok() {
+	local f
+
+	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
+		 trace.pftrace timeline.png record.txt ioctls.txt merged.txt; do
+		[ -s "$1/$f" ] || { echo "no $f"; return 1; }
+	done
+	# The annotator saw the client's 30 resource creations, each linked
+	# to the job it made.
+	[ "$(grep -c '^[0-9]* cpu ioctl virtgpu_client/[0-9]* DRM_IOCTL_VIRTGPU_RESOURCE_CREATE dur=[0-9]* jobs=' \
+		"$1/merged.txt")" = 30 ] || { echo "merged.txt: 30 linked creations"; return 1; }
+	# The picture: the copy ring's 160 jobs drawn, it alone saturated.
+	grep -E '^ring [0-9]+ vgpu0-copy: 160 jobs, 160 executing bars, 0 never ended, busy [0-9.]+%, saturated yes$' \
+		"$1/timeline.txt" || { echo "timeline.png: copy ring"; return 1; }
+	[ "$(grep -c 'saturated yes$' "$1/timeline.txt")" = 1 ] ||
+		{ echo "timeline.png: another ring saturated"; return 1; }
+	grep -E '^  bottleneck: ring [0-9]+ vgpu0-copy is saturated' \
+		"$1/summary.txt" || { echo "copy not named"; return 1; }
+	[ "$(grep -c '^  bottleneck:' "$1/summary.txt")" = 1 ] ||
+		{ echo "another ring named a bottleneck"; return 1; }
+	# The copy ring runs 50 ms jobs: the report's t_exec must say so.
+	python3 -c 'import json, statistics, sys
+jobs = json.load(open(sys.argv[1]))["jobs"]
+ex = [j["t_exec"] for j in jobs if j["ring_name"] == "vgpu0-copy"]
+med = statistics.median(ex) if ex else 0
+print("copy jobs", len(ex), "median t_exec", med, "ns")
+sys.exit(0 if len(ex) == 160 and 49e6 <= med <= 55e6 else 1)' "$1/jobs.json" ||
+		return 1
+	# The timeline: decoded by protoc; every track's slices nest; the
+	# copy ring's 160 jobs with 50 ms exec phases; each job with a
+	# submitter has a flow from its thread, one end out, one in.
+	protoc --decode=perfetto.protos.Trace -I "$TOP/tools/grtrace/tests" \
+		"$TOP/tools/grtrace/tests/perfetto_subset.proto" \
+		<"$1/trace.pftrace" >"$1/trace.pftrace.txt" ||
+		{ echo "protoc cannot decode trace.pftrace"; return 1; }
+	python3 -c 'import statistics, sys
+sys.path.insert(0, sys.argv[1])
+from export_check import Export, parse_text, one
+x = Export(parse_text(open(sys.argv[2]).read()).get("packet", []))
+copy = [u for u, t in x.tracks.items()
+        if "vgpu0-copy" in one(t, "name", "") and not one(t, "parent_uuid")]
+assert len(copy) == 1, "copy ring tracks: %d" % len(copy)
+jobs, execs = 0, []
+for u, t in x.tracks.items():
+    s = x.slices(u)
+    if one(t, "parent_uuid") == copy[0] and one(t, "name").startswith("jobs "):
+        jobs += sum(1 for n, b, e, d in s if d == 0 and ":" in n)
+        execs += [e - b for n, b, e, d in s if n == "exec"]
+fl = x.flows().values()
+bad = [f for f in fl if sorted(w for *_, w in f) != ["in", "out"]]
+subs = sum(1 for f in fl if any(n.startswith("submit ") for _, _, n, _ in f))
+med = statistics.median(execs) if execs else 0
+print("timeline: copy jobs", jobs, "median exec", med, "ns; flows", len(fl),
+      "from submitters", subs, "malformed", len(bad))
+sys.exit(0 if jobs == 160 and 49e6 <= med <= 55e6 and subs >= 160 and
+         not bad else 1)' "$TOP/tools/grtrace/tests" "$1/trace.pftrace.txt"
+}
+
 # kernel_tests KERNEL: build the modules against KERNEL and run the guest
-# tests on it (the stock kernel's run is part of the whole suite).
+# tests on it, the timestamps against trace-cmd's and the demo with its
+# verdicts (the stock kernel's run is part of the whole suite).
 kernel_tests() {
 	local k=$1 out=$OUT/kernel-$1 rc vmopts
 
@@ -117,8 +199,10 @@ kernel_tests() {
 	result "$k: kernel installed, its source extracted [compile-only]" $? \
 		"$out/setup.log" || return 1
 	say "kernel $k: building kernel modules against $KVER (W=1)"
-	make -C drivers/gpu/grtrace KDIR="$KDIR" clean >/dev/null 2>&1
-	make -C drivers/gpu/grtrace KDIR="$KDIR" W=1 >"$out/kbuild.log" 2>&1
+	# shellcheck disable=SC2086 # KMAKE: make, or kmake.sh and its root
+	$KMAKE -C drivers/gpu/grtrace KDIR="$KDIR" clean >/dev/null 2>&1
+	# shellcheck disable=SC2086
+	$KMAKE -C drivers/gpu/grtrace KDIR="$KDIR" W=1 >"$out/kbuild.log" 2>&1
 	result "$k: kernel modules build against $KVER [compile-only]" $? \
 		"$out/kbuild.log"
 	grep -E 'warning:|error:|not built' "$out/kbuild.log" |
@@ -144,6 +228,17 @@ kernel_tests() {
 	guest_clean $rc "$out/vm"
 	result "$k: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
 		$? "$out/vm.err"
+	# The debug kernel is too slow under TCG for the rest.
+	[ "$k" = debug ] && return 0
+	say "kernel $k: timestamps against trace-cmd, 1 vCPU under icount"
+	icount_tests "$out/vm-icount" "$k: vm-icount: "
+	say "kernel $k: the main job, vm-demo.sh --kernel $k"
+	"$TOP/tools/grtrace/vm-demo.sh" --kernel "$k" -o "$out/demo" \
+		>"$out/demo.log" 2>&1
+	result "$k: main job: vm-demo.sh --kernel $k runs" $? "$out/demo.log"
+	demo_ok "$out/demo" >>"$out/demo.log" 2>&1
+	result "$k: main job: the demo's verdicts, as on the stock kernel" $? \
+		"$out/demo.log"
 }
 
 # finish: the totals, and the suite's exit status.
@@ -152,6 +247,7 @@ finish() {
 	# Passes that see no event flow, counted apart (their names say which).
 	echo "# of the $PASS passes, $ATTACH are attach-only and $COMPILE compile-only" \
 		"(builds and static checks); $SKIP tests skipped"
+	echo "1..$N"
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
 	exit
@@ -163,6 +259,33 @@ cd "$TOP" || exit 1
 if [ "$MODE" = kernel ]; then
 	kernel_tests "$KERNEL"
 	finish
+fi
+
+# The other kernels' tests (--also) run beside the stock kernel's, one
+# after the other, each in its own copy of the tree, made now before
+# anything is built in it: their module builds would collide.  Their
+# results are merged at the end, by run_tests.sh --kernel's plan.
+also_lane() {
+	local k
+
+	for k in "${ALSO[@]}"; do
+		"$OUT/tree-$k/tools/testing/selftests/grtrace/run_tests.sh" \
+			--kernel "$k" -o "$OUT/kernel-$k" \
+			>"$OUT/kernel-$k.log" 2>"$OUT/kernel-$k.err"
+		echo $? >"$OUT/kernel-$k.rc"
+	done
+}
+for k in "${ALSO[@]}"; do
+	rm -rf "$OUT/tree-$k" "$OUT/kernel-$k.rc"
+	mkdir -p "$OUT/tree-$k" &&
+		tar -C "$TOP" --exclude=./.git -cf - . | tar -C "$OUT/tree-$k" -xf - ||
+		{ echo "Bail out! cannot copy the tree for kernel $k"; exit 1; }
+done
+LANE=
+if [ ${#ALSO[@]} -gt 0 ]; then
+	say "kernels ${ALSO[*]}: their tests start beside these (logs in $OUT/kernel-*.log)"
+	also_lane &
+	LANE=$!
 fi
 
 say "the suite's own plumbing: a lost verdict must fail (and vmtest.sh's on the guest)"
@@ -249,84 +372,20 @@ result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $? \
 	"$OUT/vm.err"
 
 say "selftests: timestamps against trace-cmd, 1 vCPU under icount"
-# The guest's clock counts its instructions (1 ns each): what lies between
-# grtrace's stamp and ftrace's is guest work, not the emulator's scheduling.
-# RCU's callbacks run in threads, not between two probes (timestamps_test.sh).
-"$HERE/vmtest.sh" -k "$KVER" -o "$OUT/vm-icount" -t 900 -c 1 \
-	-a "rcutree.use_softirq=0" -q "-icount shift=0,sleep=off" \
-	-- "$HERE/timestamps_test.sh" \
-	>"$OUT/vm-icount.log" 2>"$OUT/vm-icount.err"
-rc=$?
-merge "$OUT/vm-icount.log" "vm-icount: " $rc
-guest_clean $rc "$OUT/vm-icount"
-result "vm-icount: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
-	$? "$OUT/vm-icount.err"
+icount_tests "$OUT/vm-icount" "vm-icount: "
 
 say "main job: tools/grtrace/vm-demo.sh"
-demo_ok() {
-	local f
-
-	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
-		 trace.pftrace timeline.png record.txt ioctls.txt merged.txt; do
-		[ -s "$OUT/demo/$f" ] || { echo "no $f"; return 1; }
-	done
-	# The annotator saw the client's 30 resource creations, each linked
-	# to the job it made.
-	[ "$(grep -c '^[0-9]* cpu ioctl virtgpu_client/[0-9]* DRM_IOCTL_VIRTGPU_RESOURCE_CREATE dur=[0-9]* jobs=' \
-		"$OUT/demo/merged.txt")" = 30 ] || { echo "merged.txt: 30 linked creations"; return 1; }
-	# The picture: the copy ring's 160 jobs drawn, it alone saturated.
-	grep -E '^ring [0-9]+ vgpu0-copy: 160 jobs, 160 executing bars, 0 never ended, busy [0-9.]+%, saturated yes$' \
-		"$OUT/demo/timeline.txt" || { echo "timeline.png: copy ring"; return 1; }
-	[ "$(grep -c 'saturated yes$' "$OUT/demo/timeline.txt")" = 1 ] ||
-		{ echo "timeline.png: another ring saturated"; return 1; }
-	grep -E '^  bottleneck: ring [0-9]+ vgpu0-copy is saturated' \
-		"$OUT/demo/summary.txt" || { echo "copy not named"; return 1; }
-	[ "$(grep -c '^  bottleneck:' "$OUT/demo/summary.txt")" = 1 ] ||
-		{ echo "another ring named a bottleneck"; return 1; }
-	# The copy ring runs 50 ms jobs: the report's t_exec must say so.
-	python3 -c 'import json, statistics, sys
-jobs = json.load(open(sys.argv[1]))["jobs"]
-ex = [j["t_exec"] for j in jobs if j["ring_name"] == "vgpu0-copy"]
-med = statistics.median(ex) if ex else 0
-print("copy jobs", len(ex), "median t_exec", med, "ns")
-sys.exit(0 if len(ex) == 160 and 49e6 <= med <= 55e6 else 1)' "$OUT/demo/jobs.json" ||
-		return 1
-	# The timeline: decoded by protoc; every track's slices nest; the
-	# copy ring's 160 jobs with 50 ms exec phases; each job with a
-	# submitter has a flow from its thread, one end out, one in.
-	protoc --decode=perfetto.protos.Trace -I "$TOP/tools/grtrace/tests" \
-		"$TOP/tools/grtrace/tests/perfetto_subset.proto" \
-		<"$OUT/demo/trace.pftrace" >"$OUT/demo/trace.pftrace.txt" ||
-		{ echo "protoc cannot decode trace.pftrace"; return 1; }
-	python3 -c 'import statistics, sys
-sys.path.insert(0, sys.argv[1])
-from export_check import Export, parse_text, one
-x = Export(parse_text(open(sys.argv[2]).read()).get("packet", []))
-copy = [u for u, t in x.tracks.items()
-        if "vgpu0-copy" in one(t, "name", "") and not one(t, "parent_uuid")]
-assert len(copy) == 1, "copy ring tracks: %d" % len(copy)
-jobs, execs = 0, []
-for u, t in x.tracks.items():
-    s = x.slices(u)
-    if one(t, "parent_uuid") == copy[0] and one(t, "name").startswith("jobs "):
-        jobs += sum(1 for n, b, e, d in s if d == 0 and ":" in n)
-        execs += [e - b for n, b, e, d in s if n == "exec"]
-fl = x.flows().values()
-bad = [f for f in fl if sorted(w for *_, w in f) != ["in", "out"]]
-subs = sum(1 for f in fl if any(n.startswith("submit ") for _, _, n, _ in f))
-med = statistics.median(execs) if execs else 0
-print("timeline: copy jobs", jobs, "median exec", med, "ns; flows", len(fl),
-      "from submitters", subs, "malformed", len(bad))
-sys.exit(0 if jobs == 160 and 49e6 <= med <= 55e6 and subs >= 160 and
-         not bad else 1)' "$TOP/tools/grtrace/tests" "$OUT/demo/trace.pftrace.txt"
-}
 "$TOP/tools/grtrace/vm-demo.sh" -o "$OUT/demo" >"$OUT/demo.log" 2>&1
 result "main job: vm-demo.sh runs" $? "$OUT/demo.log"
-demo_ok >>"$OUT/demo.log" 2>&1
+demo_ok "$OUT/demo" >>"$OUT/demo.log" 2>&1
 result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec, its timeline" \
 	$? "$OUT/demo.log"
 
+if [ -n "$LANE" ]; then
+	say "waiting for the tests of kernels ${ALSO[*]}"
+	wait "$LANE"
+fi
 for k in "${ALSO[@]}"; do
-	kernel_tests "$k"
+	merge "$OUT/kernel-$k.log" "" "$(cat "$OUT/kernel-$k.rc" 2>/dev/null || echo 125)"
 done
 finish
