@@ -172,7 +172,8 @@ check "drm_bridge" python3 "$HERE/sched_compare.py" "$TMP/sched.ftrace" \
 # 11-12: the adapter counted what ftrace saw, and translated every hit;
 # COMPLETE, written with END from one signal, is flagged derived.
 rc=0
-for tp in drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep; do
+sched_events
+for tp in $SCHED_QUEUE $SCHED_RUN $SCHED_DONE $SCHED_DEP; do
 	want=$(grep -c ": $tp: " "$TMP/sched.ftrace")
 	got=$(awk -v tp=$tp '$1 == "drm_bridge" && $2 == tp { print $5, $6 }' "$D/adapters")
 	[ "$got" = "$want 0" ] || { echo "# $tp: hits/missed $got, ftrace $want"; rc=1; }

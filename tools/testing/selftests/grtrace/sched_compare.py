@@ -11,10 +11,14 @@ It may hold other events (interrupts): they are only used to explain a late
 pair.  DUMP is "grtrace dump" of grtrace's recording of the same window.
 
 Prints one "PASS|FAIL what: detail" line per check, always six, and "#"
-lines naming the worst pairs.  Jobs are matched through the scheduler's job
-id: ftrace prints it (with the ring) for drm_sched_job and drm_run_job, the
-bridge puts it in aux0 of SUBMIT and COMMIT; drm_sched_process_job prints
-only a (hashed) fence pointer, which the job's drm_sched_job names.
+lines naming the worst pairs.  The gpu_scheduler events of 6.1 to 6.16
+(drm_sched_job, drm_run_job, drm_sched_process_job, drm_sched_job_wait_dep)
+match jobs through the scheduler's job id: ftrace prints it (with the ring)
+for drm_sched_job and drm_run_job, the bridge puts it in aux0 of SUBMIT and
+COMMIT; drm_sched_process_job prints only a (hashed) fence pointer, which
+the job's drm_sched_job names.  The stable set of 6.17+
+(drm_sched_job_queue, _run, _done, _add_dep) prints the job's
+fence=context:seqno, grtrace's job key itself.
 
 Timestamps: the two probes of one tracepoint run back to back, grtrace's
 first, so ftrace's stamp comes a probe later.  An interrupt (or, with more
@@ -36,7 +40,12 @@ from collections import Counter, defaultdict
 
 LIMIT_NS = 20000
 NAME = {'drm_sched_job': 'SUBMIT', 'drm_run_job': 'COMMIT',
-        'drm_sched_process_job': 'END', 'drm_sched_job_wait_dep': 'SYNC_WAIT_ENTER'}
+        'drm_sched_process_job': 'END', 'drm_sched_job_wait_dep': 'SYNC_WAIT_ENTER',
+        'drm_sched_job_queue': 'SUBMIT', 'drm_sched_job_run': 'COMMIT',
+        'drm_sched_job_done': 'END', 'drm_sched_job_add_dep': 'SYNC_WAIT_ENTER'}
+TYPES = ('SUBMIT', 'COMMIT', 'END', 'SYNC_WAIT_ENTER')
+# The stable set's job, and add_dep's dependency: fence=context:seqno.
+STABLE_FENCE = re.compile(r'fence=(\d+):(\d+)')
 FT_LINE = re.compile(r'\[(\d+)\].*?\s(\d+)\.(\d{6}|\d{9}): (\w+): (.*)$')
 
 
@@ -85,12 +94,18 @@ def main(argv):
 
     jobs = {(r, a0): k for ts, c, t, k, r, a0, a1 in g if t == 'SUBMIT'}
     fence, f, nomatch = {}, [], 0
-    for ts, cpu, ev, args in ftall:
-        if ev not in NAME:
+    gkeys = {x[3] for x in g if x[2] == 'SUBMIT'}
+    for ts, cpu, tp, args in ftall:
+        if tp not in NAME:
             continue
-        ev = NAME[ev]
+        ev = NAME[tp]
         extra = ()
-        if ev in ('SUBMIT', 'COMMIT'):
+        if tp.startswith('drm_sched_job_'):
+            fences = [(int(c), int(s)) for c, s in STABLE_FENCE.findall(args)]
+            key = fences[0] if fences and fences[0] in gkeys else None
+            if ev == 'SYNC_WAIT_ENTER':
+                extra = fences[1]
+        elif ev in ('SUBMIT', 'COMMIT'):
             a = re.search(r'id=(\d+), fence=(\S+), ring=([^,]+),', args)
             key = jobs.get((a[3], int(a[1])))
             if ev == 'SUBMIT':
@@ -109,10 +124,10 @@ def main(argv):
 
     gc = Counter(x[2] for x in g)
     fc = Counter(x[2] for x in f)
-    ok = all(gc[t] == fc[t] for t in NAME.values()) and nomatch == 0
+    ok = all(gc[t] == fc[t] for t in TYPES) and nomatch == 0
     print('PASS' if ok and gc['SUBMIT'] > 0 else 'FAIL',
           'per-type counts equal:',
-          ' '.join(f'{t}={gc[t]}/{fc[t]}' for t in NAME.values()),
+          ' '.join(f'{t}={gc[t]}/{fc[t]}' for t in TYPES),
           f'(grtrace/ftrace; ftrace events without a grtrace job: {nomatch})')
     print('PASS' if gc['COMPLETE'] == gc['END'] and
           gc['SYNC_WAIT_EXIT'] == gc['SYNC_WAIT_ENTER'] else 'FAIL',
@@ -123,7 +138,7 @@ def main(argv):
     # Pair every event with its twin: same type, job and dependency.
     gq, fq = defaultdict(list), defaultdict(list)
     for ts, cpu, t, k, r, a0, a1 in g:
-        if t in NAME.values():
+        if t in TYPES:
             dep = (a0, a1) if t == 'SYNC_WAIT_ENTER' else ()
             gq[(t, k) + dep].append((ts, cpu))
     for ts, cpu, ev, k, extra in f:
@@ -131,7 +146,6 @@ def main(argv):
     unpaired = sum(abs(len(gq[x]) - len(fq.get(x, []))) for x in gq) + \
         sum(len(v) for x, v in fq.items() if x not in gq)
     fkeys = {x[3] for x in f}
-    gkeys = {x[3] for x in g if x[2] == 'SUBMIT'}
     print('PASS' if unpaired == 0 and fkeys == gkeys else 'FAIL',
           f'every ctx:seqno in both ({len(gkeys)} jobs), every event paired '
           f'1:1 (unpaired: {unpaired})')
@@ -185,14 +199,19 @@ def self_test():
     import os
     import tempfile
 
-    def run(shift_ns=0, drop=None, every=True, err=-62, offset=0):
-        """Two jobs on one ring, the second hung; ftrace's stamps 1 us later."""
+    def run(shift_ns=0, drop=None, every=True, err=-62, offset=0,
+            stable=False):
+        """Two jobs on one ring, the second hung; ftrace's stamps 1 us later.
+        stable: ftrace's text of the 6.17+ events."""
+        tps = (('drm_sched_job_queue', 'drm_sched_job_run', 'drm_sched_job_done')
+               if stable else
+               ('drm_sched_job', 'drm_run_job', 'drm_sched_process_job'))
         dump = ['0 0 0 RING id=0 engine=gfx instance=0 driver=d device=x name=r0']
         ft, n = [], 0
         for job, t0 in ((1, 10**9), (2, 2 * 10**9)):
-            for i, (ev, tp) in enumerate((('SUBMIT', 'drm_sched_job'),
-                                          ('COMMIT', 'drm_run_job'),
-                                          ('END', 'drm_sched_process_job'),
+            for i, (ev, tp) in enumerate((('SUBMIT', tps[0]),
+                                          ('COMMIT', tps[1]),
+                                          ('END', tps[2]),
                                           ('COMPLETE', None))):
                 ts = t0 + i * 1000000
                 n += 1
@@ -204,8 +223,14 @@ def self_test():
                 if tp is None or (job, ev) == drop:
                     continue
                 f = ts + 1000 + offset + (shift_ns if job == 2 and ev == 'COMMIT' else 0)
-                args = (f'fence=f{job} signaled' if ev == 'END' else
-                        f'entity=e, id={job}, fence=f{job}, ring=r0, job count:0, hw job count:0')
+                if stable:
+                    args = (f'fence=5:{job} signaled' if ev == 'END' else
+                            f'dev=x, fence=5:{job}, ring=r0, job count:0, '
+                            'hw job count:0, client_id:7')
+                else:
+                    args = (f'fence=f{job} signaled' if ev == 'END' else
+                            f'entity=e, id={job}, fence=f{job}, ring=r0, '
+                            'job count:0, hw job count:0')
                 ft.append(f' t-1 [000] {f // 10**9}.{f % 10**9:09d}: {tp}: {args}')
         with tempfile.TemporaryDirectory() as d:
             for name, lines in (('ft', ft), ('dump', dump)):
@@ -229,6 +254,11 @@ def self_test():
         ('grtrace stamping 2 us after ftrace fails the order check',
          run(offset=-3000, every=False)[3:5], ['PASS', 'FAIL']),
         ('an ERROR with another errno fails', run(err=-5)[5], 'FAIL'),
+        ('6.17+ events: matching recordings pass', run(stable=True), ['PASS'] * 6),
+        ('6.17+ events: a missing one fails counts and pairing',
+         run(drop=(2, 'SUBMIT'), stable=True)[0:3:2], ['FAIL', 'FAIL']),
+        ('6.17+ events: another clock fails the median check',
+         run(offset=5000000, every=False, stable=True)[3], 'FAIL'),
     ]
     print(f'1..{len(cases)}')
     bad = 0

@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # stable_tp_build.sh KDIR - build the drm_bridge for the DRM scheduler's
-# 6.17+ tracepoints (drm_sched_job_queue, _run, _done, _unschedulable).
+# 6.17+ tracepoints (drm_sched_job_queue, _run, _done, _add_dep,
+# _unschedulable) against the headers of a kernel without them.
 #
-# No 6.17+ source is at hand here, so KSRC is a stand-in tree whose
-# gpu_scheduler_trace.h declares those four tracepoints with the prototypes
-# gpu-sched gives them from 6.17 on, and nothing else.  The bridge must
-# then select the stable set, type-check its probes against it and
-# name the four in its table, none of the older ones; a stand-in with one
-# prototype changed must fail to compile.  This checks the selection and the
-# probes' types, not the events: the stable set has never run.
-# TAP output, on the host.
+# KSRC is a stand-in tree whose gpu_scheduler_trace.h declares those five
+# tracepoints with the prototypes gpu-sched gives them from 6.17 on, and
+# nothing else.  The bridge must then select the stable set, type-check
+# its probes against it and name queue, run, done and add_dep in its
+# table, none of the older ones; a stand-in with one prototype changed
+# must fail to compile.  This checks the selection on any kernel's
+# headers; the events themselves run in the guest tests on Linux 7.x
+# (run_tests.sh --kernel 7).  TAP output, on the host.
 
 set -u
 KDIR=${1:?usage: stable_tp_build.sh KDIR}
@@ -51,6 +52,9 @@ DECLARE_TRACE(drm_sched_job_run,
 DECLARE_TRACE(drm_sched_job_done,
 	TP_PROTO($2),
 	TP_ARGS(fence));
+DECLARE_TRACE(drm_sched_job_add_dep,
+	TP_PROTO(struct drm_sched_job *job, struct dma_fence *fence),
+	TP_ARGS(job, fence));
 DECLARE_TRACE(drm_sched_job_unschedulable,
 	TP_PROTO(struct drm_sched_job *job, struct dma_fence *fence),
 	TP_ARGS(job, fence));
@@ -87,14 +91,14 @@ readelf -p .rodata.str1.1 "$KO" 2>/dev/null | sed -n 's/^ *\[ *[0-9a-f]*\] *//p'
 	>"$TMP/names"
 rc=0
 for tp in drm_sched_job_queue drm_sched_job_run drm_sched_job_done \
-	drm_sched_job_unschedulable; do
+	drm_sched_job_add_dep; do
 	grep -qx "$tp" "$TMP/names" || { echo "# no $tp"; rc=1; }
 done
 for tp in drm_sched_job drm_run_job drm_sched_process_job \
-	drm_sched_job_wait_dep; do
+	drm_sched_job_wait_dep drm_sched_job_unschedulable; do
 	grep -qx "$tp" "$TMP/names" && { echo "# has $tp"; rc=1; }
 done
-ok $rc "its table names the four stable tracepoints and none of 6.1's [compile-only]"
+ok $rc "its table names queue, run, done and add_dep, none of 6.1's [compile-only]"
 
 standin "$TMP/bad" "struct dma_fence *fence"
 build "$TMP/bad" >"$TMP/bad.log" 2>&1

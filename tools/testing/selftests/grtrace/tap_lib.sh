@@ -166,3 +166,21 @@ load_stack() {
 		exit 1
 	fi
 }
+
+# sched_events: name the gpu_scheduler events of the running kernel in
+# SCHED_QUEUE, SCHED_RUN, SCHED_DONE and SCHED_DEP (the dependency event):
+# 6.1's drm_sched_job, drm_run_job, drm_sched_process_job and
+# drm_sched_job_wait_dep, or the stable set of 6.17+ (drm_sched_job_queue,
+# _run, _done, _add_dep).  Both fire once per dependency handed to the
+# scheduler, signalled or not.  Needs gpu-sched loaded and tracefs mounted.
+sched_events() {
+	local t=/sys/kernel/tracing/events/gpu_scheduler
+
+	if [ -d "$t/drm_sched_job_queue" ]; then
+		SCHED_QUEUE=drm_sched_job_queue SCHED_RUN=drm_sched_job_run
+		SCHED_DONE=drm_sched_job_done SCHED_DEP=drm_sched_job_add_dep
+	else
+		SCHED_QUEUE=drm_sched_job SCHED_RUN=drm_run_job
+		SCHED_DONE=drm_sched_process_job SCHED_DEP=drm_sched_job_wait_dep
+	fi
+}

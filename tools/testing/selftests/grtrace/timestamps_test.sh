@@ -53,6 +53,7 @@ if ! modprobe gpu-sched || ! insmod "$KO" ||
 	echo "Bail out! cannot load gpu-sched, grtrace, grtrace_drm_bridge or grtrace_vgpu"
 	exit 1
 fi
+sched_events
 echo "# $(nproc) CPU(s), clocksource" \
 	"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)," \
 	"rcutree.use_softirq=$(cat /sys/module/rcutree/parameters/use_softirq 2>/dev/null)"
@@ -65,7 +66,7 @@ trace-cmd record -q -C mono -e gpu_scheduler $IRQS -o "$TMP/sched.tdat" \
 	>"$TMP/trace-cmd.log" 2>&1 &
 TC=$!
 for _ in $(seq 100); do
-	[ "$(cat $TR/events/gpu_scheduler/drm_run_job/enable)" = 1 ] &&
+	[ "$(cat "$TR/events/gpu_scheduler/$SCHED_RUN/enable")" = 1 ] &&
 		[ "$(cat $TR/tracing_on)" = 1 ] &&
 		grep -q '\[mono\]' $TR/trace_clock && break
 	sleep 0.1

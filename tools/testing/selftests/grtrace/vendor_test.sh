@@ -176,7 +176,7 @@ for path, w, what in ((sys.argv[1], job(bridge, 0), "bridge alone: the job once,
 }
 
 echo "TAP version 13"
-echo "1..31"
+echo "1..33"
 echo "# i915, amdgpu and nouveau load here without their GPUs: attaching is"
 echo "# real, event flow is not (it needs the hardware); translations are"
 echo "# tested with constructed driver objects."
@@ -318,11 +318,14 @@ ok $rc "xlate: i915, amdgpu and nouveau scenarios recorded without a drop"
 check "xlate" compare_xlate "$TMP/xlate.dat.dump"
 
 # 20: the adapters counted their drivers' objects only, and missed none.
+# gpu-sched's done event: drm_sched_process_job, 6.17+ drm_sched_job_done.
+SCHED_DONE=$(awk '$1 == "amdgpu" && $2 ~ /^drm_sched_(process_job|job_done)$/ { print $2 }' \
+	"$D/adapters")
 rc=0
 for want in "i915 i915_request_add 3" "i915 i915_request_retire 3" \
 	"i915 i915_request_wait_begin 1" "i915 i915_request_wait_end 1" \
 	"amdgpu amdgpu_cs_ioctl 2" "amdgpu amdgpu_sched_run_job 2" \
-	"amdgpu drm_sched_process_job 2" "amdgpu amdgpu_iv 1" \
+	"amdgpu $SCHED_DONE 2" "amdgpu amdgpu_iv 1" \
 	"nouveau dma_fence_init 2" "nouveau dma_fence_signaled 2"; do
 	read -r a tp hits <<< "$want"
 	got=$(awk -v a="$a" -v t="$tp" '$1 == a && $2 == t { print $5, $6 }' "$D/adapters")
@@ -472,6 +475,35 @@ ok $? "test module unloaded: its rings gone, adapters waiting [attach-only]"
 rmmod grtrace_drm_bridge && rmmod grtrace_i915 && rmmod grtrace_nouveau &&
 	[ "$(wc -l < "$D/adapters")" -eq 1 ] && rmmod grtrace
 ok $? "adapters and grtrace unload [attach-only]"
+
+# 32-33: xe and nouveau, which run their jobs on the DRM scheduler from
+# 6.6 on (Debian's 6.1 nouveau does not, and 6.1 has no xe): there the
+# bridge is what traces them.  Without their GPUs, it attaches when the
+# driver brings gpu-sched in, and waits again once both are gone.
+for drv in xe nouveau; do
+	if ! modinfo "$drv" >/dev/null 2>&1; then
+		! modprobe "$drv" 2>/dev/null
+		ok $? "$drv: $(uname -r) has no $drv module: nothing to trace [attach-only]"
+		continue
+	fi
+	deps=,$(modinfo -F depends "$drv"),
+	! grep -q '^gpu_sched ' /proc/modules || rmmod gpu_sched
+	insmod "$KO" && insmod "$(ko grtrace_drm_bridge)" &&
+		expect drm_bridge "waiting - 4"
+	rc=$?
+	if [ "${deps#*,gpu-sched,}" != "$deps" ]; then
+		what="on drm_sched: the bridge attaches when it loads, waits once it is gone"
+		timed modprobe "$drv" && expect drm_bridge "attached gpu_sched 4" &&
+			rmmod "$drv" && rmmod gpu_sched &&
+			expect drm_bridge "waiting - 4" || rc=1
+	else
+		what="not on drm_sched in $(uname -r): the bridge stays waiting with it loaded"
+		timed modprobe "$drv" && expect drm_bridge "waiting - 4" &&
+			rmmod "$drv" || rc=1
+	fi
+	rmmod grtrace_drm_bridge && rmmod grtrace || rc=1
+	ok $rc "$drv: $what [attach-only]"
+done
 
 [ $FAILED -eq 0 ] || tail -n 5 "$TMP"/*.err | sed 's/^/# /'
 rm -rf "$TMP"

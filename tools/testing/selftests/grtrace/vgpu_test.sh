@@ -17,7 +17,6 @@ KO=${GRTRACE_VGPU_KO:-$(ko grtrace_vgpu)}
 CYCLES=${VGPU_CYCLES:-20}
 D=/sys/kernel/debug/grtrace_vgpu
 T=/sys/kernel/tracing
-EVENTS="drm_sched_job drm_run_job drm_sched_process_job drm_sched_job_wait_dep"
 
 # stat_of RING KEY: a counter of one ring from the stats file.
 stat_of() {
@@ -62,17 +61,41 @@ trace_off() {
 }
 
 # count FILE EVENT [RING]: events of a type (on a ring) in a saved trace.
+# An event that does not print its ring (6.17's add_dep) is on the ring
+# its job's fence context was queued on.
 count() {
-	grep -F " $2: " "$1" | grep -cF "${3:+ring=vgpu0-$3,}"
+	awk -v ev="$2:" -v ring="${3:+vgpu0-$3}" '
+	function field(name) {
+		if (!match($0, name "=[^, ]*"))
+			return ""
+		return substr($0, RSTART + length(name) + 1,
+			      RLENGTH - length(name) - 1)
+	}
+	{
+		for (i = 1; i <= NF && $i !~ /^drm_[a-z_]+:$/; i++)
+			;
+		if (i > NF)
+			next
+		split(field("fence"), f, ":")
+		r = field("ring")
+		if (r != "")
+			ring_of[f[1]] = r
+		else
+			r = ring_of[f[1]]
+		if ($i == ev && (ring == "" || r == ring))
+			n++
+	}
+	END { print n + 0 }' "$1"
 }
 
 # Per entity, in order of first submission per ring (ENT gfx 1 = the
 # entity of the first context submitted on gfx): time of its first run
 # and of its last completion, in microseconds.  Fences are mapped to
-# entities through drm_sched_job; a fence address is only reused after
-# its job completed, so the latest mapping is the right one.
+# entities through the queue event; a fence address is only reused after
+# its job completed, so the latest mapping is the right one.  6.17+ prints
+# no entity: the fence context is the entity's own.
 entity_times() {
-	awk '
+	awk -v q="$SCHED_QUEUE:" -v r="$SCHED_RUN:" -v d="$SCHED_DONE:" '
 	function field(name,    s) {
 		if (!match($0, name "=[^, ]*"))
 			return ""
@@ -87,17 +110,21 @@ entity_times() {
 		ev = $i; ts = $(i - 1); sub(/:$/, "", ts)
 		us = ts * 1000000
 		ent = field("entity"); fence = field("fence")
-		if (ev == "drm_sched_job:") {
+		if (ent == "") {
+			split(fence, fc, ":")
+			ent = fc[1]
+		}
+		if (ev == q) {
 			ring = field("ring")
 			if (!((ring, ent) in idx)) {
 				idx[ring, ent] = ++nent[ring]
 				name[ent] = ring " " nent[ring]
 			}
 			ent_of[fence] = ent
-		} else if (ev == "drm_run_job:") {
+		} else if (ev == r) {
 			if (!(ent in first_run))
 				first_run[ent] = us
-		} else if (ev == "drm_sched_process_job:") {
+		} else if (ev == d) {
 			last_done[ent_of[fence]] = us
 		}
 	}
@@ -127,6 +154,9 @@ modprobe gpu-sched || { echo "Bail out! modprobe gpu-sched failed"; exit 1; }
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
 [ -d "$T/events/gpu_scheduler" ] ||
 	{ echo "Bail out! no gpu_scheduler events in $T"; exit 1; }
+sched_events
+EVENTS="$SCHED_QUEUE $SCHED_RUN $SCHED_DONE $SCHED_DEP"
+echo "# gpu_scheduler events: $EVENTS"
 old_clock=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$T/trace_clock")
 old_size=$(grep -o '[0-9]*' "$T/buffer_size_kb" | tail -n 1)
 echo mono >"$T/trace_clock"
@@ -167,16 +197,16 @@ trace_off "$TMP/trace1"
 	[ "$(stat_of copy completed)" = 150 ] && [ "$(stat_of gfx contexts)" = 2 ]
 ok $? "600 jobs on three rings complete (wait reads idle, stats agree)"
 
-got="$(count "$TMP/trace1" drm_sched_job) $(count "$TMP/trace1" drm_run_job)"
-got+=" $(count "$TMP/trace1" drm_sched_process_job) $(count "$TMP/trace1" drm_sched_job_wait_dep)"
+got="$(count "$TMP/trace1" $SCHED_QUEUE) $(count "$TMP/trace1" $SCHED_RUN)"
+got+=" $(count "$TMP/trace1" $SCHED_DONE) $(count "$TMP/trace1" $SCHED_DEP)"
 [ "$got" = "600 600 600 300" ]
-ok $? "ftrace: 600 drm_sched_job, 600 drm_run_job, 600 drm_sched_process_job, 300 drm_sched_job_wait_dep (got $got)"
+ok $? "ftrace: 600 queued, 600 run, 600 done, 300 dependencies (got $got)"
 
-got="$(count "$TMP/trace1" drm_run_job gfx) $(count "$TMP/trace1" drm_run_job compute)"
-got+=" $(count "$TMP/trace1" drm_run_job copy) $(count "$TMP/trace1" drm_sched_job_wait_dep compute)"
-got+=" $(count "$TMP/trace1" drm_sched_job_wait_dep copy)"
+got="$(count "$TMP/trace1" $SCHED_RUN gfx) $(count "$TMP/trace1" $SCHED_RUN compute)"
+got+=" $(count "$TMP/trace1" $SCHED_RUN copy) $(count "$TMP/trace1" $SCHED_DEP compute)"
+got+=" $(count "$TMP/trace1" $SCHED_DEP copy)"
 [ "$got" = "300 150 150 150 150" ]
-ok $? "ftrace per ring: run_job gfx 300 compute 150 copy 150, wait_dep compute 150 copy 150 (got $got)"
+ok $? "ftrace per ring: run gfx 300 compute 150 copy 150, dependencies compute 150 copy 150 (got $got)"
 
 entity_times "$TMP/trace1" >"$TMP/ent1"
 g0=$(ent_field "$TMP/ent1" gfx 1 5) g1=$(ent_field "$TMP/ent1" gfx 2 5)
@@ -204,8 +234,8 @@ echo "# hang: idle after $ms ms"
 	new_dmesg | grep -q "vgpu0-gfx: job .* timed out, engine reset"
 ok $? "a hung job times out once (timed_out=1 after ${ms} ms) and the ring recovers"
 
-got="$(count "$TMP/trace4" drm_sched_job) $(count "$TMP/trace4" drm_run_job)"
-got+=" $(count "$TMP/trace4" drm_sched_process_job) $(count "$TMP/trace4" drm_sched_job_wait_dep)"
+got="$(count "$TMP/trace4" $SCHED_QUEUE) $(count "$TMP/trace4" $SCHED_RUN)"
+got+=" $(count "$TMP/trace4" $SCHED_DONE) $(count "$TMP/trace4" $SCHED_DEP)"
 [ "$got" = "6 6 6 2" ]
 ok $? "ftrace across the reset: 6 queued, 6 run, 6 done, 2 waits (got $got)"
 
@@ -253,7 +283,7 @@ ok $bad "$CYCLES insmod/rmmod cycles with traffic in flight"
 sync; echo 3 >/proc/sys/vm/drop_caches
 mem_after=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
 echo "# MemAvailable: $mem_before kB before the cycles, $mem_after kB after;" \
-	"$(count "$TMP/trace5" drm_sched_process_job) jobs done"
+	"$(count "$TMP/trace5" $SCHED_DONE) jobs done"
 ! new_dmesg | grep -E "WARNING|BUG|Oops|leaked|Call Trace"
 ok $? "kernel log: no WARN, BUG, Oops or leak"
 
