@@ -107,6 +107,9 @@ struct grtrace_tp {
  * @name: adapter name as shown in the ``adapters`` debugfs file
  * @tps: the {tracepoint, probe} table
  * @nr_tps: entries in @tps
+ * @absent: NULL, or why the driver cannot be in the kernel built against
+ *	(GRTRACE_ADAPTER_ABSENT): its tracepoints not attached then show as
+ *	``absent``, not ``waiting``
  * @list: entry in the list of adapters; private to grtrace
  * @nb: tracepoint module notifier; private to grtrace
  *
@@ -119,9 +122,22 @@ struct grtrace_adapter {
 	const char *name;
 	struct grtrace_tp *tps;
 	unsigned int nr_tps;
+	const char *absent;
 	struct list_head list;
 	struct notifier_block nb;
 };
+
+/*
+ * What an adapter puts in its @absent: the build defines
+ * GRTRACE_DRIVER_ABSENT (the reason) when the kernel's configuration has
+ * no such driver, so that the adapter still builds, says so and can be
+ * tested against tracepoints a test module defines.
+ */
+#ifdef GRTRACE_DRIVER_ABSENT
+#define GRTRACE_ADAPTER_ABSENT	GRTRACE_DRIVER_ABSENT
+#else
+#define GRTRACE_ADAPTER_ABSENT	NULL
+#endif
 
 int grtrace_adapter_register(struct grtrace_adapter *adapter);
 void grtrace_adapter_unregister(struct grtrace_adapter *adapter);

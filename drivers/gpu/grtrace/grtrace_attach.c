@@ -132,7 +132,8 @@ static int grtrace_attach_module(struct notifier_block *nb,
  * Attaches each probe to the tracepoint of its name now if it exists
  * (built in or in a loaded module), otherwise as soon as a module defining
  * it loads.  A tracepoint that never appears is not an error: the
- * ``adapters`` file shows it as waiting.
+ * ``adapters`` file shows it as waiting, or as absent when @a->absent says
+ * the kernel has no such driver (a test module may still define it).
  * Context: process context; sleeps.
  * Return: 0, -EINVAL for an empty table, -EBUSY if @a is registered,
  * -ENOMEM, or the error of register_tracepoint_module_notifier().
@@ -171,6 +172,9 @@ int grtrace_adapter_register(struct grtrace_adapter *a)
 	ret = register_tracepoint_module_notifier(&a->nb);
 	if (ret)
 		goto err_detach;
+	if (a->absent)
+		pr_info("adapter %s: this kernel has no such driver (%s)\n",
+			a->name, a->absent);
 	return 0;
 
 err_detach:
@@ -247,7 +251,8 @@ static int grtrace_adapters_show(struct seq_file *m, void *v)
 			grtrace_tp_stats_sum(gtp, &sum);
 			seq_printf(m, "%-15s %-31s %-8s %-15s %12lu %12lu\n",
 				   a->name, gtp->name,
-				   gtp->tp ? "attached" : "waiting",
+				   gtp->tp ? "attached" :
+				   a->absent ? "absent" : "waiting",
 				   !gtp->tp ? "-" :
 				   gtp->mod ? module_name(gtp->mod) : "kernel",
 				   sum.hits, sum.missed);

@@ -221,6 +221,7 @@ static struct grtrace_adapter amd_adapter = {
 	.name = "amdgpu",
 	.tps = amd_tps,
 	.nr_tps = ARRAY_SIZE(amd_tps),
+	.absent = GRTRACE_ADAPTER_ABSENT,
 };
 
 /* Fails to compile if a probe does not match its tracepoint. */

@@ -282,6 +282,7 @@ static struct grtrace_adapter sched_adapter = {
 	.name = "drm_bridge",
 	.tps = sched_tps,
 	.nr_tps = ARRAY_SIZE(sched_tps),
+	.absent = GRTRACE_ADAPTER_ABSENT,
 };
 
 /* Fails to compile if a probe does not match its tracepoint. */

@@ -218,6 +218,7 @@ static struct grtrace_adapter rq_adapter = {
 	.name = "i915",
 	.tps = rq_tps,
 	.nr_tps = ARRAY_SIZE(rq_tps),
+	.absent = GRTRACE_ADAPTER_ABSENT,
 };
 
 /* Fails to compile if a probe does not match its tracepoint. */

@@ -191,6 +191,7 @@ static struct grtrace_adapter fence_adapter = {
 	.name = "nouveau",
 	.tps = fence_tps,
 	.nr_tps = ARRAY_SIZE(fence_tps),
+	.absent = GRTRACE_ADAPTER_ABSENT,
 };
 
 /* Fails to compile if a probe does not match its tracepoint. */

@@ -223,6 +223,7 @@ static struct grtrace_adapter vq_adapter = {
 	.name = "virtio_gpu",
 	.tps = vq_tps,
 	.nr_tps = ARRAY_SIZE(vq_tps),
+	.absent = GRTRACE_ADAPTER_ABSENT,
 };
 
 /* Fails to compile if a probe does not match its tracepoint. */
