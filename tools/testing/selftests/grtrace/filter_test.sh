@@ -10,7 +10,7 @@
 #    of the other's;
 #  - filter_uid: the jobs of uid 1000 only;
 #  - filter_events: SUBMIT and COMPLETE only;
-#  - filter_latency: 100 ms jobs among instant ones, 50 ms: exactly the
+#  - filter_latency: 300 ms jobs among instant ones, 150 ms: exactly the
 #    slow jobs written, one JOB_SUMMARY each, the fast ones counted;
 #  - enabled and disabled 10 times under traffic: the invariant holds.
 # TAP output; runs as root inside the test VM.
@@ -135,24 +135,28 @@ echo "# recorded SUBMIT $(events_of SUBMIT) COMMIT $(events_of COMMIT) COMPLETE 
 	[ "$(fstat dropped_events)" = 34 ] && [ "$(cat "$D/filter_events")" = 0x00000003 ] && exact
 ok $? "filter_events=0x3: SUBMIT and COMPLETE of all 17 jobs, their 34 COMMIT and END dropped"
 
-# 6-7: filter_latency.  Jobs of 100 ms on copy among instant ones on gfx
-# (ten at a time: they queue on their ring); 50 ms.
+# 6-7: filter_latency.  Jobs of 300 ms on copy among instant ones on gfx
+# (ten at a time: they queue on their ring); 150 ms.  An instant job took
+# over 50 ms now and then on 7.3's PREEMPT_RT kernel beside another VM (its
+# engine's timer expires in a thread there): the margin is wide.
 fstats() { tr '\n' ' ' < "$FS"; }
-echo 0 > "$D/filter_enabled" && echo 0xffffffff > "$D/filter_events" && echo 50000 > "$D/filter_latency" &&
+echo 0 > "$D/filter_enabled" && echo 0xffffffff > "$D/filter_events" && echo 150000 > "$D/filter_latency" &&
 	echo 1 > "$D/filter_enabled" && echo reset_stats=1 > "$D/config" &&
-	record_start "$TMP/r.dat" && vgpu_submit "gfx 4 10 0\ncopy 5 3 100000\ngfx 4 10 0\n" &&
+	record_start "$TMP/r.dat" && vgpu_submit "gfx 4 10 0\ncopy 5 3 300000\ngfx 4 10 0\n" &&
 	vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
 	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
 rc=$?
 echo "# $(fstats)"
 slow=$(grep -cE ' JOB_SUMMARY .*engine=copy reason=slow SUBMIT=[0-9]+ COMMIT=[0-9]+ .*END=[0-9]+ COMPLETE=' "$TMP/r.txt")
+# Where an instant job's time went, if one was found slow.
+grep ' JOB_SUMMARY ' "$TMP/r.txt" | grep -v 'engine=copy' | head -n 4 | sed 's/^/# slow: /'
 [ $rc = 0 ] && [ "$slow" = 3 ] && [ "$(events_of JOB_SUMMARY)" = 3 ] &&
 	[ "$(awk '$4 ~ /^(SUBMIT|COMMIT|START|END|COMPLETE)$/' "$TMP/r.txt" | wc -l)" = 0 ] &&
 	[ "$(fstat jobs_slow)" = 3 ] && [ "$(fstat jobs_fast)" = 20 ] &&
 	[ "$(fstat dropped_latency)" = 92 ] && [ "$(fstat summaries_written)" = 3 ] &&
 	[ "$(fstat jobs_held)" = 0 ] && [ "$(stat_of dropped_hook)" = 92 ] && exact
-ok $? "filter_latency=50000: the three 100 ms jobs written, one JOB_SUMMARY each; the 20 instant ones counted; their 92 events held and dropped"
-! echo 0 > "$D/filter_latency" 2>/dev/null && [ "$(cat "$D/filter_latency")" = 50000 ] &&
+ok $? "filter_latency=150000: the three 300 ms jobs written, one JOB_SUMMARY each; the 20 instant ones counted; their 92 events held and dropped"
+! echo 0 > "$D/filter_latency" 2>/dev/null && [ "$(cat "$D/filter_latency")" = 150000 ] &&
 	echo 0 > "$D/filter_enabled" && echo 0 > "$D/filter_latency"
 ok $? "filter_latency cannot be turned off while enabled (EBUSY); disabled, it can"
 

@@ -167,10 +167,15 @@ def main(argv):
 
     split = sum(1 for p in d if between(p))
     if every:
-        print('PASS' if d and not late else 'FAIL',
+        # A pair may be further apart only for guest work that is not
+        # grtrace's: an interrupt (or, on PREEMPT_RT, a softirq) that
+        # ftrace recorded between the two stamps on that CPU.
+        unexplained = [p for p in late if not between(p)]
+        print('PASS' if d and not unexplained else 'FAIL',
               f'every pair within 20 us of ftrace: {len(d) - len(late)} of '
-              f'{len(d)}, worst {worst} ns, p99 {p99} ns, median {med} ns; '
-              f'{split} with an interrupt between the stamps')
+              f'{len(d)}, the {len(late) - len(unexplained)} others each with '
+              f'an interrupt between the stamps; worst {worst} ns, p99 {p99} '
+              f'ns, median {med} ns; {split} with an interrupt between the stamps')
     else:
         print('PASS' if d and med <= LIMIT_NS else 'FAIL',
               f"ftrace's clock: median difference {med} ns (at most 20 us); "
@@ -200,7 +205,7 @@ def self_test():
     import tempfile
 
     def run(shift_ns=0, drop=None, every=True, err=-62, offset=0,
-            stable=False):
+            stable=False, irq=False):
         """Two jobs on one ring, the second hung; ftrace's stamps 1 us later.
         stable: ftrace's text of the 6.17+ events."""
         tps = (('drm_sched_job_queue', 'drm_sched_job_run', 'drm_sched_job_done')
@@ -232,6 +237,11 @@ def self_test():
                             f'entity=e, id={job}, fence=f{job}, ring=r0, '
                             'job count:0, hw job count:0')
                 ft.append(f' t-1 [000] {f // 10**9}.{f % 10**9:09d}: {tp}: {args}')
+        if irq:
+            # A softirq on the CPU between job 2's two COMMIT stamps.
+            f = 2 * 10**9 + 1000000 + 5000
+            ft.append(f' t-1 [000] {f // 10**9}.{f % 10**9:09d}: softirq_entry: vec=1 [action=TIMER]')
+            ft.sort(key=lambda x: x.split(': ')[0].split()[-1])
         with tempfile.TemporaryDirectory() as d:
             for name, lines in (('ft', ft), ('dump', dump)):
                 with open(os.path.join(d, name), 'w') as fh:
@@ -246,6 +256,8 @@ def self_test():
     cases = [
         ('matching recordings pass', run(), ['PASS'] * 6),
         ('one pair 25 us apart fails --every-pair', run(shift_ns=24000)[3], 'FAIL'),
+        ('... unless an interrupt lies between its stamps',
+         run(shift_ns=24000, irq=True)[3], 'PASS'),
         ('... but not the median check', run(shift_ns=24000, every=False)[3], 'PASS'),
         ('another clock (5 ms off) fails the median check',
          run(offset=5000000, every=False)[3], 'FAIL'),

@@ -203,8 +203,16 @@ done
 # points on PREEMPT_RT", which spares only the display's): there the
 # adapter must stay waiting, harmless, with i915 loaded, and i915 must
 # indeed have no request events in tracefs.
+# From 6.13 i915 is not built for PREEMPT_RT at all (it depends on
+# !PREEMPT_RT): its adapter is built anyway, says "absent" rather than
+# "waiting", and modprobe i915 must fail.
 I915_AT="attached i915 $I915_TPS" I915_SAYS="attached to i915"
-if uname -v | grep -q PREEMPT_RT; then
+I915_GONE="waiting - $I915_TPS" I915_HAS=1
+if ! modinfo i915 >/dev/null 2>&1; then
+	I915_HAS=0 I915_AT="absent - $I915_TPS" I915_GONE="absent - $I915_TPS"
+	I915_SAYS="$(uname -r) has no i915: absent"
+	echo "# $(uname -r) has no i915 module: the adapter must say absent, modprobe fail"
+elif uname -v | grep -q PREEMPT_RT; then
 	I915_AT="waiting - $I915_TPS"
 	I915_SAYS="i915 of PREEMPT_RT has no tracepoints: still waiting"
 	echo "# $(uname -r) is PREEMPT_RT: its i915 has no tracepoints to attach to"
@@ -212,21 +220,31 @@ fi
 # i915_has_no_events: on PREEMPT_RT, the loaded i915 defines display
 # events but not i915_request_add.
 i915_has_no_events() {
-	[ "$I915_AT" = "attached i915 $I915_TPS" ] && return 0
+	[ "$I915_AT" = "attached i915 $I915_TPS" ] || [ $I915_HAS = 0 ] && return 0
 	[ -d /sys/kernel/debug/tracing/events/i915 ] &&
 		[ ! -e /sys/kernel/debug/tracing/events/i915/i915_request_add ]
 }
-insmod "$(ko grtrace_i915)" && expect i915 "waiting - $I915_TPS"
-ok $? "i915: adapter before the driver: $I915_TPS tracepoints waiting [attach-only]"
-timed modprobe i915 && expect i915 "$I915_AT" && i915_has_no_events
+# i915_load / i915_unload: modprobe and rmmod i915; where the kernel has
+# none, modprobe must fail and there is nothing to unload.
+i915_load() {
+	if [ $I915_HAS = 1 ]; then
+		timed modprobe i915
+	else
+		! modprobe i915 2>/dev/null
+	fi
+}
+i915_unload() { [ $I915_HAS = 0 ] || rmmod i915; }
+insmod "$(ko grtrace_i915)" && expect i915 "$I915_GONE"
+ok $? "i915: adapter before the driver: $I915_TPS tracepoints ${I915_GONE%% *} [attach-only]"
+i915_load && expect i915 "$I915_AT" && i915_has_no_events
 ok $? "i915: modprobe i915: $I915_SAYS [attach-only]"
-rmmod i915 && expect i915 "waiting - $I915_TPS"
-ok $? "i915: rmmod i915: waiting [attach-only]"
-timed modprobe i915 && expect i915 "$I915_AT"
+i915_unload && expect i915 "$I915_GONE"
+ok $? "i915: rmmod i915: ${I915_GONE%% *} [attach-only]"
+i915_load && expect i915 "$I915_AT"
 ok $? "i915: modprobe i915 again: $I915_SAYS [attach-only]"
 rmmod grtrace_i915 && insmod "$(ko grtrace_i915)" &&
-	expect i915 "$I915_AT" && rmmod i915 &&
-	expect i915 "waiting - $I915_TPS" && rmmod grtrace_i915
+	expect i915 "$I915_AT" && i915_unload &&
+	expect i915 "$I915_GONE" && rmmod grtrace_i915
 ok $? "i915: adapter after the driver: $I915_SAYS; driver unloaded under it [attach-only]"
 
 # 6-10: amdgpu; drm_sched_process_job is gpu-sched's, which stays loaded.
@@ -470,7 +488,7 @@ check "dedup" compare_dedup "$TMP/bridge.dat.dump" \
 
 # 30-31: nothing is left behind.
 rmmod grtrace_xlate_test && [ "$(wc -l < "$D/rings")" -eq 1 ] &&
-	expect drm_bridge "waiting - 4" && expect i915 "waiting - $I915_TPS"
+	expect drm_bridge "waiting - 4" && expect i915 "$I915_GONE"
 ok $? "test module unloaded: its rings gone, adapters waiting [attach-only]"
 rmmod grtrace_drm_bridge && rmmod grtrace_i915 && rmmod grtrace_nouveau &&
 	[ "$(wc -l < "$D/adapters")" -eq 1 ] && rmmod grtrace
