@@ -118,20 +118,20 @@ def main():
     q = run("--cpu", write("perf.txt", perf_text()), "--gpu", gpu)
     result("merge_timeline: perf script text gives the same timeline",
            q.returncode == 0 and q.stdout == p.stdout, q.stdout + q.stderr)
-    ft = trace_cmd_text()
-    ft = ft.replace("sys_enter_ioctl:      fd: 0x00000003, cmd: 0x", "sys_ioctl(fd: 3, cmd: ")
-    ft = ft.replace(", arg: 0x7ffc1000", ", arg: 7ffc1000)").replace("sys_exit_ioctl:       0x0", "sys_ioctl -> 0x0")
-    q = run("--cpu", write("ftrace.txt", ft), "--gpu", gpu)
-    result("merge_timeline: the kernel's own trace text gives the same timeline",
-           q.returncode == 0 and q.stdout == p.stdout and "sys_ioctl(fd: 3, cmd: c0206442" in ft,
-           q.stdout + q.stderr)
-    ft = trace_cmd_text()
-    ft = ft.replace("sys_enter_ioctl:      fd: 0x00000003, cmd: 0x", "sys_ioctl(fd: 0x3, cmd: 0x")
-    ft = ft.replace(", arg: 0x7ffc1000", ", arg: 0x7ffc1000)").replace("sys_exit_ioctl:       0x0", "sys_ioctl -> 0x0")
-    q = run("--cpu", write("ftrace616.txt", ft), "--gpu", gpu)
-    result("merge_timeline: the kernel's trace text of 6.16+ (cmd: 0x...) gives the same timeline",
-           q.returncode == 0 and q.stdout == p.stdout and "sys_ioctl(fd: 0x3, cmd: 0xc0206442" in ft,
-           q.stdout + q.stderr)
+    # The kernel's own trace file: its arguments in hex without 0x, and
+    # from 6.16 on with it.
+    for name, pre, what in (("ftrace.txt", "", "the kernel's own trace text"),
+                            ("ftrace616.txt", "0x", "the kernel's trace text of 6.16+ (cmd: 0x...)")):
+        ft = trace_cmd_text()
+        ft = ft.replace("sys_enter_ioctl:      fd: 0x00000003, cmd: 0x",
+                        "sys_ioctl(fd: %s3, cmd: %s" % (pre, pre))
+        ft = ft.replace(", arg: 0x7ffc1000", ", arg: %s7ffc1000)" % pre)
+        ft = ft.replace("sys_exit_ioctl:       0x0", "sys_ioctl -> 0x0")
+        q = run("--cpu", write(name, ft), "--gpu", gpu)
+        result("merge_timeline: %s gives the same timeline" % what,
+               q.returncode == 0 and q.stdout == p.stdout and
+               "sys_ioctl(fd: %s3, cmd: %sc0206442" % (pre, pre) in ft,
+               q.stdout + q.stderr)
     q = run("--cpu", write("shifted.txt", trace_cmd_text(7000)), "--gpu", gpu,
             "--clock-offset", "-7000")
     result("merge_timeline: --clock-offset moves the CPU side onto grtrace's clock",

@@ -63,14 +63,16 @@ trace_off() {
 # count FILE EVENT [RING]: events of a type (on a ring) in a saved trace.
 # An event that does not print its ring (6.17's add_dep) is on the ring
 # its job's fence context was queued on.
-count() {
-	awk -v ev="$2:" -v ring="${3:+vgpu0-$3}" '
+# FIELD: awk's field(name), the value of "name=" in an ftrace line.
+FIELD='
 	function field(name) {
 		if (!match($0, name "=[^, ]*"))
 			return ""
 		return substr($0, RSTART + length(name) + 1,
 			      RLENGTH - length(name) - 1)
-	}
+	}'
+count() {
+	awk -v ev="$2:" -v ring="${3:+vgpu0-$3}" "$FIELD"'
 	{
 		for (i = 1; i <= NF && $i !~ /^drm_[a-z_]+:$/; i++)
 			;
@@ -95,13 +97,7 @@ count() {
 # its job completed, so the latest mapping is the right one.  6.17+ prints
 # no entity: the fence context is the entity's own.
 entity_times() {
-	awk -v q="$SCHED_QUEUE:" -v r="$SCHED_RUN:" -v d="$SCHED_DONE:" '
-	function field(name,    s) {
-		if (!match($0, name "=[^, ]*"))
-			return ""
-		return substr($0, RSTART + length(name) + 1,
-			      RLENGTH - length(name) - 1)
-	}
+	awk -v q="$SCHED_QUEUE:" -v r="$SCHED_RUN:" -v d="$SCHED_DONE:" "$FIELD"'
 	{
 		for (i = 1; i <= NF && $i !~ /^drm_[a-z_]+:$/; i++)
 			;
