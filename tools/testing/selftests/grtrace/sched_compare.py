@@ -44,6 +44,8 @@ NAME = {'drm_sched_job': 'SUBMIT', 'drm_run_job': 'COMMIT',
         'drm_sched_job_queue': 'SUBMIT', 'drm_sched_job_run': 'COMMIT',
         'drm_sched_job_done': 'END', 'drm_sched_job_add_dep': 'SYNC_WAIT_ENTER'}
 TYPES = ('SUBMIT', 'COMMIT', 'END', 'SYNC_WAIT_ENTER')
+STABLE = ('drm_sched_job_queue', 'drm_sched_job_run', 'drm_sched_job_done',
+          'drm_sched_job_add_dep')
 # The stable set's job, and add_dep's dependency: fence=context:seqno.
 STABLE_FENCE = re.compile(r'fence=(\d+):(\d+)')
 FT_LINE = re.compile(r'\[(\d+)\].*?\s(\d+)\.(\d{6}|\d{9}): (\w+): (.*)$')
@@ -100,7 +102,7 @@ def main(argv):
             continue
         ev = NAME[tp]
         extra = ()
-        if tp.startswith('drm_sched_job_'):
+        if tp in STABLE:
             fences = [(int(c), int(s)) for c, s in STABLE_FENCE.findall(args)]
             key = fences[0] if fences and fences[0] in gkeys else None
             if ev == 'SYNC_WAIT_ENTER':
@@ -208,9 +210,11 @@ def self_test():
             stable=False, irq=False):
         """Two jobs on one ring, the second hung; ftrace's stamps 1 us later.
         stable: ftrace's text of the 6.17+ events."""
-        tps = (('drm_sched_job_queue', 'drm_sched_job_run', 'drm_sched_job_done')
+        tps = (('drm_sched_job_queue', 'drm_sched_job_run', 'drm_sched_job_done',
+                'drm_sched_job_add_dep')
                if stable else
-               ('drm_sched_job', 'drm_run_job', 'drm_sched_process_job'))
+               ('drm_sched_job', 'drm_run_job', 'drm_sched_process_job',
+                'drm_sched_job_wait_dep'))
         dump = ['0 0 0 RING id=0 engine=gfx instance=0 driver=d device=x name=r0']
         ft, n = [], 0
         for job, t0 in ((1, 10**9), (2, 2 * 10**9)):
@@ -225,6 +229,18 @@ def self_test():
                 if ev == 'END' and job == 2:
                     dump.append(f'{ts} 0 {n} ERROR ctx=5 seqno=2 ring=0 '
                                 f'engine=gfx aux0={err} aux1=0')
+                if ev == 'SUBMIT' and job == 2:
+                    # Job 2 waits for job 1, long signalled.
+                    w = ts + 500
+                    dump.append(f'{w} 0 {n} SYNC_WAIT_ENTER ctx=5 seqno=2 '
+                                f'ring=0 engine=gfx aux0=5 aux1=1')
+                    dump.append(f'{w} 0 {n} SYNC_WAIT_EXIT ctx=5 seqno=2 '
+                                f'ring=0 engine=gfx aux0=5 aux1=1')
+                    dep = (f'fence=5:2 depends on fence=5:1' if stable else
+                           f'job ring=r0, id=2, depends fence=f1, context=5, seq=1')
+                    w += 1000
+                    ft.append(f' t-1 [000] {w // 10**9}.{w % 10**9:09d}: '
+                              f'{tps[3]}: {dep}')
                 if tp is None or (job, ev) == drop:
                     continue
                 f = ts + 1000 + offset + (shift_ns if job == 2 and ev == 'COMMIT' else 0)
