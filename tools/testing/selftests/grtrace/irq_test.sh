@@ -142,9 +142,12 @@ echo filter_type_mask=0xffffffff >"$D/config"
 # comes once the run has made 1000 calls, and must come before the run
 # ends: the counts after it then hold the rest of the run, deferrals
 # among them.  (Reading the run's progress once the reset has returned
-# said nothing of that: on the RT kernel a run could end in between.)
-bad=0 late=0 n=$((5 * CALLS / 2))
-for round in 1 2 3 4 5 6 7 8; do
+# said nothing of that: on the RT kernel a run could end in between.)  A
+# round whose reset came after its run ended (2 in 8 once on 7.3, beside
+# another VM) tests nothing: it is run again, up to 16 rounds in all.
+bad=0 late=0 good=0 n=$((5 * CALLS / 2))
+for round in $(seq 16); do
+	[ $good -eq 8 ] && break
 	echo 32M >"$D/buffer_size" && echo start >"$D/control" || bad=$((bad + 1))
 	taskset -c 1 sh -c "echo '$n $PERIOD_US 48 80' >$R" &
 	RUN=$!
@@ -156,13 +159,16 @@ for round in 1 2 3 4 5 6 7 8; do
 	wait "$RUN"
 	echo stop >"$D/control"
 	echo "# round $round: $(grep -E '^(emitted|written|dropped_total|deferred)=' "$D/stats" | tr '\n' ' ')"
-	[ "$(stat_of emitted)" -gt 0 ] && [ "$(stat_of deferred)" -gt 0 ] ||
+	if [ "$(stat_of emitted)" -gt 0 ] && [ "$(stat_of deferred)" -gt 0 ]; then
+		good=$((good + 1))
+	else
 		late=$((late + 1))
+	fi
 	[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ] ||
 		bad=$((bad + 1))
 done
-[ $bad -eq 0 ] && [ $late -eq 0 ]
-ok $? "reset_stats during runs with held-back writes: emitted == written + dropped_total after it ($bad of 8 rounds off, $late late)"
+[ $bad -eq 0 ] && [ $good -eq 8 ]
+ok $? "reset_stats during runs with held-back writes: emitted == written + dropped_total after it ($bad of $((good + late)) rounds off; $good with the reset inside the run, $late late and run again)"
 
 # Out of a session: the module's own checks of what it takes.
 echo "32 1 1" 2>/dev/null >"$R" && ! echo "1 1 257" 2>/dev/null >"$R"
