@@ -31,7 +31,10 @@ P=/sys/kernel/debug/grtrace_irq_test/progress
 CALLS=200000
 # Under TCG a firing takes tens of microseconds: a shorter period would
 # starve the loop, and one event could be interrupted by several firings.
-PERIOD_US=100
+# Beside another VM a firing of 3 events once took longer than 100 us:
+# each came due as the last returned, 43 within one event of the loop, and
+# the excess over 128 was dropped as nested.  400 us leaves room.
+PERIOD_US=400
 
 # field KEY: a value of the module's last run.
 field() { tr ' ' '\n' <"$R" | sed -n "s/^$1=//p"; }
@@ -149,7 +152,7 @@ bad=0 late=0 good=0 n=$((5 * CALLS / 2))
 for round in $(seq 16); do
 	[ $good -eq 8 ] && break
 	echo 32M >"$D/buffer_size" && echo start >"$D/control" || bad=$((bad + 1))
-	taskset -c 1 sh -c "echo '$n $PERIOD_US 48 80' >$R" &
+	taskset -c 1 sh -c "echo '$n 100 48 80' >$R" &
 	RUN=$!
 	for _ in $(seq $((500 * SLOW))); do
 		[ "$(cat "$P")" -ge 1000 ] && break
