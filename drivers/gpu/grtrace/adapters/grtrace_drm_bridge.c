@@ -32,7 +32,9 @@
 #include <linux/device.h>
 #include <linux/dma-fence.h>
 #include <linux/grtrace.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -53,6 +55,7 @@ struct sched_wait {
 	struct dma_fence_cb cb;
 	struct dma_fence *dep;
 	struct list_head link;
+	struct llist_node arm;
 	u32 ring_id;
 	u64 ctx, seqno;
 };
@@ -67,6 +70,11 @@ static LIST_HEAD(sched_waits);
  */
 #define SCHED_WAITS_POOL	1024
 static struct grtrace_pool sched_waits_pool;
+
+static void sched_waits_arm(struct irq_work *work);
+/* Waits taken by the probes whose fence callback is not yet added. */
+static LLIST_HEAD(sched_waits_new);
+static DEFINE_IRQ_WORK(sched_waits_work, sched_waits_arm);
 
 static int sched_ring_slow(struct drm_gpu_scheduler *sched)
 {
@@ -192,6 +200,26 @@ static void sched_wait_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
 	rcu_read_unlock();
 }
 
+/*
+ * Add the fence callbacks of the waits the probes took.  Not in the probe,
+ * which runs with preemption off: dma_fence_add_callback() takes the
+ * fence's lock, a sleeping lock on PREEMPT_RT, and may call the fence
+ * driver's enable_signaling.  An irq_work runs in hard interrupt context,
+ * where that lock spins, or on PREEMPT_RT in a per-CPU kernel thread,
+ * where it may sleep.
+ */
+static void sched_waits_arm(struct irq_work *work)
+{
+	struct llist_node *list = llist_del_all(&sched_waits_new);
+	struct sched_wait *w, *next;
+
+	llist_for_each_entry_safe(w, next, llist_reverse_order(list), arm) {
+		/* Signalled meanwhile: the callback will not run, exit now. */
+		if (dma_fence_add_callback(w->dep, &w->cb, sched_wait_cb))
+			sched_wait_cb(w->dep, &w->cb);
+	}
+}
+
 static void probe_wait(void *data, struct drm_sched_job *job,
 		       struct dma_fence *dep)
 {
@@ -226,9 +254,8 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 	raw_spin_lock_irqsave(&sched_waits_lock, flags);
 	list_add_tail(&w->link, &sched_waits);
 	raw_spin_unlock_irqrestore(&sched_waits_lock, flags);
-	/* Signalled meanwhile: the callback will not run, exit now. */
-	if (dma_fence_add_callback(dep, &w->cb, sched_wait_cb))
-		sched_wait_cb(dep, &w->cb);
+	if (llist_add(&w->arm, &sched_waits_new))
+		irq_work_queue(&sched_waits_work);
 }
 
 /*
@@ -321,6 +348,8 @@ err_pool:
 static void __exit grtrace_drm_bridge_exit(void)
 {
 	grtrace_adapter_unregister(&sched_adapter);
+	/* The waits the last probes took get their callbacks first. */
+	irq_work_sync(&sched_waits_work);
 	sched_waits_cancel();
 	/* Callbacks that were already past the list: see sched_wait_cb(). */
 	synchronize_rcu();

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# probe_context_test.sh - the drm_sched bridge does no work that may sleep
+# where it may not: a tracepoint probe runs with preemption disabled (on
+# 6.1's PREEMPT_RT kernel too; 7.3's calls its probes preemptible), and on
+# PREEMPT_RT a fence's lock is a sleeping lock, so the bridge adds its
+# fence callbacks for the jobs' dependencies from an irq_work, not from its
+# probe.  The function
+# tracer, on a workload with dependencies, shows every call of
+# dma_fence_add_callback() and its caller:
+#  - none comes from a bridge probe (probe_wait), every dependency the
+#    bridge followed was armed from its irq_work (sched_waits_arm), and
+#    each one's SYNC_WAIT_EXIT was written;
+#  - on PREEMPT_RT, none of those calls ran with preemption disabled
+#    (where a contended fence lock would sleep: "scheduling while atomic").
+# Debian's PREEMPT_RT kernels have no DEBUG_ATOMIC_SLEEP, which would say
+# it at the first call: this test asks the function tracer instead.
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+T=/sys/kernel/tracing
+
+echo "TAP version 13"
+echo "1..4"
+load_stack
+mountpoint -q "$T" || mount -t tracefs none "$T"
+RT=0
+grep -q PREEMPT_RT /proc/version && RT=1
+echo "# kernel $(uname -r), PREEMPT_RT: $RT"
+
+# 1: 60 jobs, 40 of them waiting on a job of another ring.
+echo > "$T/trace"
+echo dma_fence_add_callback > "$T/set_ftrace_filter" &&
+	echo function > "$T/current_tracer" && record_start "$TMP/r.dat" &&
+	vgpu_submit "gfx 0 20 0\ncompute 1 20 0 dep=gfx:0\ncopy 2 20 0 dep=compute:1\n" &&
+	vgpu_idle && sleep 0.2 && echo 0 > "$T/tracing_on" &&
+	kill -INT "$REC" && wait "$REC" && "$TOOL" dump -i "$TMP/r.dat" >"$TMP/r.dump"
+rc=$?
+grep -v '^#' "$T/trace" >"$TMP/calls"
+echo nop > "$T/current_tracer"
+echo > "$T/set_ftrace_filter"
+echo 1 > "$T/tracing_on"
+awk '{ print $NF }' "$TMP/calls" | sort | uniq -c | sed 's/^/# callers: /'
+ok $rc "60 jobs with 40 dependencies recorded under the function tracer"
+
+# 2
+armed=$(grep -c '<-sched_waits_arm$' "$TMP/calls")
+enter=$(grep -c ' SYNC_WAIT_ENTER ' "$TMP/r.dump")
+exits=$(grep -c ' SYNC_WAIT_EXIT ' "$TMP/r.dump")
+echo "# armed from the irq_work: $armed, SYNC_WAIT_ENTER $enter, SYNC_WAIT_EXIT $exits"
+! grep -q '<-probe_wait$' "$TMP/calls" && [ "$armed" = 40 ] && [ "$enter" = 40 ] &&
+	[ "$exits" = 40 ]
+ok $? "no fence callback added from a probe: 40 armed from the bridge's irq_work, 40 waits entered and exited"
+
+# 3: the flags column: irqs-off, need-resched, irq, preempt depth, ...
+deep=$(awk '$NF == "<-sched_waits_arm" && substr($3, 4, 1) != "." && substr($3, 4, 1) != "0"' "$TMP/calls" | wc -l)
+if [ $RT = 1 ]; then
+	[ "$deep" = 0 ] && [ "$armed" -gt 0 ]
+	ok $? "PREEMPT_RT: none of the $armed calls ran with preemption disabled"
+else
+	echo "# not PREEMPT_RT: the irq_work runs in hard interrupt context, where a fence lock spins"
+	[ "$armed" -gt 0 ]
+	ok $? "not PREEMPT_RT: the calls ran from the irq_work ($deep with a preempt count, as in an interrupt)"
+fi
+
+module_suite_end
