@@ -75,6 +75,16 @@ unsigned long grtrace_buffer_size;
 
 static atomic64_t grtrace_gseq = ATOMIC64_INIT(0);
 static struct rchan *grtrace_chan;
+/*
+ * The form of the records in the channel: the format and gseq setting of
+ * its session, kept after it stops (the config may change then, for the
+ * next one), so that a control record written into its tail (a job
+ * summary) has the form of the records before it.  0: the channel holds
+ * no session (not yet started, or new after a resize), and takes no
+ * control record but a session's first.
+ */
+static u8 grtrace_chan_format;
+static bool grtrace_chan_gseq;
 static struct dentry *grtrace_dir;
 
 /* How often pollers are woken for records of unfinished sub-buffers. */
@@ -1218,12 +1228,14 @@ size_t grtrace_control_room(void)
  * @size: size of @rec in bytes, a multiple of %GRTRACE_ALIGN
  *
  * Stamps the header like an event's and copies the record, bypassing every
- * filter; in a format 2 session the body goes after a v2 header.  Context:
- * any, hard interrupts included.
- * Return: 0, -ENODEV when no channel exists, -E2BIG when the record cannot
- * fit a sub-buffer, -ENOSPC when the buffer is full (counted), -EBUSY
- * (counted) when called from an interrupt that came in the middle of an
- * event of this CPU (none of grtrace's writers does that).
+ * filter, in the form of the channel's session (format 2: the body after
+ * a v2 header), also once it stopped.  Context: any, hard interrupts
+ * included.
+ * Return: 0, -ENODEV when no channel exists or it holds no session yet,
+ * -E2BIG when the record cannot fit a sub-buffer, -ENOSPC when the buffer
+ * is full (counted), -EBUSY (counted) when called from an interrupt that
+ * came in the middle of an event of this CPU (none of grtrace's writers
+ * does that).
  */
 int grtrace_write_control(const void *rec, u16 size)
 {
@@ -1240,12 +1252,12 @@ int grtrace_write_control(const void *rec, u16 size)
 	/* Interrupts off before reading the channel: see close_channel. */
 	local_irq_save(flags);
 	chan = READ_ONCE(grtrace_chan);
-	if (!chan) {
+	if (!chan || !READ_ONCE(grtrace_chan_format)) {
 		ret = -ENODEV;
 		goto out;
 	}
-	v2 = READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1;
-	gseq_on = !READ_ONCE(grtrace_cfg.no_gseq);
+	v2 = READ_ONCE(grtrace_chan_format) != GRTRACE_FORMAT_V1;
+	gseq_on = READ_ONCE(grtrace_chan_gseq);
 	if (v2)
 		wsize = sizeof(struct grtrace_hdr2) + body +
 			(gseq_on ? sizeof(struct grtrace_gseq2) : 0);
@@ -1263,7 +1275,8 @@ int grtrace_write_control(const void *rec, u16 size)
 		goto out;
 	}
 	ts = grtrace_now();
-	gseq = grtrace_next_gseq();
+	/* The session's setting, not the config's: see grtrace_chan_format. */
+	gseq = gseq_on ? atomic64_inc_return(&grtrace_gseq) - 1 : 0;
 	slot = grtrace_reserve(chan, wsize);
 	if (!slot) {
 		if (v2)
@@ -1509,6 +1522,7 @@ static int grtrace_open_channel(unsigned long size)
 			  GRTRACE_NR_SUBBUFS, &grtrace_relay_cb, NULL);
 	if (!chan)
 		return -ENOMEM;
+	WRITE_ONCE(grtrace_chan_format, 0);
 	/* Pairs with the acquire in grtrace_events_open(). */
 	smp_store_release(&grtrace_chan, chan);
 	return 0;
@@ -1569,6 +1583,9 @@ int grtrace_start_locked(void)
 	}
 
 	grtrace_session++;
+	/* Its records' form, which the config cannot change until it stops. */
+	WRITE_ONCE(grtrace_chan_gseq, !grtrace_cfg.no_gseq);
+	WRITE_ONCE(grtrace_chan_format, grtrace_cfg.format);
 	ret = grtrace_write_stream_info();
 	if (!ret)
 		ret = grtrace_rings_write_metadata();

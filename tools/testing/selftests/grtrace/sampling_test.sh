@@ -14,6 +14,8 @@
 #    the job's own fence) take no slot in the table;
 #  - a job still running when threshold mode ends: written as open, its
 #    END and COMPLETE then as events, and report joins them into one job;
+#    and when it ends after tracing stopped and another format was chosen,
+#    the summary is written in the stopped session's format;
 #  - adaptive: under traffic far above the budget the rate falls, and
 #    every job written is whole;
 #  - modes changed 10 times under traffic: the invariant holds; unloaded
@@ -42,7 +44,7 @@ recorded() {
 }
 
 echo "TAP version 13"
-echo "1..11"
+echo "1..12"
 load_stack
 insmod "$SKO" || { echo "Bail out! insmod $SKO failed"; exit 1; }
 
@@ -163,7 +165,26 @@ PY
 	[ "$(events_of END)" = 1 ] && [ "$(events_of COMPLETE)" = 1 ] && exact
 ok $? "a 400 ms job running when threshold mode ends: one JOB_SUMMARY (open), its END and COMPLETE as events, one complete job in report"
 
-# 6: adaptive, a budget far below the traffic (about 1500 events/s here,
+# 6: the same, but tracing stops first and format 1 is chosen for the
+# next session before threshold mode ends: the summary goes to the tail
+# of the stopped session, in that session's format, which the recorder
+# (still draining) reads.
+echo threshold > "$D/sampling_mode" && echo reset_stats=1 > "$D/config" &&
+	record_start "$TMP/f.dat" &&
+	vgpu_submit "copy 9 1 $((400000 * SLOW))\n" && sleep 0.15 &&
+	echo stop > "$D/control" && echo format=1 > "$D/config" &&
+	echo off > "$D/sampling_mode" && sleep 0.3 && kill -INT "$REC" &&
+	wait "$REC" && "$TOOL" dump -i "$TMP/f.dat" > "$TMP/f.txt"
+rc=$?
+echo format=2 > "$D/config" || rc=1
+vgpu_idle || rc=1
+sed 's/^/# /' "$TMP/f.dat.err"
+grep -E ' JOB_SUMMARY ' "$TMP/f.txt" | sed 's/^/# /'
+[ $rc = 0 ] && ! grep -qi corrupt "$TMP/f.dat.err" &&
+	[ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=open SUBMIT=[0-9]+ COMMIT=[0-9]+ waits' "$TMP/f.txt")" = 1 ]
+ok $? "stopped, format 1 chosen, then threshold mode ends: the open job's JOB_SUMMARY is written in the stopped session's format 2 and read"
+
+# 7: adaptive, a budget far below the traffic (about 1500 events/s here,
 # SLOW times fewer on a slow kernel: the budget too).  The rate is read
 # while the traffic runs, every 100 ms, and the least of it kept: without
 # traffic the sampler climbs back to 100 %, and so it does for one window
@@ -201,7 +222,7 @@ PY
 	[ "$(total 6)" -lt "$(total 5)" ] && exact
 ok $? "adaptive, budget 300/SLOW events/s: the rate fell below 100%, the events written within twice the budget, every job written whole"
 
-# 7: modes changed under traffic.
+# 8: modes changed under traffic.
 echo 1 > "$D/sampling_threshold"
 echo reset_stats=1 > "$D/config"
 echo start > "$D/control"
@@ -216,7 +237,7 @@ echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_hook $(sta
 [ $rc = 0 ] && exact && [ "$(stat_of dropped_hook)" -gt 0 ]
 ok $? "mode changed 10 times under traffic: emitted = written + dropped"
 
-# 8: unloaded in threshold mode, with traffic.
+# 9: unloaded in threshold mode, with traffic.
 echo threshold > "$D/sampling_mode" && echo start > "$D/control" && traffic_start
 sleep 0.5
 rmmod grtrace_sampling
