@@ -204,7 +204,8 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "written_fast=%llu\n", fast);
 	seq_printf(m, "quick_drops=%llu\n", quick);
 	seq_printf(m, "adaptive_keep_1_in=%u\n", grtrace_adaptive_keep_1_in());
-	seq_printf(m, "nr_cpus=%u\n", num_possible_cpus());
+	/* CPU ids, not CPUs: events<cpu> is named by id, and ids may skip. */
+	seq_printf(m, "nr_cpus=%u\n", nr_cpu_ids);
 	seq_printf(m, "buffer_size=%lu\n", READ_ONCE(grtrace_buffer_size));
 	seq_printf(m, "buffer_allocated=%lu\n", grtrace_buffers_allocated());
 	kfree(s);

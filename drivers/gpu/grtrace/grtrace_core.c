@@ -1339,7 +1339,7 @@ static int grtrace_write_stream_info(void)
 			    sizeof(struct grtrace_hdr2),
 		.clock_id = grtrace_cfg.clock == GRTRACE_CLK_BOOTTIME ?
 			    GRTRACE_CLOCK_BOOTTIME : GRTRACE_CLOCK_MONOTONIC,
-		.nr_cpus = num_possible_cpus(),
+		.nr_cpus = nr_cpu_ids,
 		.features = (grtrace_cfg.no_gseq ? 0 : GRTRACE_FEAT_GSEQ) |
 			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC |
 			    GRTRACE_FEAT_DERIVED |

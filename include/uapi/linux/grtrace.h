@@ -174,7 +174,8 @@ struct grtrace_job_event {
  * @version: %GRTRACE_FORMAT_VERSION
  * @hdr_size: sizeof(struct grtrace_hdr) of the producer
  * @clock_id: GRTRACE_CLOCK_* of every @hdr.ts in the session
- * @nr_cpus: number of per-CPU channels (possible CPUs)
+ * @nr_cpus: CPU ids are below it; each possible CPU has a channel, named
+ *	by its id (a sparse possible mask has fewer channels)
  * @features: GRTRACE_FEAT_* bits
  * @session_id: increments at every start, from 1
  */
