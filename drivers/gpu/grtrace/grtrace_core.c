@@ -804,6 +804,12 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 	for (i = 0; i < cold->nr_deferred; i++) {
 		const struct grtrace_deferred *d = &cold->deferred[i];
 
+		/* Counted there, written or not. */
+		if (d->type == GRTRACE_DEFERRED_CTL) {
+			grtrace_write_control(cold->deferred_ctl[d->aux0],
+					      d->aux1);
+			continue;
+		}
 		/* NULL if a stop closes the channel now: as if stopped. */
 		chan = READ_ONCE(grtrace_chan);
 		reason = chan ? grtrace_write_job(pc, chan, d->type, d->hflags,
@@ -820,6 +826,7 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 					     reason < 0);
 	}
 	cold->nr_deferred = 0;
+	cold->nr_deferred_ctl = 0;
 	local_irq_restore(flags);
 }
 
@@ -1222,6 +1229,36 @@ size_t grtrace_control_room(void)
 	return grtrace_chan ? grtrace_chan->subbuf_size : 0;
 }
 
+/*
+ * A control record that came while an event of the fast path was in
+ * flight on this CPU: held back with the events (grtrace_replay()), in
+ * their order, so that a ring registered from an interrupt is described
+ * before its first event.  Interrupts are off.  Return: 0, or -EBUSY
+ * (counted) when there is no room for it.
+ */
+static noinline int __cold grtrace_defer_control(struct grtrace_pcpu *pc,
+						 const void *rec, u16 size)
+{
+	struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
+	u32 slot = cold->nr_deferred_ctl;
+
+	if (size > sizeof(cold->deferred_ctl[0]) ||
+	    slot >= GRTRACE_NR_DEFERRED_CTL ||
+	    cold->nr_deferred >= GRTRACE_NR_DEFERRED) {
+		pc->cnt.ctl_dropped++;
+		return -EBUSY;
+	}
+	memcpy(cold->deferred_ctl[slot], rec, size);
+	cold->nr_deferred_ctl++;
+	/* Its time stands for the interrupted event's if earlier. */
+	cold->deferred[cold->nr_deferred++] = (struct grtrace_deferred){
+		.type = GRTRACE_DEFERRED_CTL, .aux0 = slot, .aux1 = size,
+		.ts = grtrace_now(),
+	};
+	pc->busy |= GRTRACE_BUSY_PENDING;
+	return 0;
+}
+
 /**
  * grtrace_write_control() - write a control record on this CPU
  * @rec: the record in format 1; only the type of its header is used
@@ -1231,11 +1268,12 @@ size_t grtrace_control_room(void)
  * filter, in the form of the channel's session (format 2: the body after
  * a v2 header), also once it stopped.  Context: any, hard interrupts
  * included.
- * Return: 0, -ENODEV when no channel exists or it holds no session yet,
- * -E2BIG when the record cannot fit a sub-buffer, -ENOSPC when the buffer
- * is full (counted), -EBUSY (counted) when called from an interrupt that
- * came in the middle of an event of this CPU (none of grtrace's writers
- * does that).
+ * From an interrupt that came in the middle of an event of this CPU, the
+ * record (a RING record at most) is written right after that event.
+ * Return: 0 (written or held back), -ENODEV when no channel exists or it
+ * holds no session yet, -E2BIG when the record cannot fit a sub-buffer,
+ * -ENOSPC when the buffer is full (counted), -EBUSY (counted) when it
+ * cannot be held back (%GRTRACE_NR_DEFERRED_CTL are already).
  */
 int grtrace_write_control(const void *rec, u16 size)
 {
@@ -1270,8 +1308,7 @@ int grtrace_write_control(const void *rec, u16 size)
 	pc = this_cpu_ptr(&grtrace_pcpu);
 	/* Interrupting an event of the fast path: see grtrace_event_fast(). */
 	if (unlikely(pc->busy & GRTRACE_BUSY_FAST)) {
-		pc->cnt.ctl_dropped++;
-		ret = -EBUSY;
+		ret = grtrace_defer_control(pc, rec, size);
 		goto out;
 	}
 	ts = grtrace_now();

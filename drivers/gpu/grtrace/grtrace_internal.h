@@ -288,10 +288,22 @@ DECLARE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
  * modules shares a small reserve (8 KiB on x86-64), and the optional
  * modules need their part.  Written as struct grtrace_pcpu is.
  */
+/*
+ * Control records held back like events (grtrace_write_control()): a RING
+ * record of a ring registered from an interrupt, at most.  In the deferred
+ * list, one has the type GRTRACE_DEFERRED_CTL, its slot in aux0, its size
+ * in aux1.
+ */
+#define GRTRACE_NR_DEFERRED_CTL	4
+#define GRTRACE_DEFERRED_CTL	0xffff
+
 struct grtrace_pcpu_cold {
 	struct grtrace_sec secs[GRTRACE_SECS];
 	u32 nr_deferred;
 	struct grtrace_deferred deferred[GRTRACE_NR_DEFERRED];
+	u32 nr_deferred_ctl;
+	u8 deferred_ctl[GRTRACE_NR_DEFERRED_CTL]
+		       [sizeof(struct grtrace_ring_record)] __aligned(8);
 };
 
 extern struct grtrace_pcpu_cold __percpu *grtrace_pcpu_cold;

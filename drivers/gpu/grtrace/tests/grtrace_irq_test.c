@@ -3,12 +3,17 @@
  * grtrace_irq_test: events from hard interrupts that come in the middle of
  * other events on the same CPU, for the selftests.
  *
- * Writing "N PERIOD_US K [SPIN_US]" to /sys/kernel/debug/grtrace_irq_test/run
- * makes N calls of grtrace_submit(0, 1, i) (i = 1..N) on the writing CPU,
- * with interrupts on, while a hard-interrupt hrtimer pinned to that CPU
- * fires every PERIOD_US microseconds and calls grtrace_end(0, 2, j) K times
- * per firing (j counts on across firings from 1), then spins SPIN_US
- * microseconds (default 0).  The event path spends most of such a loop
+ * Writing "N PERIOD_US K [SPIN_US [RINGS]]" to
+ * /sys/kernel/debug/grtrace_irq_test/run makes N calls of
+ * grtrace_submit(0, 1, i) (i = 1..N) on the writing CPU, with interrupts
+ * on, while a hard-interrupt hrtimer pinned to that CPU fires every
+ * PERIOD_US microseconds and calls grtrace_end(0, 2, j) K times per firing
+ * (j counts on across firings from 1), then spins SPIN_US microseconds
+ * (default 0).  Each of the first RINGS firings (default 0, at most 64)
+ * also registers a new ring, "irqtest-F" (F = 1..RINGS, engine copy), as
+ * adapters do from their interrupt-time probes, and calls
+ * grtrace_end(ring, 3, F) on it; the rings are unregistered after the
+ * run.  The event path spends most of such a loop
  * inside an event, so most firings interrupt one; an interrupt that comes
  * during the spin is taken right after the firing, inside that event too.
  * Reading the file gives "calls=N fires=F irq_events=M cpu=C" of the last
@@ -34,6 +39,7 @@
 #define IRQ_TEST_MAX_K		256
 #define IRQ_TEST_MAX_SPIN_US	1000
 #define IRQ_TEST_CHUNK		1000	/* calls per preemption-off stretch */
+#define IRQ_TEST_MAX_RINGS	64
 
 static DEFINE_MUTEX(irq_test_lock);
 static struct hrtimer irq_test_timer;
@@ -43,6 +49,27 @@ static u64 irq_test_fires, irq_test_events, irq_test_calls;
 static u32 irq_test_progress;
 static int irq_test_cpu = -1;
 static struct dentry *irq_test_dir;
+static u32 irq_test_rings, irq_test_nr_rings;
+static int irq_test_ring_ids[IRQ_TEST_MAX_RINGS];
+
+/* A new ring, registered in hard interrupt context, and an event on it. */
+static void irq_test_new_ring(void)
+{
+	struct grtrace_ring_info info = {
+		.driver = "irq_test", .device = "irq_test",
+		.engine = GRTRACE_ENGINE_COPY,
+	};
+	char name[24];
+	u32 n = irq_test_nr_rings + 1;
+	int id;
+
+	snprintf(name, sizeof(name), "irqtest-%u", n);
+	info.name = name;
+	id = grtrace_ring_register(&info);
+	irq_test_ring_ids[irq_test_nr_rings++] = id;
+	if (id >= 0)
+		grtrace_end(id, 3, n);
+}
 
 static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 {
@@ -50,6 +77,8 @@ static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 	u32 i;
 
 	irq_test_fires++;
+	if (irq_test_nr_rings < irq_test_rings)
+		irq_test_new_ring();
 	for (i = 0; i < irq_test_k; i++)
 		grtrace_end(0, 2, ++irq_test_events);
 	/* By the clock: udelay() is calibrated too loosely under emulation. */
@@ -63,7 +92,7 @@ static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 static ssize_t run_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
-	u32 n, period_us, k, spin_us = 0, i;
+	u32 n, period_us, k, spin_us = 0, rings = 0, i;
 	char buf[64];
 	int cpu, got;
 
@@ -72,12 +101,14 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	got = sscanf(buf, "%u %u %u %u", &n, &period_us, &k, &spin_us);
+	got = sscanf(buf, "%u %u %u %u %u", &n, &period_us, &k, &spin_us,
+		     &rings);
 	if (got < 3 || !n || n > IRQ_TEST_MAX_N || !period_us ||
 	    k > IRQ_TEST_MAX_K || spin_us >= period_us ||
-	    spin_us > IRQ_TEST_MAX_SPIN_US) {
-		pr_debug("run: want \"N PERIOD_US K [SPIN_US]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u\n",
-			 IRQ_TEST_MAX_N, IRQ_TEST_MAX_K, IRQ_TEST_MAX_SPIN_US);
+	    spin_us > IRQ_TEST_MAX_SPIN_US || rings > IRQ_TEST_MAX_RINGS) {
+		pr_debug("run: want \"N PERIOD_US K [SPIN_US [RINGS]]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u, RINGS 0..%u\n",
+			 IRQ_TEST_MAX_N, IRQ_TEST_MAX_K, IRQ_TEST_MAX_SPIN_US,
+			 IRQ_TEST_MAX_RINGS);
 		return -EINVAL;
 	}
 	mutex_lock(&irq_test_lock);
@@ -86,6 +117,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	irq_test_calls = 0;
 	irq_test_k = k;
 	irq_test_spin_us = spin_us;
+	irq_test_rings = rings;
+	irq_test_nr_rings = 0;
 	WRITE_ONCE(irq_test_progress, 0);
 	irq_test_period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
 	/* The timer fires on this CPU: stay on it until it is cancelled. */
@@ -109,6 +142,9 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	WRITE_ONCE(irq_test_progress, irq_test_calls);
 	preempt_enable();
 	hrtimer_cancel(&irq_test_timer);
+	for (i = 0; i < irq_test_nr_rings; i++)
+		if (irq_test_ring_ids[i] >= 0)
+			grtrace_ring_unregister(irq_test_ring_ids[i]);
 	irq_test_cpu = cpu;
 	mutex_unlock(&irq_test_lock);
 	return count;
@@ -117,14 +153,14 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 static ssize_t run_read(struct file *file, char __user *ubuf, size_t count,
 			loff_t *ppos)
 {
-	char buf[128];
+	char buf[160];
 	int len;
 
 	mutex_lock(&irq_test_lock);
 	len = scnprintf(buf, sizeof(buf),
-			"calls=%llu fires=%llu irq_events=%llu cpu=%d\n",
+			"calls=%llu fires=%llu irq_events=%llu cpu=%d rings=%u\n",
 			irq_test_calls, irq_test_fires, irq_test_events,
-			irq_test_cpu);
+			irq_test_cpu, irq_test_nr_rings);
 	mutex_unlock(&irq_test_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }

@@ -18,7 +18,9 @@
 #    without masking interrupts (quick_drops), whichever interrupts
 #    which, and counted exactly; the others are all recorded, in order;
 #  - reset_stats from the other CPU, coming during a firing, leaves counts
-#    that balance.
+#    that balance;
+#  - rings registered from such interrupts are described (RING record)
+#    before their first event, none refused.
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -123,7 +125,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..39"
+echo "1..40"
 rmmod grtrace_irq_test 2>/dev/null
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
@@ -172,6 +174,38 @@ for round in $(seq 16); do
 done
 [ $bad -eq 0 ] && [ $good -eq 8 ]
 ok $? "reset_stats during runs with held-back writes: emitted == written + dropped_total after it ($bad of $((good + late)) rounds off; $good with the reset inside the run, $late late and run again)"
+
+# Rings registered from hard interrupts that come in the middle of
+# events, as the bridge's probe_done, amdgpu's probe_iv and nouveau's
+# probe_signaled do: each of 32 firings registers a new ring and writes
+# an END on it.  Every ring an event names is described by a RING record
+# before that event, and no control record is refused.
+echo reset_stats >"$D/config"
+record_start "$TMP/rings.dat" &&
+	taskset -c 1 sh -c "echo '$CALLS $PERIOD_US 1 0 32' >$R" &&
+	kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/rings.dat" >"$TMP/rings.dump"
+rc=$?
+echo "# $(cat "$R"); $(grep -E '^(control_written|control_dropped|deferred)=' "$D/stats" | tr '\n' ' ')"
+python3 - "$TMP/rings.dump" <<'PY' || rc=1
+import re, sys
+named, bad, ends = {}, [], 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    kv = dict(x.split("=", 1) for x in f[4:] if "=" in x)
+    if f[3] == "RING":
+        named[kv["id"]] = kv["name"]
+    elif f[3] == "END" and kv.get("ctx") == "3":
+        ends += 1
+        if named.get(kv["ring"]) != "irqtest-" + kv["seqno"]:
+            bad.append(line.strip())
+print("# %d ENDs on rings registered in interrupts, %d before their RING record" % (ends, len(bad)))
+for b in bad[:5]:
+    print("#   " + b)
+sys.exit(not (ends == 32 and not bad))
+PY
+[ $rc = 0 ] && [ "$(field rings)" = 32 ] && [ "$(stat_of control_dropped)" = 0 ]
+ok $? "32 rings registered from interrupts within events: each described by its RING record before its END, no control record refused"
 
 # Out of a session: the module's own checks of what it takes.
 echo "32 1 1" 2>/dev/null >"$R" && ! echo "1 1 257" 2>/dev/null >"$R"
