@@ -59,6 +59,9 @@ void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno,
 void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason);
 /* Or'ed into grtrace_job_event()'s type: see GRTRACE_HDR_DERIVED. */
 #define GRTRACE_JOB_DERIVED	0x8000
+/* Or'ed into a SUBMIT's type: its aux0 is a DRM client id (GRTRACE_HDR_CLIENT). */
+#define GRTRACE_JOB_CLIENT	0x4000
+#define GRTRACE_JOB_FLAGS	(GRTRACE_JOB_DERIVED | GRTRACE_JOB_CLIENT)
 void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		       u64 aux1);
 

@@ -654,7 +654,8 @@ static __always_inline u16 grtrace_put_job2(struct grtrace_pcpu *pc,
 					    u16 engine, u64 ctx, u64 seqno,
 					    u64 aux0, u64 aux1, u64 ts)
 {
-	u8 flags = hflags & GRTRACE_HDR_DERIVED ? GRTRACE_HDR2_DERIVED : 0;
+	u8 flags = (hflags & GRTRACE_HDR_DERIVED ? GRTRACE_HDR2_DERIVED : 0) |
+		   (hflags & GRTRACE_HDR_CLIENT ? GRTRACE_HDR2_CLIENT : 0);
 	bool wide = (ctx | seqno | aux0 | aux1) >> 32;
 	bool gseq_on = !READ_ONCE(grtrace_cfg.no_gseq);
 	u64 gseq = gseq_on ? grtrace_next_gseq() : 0;
@@ -1059,14 +1060,16 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	/* Out of a session, for the live hooks only: see struct grtrace_hook. */
 	if (static_branch_unlikely(&grtrace_hooks_live_on) &&
 	    unlikely(!READ_ONCE(grtrace_enabled))) {
-		grtrace_event_live(type & ~GRTRACE_JOB_DERIVED, ring_id, engine,
+		grtrace_event_live(type & ~GRTRACE_JOB_FLAGS, ring_id, engine,
 				   ctx, seqno, aux0, aux1);
 		return;
 	}
 
-	if (type & GRTRACE_JOB_DERIVED) {
-		type &= ~GRTRACE_JOB_DERIVED;
-		hflags = GRTRACE_HDR_DERIVED;
+	if (type & GRTRACE_JOB_FLAGS) {
+		hflags = (type & GRTRACE_JOB_DERIVED ? GRTRACE_HDR_DERIVED : 0) |
+			 (type == (GRTRACE_EV_SUBMIT | GRTRACE_JOB_CLIENT) ?
+			  GRTRACE_HDR_CLIENT : 0);
+		type &= ~GRTRACE_JOB_FLAGS;
 	}
 	/*
 	 * The filters, the sampling's drops and a rate limit that holds are
@@ -1179,7 +1182,8 @@ static_assert(GRTRACE_EV_ERROR < GRTRACE_QUICK_TYPES);
 /**
  * grtrace_event() - the event path: account, filter and write one event
  * @what: enum grtrace_type, a job event type below %GRTRACE_EV_NR_JOB_TYPES,
- *	possibly with %GRTRACE_JOB_DERIVED; with GRTRACE_EV_ENGINE(engine)
+ *	possibly with %GRTRACE_JOB_DERIVED (a SUBMIT with %GRTRACE_JOB_CLIENT);
+ *	with GRTRACE_EV_ENGINE(engine)
  *	for an engine class other than @ring_id's
  * @ring_id: ring of the job
  * @ctx: fence context of the job
@@ -1379,7 +1383,7 @@ static int grtrace_write_stream_info(void)
 		.nr_cpus = nr_cpu_ids,
 		.features = (grtrace_cfg.no_gseq ? 0 : GRTRACE_FEAT_GSEQ) |
 			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC |
-			    GRTRACE_FEAT_DERIVED |
+			    GRTRACE_FEAT_DERIVED | GRTRACE_FEAT_CLIENT |
 			    (grtrace_cfg.format == GRTRACE_FORMAT_V1 ? 0 :
 			     GRTRACE_FEAT_CSEQ_LOSS | GRTRACE_FEAT_TASK),
 		.session_id = grtrace_session,

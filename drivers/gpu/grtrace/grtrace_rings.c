@@ -263,7 +263,9 @@ void grtrace_rings_exit(void)
  * @type: %GRTRACE_EV_SUBMIT, %GRTRACE_EV_COMMIT, %GRTRACE_EV_START,
  *	%GRTRACE_EV_END or %GRTRACE_EV_COMPLETE; or'ed with
  *	%GRTRACE_JOB_DERIVED when the event is written with the one before it
- *	from the same tracepoint hit, not observed on its own
+ *	from the same tracepoint hit, not observed on its own; a SUBMIT
+ *	or'ed with %GRTRACE_JOB_CLIENT when @aux0 is the DRM client id of
+ *	the file the job was submitted through
  * @ring_id: ring of the job, from grtrace_ring_register()
  * @ctx: dma-fence context of the job
  * @seqno: dma-fence seqno of the job
@@ -278,7 +280,7 @@ void grtrace_rings_exit(void)
 void grtrace_job_event(u16 type, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		       u64 aux1)
 {
-	u16 t = type & ~GRTRACE_JOB_DERIVED;
+	u16 t = type & ~GRTRACE_JOB_FLAGS;
 
 	/* Not a type of this function: counted as invalid, not lost. */
 	if (WARN_ON_ONCE(t < GRTRACE_EV_SUBMIT || t > GRTRACE_EV_COMPLETE))

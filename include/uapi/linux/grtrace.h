@@ -106,6 +106,7 @@ enum grtrace_engine {
 #define GRTRACE_FEAT_DERIVED	(1ULL << 3)	/* job events may carry GRTRACE_HDR_DERIVED */
 #define GRTRACE_FEAT_CSEQ_LOSS	(1ULL << 4)	/* v2: a lost record takes its cseq */
 #define GRTRACE_FEAT_TASK	(1ULL << 5)	/* v2: SUBMIT may carry the submitting task */
+#define GRTRACE_FEAT_CLIENT	(1ULL << 6)	/* SUBMIT may carry GRTRACE_HDR_CLIENT */
 
 /*
  * Bits of grtrace_hdr.flags.  DERIVED: the job event was not observed on
@@ -121,6 +122,12 @@ enum grtrace_engine {
  * it (see struct grtrace_hdr2).
  */
 #define GRTRACE_HDR_TASK	0x0002
+/*
+ * CLIENT: a SUBMIT whose aux0 is the DRM client id of the file the job was
+ * submitted through: the ``drm-client-id`` in /proc/PID/fdinfo/FD of the
+ * process that opened it, whichever thread pushed the job.
+ */
+#define GRTRACE_HDR_CLIENT	0x0004
 
 /**
  * struct grtrace_hdr - header of every record (32 bytes)
@@ -314,6 +321,7 @@ struct grtrace_job_summary {
 #define GRTRACE_HDR2_TASK	0x04	/* u32 pid, u32 tid follow */
 #define GRTRACE_HDR2_GSEQ	0x08	/* the record ends with u64 gseq */
 #define GRTRACE_HDR2_WIDE	0x10	/* ctx, seqno, aux0, aux1 are u64 */
+#define GRTRACE_HDR2_CLIENT	0x20	/* as GRTRACE_HDR_CLIENT */
 
 /**
  * struct grtrace_hdr2 - header of every v2 record (16 bytes, packed)

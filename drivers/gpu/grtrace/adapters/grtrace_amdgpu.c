@@ -137,7 +137,7 @@ static void job_event(struct grtrace_tp *gtp, u16 type, struct amdgpu_job *job)
 
 static void probe_cs_ioctl(void *data, struct amdgpu_job *job)
 {
-	job_event(data, GRTRACE_EV_SUBMIT, job);
+	job_event(data, grtrace_sched_submit_type(&job->base), job);
 }
 
 static void probe_run_job(void *data, struct amdgpu_job *job)

@@ -144,7 +144,8 @@ static void sched_job_event(struct grtrace_tp *gtp, u16 type,
 static void probe_queue(void *data, struct drm_sched_job *job,
 			struct drm_sched_entity *entity)
 {
-	sched_job_event(data, GRTRACE_EV_SUBMIT, job, SCHED_QUEUED(entity));
+	sched_job_event(data, grtrace_sched_submit_type(job), job,
+			SCHED_QUEUED(entity));
 }
 
 static void probe_run(void *data, struct drm_sched_job *job,

@@ -43,6 +43,23 @@ static inline u64 grtrace_sched_job_owner(struct drm_sched_job *job)
 }
 
 /**
+ * grtrace_sched_submit_type() - the type of a job's SUBMIT
+ * @job: an armed scheduler job
+ *
+ * Return: %GRTRACE_EV_SUBMIT, with %GRTRACE_JOB_CLIENT when its aux0
+ * (grtrace_sched_job_owner()) is a DRM client id: the scheduler keeps one
+ * and the job came through a file (kernel-internal jobs have none, 0).
+ */
+static inline u16 grtrace_sched_submit_type(struct drm_sched_job *job)
+{
+#if defined(GRTRACE_HAVE_SCHED_CLIENT_ID)
+	if (job->s_fence->drm_client_id)
+		return GRTRACE_EV_SUBMIT | GRTRACE_JOB_CLIENT;
+#endif
+	return GRTRACE_EV_SUBMIT;
+}
+
+/**
  * grtrace_sched_job_done() - END, ERROR if it failed, and COMPLETE of a job
  * @ring: the job's ring id
  * @s_fence: the job's scheduler fence, as drm_sched_process_job (6.17+:
