@@ -133,6 +133,9 @@ static void print_record(const struct gr_rec *rec)
 		/* The task that submitted (format 2). */
 		if (j.has_task)
 			printf(" pid=%" PRIu32 " tid=%" PRIu32, j.pid, j.tid);
+		/* The DRM client it was submitted through (aux0 again). */
+		if (j.has_client)
+			printf(" client=%" PRIu64, j.client);
 		putchar('\n');
 		return;
 	}

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drm-clients.h"
 #include "grtrace.h"
 #include "stream.h"
 #include "trace-file.h"
@@ -99,6 +100,7 @@ struct cpu_reader {
 	struct gr_v2_cpu v2;
 	uint8_t v1[GR_V1_MAX];	/* a format 2 record converted, to check it */
 	struct u64map *seen;	/* tids of SUBMITs this reader has named */
+	struct u64map *seen_clients;	/* and the DRM client ids they named */
 };
 
 /*
@@ -113,6 +115,31 @@ static struct {
 	size_t n, cap;
 	uint64_t unnamed;
 } tasks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * The DRM clients the SUBMITs name (6.16 on), named from /proc/PID/fdinfo:
+ * a client not known yet costs a pass over every process, which notes
+ * every client open then, so the next new one is usually known already.
+ * One closed before its pass stays unnamed (counted): client ids are not
+ * reused, no later pass finds it.  The clients some SUBMIT named are
+ * written as the file's client table at the end, after the task table.
+ */
+#define CLIENT_GONE	UINT32_MAX	/* looked for, not found */
+
+struct rec_client {
+	struct grf_client c;
+	int named;		/* a SUBMIT named it: it goes in the file */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct u64map *map;	/* id -> index in @t, or CLIENT_GONE */
+	struct rec_client *t;
+	size_t n, cap;
+	size_t named;		/* entries of @t a SUBMIT named */
+	uint64_t unnamed;
+	int proc_failed;	/* /proc could not be read: said once */
+} clients = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct {
 	int out_fd;
@@ -134,17 +161,26 @@ static struct {
 
 static double now_sec(void);
 
+/* The /proc of the names: $GRTRACE_PROC (for tests) or /proc. */
+static const char *proc_dir(void)
+{
+	const char *p = getenv("GRTRACE_PROC");
+
+	return p && *p ? p : "/proc";
+}
+
 /* /proc/<pid>[/task/<tid>]/comm into @buf; -1 if the thread is gone. */
 static int read_comm(uint32_t pid, uint32_t tid, char *buf, size_t len)
 {
-	char path[64];
+	char path[4096];
 	ssize_t n;
 	int fd;
 
 	if (tid)
-		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+		snprintf(path, sizeof(path), "%s/%u/task/%u/comm", proc_dir(),
+			 pid, tid);
 	else
-		snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+		snprintf(path, sizeof(path), "%s/%u/comm", proc_dir(), pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -184,6 +220,63 @@ out:
 	pthread_mutex_unlock(&tasks.lock);
 }
 
+/* The clients of a pass not known yet; under clients.lock. */
+static void add_clients(const struct grf_client *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (u64map_get(clients.map, c[i].id) >= 0)
+			continue;
+		if (clients.n == clients.cap) {
+			clients.cap = clients.cap ? clients.cap * 2 : 64;
+			clients.t = xrealloc(clients.t,
+					     clients.cap * sizeof(*clients.t));
+		}
+		clients.t[clients.n] = (struct rec_client){ .c = c[i] };
+		u64map_set(clients.map, c[i].id, (uint32_t)clients.n++);
+	}
+}
+
+/*
+ * A SUBMIT named DRM client @id: name the process holding it, once per
+ * recording.  The pass runs under the lock, in this reader's thread: the
+ * other readers wait only when they meet a new client too.
+ */
+static void note_client(struct cpu_reader *r, uint64_t id)
+{
+	struct grf_client *found;
+	ssize_t n;
+	int64_t i;
+
+	if (u64map_get(r->seen_clients, id) >= 0)
+		return;
+	u64map_set(r->seen_clients, id, 1);
+	pthread_mutex_lock(&clients.lock);
+	i = u64map_get(clients.map, id);
+	if (i < 0) {
+		n = drm_clients_scan(proc_dir(), &found);
+		if (n < 0 && !clients.proc_failed) {
+			err_errno("cannot read %s: the DRM clients of the jobs stay unnamed",
+				  proc_dir());
+			clients.proc_failed = 1;
+		}
+		if (n > 0)
+			add_clients(found, (size_t)n);
+		free(found);
+		i = u64map_get(clients.map, id);
+		if (i < 0) {
+			u64map_set(clients.map, id, CLIENT_GONE);
+			clients.unnamed++;
+		}
+	}
+	if (i >= 0 && i != CLIENT_GONE && !clients.t[i].named) {
+		clients.t[i].named = 1;
+		clients.named++;
+	}
+	pthread_mutex_unlock(&clients.lock);
+}
+
 /* The task table frames, after the readers are done; -1 on an error. */
 static int write_tasks(void)
 {
@@ -206,6 +299,45 @@ static int write_tasks(void)
 			rec.file_bytes += sizeof(hdr) + f.stored;
 		free(buf);
 	}
+	if (ret < 0)
+		err_errno("cannot write %s", rec.out_name);
+	return ret;
+}
+
+/*
+ * The client table frames, after the task table: the clients a SUBMIT
+ * named, by id, not every client a pass found.  -1 on an error.
+ */
+static int write_clients(void)
+{
+	size_t per = GRF_FRAME_MAX / GRF_CLIENT_SIZE, i, k, m, n = 0;
+	struct grf_frame f = { .flags = GRF_FRAME_CLIENTS };
+	uint8_t hdr[GRF_FRAME_SIZE], *buf;
+	struct grf_client *c;
+	int ret = 0;
+
+	if (!clients.named)
+		return 0;
+	c = xmalloc(clients.named * sizeof(*c));
+	for (i = 0; i < clients.n; i++)
+		if (clients.t[i].named)
+			c[n++] = clients.t[i].c;
+	qsort(c, n, sizeof(*c), grf_client_cmp);
+	for (i = 0; i < n && !ret; i += m) {
+		m = n - i < per ? n - i : per;
+		buf = xmalloc(m * GRF_CLIENT_SIZE);
+		for (k = 0; k < m; k++)
+			grf_encode_client(&c[i + k], buf + k * GRF_CLIENT_SIZE);
+		f.stored = f.raw = (uint32_t)(m * GRF_CLIENT_SIZE);
+		grf_encode_frame(&f, hdr);
+		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
+		if (!ret)
+			ret = write_all(rec.out_fd, buf, f.stored);
+		if (!ret)
+			rec.file_bytes += sizeof(hdr) + f.stored;
+		free(buf);
+	}
+	free(c);
 	if (ret < 0)
 		err_errno("cannot write %s", rec.out_name);
 	return ret;
@@ -302,11 +434,16 @@ static int flush_whole(struct cpu_reader *r)
 			break;
 		gr_parse_hdr(rec.format >= GRTRACE_FORMAT_V2 ? r->v1 :
 			     r->carry + off, &h);
-		if (h.type == GRTRACE_EV_SUBMIT && (h.flags & GRTRACE_HDR_TASK)) {
+		if (h.type == GRTRACE_EV_SUBMIT &&
+		    (h.flags & (GRTRACE_HDR_TASK | GRTRACE_HDR_CLIENT))) {
 			struct gr_job job;
 
-			if (!gr_decode_job(&h, &job) && job.has_task)
+			if (gr_decode_job(&h, &job) < 0)
+				job.has_task = job.has_client = 0;
+			if (job.has_task)
 				note_task(r, job.pid, job.tid);
+			if (job.has_client)
+				note_client(r, job.client);
 		}
 		records++;
 		if (gr_type_is_job(h.type))
@@ -690,12 +827,14 @@ static int open_readers(struct cpu_reader **rdp)
 				free(rd[i].carry);
 				free(rd[i].stage);
 				u64map_free(rd[i].seen);
+				u64map_free(rd[i].seen_clients);
 			}
 			free(rd);
 			return -1;
 		}
 		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
 		rd[i].seen = u64map_new();
+		rd[i].seen_clients = u64map_new();
 		rd[i].stage = xmalloc(FRAME_MAX);
 	}
 	*rdp = rd;
@@ -993,10 +1132,13 @@ static void free_readers(struct cpu_reader *rd, int n)
 		free(rd[i].carry);
 		free(rd[i].stage);
 		u64map_free(rd[i].seen);
+		u64map_free(rd[i].seen_clients);
 	}
 	free(rd);
 	u64map_free(tasks.map);
 	free(tasks.t);
+	u64map_free(clients.map);
+	free(clients.t);
 	close(rec.stop_pipe[0]);
 	close(rec.stop_pipe[1]);
 }
@@ -1070,6 +1212,7 @@ int cmd_record(int argc, char **argv)
 	if (pipe(rec.stop_pipe) < 0)
 		fatal_errno("pipe");
 	tasks.map = u64map_new();
+	clients.map = u64map_new();
 	block_signals(!!a.command, &sigs, &oldsigs);
 
 	n = begin_session(state, &started, old_bufsize, &rd);
@@ -1112,7 +1255,8 @@ int cmd_record(int argc, char **argv)
 	ret |= check_readers(rd, n);
 	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)
 		ret = 1;
-	if (!atomic_load(&rec.abort) && write_tasks() < 0)
+	if (!atomic_load(&rec.abort) && (write_tasks() < 0 ||
+					 write_clients() < 0))
 		ret = 1;
 	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
 		err_errno("cannot write %s", rec.out_name);
@@ -1125,6 +1269,12 @@ int cmd_record(int argc, char **argv)
 	if (tasks.unnamed)
 		err_msg("  %" PRIu64 " exited before they could be named: their jobs show pid and tid only",
 			tasks.unnamed);
+	if (clients.named || clients.unnamed)
+		err_msg("DRM clients: %zu named in the file's client table",
+			clients.named);
+	if (clients.unnamed)
+		err_msg("  %" PRIu64 " not found (closed before record saw them): their jobs go to the submitting thread",
+			clients.unnamed);
 	if (atomic_load(&rec.abort)) {
 		err_msg("recording FAILED: %s is incomplete", rec.out_name);
 		ret = 1;

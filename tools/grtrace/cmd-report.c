@@ -53,8 +53,9 @@ static const char report_help[] =
 	"                        queue depth avg/max, label shares, bottleneck hint\n"
 	"      --per-ctx         the same per context\n"
 	"      --per-process     count, p50/p90/p99/max of each metric, label shares\n"
-	"                        per submitting process (its SUBMITs' pid; named from\n"
-	"                        the file's task table)\n"
+	"                        per submitting process (the holder of its SUBMITs'\n"
+	"                        DRM client, from the file's client table, else\n"
+	"                        their pid; named from the file's tables)\n"
 	"      --per-engine      the same per engine class, all its rings together\n"
 	"      --interval TIME   with --per-ring: each ring's busy %% per interval of\n"
 	"                        TIME (a timeline; JSON \"timeline\"); the bottleneck\n"
@@ -570,13 +571,29 @@ static int threads(void)
 	return *v - '0';
 }
 
+/* Why the input names no DRM client, when its jobs carry client ids. */
+static const char *clients_none(const struct merge *m, int live, char *buf,
+				size_t len)
+{
+	if (live)
+		return "the module's buffers";
+	if (!m->nfiles)
+		return "a bare stream";
+	if (m->file.version < 3) {
+		snprintf(buf, len, "a trace file of version %u, from before the client table",
+			 m->file.version);
+		return buf;
+	}
+	return "record found none of them open";
+}
+
 static int run_report(int argc, char **argv)
 {
 	struct report_args a;
 	struct rp_input in = { 0 };
 	struct live lv = { .n = 0 };
 	int in_fd = -1;
-	char errbuf[GR_ERRMSG_LEN + 128];
+	char errbuf[GR_ERRMSG_LEN + 128], none[80];
 	struct merge_pipe *pipe;
 	int nthreads;
 	struct merge m;
@@ -617,6 +634,8 @@ static int run_report(int argc, char **argv)
 
 	rp = rp_new(&a.o, out);
 	rp_set_tasks(rp, m.tasks, m.ntasks, m.task_frames);
+	rp_set_clients(rp, m.clients, m.nclients, m.client_frames,
+		       clients_none(&m, !a.input, none, sizeof(none)));
 	rp_set_format(rp, a.input ? m.file.stream_format :
 		      kernel_stream_format());
 	/* A file's merge runs beside the analysis when there is a CPU for it. */

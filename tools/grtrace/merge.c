@@ -596,6 +596,28 @@ static void scan_tasks(struct merge *m, size_t pos, const struct grf_frame *f)
 	free(buf);
 }
 
+/* A client table frame's entries, read now as the task tables are. */
+static void scan_clients(struct merge *m, size_t pos,
+			 const struct grf_frame *f)
+{
+	uint8_t *buf = xmalloc(f->stored);
+	size_t i, n = f->stored / GRF_CLIENT_SIZE;
+
+	if (read_at(m, buf, pos + GRF_FRAME_SIZE, f->stored) < 0) {
+		free(buf);
+		return;
+	}
+	if (m->nclients + n > m->clients_cap) {
+		m->clients_cap = m->nclients + n + 16;
+		m->clients = xrealloc(m->clients,
+				      m->clients_cap * sizeof(*m->clients));
+	}
+	for (i = 0; i < n; i++)
+		grf_parse_client(buf + i * GRF_CLIENT_SIZE,
+				 &m->clients[m->nclients++]);
+	m->client_frames++;
+	free(buf);
+}
 
 /*
  * Walk the headers of a trace file (records are read later, by the
@@ -638,6 +660,11 @@ static void scan_frames(struct merge *m)
 			pos += GRF_FRAME_SIZE + f.stored;
 			continue;
 		}
+		if (f.flags & GRF_FRAME_CLIENTS) {
+			scan_clients(m, pos, &f);
+			pos += GRF_FRAME_SIZE + f.stored;
+			continue;
+		}
 		push_chunk(m, f.cpu, (struct chunk){
 			pos + GRF_FRAME_SIZE, pos + GRF_FRAME_SIZE + f.stored,
 			pos + 1, f.flags & GRF_FRAME_ZSTD ? f.raw : 0, m->part,
@@ -665,6 +692,22 @@ static void sort_tasks(struct merge *m)
 	m->ntasks = n;
 }
 
+/* Sorted by id, one entry each: ids are not reused within a boot. */
+static void sort_clients(struct merge *m)
+{
+	size_t i, n = 0;
+
+	if (!m->nclients)
+		return;
+	qsort(m->clients, m->nclients, sizeof(*m->clients), grf_client_cmp);
+	for (i = 0; i < m->nclients; i++) {
+		if (n && m->clients[n - 1].id == m->clients[i].id)
+			n--;
+		m->clients[n++] = m->clients[i];
+	}
+	m->nclients = n;
+}
+
 static void init_input(struct merge *m)
 {
 	uint8_t magic[GRF_MAGIC_LEN], first[GR_HDR2_SIZE + 8];
@@ -678,6 +721,7 @@ static void init_input(struct merge *m)
 	    grf_is_header(magic, GRF_MAGIC_LEN)) {
 		scan_frames(m);
 		sort_tasks(m);
+		sort_clients(m);
 	}
 	else if (m->len >= sizeof(first) && read_at(m, first, 0, sizeof(first)) == 0 &&
 		 gr_stream_info_format(first, sizeof(first)) == GRTRACE_FORMAT_V2)
@@ -952,6 +996,7 @@ void merge_free(struct merge *m)
 	free(m->heap);
 	free(m->cpu_slot);
 	free(m->tasks);
+	free(m->clients);
 	memset(m, 0, sizeof(*m));
 }
 

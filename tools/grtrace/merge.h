@@ -82,6 +82,11 @@ struct merge {
 	size_t ntasks;
 	size_t tasks_cap;
 	unsigned int task_frames;
+	/* Its client tables (version 3), sorted by DRM client id. */
+	struct grf_client *clients;
+	size_t nclients;
+	size_t clients_cap;
+	unsigned int client_frames;
 
 	/* The first error; records before it are still delivered. */
 	int failed;

@@ -109,14 +109,15 @@ struct ring {
 };
 
 /*
- * --per-process: the jobs a process submitted (SUBMIT's task); pid
+ * --per-process: the jobs a process submitted (rp_submitter()); pid
  * PROC_NONE holds the jobs without submitter data.
  */
 #define PROC_NONE	UINT32_MAX
 struct proc {
 	uint32_t pid;
-	uint32_t threads;	/* submitting threads seen */
-	const char *name;	/* from the task table, or NULL */
+	uint32_t threads;	/* its submitting threads seen */
+	uint32_t clients;	/* its DRM clients seen */
+	const char *name;	/* from the client or task table, or NULL */
 	struct group g;		/* metrics and labels only */
 };
 
@@ -168,10 +169,24 @@ struct row {
 	uint64_t first_gseq;
 	uint8_t has_task;	/* its SUBMIT said who submitted it */
 	uint8_t ndeps;		/* @dep used, at most RP_DEPS */
+	uint8_t has_client;	/* its SUBMIT named its DRM client */
 	uint32_t pid;
 	uint32_t tid;
 	uint32_t waits;		/* dependency waits, @dep's and any more */
+	uint64_t client;	/* the DRM client id */
 	struct dep dep[RP_DEPS];
+};
+
+/*
+ * Who submitted a job (rp_submitter()): the process holding its DRM client
+ * when the client table names it, else the task that ran its SUBMIT.
+ */
+struct submitter {
+	const struct grf_client *client;	/* the client's entry, or NULL */
+	uint32_t pid;		/* the process */
+	uint32_t tid;		/* the SUBMIT's thread; 0 with @client */
+	const char *process;	/* the process's name, or NULL */
+	const char *comm;	/* the thread's name, or NULL; NULL with @client */
 };
 
 /* A slot of the open job table: the job, and its hash to probe by. */
@@ -290,6 +305,15 @@ struct rp {
 	struct u64map *proc_map;	/* pid -> index in @procs */
 	struct u64map *proc_tids;	/* tids counted in a proc's threads */
 	uint64_t jobs_no_task;	/* finished jobs without submitter data */
+	/* The client table, and the finished jobs that carry a client id. */
+	const struct grf_client *clients;
+	size_t nclients;
+	unsigned int client_frames;
+	const char *clients_none;	/* why the input names none */
+	struct u64map *proc_clients;	/* ids counted in a proc's clients */
+	uint64_t jobs_client;	/* ... a client id */
+	uint64_t jobs_client_unnamed;	/* ... one the table does not name */
+	uint64_t jobs_by_task;	/* ... attributed to their SUBMIT's task */
 
 	/* --per-engine's groups, by class; rings counted once each. */
 	struct eng *engs;
@@ -316,6 +340,11 @@ struct rp {
 
 /* report.c: the task table's entry for thread @tid, or NULL. */
 const struct grf_task *rp_task(const struct rp *rp, uint32_t tid);
+/* The client table's entry for DRM client @id, or NULL. */
+const struct grf_client *rp_client(const struct rp *rp, uint64_t id);
+/* Who submitted @row, into @s: 1, or 0 when nothing says. */
+int rp_submitter(const struct rp *rp, const struct row *row,
+		 struct submitter *s);
 
 /* report-group.c */
 void group_add_busy(struct rp *rp, struct group *g, uint64_t start,

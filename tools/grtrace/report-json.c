@@ -238,6 +238,9 @@ void json_report(struct rp *rp, const struct rp_input *in)
 		fputs(",\n\"processes\": [", rp->out);
 		table_rows(rp, proc_table, 1, TB_PROCS);
 		fprintf(rp->out, "\n],\n\"jobs_without_submitter\": %" PRIu64, rp->jobs_no_task);
+		/* Their DRM client not in the client table: by their task. */
+		fprintf(rp->out, ",\n\"jobs_client_not_named\": %" PRIu64,
+			rp->jobs_client_unnamed);
 	}
 	if (rp->o.per_engine) {
 		fputs(",\n\"engines\": [", rp->out);

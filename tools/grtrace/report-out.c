@@ -67,7 +67,9 @@ void job_fields(const struct rp *rp, struct fields *f,
 	const struct ring *r = row ? &rp->rings[row->ring] : NULL;
 	char ebuf[16], lbuf[128], dbuf[64];
 	const struct grf_task *t;
-	int k;
+	struct submitter s;
+	const char *comm;
+	int k, by;
 
 	if (!row)
 		row = &none;
@@ -93,29 +95,37 @@ void job_fields(const struct rp *rp, struct fields *f,
 	}
 	label_str(row, '|', lbuf, sizeof(lbuf));
 	f_str(f, "label", lbuf);
-	/* Who submitted it: its SUBMIT's task (format 2), else NA. */
-	f_opt(f, "pid", row->has_task, row->pid);
+	/*
+	 * Who submitted it: the process holding its DRM client when the
+	 * client table names it, else its SUBMIT's task's (format 2), else
+	 * NA; the thread is the one that ran the SUBMIT (a kworker, for a job
+	 * pushed from one).  The names are from the file's tables.
+	 */
+	by = rp_submitter(rp, row, &s);
+	comm = s.comm;
+	if (s.client && row->has_task && (t = rp_task(rp, row->tid)))
+		comm = t->comm;
+	f_opt(f, "pid", by, s.pid);
 	f_opt(f, "tid", row->has_task, row->tid);
-	/* Their names, from the file's task table. */
-	t = row->has_task ? rp_task(rp, row->tid) : NULL;
-	f_str(f, "comm", t ? t->comm : NULL);
-	f_str(f, "process", t ? t->process : NULL);
+	f_str(f, "comm", comm);
+	f_str(f, "process", by ? s.process : NULL);
+	/* The DRM client its SUBMIT came through (6.16 on). */
+	f_opt(f, "client_id", row->has_client, row->client);
 }
 
 void submitter_str(const struct rp *rp, const struct row *row, char *buf,
 		   size_t len)
 {
-	const struct grf_task *t;
+	struct submitter s;
 
-	if (!row->has_task) {
+	if (!rp_submitter(rp, row, &s))
 		snprintf(buf, len, "-");
-		return;
-	}
-	t = rp_task(rp, row->tid);
-	if (t)
-		snprintf(buf, len, "%s/%" PRIu32, t->comm, row->tid);
+	else if (s.client)
+		snprintf(buf, len, "%s/%" PRIu32, s.process, s.pid);
+	else if (s.comm)
+		snprintf(buf, len, "%s/%" PRIu32, s.comm, s.tid);
 	else
-		snprintf(buf, len, "%" PRIu32 "/%" PRIu32, row->pid, row->tid);
+		snprintf(buf, len, "%" PRIu32 "/%" PRIu32, s.pid, s.tid);
 }
 
 /* The CSV header of a table: its writer in header mode. */
@@ -314,6 +324,7 @@ void proc_table(struct rp *rp, struct fields *f, void *item)
 	f_u64(f, "threads", p ? p->threads : 0);
 	f_u64(f, "jobs", p ? p->g.jobs : 0);
 	metric_fields(f, p ? &p->g : NULL);
+	f_u64(f, "clients", p ? p->clients : 0);
 }
 
 void eng_table(struct rp *rp, struct fields *f, void *item)

@@ -17,9 +17,12 @@
  *
  * Flows.  The submitting thread (the SUBMIT's pid and tid, format 2) gets
  * a track of its own with an instant at the SUBMIT, and a flow from it to
- * the job.  A dependency on a job already written gets a flow from an
- * instant at that job's END on its lane to an instant on the waiting job's
- * lane when the wait ended.  Flow ids are the order of the flows.
+ * the job; a job whose DRM client the file's client table names has them
+ * on a track of that client under the process holding it instead (its
+ * SUBMIT's thread may be a kworker).  A dependency on a job already
+ * written gets a flow from an instant at that job's END on its lane to an
+ * instant on the waiting job's lane when the wait ended.  Flow ids are the
+ * order of the flows.
  *
  * Timestamps are the records' own (the module's clock, CLOCK_MONOTONIC),
  * given to Perfetto as its default clock: only differences matter.
@@ -78,7 +81,7 @@ enum { UNIT_COUNT = 2 };
 enum { SEQ_CLEARED = 1 };
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 
-/* Track uuids: the lost-records track, then per ring, then per task. */
+/* Track uuids: the lost-records track, per ring, per task, per client. */
 #define UUID_LOST		1ULL
 #define UUID_RING(r)		(((uint64_t)(r) + 1) << 24)
 #define UUID_LANE(r, k)		(UUID_RING(r) + 16 + (k))
@@ -87,6 +90,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define UUID_HANG(r)		(UUID_RING(r) + 3)
 #define UUID_PROCESS(pid)	((1ULL << 60) | (pid))
 #define UUID_THREAD(tid)	((2ULL << 60) | (tid))
+#define UUID_CLIENT(id)		((3ULL << 60) | ((id) & ((1ULL << 60) - 1)))
 /* Lanes per ring: UUID_LANE() must stay below the next ring's. */
 #define MAX_LANES		((1u << 24) - 16)
 
@@ -112,7 +116,7 @@ struct pf {
 	size_t n, cap;
 	struct pf_ring *rings;
 	uint32_t nrings;
-	struct u64map *tasks;	/* UUID_PROCESS/UUID_THREAD described */
+	struct u64map *tasks;	/* UUID_PROCESS/_THREAD/_CLIENT described */
 	struct done done[1u << DONE_BITS];
 	uint64_t flows;
 	uint64_t jobs, with_task, deps, deps_drawn, lost_marks;
@@ -384,6 +388,27 @@ static uint64_t lane_for(struct rp *rp, uint32_t ring, uint64_t first,
 
 /* ---- tasks ------------------------------------------------------------------ */
 
+/* Process @pid's track, described once, named @name (may be NULL). */
+static void process_track(struct rp *rp, uint32_t pid, const char *name)
+{
+	struct pf *pf = rp->pf;
+	size_t p, t, d;
+
+	if (u64map_get(pf->tasks, UUID_PROCESS(pid)) >= 0)
+		return;
+	p = packet_open(pf);
+	t = pb_open(pf, F_PKT_TRACK_DESC);
+	pb_u64(pf, F_TD_UUID, UUID_PROCESS(pid));
+	d = pb_open(pf, F_TD_PROCESS);
+	pb_u64(pf, F_PD_PID, pid);
+	if (name)
+		pb_str(pf, F_PD_NAME, name);
+	pb_close(pf, d);
+	pb_close(pf, t);
+	packet_close(rp, p);
+	u64map_set(pf->tasks, UUID_PROCESS(pid), 1);
+}
+
 static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 {
 	const struct grf_task *named = rp_task(rp, tid);
@@ -392,20 +417,8 @@ static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 
 	if (u64map_get(pf->tasks, UUID_THREAD(tid)) >= 0)
 		return UUID_THREAD(tid);
-	if (u64map_get(pf->tasks, UUID_PROCESS(pid)) < 0) {
-		p = packet_open(pf);
-		t = pb_open(pf, F_PKT_TRACK_DESC);
-		pb_u64(pf, F_TD_UUID, UUID_PROCESS(pid));
-		d = pb_open(pf, F_TD_PROCESS);
-		pb_u64(pf, F_PD_PID, pid);
-		/* Named by the task table: the first of its threads named. */
-		if (named)
-			pb_str(pf, F_PD_NAME, named->process);
-		pb_close(pf, d);
-		pb_close(pf, t);
-		packet_close(rp, p);
-		u64map_set(pf->tasks, UUID_PROCESS(pid), 1);
-	}
+	/* Named by the task table: the first of its threads named. */
+	process_track(rp, pid, named ? named->process : NULL);
 	p = packet_open(pf);
 	t = pb_open(pf, F_PKT_TRACK_DESC);
 	pb_u64(pf, F_TD_UUID, UUID_THREAD(tid));
@@ -419,6 +432,24 @@ static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 	packet_close(rp, p);
 	u64map_set(pf->tasks, UUID_THREAD(tid), 1);
 	return UUID_THREAD(tid);
+}
+
+/*
+ * DRM client @c's track, under the process holding it: where its jobs
+ * were submitted, whichever thread ran the SUBMIT.
+ */
+static uint64_t client_track(struct rp *rp, const struct grf_client *c)
+{
+	struct pf *pf = rp->pf;
+	char name[48];
+
+	if (u64map_get(pf->tasks, UUID_CLIENT(c->id)) >= 0)
+		return UUID_CLIENT(c->id);
+	process_track(rp, c->pid, c->process);
+	snprintf(name, sizeof(name), "DRM client %" PRIu64, c->id);
+	track(rp, UUID_CLIENT(c->id), UUID_PROCESS(c->pid), name, -1);
+	u64map_set(pf->tasks, UUID_CLIENT(c->id), 1);
+	return UUID_CLIENT(c->id);
 }
 
 /* ---- jobs ------------------------------------------------------------------- */
@@ -504,6 +535,7 @@ static void job_notes(struct rp *rp, const struct row *row)
 {
 	struct pf *pf = rp->pf;
 	const struct ring *r = &rp->rings[row->ring];
+	struct submitter s;
 	char labels[128];
 	size_t n = 0;
 	int k;
@@ -511,10 +543,13 @@ static void job_notes(struct rp *rp, const struct row *row)
 	note_u64(pf, "ctx", row->ctx);
 	note_u64(pf, "seqno", row->seqno);
 	note_u64(pf, "ring", r->ring_id);
-	if (row->has_task) {
-		note_u64(pf, "pid", row->pid);
+	/* As report's columns: the submitting process, the SUBMIT's thread. */
+	if (rp_submitter(rp, row, &s))
+		note_u64(pf, "pid", s.pid);
+	if (row->has_task)
 		note_u64(pf, "tid", row->tid);
-	}
+	if (row->has_client)
+		note_u64(pf, "client_id", row->client);
 	if (row->errors)
 		note_i64(pf, "error", row->error);
 	if (row->waits)
@@ -540,6 +575,7 @@ void pf_row(struct rp *rp, const struct row *row)
 	uint64_t first = UINT64_MAX, last = 0, lane, submit_flow = 0;
 	uint64_t stamp[NR_STAMPS];
 	int have[NR_STAMPS], k, prev = -1, unended;
+	struct submitter s;
 	char name[64];
 	size_t te, p;
 
@@ -562,8 +598,9 @@ void pf_row(struct rp *rp, const struct row *row)
 	pf->jobs++;
 	lane = lane_for(rp, row->ring, first, last);
 
-	if (row->has_task && have[ST_SUBMIT]) {
-		uint64_t thread = task_track(rp, row->pid, row->tid);
+	if (have[ST_SUBMIT] && rp_submitter(rp, row, &s)) {
+		uint64_t thread = s.client ? client_track(rp, s.client) :
+				  task_track(rp, row->pid, row->tid);
 
 		pf->with_task++;
 		submit_flow = ++pf->flows;

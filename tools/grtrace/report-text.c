@@ -91,7 +91,10 @@ void text_job_line(const struct rp *rp, struct line *l,
 		l_ch(l, row->start_derived && (k == M_QUEUE || k == M_EXEC) ?
 		     '*' : ' ');
 	}
-	/* Who submitted it: comm/tid from the task table, else pid/tid. */
+	/*
+	 * Who submitted it: process/pid of its DRM client from the client
+	 * table, else comm/tid from the task table, else pid/tid.
+	 */
 	submitter_str(rp, row, sbuf, sizeof(sbuf));
 	for (k = 0; sbuf[k]; k++)
 		if (isspace((unsigned char)sbuf[k]))
@@ -484,8 +487,23 @@ static void text_ctxs(struct rp *rp)
 	}
 }
 
+/* "2 threads", "1 DRM client", "2 threads and 1 DRM client". */
+static void text_proc_from(const struct proc *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (p->threads || !p->clients)
+		n = (size_t)snprintf(buf, len, "%" PRIu32 " thread%s",
+				     p->threads, p->threads == 1 ? "" : "s");
+	if (p->clients && n < len)
+		snprintf(buf + n, len - n, "%s%" PRIu32 " DRM client%s",
+			 n ? " and " : "", p->clients,
+			 p->clients == 1 ? "" : "s");
+}
+
 static void text_procs(struct rp *rp)
 {
+	char from[64];
 	uint32_t i;
 
 	fprintf(rp->out, "\nprocesses (the submitters of the jobs, from their SUBMITs):\n");
@@ -494,18 +512,27 @@ static void text_procs(struct rp *rp)
 			rp->jobs_no_task);
 		return;
 	}
-	if (!rp->task_frames)
+	if (!rp->task_frames && rp->jobs_by_task)
 		fprintf(rp->out, "  (no task table in the input: processes by pid only)\n");
+	/* A job's DRM client names its process only where the file does. */
+	if (rp->jobs_client && !rp->client_frames)
+		fprintf(rp->out, "  (jobs carry DRM client ids but the input names none (%s): each goes to the process of the thread that ran its SUBMIT)\n",
+			rp->clients_none ? rp->clients_none : "no client table");
+	else if (rp->jobs_client_unnamed)
+		fprintf(rp->out, "  (%" PRIu64 " jobs carry a DRM client id the client table does not name (closed before record saw it): each goes to the process of the thread that ran its SUBMIT)\n",
+			rp->jobs_client_unnamed);
 	for (i = 0; i < rp->nprocs; i++) {
 		struct proc *p = &rp->procs[i];
 
-		if (p->pid == PROC_NONE)
+		if (p->pid == PROC_NONE) {
 			fprintf(rp->out, "\nno submitter data: %" PRIu64 " jobs\n",
 				p->g.jobs);
-		else
-			fprintf(rp->out, "\nprocess %" PRIu32 " %s: %" PRIu64 " jobs from %" PRIu32 " thread%s\n",
+		} else {
+			text_proc_from(p, from, sizeof(from));
+			fprintf(rp->out, "\nprocess %" PRIu32 " %s: %" PRIu64 " jobs from %s\n",
 				p->pid, p->name ? p->name : "(not named)",
-				p->g.jobs, p->threads, p->threads == 1 ? "" : "s");
+				p->g.jobs, from);
+		}
 		text_group(rp, &p->g);
 	}
 }

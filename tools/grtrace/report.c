@@ -48,8 +48,10 @@ struct job {
 	uint8_t pinned;		/* PIN_*: in its groups' pins */
 	uint8_t has_task;	/* pid and tid from its SUBMIT */
 	uint8_t ndeps;
+	uint8_t has_client;	/* @client from its SUBMIT */
 	uint32_t pid, tid;
 	uint32_t waits;
+	uint64_t client;
 	struct dep dep[RP_DEPS];	/* with --format perfetto only */
 };
 
@@ -394,8 +396,9 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->start_derived = j->derived = j->in_rq = j->in_depth = 0;
 	j->held = 0;
 	j->pinned = 0;
-	j->has_task = j->ndeps = 0;
+	j->has_task = j->ndeps = j->has_client = 0;
 	j->pid = j->tid = j->waits = 0;
+	j->client = 0;
 
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
@@ -625,9 +628,14 @@ static struct eng *eng_of(struct rp *rp, uint16_t engine, uint32_t ring)
 	return e;
 }
 
-/* --per-process: the group of process @pid, which thread @tid is of. */
-static struct proc *proc_of(struct rp *rp, uint32_t pid, uint32_t tid)
+/*
+ * --per-process: the group of @row's submitter (@s), or of the jobs
+ * without one (@s NULL).
+ */
+static struct proc *proc_of(struct rp *rp, const struct row *row,
+			    const struct submitter *s)
 {
+	uint32_t pid = s ? s->pid : PROC_NONE;
 	int64_t i = u64map_get(rp->proc_map, pid);
 	struct proc *p;
 
@@ -646,15 +654,20 @@ static struct proc *proc_of(struct rp *rp, uint32_t pid, uint32_t tid)
 	p = &rp->procs[i];
 	if (pid == PROC_NONE)
 		return p;
-	if (!p->name) {
-		const struct grf_task *t = rp_task(rp, tid);
-
-		if (t)
-			p->name = t->process;
-	}
-	if (u64map_get(rp->proc_tids, tid) < 0) {
-		u64map_set(rp->proc_tids, tid, 1);
+	if (!p->name)
+		p->name = s->process;
+	/*
+	 * Its threads are those that ran its SUBMITs; a job of one of its
+	 * clients pushed by a kworker names no thread of it.
+	 */
+	if (row->has_task && row->pid == pid &&
+	    u64map_get(rp->proc_tids, row->tid) < 0) {
+		u64map_set(rp->proc_tids, row->tid, 1);
 		p->threads++;
+	}
+	if (s->client && u64map_get(rp->proc_clients, s->client->id) < 0) {
+		u64map_set(rp->proc_clients, s->client->id, 1);
+		p->clients++;
 	}
 	return p;
 }
@@ -681,6 +694,8 @@ static void make_row(struct rp *rp, const struct job *j, struct row *row)
 	row->has_task = j->has_task;
 	row->pid = j->pid;
 	row->tid = j->tid;
+	row->has_client = j->has_client;
+	row->client = j->client;
 	row->waits = j->waits;
 	row->ndeps = j->ndeps;
 	memcpy(row->dep, j->dep, j->ndeps * sizeof(row->dep[0]));
@@ -737,7 +752,9 @@ static unsigned int bit_length(uint64_t v)
 
 static void account(struct rp *rp, const struct job *j, const struct row *row)
 {
-	int k;
+	const struct grf_client *c;
+	struct submitter s;
+	int k, by;
 
 	rp->jobs_done++;
 	if ((row->have & ((1u << NR_STAMPS) - 1)) != (1u << NR_STAMPS) - 1)
@@ -749,11 +766,21 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 		group_add_row(&rp->rings[j->ring].g, row);
 	if (rp->o.per_ctx)
 		group_add_row(rp->ctxs[j->ctxo].g, row);
-	if (!row->has_task)
+	/* The counts need no names: no task table lookup for every job. */
+	c = row->has_client ? rp_client(rp, row->client) : NULL;
+	if (!c && !row->has_task)
 		rp->jobs_no_task++;
-	if (rp->o.per_process)
-		group_add_row(&proc_of(rp, row->has_task ? row->pid : PROC_NONE,
-				       row->tid)->g, row);
+	else if (!c)
+		rp->jobs_by_task++;
+	if (row->has_client) {
+		rp->jobs_client++;
+		if (!c)
+			rp->jobs_client_unnamed++;
+	}
+	if (rp->o.per_process) {
+		by = rp_submitter(rp, row, &s);
+		group_add_row(&proc_of(rp, row, by ? &s : NULL)->g, row);
+	}
 	if (rp->o.per_engine)
 		group_add_row(&eng_of(rp, row->engine, row->ring)->g, row);
 	if (rp->o.hist == RP_HIST_LAT && (row->mhave & (1u << M_TOTAL)))
@@ -893,6 +920,10 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 			j->has_task = 1;
 			j->pid = ev->pid;
 			j->tid = ev->tid;
+		}
+		if (ev->has_client) {
+			j->has_client = 1;
+			j->client = ev->client;
 		}
 		break;
 	case GRTRACE_EV_COMMIT:
@@ -1195,6 +1226,49 @@ const struct grf_task *rp_task(const struct rp *rp, uint32_t tid)
 	return grf_find_task(rp->tasks, rp->ntasks, tid);
 }
 
+void rp_set_clients(struct rp *rp, const struct grf_client *clients,
+		    size_t n, unsigned int frames, const char *none)
+{
+	rp->clients = clients;
+	rp->nclients = n;
+	rp->client_frames = frames;
+	rp->clients_none = none;
+}
+
+const struct grf_client *rp_client(const struct rp *rp, uint64_t id)
+{
+	return grf_find_client(rp->clients, rp->nclients, id);
+}
+
+/*
+ * The SUBMIT's task of a job pushed to the scheduler from a kworker is
+ * the kworker: the process that holds the job's DRM client, when the
+ * client table names it, is who submitted the job.
+ */
+int rp_submitter(const struct rp *rp, const struct row *row,
+		 struct submitter *s)
+{
+	const struct grf_client *c = row->has_client ?
+				     rp_client(rp, row->client) : NULL;
+	const struct grf_task *t;
+
+	memset(s, 0, sizeof(*s));
+	if (c) {
+		s->client = c;
+		s->pid = c->pid;
+		s->process = c->process;
+		return 1;
+	}
+	if (!row->has_task)
+		return 0;
+	t = rp_task(rp, row->tid);
+	s->pid = row->pid;
+	s->tid = row->tid;
+	s->process = t ? t->process : NULL;
+	s->comm = t ? t->comm : NULL;
+	return 1;
+}
+
 void rp_set_format(struct rp *rp, unsigned int format)
 {
 	/* gseq is opt-in there: off until a STREAM_INFO says it is on. */
@@ -1364,6 +1438,7 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	rp->ctx_map = u64map_new();
 	rp->proc_map = u64map_new();
 	rp->proc_tids = u64map_new();
+	rp->proc_clients = u64map_new();
 	rp->eng_rings = u64map_new();
 	rp->free_job = NIL;
 	rp->lru_head = rp->lru_tail = NIL;
@@ -1458,6 +1533,7 @@ void rp_free(struct rp *rp)
 	free(rp->procs);
 	u64map_free(rp->proc_map);
 	u64map_free(rp->proc_tids);
+	u64map_free(rp->proc_clients);
 	for (i = 0; i < rp->nengs; i++)
 		group_free(&rp->engs[i].g);
 	free(rp->engs);

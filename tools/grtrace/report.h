@@ -79,6 +79,16 @@ struct grf_task;
  */
 void rp_set_tasks(struct rp *rp, const struct grf_task *tasks, size_t n,
 		  unsigned int frames);
+struct grf_client;
+/*
+ * The input's client table (a trace file's, sorted by id; kept, not
+ * copied), which names the processes holding the DRM clients the SUBMITs
+ * carry; @frames: how many client tables the file had.  @none: why the
+ * input names no client when it has none ("a bare stream", ...), said when
+ * jobs carry client ids.
+ */
+void rp_set_clients(struct rp *rp, const struct grf_client *clients,
+		    size_t n, unsigned int frames, const char *none);
 /*
  * The input is in stream format @format (a trace file's header says, or
  * the module): from 2 on, loss is counted from each CPU's cseq.

@@ -309,6 +309,9 @@ long gr_v2_convert(struct gr_v2_cpu *st, const uint8_t *p, size_t avail,
 		}
 		if (fl & GRTRACE_HDR2_DERIVED)
 			flags1 |= GRTRACE_HDR_DERIVED;
+		/* aux0 is the client id: it came with AUX, or is 0. */
+		if (fl & GRTRACE_HDR2_CLIENT)
+			flags1 |= GRTRACE_HDR_CLIENT;
 	} else {
 		/* Control and unknown records: the same body, 8-aligned. */
 		body = size - GR_HDR2_SIZE - tail;

@@ -71,8 +71,9 @@ long gr_check_record(const uint8_t *p, size_t avail, char *errmsg,
 /*
  * Format 2.  Its records do not name their CPU, and carry the low 32 bits
  * of cseq: a reader converts each to the format 1 record it stands for
- * (the v1 form, with GRTRACE_HDR_TASK for a task), so that everything
- * after the conversion knows one format.  One state per CPU channel.
+ * (the v1 form, with GRTRACE_HDR_TASK for a task and GRTRACE_HDR_CLIENT
+ * for a client), so that everything after the conversion knows one
+ * format.  One state per CPU channel.
  */
 #define GR_HDR2_SIZE		16u
 #define GR_V1_MAX		(GRTRACE_MAX_RECORD + 2 * GRTRACE_ALIGN)
@@ -116,6 +117,8 @@ struct gr_job {
 	int has_task;		/* GRTRACE_HDR_TASK: @pid and @tid are set */
 	uint32_t pid;
 	uint32_t tid;
+	int has_client;		/* a SUBMIT with GRTRACE_HDR_CLIENT */
+	uint64_t client;	/* then its aux0: the DRM client id */
 };
 
 /* A JOB_SUMMARY (struct grtrace_job_summary), decoded. */
@@ -241,6 +244,10 @@ static inline int gr_decode_job(const struct gr_rec *rec, struct gr_job *job)
 			rec->size >= sizeof(struct grtrace_job_event) + 8;
 	job->pid = job->has_task ? gr_le32(p + sizeof(struct grtrace_job_event)) : 0;
 	job->tid = job->has_task ? gr_le32(p + sizeof(struct grtrace_job_event) + 4) : 0;
+	/* Only a SUBMIT names the file it came through. */
+	job->has_client = rec->type == GRTRACE_EV_SUBMIT &&
+			  (rec->flags & GRTRACE_HDR_CLIENT);
+	job->client = job->has_client ? job->aux0 : 0;
 	return 0;
 }
 

@@ -119,8 +119,14 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	f->flags = gr_le16(buf + 6);
 	f->stored = gr_le32(buf + 8);
 	f->raw = gr_le32(buf + 12);
-	if ((f->flags & ~(GRF_FRAME_ZSTD | GRF_FRAME_TASKS)) ||
-	    f->flags == (GRF_FRAME_ZSTD | GRF_FRAME_TASKS)) {
+	/* Records, maybe compressed, or one kind of table, never compressed. */
+	switch (f->flags) {
+	case 0:
+	case GRF_FRAME_ZSTD:
+	case GRF_FRAME_TASKS:
+	case GRF_FRAME_CLIENTS:
+		break;
+	default:
 		snprintf(why, whylen, "frame of CPU %u has unknown flags 0x%x",
 			 f->cpu, f->flags);
 		return -1;
@@ -143,6 +149,11 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	if ((f->flags & GRF_FRAME_TASKS) && f->raw % GRF_TASK_SIZE) {
 		snprintf(why, whylen, "task table of %" PRIu32 " bytes, not whole %u-byte entries",
 			 f->raw, GRF_TASK_SIZE);
+		return -1;
+	}
+	if ((f->flags & GRF_FRAME_CLIENTS) && f->raw % GRF_CLIENT_SIZE) {
+		snprintf(why, whylen, "client table of %" PRIu32 " bytes, not whole %u-byte entries",
+			 f->raw, GRF_CLIENT_SIZE);
 		return -1;
 	}
 	if (f->stored > len - GRF_FRAME_SIZE) {
@@ -235,6 +246,38 @@ const struct grf_task *grf_find_task(const struct grf_task *t, size_t n,
 	struct grf_task key = { .tid = tid };
 
 	return n ? bsearch(&key, t, n, sizeof(key), grf_task_cmp) : NULL;
+}
+
+void grf_encode_client(const struct grf_client *c, uint8_t *buf)
+{
+	memset(buf, 0, GRF_CLIENT_SIZE);
+	gr_put64(buf, c->id);
+	gr_put32(buf + 8, c->pid);
+	memcpy(buf + 16, c->process, strnlen(c->process, GRF_COMM_LEN));
+}
+
+void grf_parse_client(const uint8_t *buf, struct grf_client *c)
+{
+	c->id = gr_le64(buf);
+	c->pid = gr_le32(buf + 8);
+	/* Bytes 12..15 are reserved: a later version may use them. */
+	memcpy(c->process, buf + 16, GRF_COMM_LEN);
+	c->process[GRF_COMM_LEN] = 0;
+}
+
+int grf_client_cmp(const void *a, const void *b)
+{
+	const struct grf_client *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+const struct grf_client *grf_find_client(const struct grf_client *c,
+					 size_t n, uint64_t id)
+{
+	struct grf_client key = { .id = id };
+
+	return n ? bsearch(&key, c, n, sizeof(key), grf_client_cmp) : NULL;
 }
 
 int grf_decompress(void *dst, size_t raw, const void *src, size_t stored,

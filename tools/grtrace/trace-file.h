@@ -23,8 +23,11 @@
 
 #define GRF_MAGIC		"GRTRACE\0"
 #define GRF_MAGIC_LEN		8
-/* Version 2 added the task table frame; version 1 files are still read. */
-#define GRF_VERSION		2
+/*
+ * Version 2 added the task table frame, version 3 the client table frame;
+ * versions 1 and 2 are still read.
+ */
+#define GRF_VERSION		3
 #define GRF_VERSION_MIN		1
 #define GRF_FIXED_SIZE		24u	/* header before its key=value text */
 #define GRF_HEADER_MAX		4096u
@@ -42,6 +45,14 @@
 #define GRF_FRAME_TASKS		0x2
 #define GRF_TASK_SIZE		40u
 #define GRF_COMM_LEN		16
+/*
+ * A client table (version 3): GRF_CLIENT_SIZE-byte entries, each u64 DRM
+ * client id, u32 pid (thread group id) of the process holding the client's
+ * file, u32 reserved (0), that process's comm (16 bytes, NUL-padded), for
+ * the clients the SUBMITs name.  Never compressed; its CPU field is 0.
+ */
+#define GRF_FRAME_CLIENTS	0x4
+#define GRF_CLIENT_SIZE		32u
 /* More than any frame "record" writes; a reader refuses bigger ones. */
 #define GRF_FRAME_MAX		(16u << 20)
 
@@ -72,6 +83,13 @@ struct grf_task {
 	uint32_t tid;
 	char comm[GRF_COMM_LEN + 1];	/* the thread's */
 	char process[GRF_COMM_LEN + 1];	/* its process's (main thread's) */
+};
+
+/* A client table entry, decoded; the name is NUL-terminated. */
+struct grf_client {
+	uint64_t id;
+	uint32_t pid;
+	char process[GRF_COMM_LEN + 1];
 };
 
 /* Whether @buf (@len bytes) begins with a file header's magic. */
@@ -105,6 +123,15 @@ const struct grf_task *grf_find_task(const struct grf_task *t, size_t n,
 				     uint32_t tid);
 /* qsort()'s order of grf_find_task(): by tid. */
 int grf_task_cmp(const void *a, const void *b);
+
+/* The GRF_CLIENT_SIZE bytes of a client table entry, and back. */
+void grf_encode_client(const struct grf_client *c, uint8_t *buf);
+void grf_parse_client(const uint8_t *buf, struct grf_client *c);
+/* Client @id's entry in @n entries sorted by id, or NULL. */
+const struct grf_client *grf_find_client(const struct grf_client *c,
+					 size_t n, uint64_t id);
+/* qsort()'s order of grf_find_client(): by id. */
+int grf_client_cmp(const void *a, const void *b);
 
 /*
  * Decompress a zstd frame's @stored bytes at @src into @dst, which must

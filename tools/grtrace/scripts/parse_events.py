@@ -16,9 +16,12 @@ Columns: offset (of the record in FILE, or in its frame's decompressed
 data as frame_offset+N), part, cpu, ts, gseq, cseq, type, derived, then
 for job events ctx, seqno, ring, engine, aux0, aux1 (ERROR's aux0 signed:
 a negative errno), pid and tid (a SUBMIT that carries its task); for
-control records a "fields" column of key=value pairs.  A trace file's
+control records a "fields" column of key=value pairs; last, client (the
+DRM client id of a SUBMIT flagged CLIENT: its aux0).  A trace file's
 task table (version 2) follows its part's records: a row of type TASK per
-thread, with pid, tid and the fields comm and process.
+thread, with pid, tid and the fields comm and process; then its client
+table (version 3): a row of type CLIENT per DRM client, with client, pid
+(the process holding it) and the field process.
 
 A bare format 2 stream does not name its CPU: --cpu says which (default
 0).  A bare stream's format is its first record's (a STREAM_INFO's, or
@@ -44,6 +47,7 @@ FILE_FIXED = struct.Struct("<8sIHHII")   # magic size version flags format cpus
 FRAME = struct.Struct("<4sHHII")         # "GRFR" cpu flags stored raw
 HDR1 = struct.Struct("<HHHHQQQ")         # type size cpu flags ts gseq cseq
 TASK = struct.Struct("<II16s16s")         # pid tid comm process
+CLIENT = struct.Struct("<QII16s")        # id pid reserved process
 HDR2 = struct.Struct("<BBHIQ")           # type flags size cseq ts
 JOB1 = struct.Struct("<QQIHHQQ")         # ctx seqno ring engine rsvd aux0 aux1
 JOB2 = struct.Struct("<IIHBB")           # ctx seqno ring engine rsvd
@@ -58,8 +62,11 @@ TYPES = {1: "SUBMIT", 2: "COMMIT", 3: "START", 4: "END", 5: "COMPLETE",
          10: "ERROR"}
 ENGINES = ["unknown", "gfx", "compute", "copy", "video", "display", "control"]
 CLOCKS = {1: "monotonic", 7: "boottime"}
-V1_DERIVED, V1_TASK = 0x1, 0x2
+V1_DERIVED, V1_TASK, V1_CLIENT = 0x1, 0x2, 0x4
 V2_DERIVED, V2_AUX, V2_TASK, V2_GSEQ, V2_WIDE = 0x1, 0x2, 0x4, 0x8, 0x10
+V2_CLIENT = 0x20
+# Frame flags: compressed records, a task table, a client table.
+F_ZSTD, F_TASKS, F_CLIENTS = 0x1, 0x2, 0x4
 V1_CONTROL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
               0x103: "JOB_SUMMARY"}
 V2_CONTROL = {0x80: "STREAM_INFO", 0x81: "METADATA", 0x82: "RING",
@@ -71,7 +78,7 @@ STAMPS = ("submit", "commit", "start", "end", "complete")
 MAX_RECORD = 8192
 COLUMNS = ["offset", "part", "cpu", "ts", "gseq", "cseq", "type", "derived",
            "ctx", "seqno", "ring", "engine", "aux0", "aux1", "pid", "tid",
-           "fields"]
+           "fields", "client"]
 
 
 class Bad(Exception):
@@ -139,12 +146,14 @@ def ring(b):
             "driver": cstr(drv), "device": cstr(dev), "name": cstr(name)}
 
 
-def job_row(rtype, ctx, seqno, ring_id, eng, aux0, aux1, task):
+def job_row(rtype, ctx, seqno, ring_id, eng, aux0, aux1, task, client):
+    """A job event's columns; @client: the SUBMIT was flagged CLIENT."""
     return {"type": TYPES.get(rtype, "JOB_%d" % rtype), "ctx": ctx,
             "seqno": seqno, "ring": ring_id, "engine": engine(eng),
             "aux0": signed(aux0) if rtype == 10 else aux0, "aux1": aux1,
             "pid": task[0] if task else None,
-            "tid": task[1] if task else None}
+            "tid": task[1] if task else None,
+            "client": aux0 if client and rtype == 1 else None}
 
 
 def records_v1(data, base):
@@ -167,7 +176,8 @@ def records_v1(data, base):
             task = None
             if flags & V1_TASK and len(body) >= JOB1.size + 8:
                 task = struct.unpack_from("<II", body, JOB1.size)
-            row.update(job_row(rtype, ctx, seqno, rid, eng, aux0, aux1, task))
+            row.update(job_row(rtype, ctx, seqno, rid, eng, aux0, aux1, task,
+                               flags & V1_CLIENT))
         elif rtype in V1_CONTROL:
             row["type"] = V1_CONTROL[rtype]
             row["fields"] = control(row["type"], body, at)
@@ -220,7 +230,8 @@ def records_v2(data, cpu, base, cseq_state):
                 aux0, aux1 = struct.unpack_from("<QQ" if wide else "<II", rec, p)
                 p += auxlen
             task = struct.unpack_from("<II", rec, p) if tasklen else None
-            row.update(job_row(rtype, ctx, seqno, rid, eng, aux0, aux1, task))
+            row.update(job_row(rtype, ctx, seqno, rid, eng, aux0, aux1, task,
+                               flags & V2_CLIENT))
         elif rtype in V2_CONTROL:
             row["type"] = V2_CONTROL[rtype]
             row["fields"] = control(row["type"], rec[HDR2.size:size - (
@@ -233,12 +244,12 @@ def records_v2(data, cpu, base, cseq_state):
 
 
 def frames(data, at):
-    """The trace file at @at: its header, then (cpu, records bytes, base)
-    per frame (cpu None: a task table), until the end or another file
-    header (returned)."""
+    """The trace file at @at: its header, then (cpu, bytes, base, kind) per
+    frame, kind "records", "tasks" or "clients" (cpu None for a table),
+    until the end or another file header (returned)."""
     magic, size, version, flags, fmt, cpus = FILE_FIXED.unpack_from(data, at)
-    if version not in (1, 2):
-        raise Bad(at, "trace file version %d (this reads 1 and 2)" % version)
+    if version not in (1, 2, 3):
+        raise Bad(at, "trace file version %d (this reads 1 to 3)" % version)
     if fmt not in (1, 2):
         raise Bad(at, "stream format %d (this reads 1 and 2)" % fmt)
     if size < FILE_FIXED.size or size % 8 or at + size > len(data):
@@ -250,13 +261,18 @@ def frames(data, at):
         fmagic, cpu, fflags, stored, raw = FRAME.unpack_from(data, pos)
         if fmagic != b"GRFR":
             raise Bad(pos, "no frame header")
-        if fflags & ~3 or fflags == 3:
+        # Records, maybe compressed, or one kind of table, never compressed.
+        if fflags not in (0, F_ZSTD, F_TASKS, F_CLIENTS):
             raise Bad(pos, "frame of CPU %d has unknown flags 0x%x" % (cpu, fflags))
-        if fflags & 2:
-            if raw != stored or raw % TASK.size:
-                raise Bad(pos, "task table of %d bytes, not whole %d-byte entries"
-                          % (raw, TASK.size))
-            cpu = None
+        kind = "records"
+        for bit, kind_, entry in ((F_TASKS, "tasks", TASK),
+                                  (F_CLIENTS, "clients", CLIENT)):
+            if not fflags & bit:
+                continue
+            if raw != stored or raw % entry.size:
+                raise Bad(pos, "%s table of %d bytes, not whole %d-byte entries"
+                          % (kind_[:-1], raw, entry.size))
+            cpu, kind = None, kind_
         payload = data[pos + FRAME.size:pos + FRAME.size + stored]
         if len(payload) != stored:
             raise Bad(pos, "frame cut short: %d of %d bytes" % (len(payload), stored))
@@ -270,7 +286,7 @@ def frames(data, at):
                 raise Bad(pos, "cannot decompress the frame (is zstd installed?)")
         if len(payload) != raw:
             raise Bad(pos, "frame holds %d bytes, says %d" % (len(payload), raw))
-        out.append((cpu, payload, pos + FRAME.size))
+        out.append((cpu, payload, pos + FRAME.size, kind))
         pos += FRAME.size + stored
     return fmt, out, pos
 
@@ -284,6 +300,18 @@ def task_rows(payload, base):
                      "gseq": None, "cseq": None, "type": "TASK", "derived": None,
                      "pid": pid, "tid": tid, "fields": {
                          "comm": comm.split(b"\0", 1)[0].decode("utf-8", "replace"),
+                         "process": proc.split(b"\0", 1)[0].decode("utf-8", "replace")}})
+    return rows
+
+
+def client_rows(payload, base):
+    """A client table's entries as rows."""
+    rows = []
+    for off in range(0, len(payload), CLIENT.size):
+        cid, pid, _, proc = CLIENT.unpack_from(payload, off)
+        rows.append({"offset": "%d+%d" % (base, off), "cpu": None, "ts": None,
+                     "gseq": None, "cseq": None, "type": "CLIENT",
+                     "derived": None, "pid": pid, "client": cid, "fields": {
                          "process": proc.split(b"\0", 1)[0].decode("utf-8", "replace")}})
     return rows
 
@@ -319,14 +347,17 @@ def parse(data, cpu_opt, fmt_opt):
     """Every row, merged per part; raises Bad after yielding those before."""
     pos, part = 0, 0
     while pos < len(data):
-        per_cpu, cseq_state, tasks = {}, {}, []
+        per_cpu, cseq_state, tasks, clients = {}, {}, [], []
         err = None
         try:
             if data[pos:pos + 8] == FILE_MAGIC:
                 fmt, frs, end = frames(data, pos)
-                for cpu, payload, base in frs:
-                    if cpu is None:
+                for cpu, payload, base, kind in frs:
+                    if kind == "tasks":
                         tasks += task_rows(payload, base)
+                        continue
+                    if kind == "clients":
+                        clients += client_rows(payload, base)
                         continue
                     b = (lambda p, base=base: "%d+%d" % (base, p))
                     recs = records_v2(payload, cpu, b, cseq_state) \
@@ -348,7 +379,7 @@ def parse(data, cpu_opt, fmt_opt):
         for row in merge(per_cpu):
             row["part"] = part
             yield row
-        for row in tasks:
+        for row in tasks + clients:
             row["part"] = part
             yield row
         if err:

@@ -22,6 +22,7 @@ from report_golden import Trace, GFX, COPY  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TASK = 0x0002                   # GRTRACE_HDR_TASK: pid, tid follow the job
+CLIENT = 0x0004                 # GRTRACE_HDR_CLIENT: aux0 is the DRM client
 RINGS = [(0, GFX, 0, b"testdrv", b"0000:00:02.0", b"gfx0"),
          (1, COPY, 0, b"testdrv", b"0000:00:02.0", b"sdma0")]
 S = 1000000000
@@ -77,6 +78,35 @@ def scenario():
         r[4] = g
     t.recs = [r for r in t.recs if r[2] != 29500]
     return t
+
+
+def kworker_scenario():
+    """Ring 0: 100:1 submitted through DRM client 7 and 100:2 through
+    client 9, both pushed by kworker 77; 100:3 through client 7 by thread
+    4243 of glxgears (4242) itself.  The client table names client 7 only
+    (9 was closed before record saw it)."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+
+    def job(ts, seqno, task, client):
+        trailing = struct.pack("<II", *task)
+        t.ev(ts, "submit", 100, seqno, 0, GFX, aux0=client,
+             trailing=trailing, flags=TASK | CLIENT)
+        t.ev(ts + 1000, "commit", 100, seqno, 0, GFX)
+        t.ev(ts + 2000, "start", 100, seqno, 0, GFX)
+        t.ev(ts + 3000, "end", 100, seqno, 0, GFX)
+        t.ev(ts + 3500, "complete", 100, seqno, 0, GFX)
+
+    job(1000, 1, (77, 77), 7)
+    job(5000, 2, (77, 77), 9)
+    job(9000, 3, (4242, 4243), 7)
+    return t
+
+
+KW_TASKS = [(77, 77, "kworker/u8:2", "kworker/u8:2"),
+            (4242, 4243, "glxgears:cs0", "glxgears")]
+KW_CLIENTS = [(7, 4242, "glxgears")]
 
 
 # ---- protoc's text format ---------------------------------------------------
@@ -384,9 +414,10 @@ def main():
         q = subprocess.run([tool, "report", "-i", os.path.join(d, "notask.bin"),
                             "--format", "csv"], capture_output=True, text=True)
         rows = [r.split(",") for r in q.stdout.splitlines()]
-        expect("CSV columns", rows[0][-4:], ["pid", "tid", "comm", "process"])
-        expect("no task: NA", sorted({tuple(r[-4:]) for r in rows[1:]}),
-               [("", "", "", "")])
+        expect("CSV columns", rows[0][-5:], ["pid", "tid", "comm", "process",
+                                             "client_id"])
+        expect("no task: NA", sorted({tuple(r[-5:]) for r in rows[1:]}),
+               [("",) * 5])
     check("report: pid and tid of each job from its SUBMIT, NA without", report_task)
 
     def bad_input():
@@ -517,6 +548,164 @@ def main():
             expect("message", q.stderr.strip().splitlines()[-1],
                    "grtrace: %s: byte %d: %s" % (bad, at, why))
     check("report: a task table of partial entries, or compressed: one line naming the byte", bad_tasks)
+
+    # DRM clients (6.16 on): a SUBMIT pushed by a kworker names the client
+    # of the file it came through; the client table names its process.
+    kw = os.path.join(d, "clients.grf")
+    with open(kw, "wb") as f:
+        f.write(kworker_scenario().trace_file(KW_TASKS, clients=KW_CLIENTS))
+    kw_bare = os.path.join(d, "clients.bin")
+    with open(kw_bare, "wb") as f:
+        f.write(kworker_scenario().chunks())
+    kw_v2 = os.path.join(d, "clients-v2.grf")
+    with open(kw_v2, "wb") as f:
+        f.write(kworker_scenario().trace_file(KW_TASKS))
+    unnamed = "  (1 jobs carry a DRM client id the client table does not name " \
+        "(closed before record saw it): each goes to the process of the " \
+        "thread that ran its SUBMIT)"
+
+    def none_note(why):
+        return "  (jobs carry DRM client ids but the input names none (%s): " \
+            "each goes to the process of the thread that ran its SUBMIT)" % why
+
+    def submitters(path):
+        return {l.split()[0]: l.split()[-2] for l in report("-i", path).splitlines()
+                if re.match(r"\d+:\d+ ", l)}
+
+    def client_names():
+        expect("text submitters", submitters(kw), {
+            "100:1": "glxgears/4242", "100:2": "kworker/u8:2/77",
+            "100:3": "glxgears/4242"})
+        import json
+        # pid and process: the submitting process; tid and comm: the
+        # thread that ran the SUBMIT.
+        got = {"%d:%d" % (j["ctx"], j["seqno"]):
+               (j["pid"], j["process"], j["tid"], j["comm"], j["client_id"])
+               for j in json.loads(report("-i", kw, "--format", "json"))["jobs"]}
+        expect("JSON: the client's process, the SUBMIT's thread", got, {
+            "100:1": (4242, "glxgears", 77, "kworker/u8:2", 7),
+            "100:2": (77, "kworker/u8:2", 77, "kworker/u8:2", 9),
+            "100:3": (4242, "glxgears", 4243, "glxgears:cs0", 7)})
+        rows = report("-i", kw, "--format", "csv").splitlines()
+        expect("CSV: client_id last", rows[0].split(",")[-5:],
+               ["pid", "tid", "comm", "process", "client_id"])
+        expect("CSV: 100:1's", rows[1].split(",")[-5:],
+               ["4242", "77", "kworker/u8:2", "glxgears", "7"])
+        q = subprocess.run([tool, "dump", "-i", kw], capture_output=True,
+                           text=True)
+        subs = [l for l in q.stdout.splitlines() if " SUBMIT " in l]
+        expect("dump: client= on each SUBMIT",
+               [l.split(" pid=")[1] for l in subs],
+               ["77 tid=77 client=7", "77 tid=77 client=9",
+                "4242 tid=4243 client=7"])
+    check("report: a job's submitter is the process of its DRM client from the client table, its task (a kworker) when not named", client_names)
+
+    def client_procs():
+        import json
+        text = report("-i", kw, "--per-process", "--limit", "0").splitlines()
+        for want in ("process 4242 glxgears: 2 jobs from 1 thread and 1 DRM client",
+                     "process 77 kworker/u8:2: 1 jobs from 1 thread", unnamed):
+            expect("text line %r in %r" % (want, text), want in text, True)
+        expect("no note of a missing task table",
+               any("no task table" in l for l in text), False)
+        j = json.loads(report("-i", kw, "--format", "json", "--per-process",
+                              "--limit", "0"))
+        expect("processes", sorted((p["pid"], p["process"], p["threads"],
+                                    p["clients"], p["jobs"])
+                                   for p in j["processes"]),
+               [(77, "kworker/u8:2", 1, 0, 1), (4242, "glxgears", 1, 1, 2)])
+        expect("jobs whose client is not named", j["jobs_client_not_named"], 1)
+        rows = report("-i", kw, "--per-process", "--format", "csv").splitlines()
+        expect("CSV: clients last", rows[0].split(",")[-1], "clients")
+    check("report --per-process: a DRM client's jobs go to the process holding it; its threads are its own", client_procs)
+
+    def client_none():
+        # The same jobs without a client table: each by its task, and why.
+        v3 = bytearray(open(kw_v2, "rb").read())
+        v3[12] = 3
+        kw_v3 = os.path.join(d, "clients-none.grf")
+        with open(kw_v3, "wb") as f:
+            f.write(v3)
+        for path, why, sub in (
+                (kw_bare, "a bare stream", "77/77"),
+                (kw_v2, "a trace file of version 2, from before the client table",
+                 "kworker/u8:2/77"),
+                (kw_v3, "record found none of them open", "kworker/u8:2/77")):
+            expect("%s: submitters" % why, set(submitters(path).values()),
+                   {sub, "glxgears:cs0/4243" if sub != "77/77" else "4242/4243"})
+            text = report("-i", path, "--per-process", "--limit", "0").splitlines()
+            expect("%s: the note" % why, none_note(why) in text, True)
+            expect("%s: no process of a client" % why,
+                   any("DRM client" in l and l.startswith("process ")
+                       for l in text), False)
+    check("report: jobs with client ids and no client table (bare stream, version 2, none found): by their task, and a note saying why", client_none)
+
+    def client_v2():
+        # The same records in format 2 (grf.py: CLIENT is flags bit 5).
+        import json
+        import grf
+        v2 = os.path.join(d, "clients-f2.grf")
+        grf.pack(kw_bare, v2, "time", 65536, False, (False, -1))
+        got = sorted(("%d:%d" % (j["ctx"], j["seqno"]), j["pid"], j["tid"],
+                      j["client_id"])
+                     for j in json.loads(report("-i", v2, "--format", "json"))["jobs"])
+        expect("format 2: task and client of each job", got, [
+            ("100:1", 77, 77, 7), ("100:2", 77, 77, 9), ("100:3", 4242, 4243, 7)])
+        q = subprocess.run([tool, "dump", "-i", v2], capture_output=True, text=True)
+        expect("format 2: dump", [l.split(" engine=gfx ")[1] for l in
+                                  q.stdout.splitlines() if " SUBMIT " in l],
+               ["aux0=7 aux1=0 pid=77 tid=77 client=7",
+                "aux0=9 aux1=0 pid=77 tid=77 client=9",
+                "aux0=7 aux1=0 pid=4242 tid=4243 client=7"])
+    check("report, dump: format 2 SUBMITs flagged CLIENT name their DRM client", client_v2)
+
+    def client_export():
+        pf = os.path.join(d, "clients.pftrace")
+        q = subprocess.run([tool, "export", "-i", kw, "-o", pf],
+                           capture_output=True, text=True)
+        expect("export exit status (%s)" % q.stderr, q.returncode, 0)
+        expect("export stderr", q.stderr, "")
+        q = subprocess.run(["protoc", "--decode=perfetto.protos.Trace", "-I", HERE,
+                            os.path.join(HERE, "perfetto_subset.proto")],
+                           stdin=open(pf, "rb"), capture_output=True, text=True)
+        y = Export(parse_text(q.stdout).get("packet", []))
+        procs = {one(one(t, "process"), "pid"): (u, one(one(t, "process"), "process_name"))
+                 for u, t in y.tracks.items() if one(t, "process")}
+        expect("processes", sorted((p, n) for p, (_, n) in procs.items()),
+               [(77, "kworker/u8:2"), (4242, "glxgears")])
+        c7 = y.track("DRM client 7", procs[4242][0])
+        expect("threads", sorted((one(one(t, "thread"), "pid"),
+                                  one(one(t, "thread"), "tid"))
+                                 for t in y.tracks.values() if one(t, "thread")),
+               [(77, 77)])
+        t77 = [u for u, t in y.tracks.items()
+               if one(one(t, "thread", {}), "tid") == 77][0]
+        lane = y.track("jobs 0", y.track("ring 0 gfx0 (testdrv 0000:00:02.0)"))
+        expect("flows from the client's track and the kworker's",
+               sorted(y.flows().values()), sorted([
+                   [(c7, 1000, "submit 100:1", "out"), (lane, 1000, "100:1", "in")],
+                   [(t77, 5000, "submit 100:2", "out"), (lane, 5000, "100:2", "in")],
+                   [(c7, 9000, "submit 100:3", "out"), (lane, 9000, "100:3", "in")]]))
+    check("export: a DRM client's jobs submitted from a track of it under its process", client_export)
+
+    def bad_clients():
+        data = kworker_scenario().trace_file(KW_TASKS, clients=KW_CLIENTS)
+        at = len(data) - 32 - 16
+        for body, flags, why in (
+                (data[at + 16:] + b"\0", 4,
+                 "client table of 33 bytes, not whole 32-byte entries"),
+                (data[at + 16:], 5, "frame of CPU 0 has unknown flags 0x5"),
+                (data[at + 16:], 6, "frame of CPU 0 has unknown flags 0x6")):
+            bad = os.path.join(d, "badclients.grf")
+            hdr = data[at:at + 6] + struct.pack("<HII", flags, len(body), len(body))
+            with open(bad, "wb") as f:
+                f.write(data[:at] + hdr + body)
+            q = subprocess.run([tool, "report", "-i", bad], capture_output=True,
+                               text=True)
+            expect("exit status", q.returncode, 1)
+            expect("message", q.stderr.strip().splitlines()[-1],
+                   "grtrace: %s: byte %d: %s" % (bad, at, why))
+    check("report: a client table of partial entries, compressed or a task table too: one line naming the byte", bad_clients)
     return failed
 
 

@@ -14,7 +14,8 @@ Usage: grf.py info FILE        the header's fields and every frame, one a line
        grf.py pack2 BARE OUT ORDER FRAME [zstd] [gseq] [lose=N]
                                as pack, the records converted to format 2
                                ("Format 2"): each CPU's cseq renumbered from
-                               0, gseq kept only with "gseq"; "lose=N"
+                               0, a SUBMIT's task and client flag kept,
+                               gseq kept only with "gseq"; "lose=N"
                                leaves out CPU 1's N-th job event (from 0)
                                as a full buffer would, its cseq taken
        grf.py bare BARE OUT ORDER
@@ -126,10 +127,16 @@ def to_v2(data, gseq, lose):
             wide = any(v >> 32 for v in (ctx, seqno, aux0, aux1))
             n32 = "Q" if wide else "I"
             fl |= 0x10 if wide else 0
+            # CLIENT (bit 5) as format 1's flags bit 2.
+            fl |= 0x20 if flags & 4 else 0
             rec = struct.pack("<" + n32 * 2 + "HBB", ctx, seqno, ring, engine, 0)
             if aux0 or aux1:
                 fl |= 2
                 rec += struct.pack("<" + n32 * 2, aux0, aux1)
+            # TASK (bit 2): format 1's pid and tid after the 72 bytes.
+            if flags & 2 and len(body) >= 48:
+                fl |= 4
+                rec += body[40:48]
             t2 = rtype
         elif rtype == 0x100:
             # STREAM_INFO: version 2, hdr_size 16; gseq only if kept, and
@@ -206,7 +213,8 @@ def main():
         return
     want = int(sys.argv[3])
     for item in parse(data):
-        if item[0] == "frame" and item[2] == want and not item[3] & 2:
+        # Task (bit 1) and client (bit 2) tables hold no records.
+        if item[0] == "frame" and item[2] == want and not item[3] & 6:
             sys.stdout.buffer.write(records(item[3], item[4], item[5]))
 
 

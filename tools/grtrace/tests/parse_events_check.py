@@ -121,6 +121,39 @@ def main():
            tasks == [(500, 501, "render", "glxgears"), (500, 502, "upload", "glxgears")] and
            sum(1 for r in rows if r["type"] == "SUBMIT") == 5,
            "exit %d %s %r" % (p.returncode, p.stderr, tasks))
+    # Version 3: SUBMITs flagged CLIENT, and a client table.
+    from export_check import kworker_scenario, KW_TASKS, KW_CLIENTS
+    kw = os.path.join(tmp, "clients.grf")
+    data = kworker_scenario().trace_file(KW_TASKS, clients=KW_CLIENTS)
+    with open(kw, "wb") as f:
+        f.write(data)
+    p = run(kw)
+    rows = [json.loads(l) for l in p.stdout.splitlines()] if p.returncode == 0 else []
+    clients = [(r["client"], r["pid"], r["fields"]["process"])
+               for r in rows if r["type"] == "CLIENT"]
+    subs = [r["client"] for r in rows if r["type"] == "SUBMIT"]
+    others = {r["client"] for r in rows if r["type"] in ("COMMIT", "END")}
+    result("parse_events: a version 3 trace file: client of each SUBMIT flagged CLIENT, then a CLIENT row per client table entry",
+           p.returncode == 0 and rows and rows[-1]["type"] == "CLIENT" and
+           clients == [(7, 4242, "glxgears")] and subs == [7, 9, 7] and
+           others == {None},
+           "exit %d %s %r %r" % (p.returncode, p.stderr, clients, subs))
+    q = subprocess.run([sys.executable, SCRIPT, kw], capture_output=True, text=True)
+    lines = q.stdout.splitlines()
+    result("parse_events: CSV: the client column last",
+           q.returncode == 0 and lines[0].endswith(",fields,client") and
+           lines[-1].split(",")[-1] == "7" and lines[-1].split(",")[6] == "CLIENT",
+           "exit %d %s %r" % (q.returncode, q.stderr, lines[:1] + lines[-1:]))
+    bad = os.path.join(tmp, "badclients.grf")
+    at = len(data) - 32 - 16
+    with open(bad, "wb") as f:
+        f.write(data[:at + 8] + (33).to_bytes(4, "little") * 2 +
+                data[at + 16:] + b"\0")
+    p = run(bad)
+    result("parse_events: a client table of partial entries: one line naming the byte",
+           p.returncode == 1 and p.stderr.strip() ==
+           "parse_events.py: %s: byte %d: client table of 33 bytes, not whole 32-byte entries"
+           % (bad, at), "exit %d, stderr %r" % (p.returncode, p.stderr))
     p = run(os.path.join(tmp, "nonexistent.bin"))
     result("parse_events: a missing file: one line, exit 1",
            p.returncode == 1 and p.stderr.strip() == "parse_events.py: %s: No such file or directory"

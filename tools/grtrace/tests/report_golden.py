@@ -64,16 +64,18 @@ class Trace:
         file is not in gseq order."""
         return b"".join(b for _, b in self.pieces(chunk, swap))
 
-    def trace_file(self, tasks=(), chunk=3):
+    def trace_file(self, tasks=(), chunk=3, clients=()):
         """The same records in a trace file of version 2 ("The trace
         file"): the header, each chunk a frame, then a task table of
-        @tasks, (pid, tid, comm, process) each, if any."""
+        @tasks, (pid, tid, comm, process) each, if any; with @clients,
+        (id, pid, process) each, version 3 and a client table after."""
         pieces = self.pieces(chunk, True)
         text = (b"kernel=golden\nhost=report_golden.py\nclock=monotonic\n"
                 b"session=1\nstarted=0\n\0")
         size = (24 + len(text) + 7) & ~7
-        out = struct.pack("<8sIHHII", b"GRTRACE\0", size, 2, 0,
-                          self.version, len({c for c, _ in pieces}))
+        out = struct.pack("<8sIHHII", b"GRTRACE\0", size,
+                          3 if clients else 2, 0, self.version,
+                          len({c for c, _ in pieces}))
         out += text.ljust(size - 24, b"\0")
         for cpu, blob in pieces:
             out += struct.pack("<4sHHII", b"GRFR", cpu, 0, len(blob),
@@ -83,6 +85,11 @@ class Trace:
                         for pid, tid, comm, proc in tasks)
         if body:
             out += struct.pack("<4sHHII", b"GRFR", 0, 2, len(body),
+                               len(body)) + body
+        body = b"".join(struct.pack("<QII16s", cid, pid, 0, proc.encode())
+                        for cid, pid, proc in clients)
+        if body:
+            out += struct.pack("<4sHHII", b"GRFR", 0, 4, len(body),
                                len(body)) + body
         return out
 
@@ -1024,7 +1031,7 @@ SCENARIOS = dict(basic=basic, pct=pct, sketch=sketch, gaps=gaps,
 JOB_COLUMNS = ("ctx seqno ring ring_name engine submit_ts commit_ts start_ts "
                "end_ts complete_ts t_submit_host t_queue t_exec t_gpu_wait "
                "t_complete t_total start_derived derived queue_depth preempts error "
-               "label pid tid comm process").split()
+               "label pid tid comm process client_id").split()
 
 
 def gen(outdir):

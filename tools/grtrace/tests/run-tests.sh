@@ -239,7 +239,7 @@ result "an unknown option is a usage error: exit 2" $st "exit $rc" "$(cat "$TMP/
 for v in --version version; do
 	run "$GRTRACE" $v
 	st=$rc
-	[ "$(cat "$TMP/out")" = "grtrace 0.2.0 (stream formats 1 to 2, trace file versions 1 to 2)" ] || st=1
+	[ "$(cat "$TMP/out")" = "grtrace 0.2.0 (stream formats 1 to 2, trace file versions 1 to 3)" ] || st=1
 	[ -s "$TMP/err" ] && st=1
 	result "grtrace $v names the version and the formats it reads" $st "$(cat "$TMP/out" "$TMP/err")"
 done
@@ -787,7 +787,7 @@ grf_bad() {
 		"exit $rc" "want: $4" "$(cat "$TMP/err")"
 }
 hsize=$(python3 "$TESTS/grf.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
-grf_bad 12 '\003' "a newer file version" "header at byte 0: file version 3, this grtrace reads versions 1 to 2"
+grf_bad 12 '\004' "a newer file version" "header at byte 0: file version 4, this grtrace reads versions 1 to 3"
 grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, this grtrace reads formats 1 to 2"
 grf_bad "$hsize" 'XXXX' "a broken frame header" "byte $hsize: no frame here"
 grf_bad $((hsize + 8)) '\377\377\377\177' "a frame longer than the file" "byte $hsize: frame of CPU [0-9]* holds"
@@ -1099,6 +1099,51 @@ run "$GRTRACE" report --live --format json
 st=$rc
 grep -q '"jobs":3' "$TMP/out" || st=1
 result "live report of a format 2 module converts it" $st "exit $rc" "$(cat "$TMP/err")"
+
+# DRM clients: SUBMITs pushed by kworker 77 name the client of the file
+# they came through (tests/export_check.py's kworker_scenario(): clients
+# 7, 9, 7).  record names the process holding each from /proc's fdinfo,
+# here a fake one (GRTRACE_PROC): 7 is glxgears' (4242); 8, Xorg's, is
+# found by the same pass but no SUBMIT names it; 9 was closed before.
+fake_setup stopped
+FP=$TMP/proc
+rm -rf "$FP"
+mkdir -p "$FP/4242/fdinfo" "$FP/4242/task/4243" "$FP/77/fdinfo" \
+	"$FP/77/task/77" "$FP/5000/fdinfo" "$FP/self"
+echo glxgears > "$FP/4242/comm"
+echo glxgears:cs0 > "$FP/4242/task/4243/comm"
+echo kworker/u8:2 > "$FP/77/comm"
+echo kworker/u8:2 > "$FP/77/task/77/comm"
+echo Xorg > "$FP/5000/comm"
+printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t25\nino:\t7\n' > "$FP/4242/fdinfo/0"
+printf 'pos:\t0\nflags:\t02100002\nmnt_id:\t25\nino:\t9\ndrm-driver:\tvirtio_gpu\ndrm-client-id:\t7\ndrm-engine-gfx:\t0 ns\n' > "$FP/4242/fdinfo/5"
+printf 'pos:\t0\ndrm-driver:\tvirtio_gpu\ndrm-client-id:\t8\n' > "$FP/5000/fdinfo/12"
+python3 - "$TESTS" "$FAKE/events0" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from export_check import kworker_scenario
+open(sys.argv[2], "wb").write(kworker_scenario().chunks())
+PY
+GRTRACE_PROC=$FP run "$GRTRACE" record -o "$TMP/clients.dat" -d 0.3
+st=$rc
+grep -qxF "grtrace: submitting threads: 2 named in the file's task table" "$TMP/err" || st=1
+grep -qxF "grtrace: DRM clients: 1 named in the file's client table" "$TMP/err" || st=1
+grep -qxF "grtrace:   1 not found (closed before record saw them): their jobs go to the submitting thread" "$TMP/err" || st=1
+"$GRTRACE" dump --header -i "$TMP/clients.dat" | head -n 1 | grep -q "^# trace file: version=3 " || st=1
+python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/clients.dat" |
+	grep '"type": "CLIENT"' > "$TMP/clients.rows" || st=1
+python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+got = [(r["client"], r["pid"], r["fields"]["process"]) for r in rows]
+sys.exit(got != [(7, 4242, "glxgears")])' "$TMP/clients.rows" || st=1
+"$GRTRACE" report -i "$TMP/clients.dat" > "$TMP/clients.txt" || st=1
+for want in "100:1 glxgears/4242" "100:2 kworker/u8:2/77" "100:3 glxgears/4242"; do
+	awk '/^[0-9]+:[0-9]+ / { print $1, $(NF - 1) }' "$TMP/clients.txt" |
+		grep -qxF "$want" || { st=1; echo "# missing: $want" >> "$TMP/err"; }
+done
+result "record names the process of each DRM client the SUBMITs name from /proc's fdinfo, report names it as the submitter" $st \
+	"exit $rc" "$(cat "$TMP/err")" "$(cat "$TMP/clients.rows" 2>/dev/null)"
 
 # Tracing started: left alone.  Two CPUs; dump orders them by gseq again.
 fake_setup started

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the stream decoder.
+ * Unit tests of the stream decoder, of the trace file's client table and
+ * of record's pass over /proc for DRM clients.
  *
  * Usage: test-stream GOLDEN_DIR
  *
@@ -11,14 +12,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "../drm-clients.h"
 #include "../stream.h"
+#include "../trace-file.h"
 
 static const char *golden_dir;
 static int failures;
@@ -813,6 +818,303 @@ static void test_v2_rules(void)
 	CHECK_U64(rec.cseq, (1ull << 32) + 1);
 }
 
+/*
+ * DRM clients: a SUBMIT flagged CLIENT (v1) or HDR2_CLIENT (v2, converted)
+ * decodes with its aux0 as the client id; other job events do not name one.
+ */
+static void test_client_flag(void)
+{
+	uint8_t r[64] = { 0 }, out[GR_V1_MAX];
+	struct gr_v2_cpu st = { .cpu = 1 };
+	struct sb b = { .len = 0 };
+	char why[GR_WHY_LEN];
+	struct gr_job j;
+	struct gr_rec rec;
+	uint8_t *p;
+	size_t olen;
+
+	/* Format 1. */
+	p = sb_job(&b, GRTRACE_EV_SUBMIT, 72, 1);
+	gr_put16(p + 6, GRTRACE_HDR_CLIENT);
+	gr_put64(p + 56, 7);
+	gr_parse_hdr(p, &rec);
+	CHECK_U64(gr_decode_job(&rec, &j), 0);
+	CHECK_U64(j.has_client, 1);
+	CHECK_U64(j.client, 7);
+	CHECK_U64(j.has_task, 0);
+	gr_put16(p + 6, 0);
+	gr_parse_hdr(p, &rec);
+	gr_decode_job(&rec, &j);
+	CHECK_U64(j.has_client, 0);
+	CHECK_U64(j.client, 0);
+	/* Only SUBMIT names a client: the flag elsewhere means nothing. */
+	p = sb_job(&b, GRTRACE_EV_COMMIT, 72, 2);
+	gr_put16(p + 6, GRTRACE_HDR_CLIENT);
+	gr_parse_hdr(p, &rec);
+	gr_decode_job(&rec, &j);
+	CHECK_U64(j.has_client, 0);
+
+	/* Format 2: a narrow SUBMIT with AUX, TASK and CLIENT. */
+	r[0] = GRTRACE_EV_SUBMIT;
+	r[1] = GRTRACE_HDR2_AUX | GRTRACE_HDR2_TASK | GRTRACE_HDR2_CLIENT;
+	gr_put16(r + 2, 44);
+	gr_put64(r + 8, 5000);		/* ts */
+	gr_put32(r + 16, 100);		/* ctx */
+	gr_put32(r + 20, 1);		/* seqno */
+	gr_put32(r + 28, 7);		/* aux0: the client */
+	gr_put32(r + 36, 77);		/* pid */
+	gr_put32(r + 40, 77);		/* tid */
+	CHECK_U64(gr_v2_convert(&st, r, 44, out, &olen, why, sizeof(why)), 44);
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.flags, GRTRACE_HDR_TASK | GRTRACE_HDR_CLIENT);
+	CHECK_U64(gr_decode_job(&rec, &j), 0);
+	CHECK_U64(j.has_client, 1);
+	CHECK_U64(j.client, 7);
+	CHECK_U64(j.has_task, 1);
+	CHECK_U64(j.tid, 77);
+	/* Wide: a client id past 32 bits. */
+	memset(r, 0, sizeof(r));
+	r[0] = GRTRACE_EV_SUBMIT;
+	r[1] = GRTRACE_HDR2_AUX | GRTRACE_HDR2_WIDE | GRTRACE_HDR2_CLIENT;
+	gr_put16(r + 2, 52);
+	gr_put64(r + 16, 100);
+	gr_put64(r + 24, 2);
+	gr_put64(r + 36, 0x100000007ull);
+	CHECK_U64(gr_v2_convert(&st, r, 52, out, &olen, why, sizeof(why)), 52);
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.flags, GRTRACE_HDR_CLIENT);
+	gr_decode_job(&rec, &j);
+	CHECK_U64(j.has_client, 1);
+	CHECK_U64(j.client, 0x100000007ull);
+	/* Without AUX its aux0, the client, is 0. */
+	memset(r, 0, sizeof(r));
+	r[0] = GRTRACE_EV_SUBMIT;
+	r[1] = GRTRACE_HDR2_CLIENT;
+	gr_put16(r + 2, 28);
+	CHECK_U64(gr_v2_convert(&st, r, 28, out, &olen, why, sizeof(why)), 28);
+	gr_parse_hdr(out, &rec);
+	gr_decode_job(&rec, &j);
+	CHECK_U64(j.has_client, 1);
+	CHECK_U64(j.client, 0);
+	/* Another job event keeps the flag, and names no client. */
+	r[0] = GRTRACE_EV_COMMIT;
+	CHECK_U64(gr_v2_convert(&st, r, 28, out, &olen, why, sizeof(why)), 28);
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.flags, GRTRACE_HDR_CLIENT);
+	gr_decode_job(&rec, &j);
+	CHECK_U64(j.has_client, 0);
+}
+
+/* The client table's entries, its frame's rules, and version 3. */
+static void test_client_table(void)
+{
+	struct grf_client c = { .id = 0x123456789abcdef0ull, .pid = 4242 };
+	struct grf_client t[3] = {
+		{ .id = 3, .pid = 30 }, { .id = 7, .pid = 4242 },
+		{ .id = 1ull << 40, .pid = 5 },
+	};
+	uint8_t buf[GRF_CLIENT_SIZE], fr[GRF_FRAME_SIZE + 64];
+	uint8_t hdr[GRF_HEADER_MAX];
+	struct grf_header h = { .stream_format = 2, .nr_cpus = 1 };
+	struct grf_frame f = { .flags = GRF_FRAME_CLIENTS };
+	char why[GR_WHY_LEN];
+	struct grf_client d;
+	size_t hlen, i;
+
+	/* u64 id, u32 pid, u32 reserved, comm[16] NUL-padded. */
+	snprintf(c.process, sizeof(c.process), "glxgears");
+	memset(buf, 0xa5, sizeof(buf));
+	grf_encode_client(&c, buf);
+	CHECK_U64(gr_le64(buf), c.id);
+	CHECK_U64(gr_le32(buf + 8), 4242);
+	CHECK_U64(gr_le32(buf + 12), 0);
+	CHECK(!memcmp(buf + 16, "glxgears\0\0\0\0\0\0\0\0", 16));
+	grf_parse_client(buf, &d);
+	CHECK_U64(d.id, c.id);
+	CHECK_U64(d.pid, 4242);
+	CHECK_STR(d.process, "glxgears");
+	/* A full 16-byte name has no NUL in the file; it gets one here. */
+	memcpy(buf + 16, "0123456789abcdef", 16);
+	grf_parse_client(buf, &d);
+	CHECK_STR(d.process, "0123456789abcdef");
+	CHECK(grf_find_client(t, 3, 7) == &t[1]);
+	CHECK(grf_find_client(t, 3, 1ull << 40) == &t[2]);
+	CHECK(grf_find_client(t, 3, 4) == NULL);
+	CHECK(grf_find_client(NULL, 0, 7) == NULL);
+	CHECK(grf_client_cmp(&t[2], &t[0]) > 0);
+
+	/* Whole 32-byte entries, never compressed, never a task table too. */
+	memset(fr, 0, sizeof(fr));
+	for (i = 32; i <= 33; i++) {
+		f.stored = f.raw = (uint32_t)i;
+		grf_encode_frame(&f, fr);
+		CHECK_U64(grf_parse_frame(fr, GRF_FRAME_SIZE + i, &f, why,
+					  sizeof(why)), i == 32 ? 0 : (uint64_t)-1);
+	}
+	CHECK_STR(why, "client table of 33 bytes, not whole 32-byte entries");
+	f.stored = f.raw = 32;
+	for (i = 0; i < 2; i++) {
+		f.flags = i ? GRF_FRAME_CLIENTS | GRF_FRAME_TASKS :
+			  GRF_FRAME_CLIENTS | GRF_FRAME_ZSTD;
+		grf_encode_frame(&f, fr);
+		CHECK_U64(grf_parse_frame(fr, sizeof(fr), &f, why, sizeof(why)),
+			  (uint64_t)-1);
+		CHECK_STR(why, i ? "frame of CPU 0 has unknown flags 0x6" :
+			  "frame of CPU 0 has unknown flags 0x5");
+	}
+
+	/* The file is version 3; 1 and 2 are still read, 4 is not. */
+	hlen = grf_encode_header(&h, hdr);
+	CHECK_U64(gr_le16(hdr + 12), 3);
+	for (i = 1; i <= 4; i++) {
+		gr_put16(hdr + 12, (uint16_t)i);
+		CHECK_U64(grf_parse_header(hdr, hlen, &h, why, sizeof(why)),
+			  i <= 3 ? 0 : (uint64_t)-1);
+	}
+	CHECK_STR(why, "file version 4, this grtrace reads versions 1 to 3");
+}
+
+/* The "drm-client-id:" line of an fdinfo text. */
+static void test_drm_client_id(void)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		uint64_t id;
+	} cases[] = {
+		{ "pos:\t0\nflags:\t02100002\ndrm-driver:\tvirtio_gpu\ndrm-client-id:\t7\n", 0, 7 },
+		{ "drm-client-id:   42", 0, 42 },
+		{ "drm-client-id:\t18446744073709551615\n", 0, UINT64_MAX },
+		{ "drm-client-id:\t18446744073709551616\n", -1, 0 },
+		{ "pos:\t0\nflags:\t02\nmnt_id:\t15\nino:\t3\n", -1, 0 },
+		{ "xdrm-client-id:\t5\n", -1, 0 },
+		{ "drm-client-id:\n", -1, 0 },
+		{ "drm-client-id", -1, 0 },
+		{ "", -1, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t id = 0;
+		int ret = drm_client_id(cases[i].text, strlen(cases[i].text), &id);
+
+		if (ret != cases[i].ret || (!ret && id != cases[i].id)) {
+			printf("# \"%s\": %d, id %" PRIu64 "\n", cases[i].text,
+			       ret, id);
+			cur_failed = 1;
+		}
+	}
+}
+
+/* Write @text to @dir/@name, directories on the way made. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[4096], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (slash = strchr(path + strlen(dir) + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0755);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		printf("# cannot write %s: %s\n", path, strerror(errno));
+		cur_failed = 1;
+	}
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type,
+		    struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+/*
+ * record's pass over /proc, on a directory laid out like it: every
+ * process's fdinfo, a client once (the lowest pid of those holding it), a
+ * process named by its comm, one gone before its name was read dropped.
+ */
+static void test_proc_scan(void)
+{
+	char root[] = "/tmp/grtrace-proc.XXXXXX", big[6000];
+	struct grf_client *c;
+	ssize_t n;
+	size_t k;
+
+	if (!mkdtemp(root)) {
+		printf("# mkdtemp: %s\n", strerror(errno));
+		cur_failed = 1;
+		return;
+	}
+	/* glxgears: client 7 on two fds, and 11; one fd not DRM's. */
+	put_file(root, "4242/comm", "glxgears\n");
+	put_file(root, "4242/fdinfo/0", "pos:\t0\nflags:\t02\nmnt_id:\t15\nino:\t3\n");
+	put_file(root, "4242/fdinfo/5", "pos:\t0\ndrm-driver:\tvirtio_gpu\ndrm-client-id:\t7\n");
+	put_file(root, "4242/fdinfo/6", "pos:\t0\ndrm-driver:\tvirtio_gpu\ndrm-client-id:\t7\n");
+	put_file(root, "4242/fdinfo/9", "drm-client-id:\t11\ndrm-engine-gfx:\t123 ns\n");
+	/* Client 8 inherited across fork: the lower pid keeps it. */
+	put_file(root, "6000/comm", "child\n");
+	put_file(root, "6000/fdinfo/4", "drm-client-id:\t8\n");
+	put_file(root, "5000/comm", "Xorg\n");
+	put_file(root, "5000/fdinfo/3", "drm-client-id:\t8\n");
+	/* Exited before its name was read: dropped. */
+	put_file(root, "7000/fdinfo/1", "drm-client-id:\t12\n");
+	/* Not processes. */
+	put_file(root, "self/comm", "grtrace\n");
+	put_file(root, "self/fdinfo/1", "drm-client-id:\t99\n");
+	put_file(root, "0123/comm", "zero\n");
+	put_file(root, "0123/fdinfo/1", "drm-client-id:\t98\n");
+	put_file(root, "2/comm", "kthreadd\n");
+	/* A long fdinfo: the id comes first; one cut by the read is not read. */
+	memset(big, 'x', sizeof(big));
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "drm-client-id:\t13\n", 18);
+	put_file(root, "8000/comm", "a-comm-of-15-ch\n");
+	put_file(root, "8000/fdinfo/1", big);
+	memset(big, 'x', sizeof(big));
+	big[4080] = '\n';
+	memcpy(big + 4081, "drm-client-id:\t14\n", 18);
+	big[4081 + 18] = '\0';
+	put_file(root, "8000/fdinfo/2", big);
+
+	n = drm_clients_scan(root, &c);
+	CHECK_U64((uint64_t)n, 4);
+	if (n == 4) {
+		static const struct grf_client want[4] = {
+			{ 7, 4242, "glxgears" }, { 8, 5000, "Xorg" },
+			{ 11, 4242, "glxgears" }, { 13, 8000, "a-comm-of-15-ch" },
+		};
+
+		for (k = 0; k < 4; k++) {
+			CHECK_U64(c[k].id, want[k].id);
+			CHECK_U64(c[k].pid, want[k].pid);
+			CHECK_STR(c[k].process, want[k].process);
+		}
+	}
+	free(c);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+	/* An empty /proc has none; a missing one is an error. */
+	memcpy(root + strlen(root) - 6, "XXXXXX", 6);
+	if (!mkdtemp(root)) {
+		printf("# mkdtemp: %s\n", strerror(errno));
+		cur_failed = 1;
+		return;
+	}
+	CHECK_U64(drm_clients_scan(root, &c), 0);
+	CHECK(c == NULL);
+	rmdir(root);
+	errno = 0;
+	CHECK_U64(drm_clients_scan(root, &c), (uint64_t)-1);
+	CHECK_U64(errno, ENOENT);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -833,5 +1135,9 @@ int main(int argc, char **argv)
 	run("type, engine and clock names", test_names);
 	run("format 2: golden records convert at their boundaries", test_v2_golden);
 	run("format 2: sizes, flags, gseq and cseq past 2^32", test_v2_rules);
+	run("DRM client: a SUBMIT flagged CLIENT (v1, v2 narrow and wide) has its aux0 as client id", test_client_flag);
+	run("trace file: client table entries, whole 32-byte entries only, version 3", test_client_table);
+	run("record: the drm-client-id line of an fdinfo", test_drm_client_id);
+	run("record: the pass over a /proc for DRM clients and their processes", test_proc_scan);
 	return failures ? 1 : 0;
 }
