@@ -62,6 +62,17 @@
  *   One line per ring: ``ring=NAME submitted=N completed=N timed_out=N
  *   contexts=N``.  ``completed`` counts every finished job, including
  *   timed-out ones; ``submitted == completed`` once idle.
+ * ``info`` (read)
+ *   ``client_ids=1`` when the jobs submitted through the render node carry
+ *   the DRM client id of their file to the scheduler (6.16+), else 0.
+ *
+ * With render_node=1 the device is also a DRM device,
+ * /sys/devices/vgpu0/drm/renderD* (and a card minor, which other tests
+ * expect to be a real GPU's: off by default), with one ioctl,
+ * %DRM_IOCTL_VGPU_SUBMIT (grtrace_vgpu_uapi.h): the same workload lines,
+ * submitted through a DRM file, as a real driver's submit ioctl would,
+ * optionally pushed from a kernel worker.  Jobs of the debugfs file come
+ * from no file (client id 0).
  *
  * Unloading the module with jobs in flight cancels them: the engines
  * signal every queued fence with -ECANCELED and run_job() refuses new work,
@@ -85,9 +96,21 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include <linux/workqueue.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_ioctl.h>
 #include <drm/gpu_scheduler.h>
 
 #include "../grtrace_compat.h"
+#include "grtrace_vgpu_uapi.h"
+
+/* The scheduler takes a DRM client id, and a DRM file has one (6.16). */
+#if defined(GRTRACE_SCHED_FILE_CLIENT_ID) && \
+	defined(GRTRACE_SCHED_JOB_INIT_CLIENT)
+#define GRTRACE_VGPU_CLIENT_IDS	1
+#endif
 
 #define VGPU_NUM_RINGS		3
 #define VGPU_MAX_COUNT		100000
@@ -107,6 +130,10 @@ MODULE_PARM_DESC(hw_depth, "Jobs a ring holds on its engine at once, 1..1024 (de
 static unsigned int max_contexts = 16;
 module_param(max_contexts, uint, 0444);
 MODULE_PARM_DESC(max_contexts, "Contexts (entities) per ring, 1..1024 (default 16)");
+
+static bool render_node;
+module_param(render_node, bool, 0444);
+MODULE_PARM_DESC(render_node, "Register a DRM device with a render node and a submit ioctl (default off: it would take a card minor)");
 
 static unsigned int max_inflight = 65536;
 module_param(max_inflight, uint, 0444);
@@ -206,6 +233,7 @@ struct vgpu_job {
  * @dep_ring: ring of the dependency, NULL for none
  * @dep_ctx: context of the dependency
  * @hang: the jobs hang
+ * @client: DRM client id of the file it came through, 0 for none
  */
 struct vgpu_cmd {
 	struct vgpu_ring *ring;
@@ -215,6 +243,7 @@ struct vgpu_cmd {
 	struct vgpu_ring *dep_ring;
 	u32 dep_ctx;
 	bool hang;
+	u64 client;
 };
 
 /**
@@ -229,6 +258,7 @@ struct vgpu_cmd {
  * @debugfs: our debugfs directory
  * @dev: the schedulers' device, /sys/devices/vgpu0, without a driver: the
  *	stable tracepoints of 6.17+ print its name
+ * @drm: the DRM device on @dev, for the render node
  */
 struct vgpu_device {
 	struct vgpu_ring rings[VGPU_NUM_RINGS];
@@ -239,6 +269,7 @@ struct vgpu_device {
 	bool dying;
 	struct dentry *debugfs;
 	struct device *dev;
+	struct drm_device *drm;
 };
 
 static struct vgpu_device vgpu;
@@ -559,7 +590,7 @@ static int vgpu_submit_one(const struct vgpu_cmd *cmd, struct vgpu_ctx *ctx,
 		return -ENOMEM;
 	/* Each job takes one credit: hw_depth jobs on the engine at once. */
 #if defined(GRTRACE_SCHED_JOB_INIT_CLIENT)
-	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, ctx, 0);
+	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, ctx, cmd->client);
 #elif defined(GRTRACE_SCHED_JOB_INIT_CREDITS)
 	ret = drm_sched_job_init(&job->base, &ctx->entity, 1, ctx);
 #else
@@ -741,13 +772,153 @@ static int vgpu_parse(char *buf, struct vgpu_cmd *cmds)
 	return n;
 }
 
+/**
+ * struct vgpu_deferred - a submission pushed from a kernel worker
+ * @work: runs it
+ * @cmds: the parsed lines
+ * @n: how many
+ * @ret: vgpu_submit()'s result
+ */
+struct vgpu_deferred {
+	struct work_struct work;
+	struct vgpu_cmd *cmds;
+	unsigned int n;
+	int ret;
+};
+
+static void vgpu_deferred_fn(struct work_struct *work)
+{
+	struct vgpu_deferred *d = container_of(work, struct vgpu_deferred,
+					       work);
+
+	d->ret = vgpu_submit(d->cmds, d->n);
+}
+
+/*
+ * Submit @len bytes of workload lines at @ubuf for DRM client @client (0:
+ * none), from this thread or, @worker, from a kernel worker (as drivers
+ * that defer their pushes do), waiting for it.
+ */
+static int vgpu_submit_text(const char __user *ubuf, size_t len, u64 client,
+			    bool worker)
+{
+	struct vgpu_deferred d = { };
+	char *buf;
+	int ret, i;
+
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	d.cmds = kcalloc(VGPU_MAX_LINES, sizeof(*d.cmds), GFP_KERNEL);
+	if (!d.cmds) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = vgpu_parse(buf, d.cmds);
+	if (ret <= 0)
+		goto out_cmds;
+	d.n = ret;
+	for (i = 0; i < d.n; i++)
+		d.cmds[i].client = client;
+	if (worker) {
+		INIT_WORK_ONSTACK(&d.work, vgpu_deferred_fn);
+		queue_work(system_unbound_wq, &d.work);
+		flush_work(&d.work);
+		destroy_work_on_stack(&d.work);
+		ret = d.ret;
+	} else {
+		ret = vgpu_submit(d.cmds, d.n);
+	}
+out_cmds:
+	kfree(d.cmds);
+out:
+	kfree(buf);
+	return ret;
+}
+
+/* The render node's ioctl. */
+
+static u64 vgpu_file_client(struct drm_file *file)
+{
+#ifdef GRTRACE_VGPU_CLIENT_IDS
+	return file->client_id;
+#else
+	return 0;
+#endif
+}
+
+static int vgpu_ioctl_submit(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct drm_vgpu_submit *args = data;
+
+	if (!args->len || args->len > VGPU_MAX_WRITE ||
+	    args->flags & ~DRM_VGPU_SUBMIT_WORKER) {
+		pr_debug("ioctl submit: %u bytes, flags %#x refused (1..%u, %#x)\n",
+			 args->len, args->flags, VGPU_MAX_WRITE,
+			 DRM_VGPU_SUBMIT_WORKER);
+		return -EINVAL;
+	}
+	return vgpu_submit_text(u64_to_user_ptr(args->text), args->len,
+				vgpu_file_client(file),
+				args->flags & DRM_VGPU_SUBMIT_WORKER);
+}
+
+static const struct drm_ioctl_desc vgpu_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(VGPU_SUBMIT, vgpu_ioctl_submit, DRM_RENDER_ALLOW),
+};
+
+static const struct file_operations vgpu_drm_fops = {
+	.owner = THIS_MODULE,
+	.open = drm_open,
+	.release = drm_release,
+	.unlocked_ioctl = drm_ioctl,
+	.compat_ioctl = drm_compat_ioctl,
+	.poll = drm_poll,
+	.read = drm_read,
+	.llseek = noop_llseek,
+#ifdef FOP_UNSIGNED_OFFSET
+	/* What DRM files are, and drm_open() checks (6.12). */
+	.fop_flags = FOP_UNSIGNED_OFFSET,
+#endif
+#ifdef GRTRACE_SCHED_SHOW_FDINFO
+	.show_fdinfo = drm_show_fdinfo,
+#endif
+};
+
+static const struct drm_driver vgpu_drm_driver = {
+	.driver_features = DRIVER_RENDER,
+	.ioctls = vgpu_ioctls,
+	.num_ioctls = ARRAY_SIZE(vgpu_ioctls),
+	.fops = &vgpu_drm_fops,
+	.name = KBUILD_MODNAME,
+	.desc = "virtual GPU on the DRM scheduler",
+#ifdef GRTRACE_SCHED_DRIVER_DATE
+	.date = "20261127",
+#endif
+	.major = 1,
+};
+
+static int vgpu_drm_init(void)
+{
+	int ret;
+
+	if (!render_node)
+		return 0;
+	vgpu.drm = drm_dev_alloc(&vgpu_drm_driver, vgpu.dev);
+	if (IS_ERR(vgpu.drm))
+		return PTR_ERR(vgpu.drm);
+	ret = drm_dev_register(vgpu.drm, 0);
+	if (ret)
+		drm_dev_put(vgpu.drm);
+	return ret;
+}
+
 /* debugfs */
 
 static ssize_t submit_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	struct vgpu_cmd *cmds;
-	char *buf;
 	int ret;
 
 	if (!count || count > VGPU_MAX_WRITE) {
@@ -755,20 +926,7 @@ static ssize_t submit_write(struct file *file, const char __user *ubuf,
 			 count, VGPU_MAX_WRITE);
 		return -EINVAL;
 	}
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	cmds = kcalloc(VGPU_MAX_LINES, sizeof(*cmds), GFP_KERNEL);
-	if (!cmds) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = vgpu_parse(buf, cmds);
-	if (ret > 0)
-		ret = vgpu_submit(cmds, ret);
-	kfree(cmds);
-out:
-	kfree(buf);
+	ret = vgpu_submit_text(ubuf, count, 0, false);
 	return ret ?: count;
 }
 
@@ -829,6 +987,17 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int info_show(struct seq_file *m, void *v)
+{
+#ifdef GRTRACE_VGPU_CLIENT_IDS
+	seq_puts(m, "client_ids=1\n");
+#else
+	seq_puts(m, "client_ids=0\n");
+#endif
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(info);
 
 /* Setup and teardown. */
 
@@ -909,6 +1078,7 @@ static void vgpu_debugfs_init(void)
 	debugfs_create_file("submit", 0200, dir, NULL, &submit_fops);
 	debugfs_create_file("wait", 0400, dir, NULL, &wait_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	debugfs_create_file("info", 0400, dir, NULL, &info_fops);
 	vgpu.debugfs = dir;
 }
 
@@ -940,6 +1110,9 @@ static int __init vgpu_init(void)
 		if (ret)
 			goto err_rings;
 	}
+	ret = vgpu_drm_init();
+	if (ret)
+		goto err_rings;
 	vgpu_debugfs_init();
 	pr_info("3 rings, timeout %u ms, %u jobs deep, %u contexts per ring\n",
 		timeout_ms, hw_depth, max_contexts);
@@ -967,6 +1140,11 @@ static void __exit vgpu_exit(void)
 	for (i = 0; i < VGPU_NUM_RINGS; i++)
 		vgpu_engine_cancel(&vgpu.rings[i]);
 	debugfs_remove_recursive(vgpu.debugfs);
+	/* No file is open: each holds the module. */
+	if (vgpu.drm) {
+		drm_dev_unregister(vgpu.drm);
+		drm_dev_put(vgpu.drm);
+	}
 	wait_event(vgpu.idle_wq, !atomic_read(&vgpu.inflight));
 
 	for (i = 0; i < VGPU_NUM_RINGS; i++)

@@ -10,6 +10,8 @@
 
 #include <linux/build_bug.h>
 #include <linux/stddef.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/gpu_scheduler.h>
 
 #define CT_TYPE(fn, type) static_assert(__same_type(&(fn), type), #fn)
@@ -44,6 +46,16 @@ CT_TYPE(drm_sched_start, void (*)(struct drm_gpu_scheduler *));
 #elif defined(CT_START_ERRNO)
 /* drm_sched_start() with the errno for the pending fences (6.13). */
 CT_TYPE(drm_sched_start, void (*)(struct drm_gpu_scheduler *, int));
+#elif defined(CT_FILE_CLIENT_ID)
+/* A DRM file has the id fdinfo prints as drm-client-id (6.5). */
+static_assert(sizeof_field(struct drm_file, client_id) == 8, "client_id");
+#elif defined(CT_SHOW_FDINFO)
+/* The DRM core's fdinfo helper (6.5). */
+CT_TYPE(drm_show_fdinfo, void (*)(struct seq_file *, struct file *));
+#elif defined(CT_DRIVER_DATE)
+/* struct drm_driver still has a date (gone in 6.14). */
+static_assert(sizeof_field(struct drm_driver, date) == sizeof(char *),
+	      "date");
 #else
 #error "no CT_<NAME> given"
 #endif
