@@ -773,6 +773,8 @@ static noinline void __cold grtrace_defer(struct grtrace_pcpu *pc, u16 type,
 
 	if (unlikely(cold->nr_deferred >= GRTRACE_NR_DEFERRED)) {
 		pc->cnt.dropped[GRTRACE_DROP_NESTED]++;
+		/* Not cseq: the interrupted event is between read and write. */
+		cold->nested_lost++;
 		if (unlikely(hooked))
 			grtrace_hook_observe(type, hflags, ring_id, engine, ctx,
 					     seqno, aux0, aux1, ts, false);
@@ -828,6 +830,10 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 	}
 	cold->nr_deferred = 0;
 	cold->nr_deferred_ctl = 0;
+	/* Format 2: a lost record takes its cseq (GRTRACE_FEAT_CSEQ_LOSS). */
+	if (READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1)
+		pc->cseq += cold->nested_lost;
+	cold->nested_lost = 0;
 	local_irq_restore(flags);
 }
 

@@ -292,7 +292,9 @@ DECLARE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
  * Control records held back like events (grtrace_write_control()): a RING
  * record of a ring registered from an interrupt, at most.  In the deferred
  * list, one has the type GRTRACE_DEFERRED_CTL, its slot in aux0, its size
- * in aux1.
+ * in aux1.  nested_lost counts the events dropped as nested meanwhile:
+ * grtrace_replay() makes them a gap in the CPU's cseq (format 2) after
+ * the held-back records, where they were lost.
  */
 #define GRTRACE_NR_DEFERRED_CTL	4
 #define GRTRACE_DEFERRED_CTL	0xffff
@@ -302,6 +304,7 @@ struct grtrace_pcpu_cold {
 	u32 nr_deferred;
 	struct grtrace_deferred deferred[GRTRACE_NR_DEFERRED];
 	u32 nr_deferred_ctl;
+	u32 nested_lost;
 	u8 deferred_ctl[GRTRACE_NR_DEFERRED_CTL]
 		       [sizeof(struct grtrace_ring_record)] __aligned(8);
 };
