@@ -152,6 +152,7 @@ static struct {
 	int started_here;	/* we started tracing (and stop it) */
 	int compress;
 	unsigned int format;	/* the session's stream format */
+	uint64_t session;	/* as the file's header says */
 	uint64_t file_bytes;	/* written so far, header included */
 } rec = {
 	.out_fd = -1,
@@ -340,6 +341,56 @@ static int write_clients(void)
 	free(c);
 	if (ret < 0)
 		err_errno("cannot write %s", rec.out_name);
+	return ret;
+}
+
+/*
+ * The CPU tail table, for a record that stopped the session it started
+ * and read every channel to its end: each CPU's next cseq (the module's
+ * "cseq" file), which shows the records a CPU lost after its last written
+ * one.  Nothing when the module has no such file, or the session runs
+ * or is another one by now.  -1 on an error.
+ */
+static int write_tails(const struct cpu_reader *rd, int n)
+{
+	struct grf_frame f = { .flags = GRF_FRAME_TAIL };
+	char text[16384], path[4096], *line, *save = NULL;
+	unsigned long long session = 0, next;
+	uint8_t hdr[GRF_FRAME_SIZE], *buf;
+	int enabled = 1, cpu, i, k = 0, ret = 0;
+	struct grf_tail t;
+
+	debugfs_path(path, sizeof(path), "cseq");
+	if (access(path, R_OK) || debugfs_read("cseq", text, sizeof(text)) < 0)
+		return 0;
+	buf = xmalloc((size_t)n * GRF_TAIL_SIZE);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "session=%llu enabled=%d", &session,
+			   &enabled) == 2)
+			continue;
+		if (sscanf(line, "cpu=%d next=%llu", &cpu, &next) != 2)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (rd[i].cpu != (unsigned int)cpu || rd[i].failed)
+				continue;
+			t.cpu = (uint32_t)cpu;
+			t.next = next;
+			grf_encode_tail(&t, buf + (size_t)k++ * GRF_TAIL_SIZE);
+		}
+	}
+	if (k && !enabled && session == rec.session) {
+		f.stored = f.raw = (uint32_t)k * GRF_TAIL_SIZE;
+		grf_encode_frame(&f, hdr);
+		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
+		if (!ret)
+			ret = write_all(rec.out_fd, buf, f.stored);
+		if (!ret)
+			rec.file_bytes += sizeof(hdr) + f.stored;
+		else
+			err_errno("cannot write %s", rec.out_name);
+	}
+	free(buf);
 	return ret;
 }
 
@@ -728,6 +779,7 @@ static int write_header(int nr_cpus, const struct gr_stats *st)
 			 (int)strcspn(v + 6, "\n"), v + 6);
 	if (st)
 		h.session = stats_get(st, "session", NULL);
+	rec.session = h.session;
 	len = grf_encode_header(&h, buf);
 	if (write_all(rec.out_fd, buf, len) < 0) {
 		err_errno("cannot write %s", rec.out_name);
@@ -1256,7 +1308,8 @@ int cmd_record(int argc, char **argv)
 	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)
 		ret = 1;
 	if (!atomic_load(&rec.abort) && (write_tasks() < 0 ||
-					 write_clients() < 0))
+					 write_clients() < 0 ||
+					 (started && write_tails(rd, n) < 0)))
 		ret = 1;
 	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
 		err_errno("cannot write %s", rec.out_name);

@@ -619,6 +619,21 @@ static void scan_clients(struct merge *m, size_t pos,
 	free(buf);
 }
 
+static void scan_tails(struct merge *m, size_t pos, const struct grf_frame *f)
+{
+	uint8_t *buf = xmalloc(f->stored);
+	size_t i, n = f->stored / GRF_TAIL_SIZE;
+
+	if (read_at(m, buf, pos + GRF_FRAME_SIZE, f->stored) < 0) {
+		free(buf);
+		return;
+	}
+	m->tails = xrealloc(m->tails, (m->ntails + n) * sizeof(*m->tails));
+	for (i = 0; i < n; i++)
+		grf_parse_tail(buf + i * GRF_TAIL_SIZE, &m->tails[m->ntails++]);
+	free(buf);
+}
+
 /*
  * Walk the headers of a trace file (records are read later, by the
  * cursors): every frame goes to its CPU's queue, every file header after
@@ -662,6 +677,11 @@ static void scan_frames(struct merge *m)
 		}
 		if (f.flags & GRF_FRAME_CLIENTS) {
 			scan_clients(m, pos, &f);
+			pos += GRF_FRAME_SIZE + f.stored;
+			continue;
+		}
+		if (f.flags & GRF_FRAME_TAIL) {
+			scan_tails(m, pos, &f);
 			pos += GRF_FRAME_SIZE + f.stored;
 			continue;
 		}
@@ -997,6 +1017,7 @@ void merge_free(struct merge *m)
 	free(m->cpu_slot);
 	free(m->tasks);
 	free(m->clients);
+	free(m->tails);
 	memset(m, 0, sizeof(*m));
 }
 

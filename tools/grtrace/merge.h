@@ -87,6 +87,9 @@ struct merge {
 	size_t nclients;
 	size_t clients_cap;
 	unsigned int client_frames;
+	/* The CPU tail tables (version 3), in file order. */
+	struct grf_tail *tails;
+	size_t ntails;
 
 	/* The first error; records before it are still delivered. */
 	int failed;

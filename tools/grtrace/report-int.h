@@ -240,6 +240,10 @@ struct rp {
 	uint64_t cseq_lost, cseq_gaps;
 	uint64_t *cseq_next;	/* by CPU: the cseq expected next, + 1; 0 none */
 	uint32_t cseq_ncpu;
+	/* The file's CPU tails, and what they showed lost (in cseq_lost). */
+	const struct grf_tail *tails;
+	size_t ntails;
+	uint64_t tail_lost;
 	/* Parts of the input with their own gseq (rp_restart()). */
 	uint64_t restarts;
 	uint64_t part_rec0;	/* @records before the current part */

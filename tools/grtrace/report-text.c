@@ -294,6 +294,9 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 	if (rp->cseq_loss && rp->cseq_lost)
 		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gaps of the CPUs' cseq\n",
 			rp->cseq_lost, rp->cseq_gaps);
+	if (rp->cseq_loss && rp->tail_lost)
+		fprintf(o, "          (%" PRIu64 " of them after a CPU's last record: the file's CPU tails)\n",
+			rp->tail_lost);
 	else if (rp->cseq_loss)
 		fprintf(o, "lost:     none (no CPU's cseq has a gap)\n");
 	else if (rp->gseq_off)

@@ -1235,6 +1235,40 @@ void rp_set_clients(struct rp *rp, const struct grf_client *clients,
 	rp->clients_none = none;
 }
 
+void rp_set_tails(struct rp *rp, const struct grf_tail *tails, size_t n)
+{
+	rp->tails = tails;
+	rp->ntails = n;
+}
+
+/*
+ * Records a CPU lost after its last one in the input: its tail's next
+ * cseq past the one its last record leads to expect.  Format 2 carries
+ * the low 32 bits of cseq, so the difference is taken in them; a tail
+ * behind the records (an earlier part of joined files) says nothing.
+ */
+static void note_tails(struct rp *rp)
+{
+	uint32_t lost;
+	size_t i;
+
+	if (!rp->cseq_loss)
+		return;
+	for (i = 0; i < rp->ntails; i++) {
+		const struct grf_tail *t = &rp->tails[i];
+
+		if (t->cpu >= rp->cseq_ncpu || !rp->cseq_next[t->cpu])
+			continue;
+		lost = (uint32_t)(t->next - (rp->cseq_next[t->cpu] - 1));
+		if (!lost || lost >= UINT32_C(1) << 31)
+			continue;
+		rp->cseq_lost += lost;
+		rp->cseq_gaps++;
+		rp->tail_lost += lost;
+		rp->cseq_next[t->cpu] += lost;
+	}
+}
+
 const struct grf_client *rp_client(const struct rp *rp, uint64_t id)
 {
 	return grf_find_client(rp->clients, rp->nclients, id);
@@ -1498,6 +1532,7 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 	uint64_t end = rp_window_end(rp);
 	uint32_t i;
 
+	note_tails(rp);
 	/* A job held for its END is done: it is not running. */
 	release_held(rp, 1);
 	note_running(rp, end);

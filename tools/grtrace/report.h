@@ -80,6 +80,7 @@ struct grf_task;
 void rp_set_tasks(struct rp *rp, const struct grf_task *tasks, size_t n,
 		  unsigned int frames);
 struct grf_client;
+struct grf_tail;
 /*
  * The input's client table (a trace file's, sorted by id; kept, not
  * copied), which names the processes holding the DRM clients the SUBMITs
@@ -89,6 +90,12 @@ struct grf_client;
  */
 void rp_set_clients(struct rp *rp, const struct grf_client *clients,
 		    size_t n, unsigned int frames, const char *none);
+/*
+ * The input's CPU tails (a trace file's, in file order; kept, not
+ * copied): each CPU's next cseq after the session, which shows the
+ * records it lost after its last written one.
+ */
+void rp_set_tails(struct rp *rp, const struct grf_tail *tails, size_t n);
 /*
  * The input is in stream format @format (a trace file's header says, or
  * the module): from 2 on, loss is counted from each CPU's cseq.

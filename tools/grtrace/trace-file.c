@@ -125,6 +125,7 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	case GRF_FRAME_ZSTD:
 	case GRF_FRAME_TASKS:
 	case GRF_FRAME_CLIENTS:
+	case GRF_FRAME_TAIL:
 		break;
 	default:
 		snprintf(why, whylen, "frame of CPU %u has unknown flags 0x%x",
@@ -154,6 +155,11 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	if ((f->flags & GRF_FRAME_CLIENTS) && f->raw % GRF_CLIENT_SIZE) {
 		snprintf(why, whylen, "client table of %" PRIu32 " bytes, not whole %u-byte entries",
 			 f->raw, GRF_CLIENT_SIZE);
+		return -1;
+	}
+	if ((f->flags & GRF_FRAME_TAIL) && f->raw % GRF_TAIL_SIZE) {
+		snprintf(why, whylen, "CPU tail table of %" PRIu32 " bytes, not whole %u-byte entries",
+			 f->raw, GRF_TAIL_SIZE);
 		return -1;
 	}
 	if (f->stored > len - GRF_FRAME_SIZE) {
@@ -246,6 +252,19 @@ const struct grf_task *grf_find_task(const struct grf_task *t, size_t n,
 	struct grf_task key = { .tid = tid };
 
 	return n ? bsearch(&key, t, n, sizeof(key), grf_task_cmp) : NULL;
+}
+
+void grf_encode_tail(const struct grf_tail *t, uint8_t *buf)
+{
+	memset(buf, 0, GRF_TAIL_SIZE);
+	gr_put32(buf, t->cpu);
+	gr_put64(buf + 8, t->next);
+}
+
+void grf_parse_tail(const uint8_t *buf, struct grf_tail *t)
+{
+	t->cpu = gr_le32(buf);
+	t->next = gr_le64(buf + 8);
 }
 
 void grf_encode_client(const struct grf_client *c, uint8_t *buf)

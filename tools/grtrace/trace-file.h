@@ -86,6 +86,22 @@ struct grf_task {
 };
 
 /* A client table entry, decoded; the name is NUL-terminated. */
+/*
+ * A CPU tail table (version 3): GRF_TAIL_SIZE-byte entries, u32 CPU, u32
+ * reserved (0), u64 that CPU's next cseq once the session had stopped
+ * and its channel had been read to the end.  Records the CPU lost after
+ * its last written one took their cseq (format 2) but no later record
+ * shows the gap: the difference does.  Written by a record that stopped
+ * the session it started.  Never compressed; its CPU field is 0.
+ */
+#define GRF_FRAME_TAIL		0x8
+#define GRF_TAIL_SIZE		16u
+
+struct grf_tail {
+	uint32_t cpu;
+	uint64_t next;
+};
+
 struct grf_client {
 	uint64_t id;
 	uint32_t pid;
@@ -127,6 +143,8 @@ int grf_task_cmp(const void *a, const void *b);
 /* The GRF_CLIENT_SIZE bytes of a client table entry, and back. */
 void grf_encode_client(const struct grf_client *c, uint8_t *buf);
 void grf_parse_client(const uint8_t *buf, struct grf_client *c);
+void grf_encode_tail(const struct grf_tail *t, uint8_t *buf);
+void grf_parse_tail(const uint8_t *buf, struct grf_tail *t);
 /* Client @id's entry in @n entries sorted by id, or NULL. */
 const struct grf_client *grf_find_client(const struct grf_client *c,
 					 size_t n, uint64_t id);

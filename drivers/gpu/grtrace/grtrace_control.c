@@ -228,6 +228,25 @@ static int pc_stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/*
+ * Each CPU's next cseq: with the session stopped, a reader that has read
+ * a CPU's channel to its end knows from it how many records that CPU lost
+ * after its last written one (each took its cseq, format 2), which no
+ * later record shows as a gap.
+ */
+static int cseq_show(struct seq_file *m, void *v)
+{
+	int cpu;
+
+	seq_printf(m, "session=%llu enabled=%d\n", READ_ONCE(grtrace_session),
+		   READ_ONCE(grtrace_enabled));
+	for_each_possible_cpu(cpu)
+		seq_printf(m, "cpu=%d next=%llu\n", cpu,
+			   READ_ONCE(per_cpu_ptr(&grtrace_pcpu, cpu)->cseq));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cseq);
+
 const char * const grtrace_type_names[GRTRACE_EV_NR_JOB_TYPES] = {
 	[GRTRACE_EV_SUBMIT]		= "submit",
 	[GRTRACE_EV_COMMIT]		= "commit",
@@ -694,6 +713,7 @@ static void grtrace_create_files(struct dentry *dir)
 	debugfs_create_file("events_by_type", 0400, dir, NULL,
 			    &events_by_type_fops);
 	debugfs_create_file("pc_stats", 0400, dir, NULL, &pc_stats_fops);
+	debugfs_create_file("cseq", 0400, dir, NULL, &cseq_fops);
 	debugfs_create_file("latency_hist", 0400, dir, NULL,
 			    &latency_hist_fops);
 	debugfs_create_file("size_hist", 0400, dir, NULL, &size_hist_fops);

@@ -48,6 +48,7 @@ FRAME = struct.Struct("<4sHHII")         # "GRFR" cpu flags stored raw
 HDR1 = struct.Struct("<HHHHQQQ")         # type size cpu flags ts gseq cseq
 TASK = struct.Struct("<II16s16s")         # pid tid comm process
 CLIENT = struct.Struct("<QII16s")        # id pid reserved process
+TAIL = struct.Struct("<IIQ")             # cpu reserved next_cseq
 HDR2 = struct.Struct("<BBHIQ")           # type flags size cseq ts
 JOB1 = struct.Struct("<QQIHHQQ")         # ctx seqno ring engine rsvd aux0 aux1
 JOB2 = struct.Struct("<IIHBB")           # ctx seqno ring engine rsvd
@@ -66,7 +67,7 @@ V1_DERIVED, V1_TASK, V1_CLIENT = 0x1, 0x2, 0x4
 V2_DERIVED, V2_AUX, V2_TASK, V2_GSEQ, V2_WIDE = 0x1, 0x2, 0x4, 0x8, 0x10
 V2_CLIENT = 0x20
 # Frame flags: compressed records, a task table, a client table.
-F_ZSTD, F_TASKS, F_CLIENTS = 0x1, 0x2, 0x4
+F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL = 0x1, 0x2, 0x4, 0x8
 V1_CONTROL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
               0x103: "JOB_SUMMARY"}
 V2_CONTROL = {0x80: "STREAM_INFO", 0x81: "METADATA", 0x82: "RING",
@@ -245,7 +246,8 @@ def records_v2(data, cpu, base, cseq_state):
 
 def frames(data, at):
     """The trace file at @at: its header, then (cpu, bytes, base, kind) per
-    frame, kind "records", "tasks" or "clients" (cpu None for a table),
+    frame, kind "records", "tasks", "clients" or "tails" (cpu None for a
+    table),
     until the end or another file header (returned)."""
     magic, size, version, flags, fmt, cpus = FILE_FIXED.unpack_from(data, at)
     if version not in (1, 2, 3):
@@ -262,11 +264,12 @@ def frames(data, at):
         if fmagic != b"GRFR":
             raise Bad(pos, "no frame header")
         # Records, maybe compressed, or one kind of table, never compressed.
-        if fflags not in (0, F_ZSTD, F_TASKS, F_CLIENTS):
+        if fflags not in (0, F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL):
             raise Bad(pos, "frame of CPU %d has unknown flags 0x%x" % (cpu, fflags))
         kind = "records"
         for bit, kind_, entry in ((F_TASKS, "tasks", TASK),
-                                  (F_CLIENTS, "clients", CLIENT)):
+                                  (F_CLIENTS, "clients", CLIENT),
+                                  (F_TAIL, "tails", TAIL)):
             if not fflags & bit:
                 continue
             if raw != stored or raw % entry.size:
@@ -358,6 +361,10 @@ def parse(data, cpu_opt, fmt_opt):
                         continue
                     if kind == "clients":
                         clients += client_rows(payload, base)
+                        continue
+                    # Each CPU's next cseq after the session: for the
+                    # C tool's loss count, no rows here.
+                    if kind == "tails":
                         continue
                     b = (lambda p, base=base: "%d+%d" % (base, p))
                     recs = records_v2(payload, cpu, b, cseq_state) \

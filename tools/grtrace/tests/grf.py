@@ -213,8 +213,9 @@ def main():
         return
     want = int(sys.argv[3])
     for item in parse(data):
-        # Task (bit 1) and client (bit 2) tables hold no records.
-        if item[0] == "frame" and item[2] == want and not item[3] & 6:
+        # Task (bit 1), client (bit 2) and CPU tail (bit 3) tables hold
+        # no records.
+        if item[0] == "frame" and item[2] == want and not item[3] & 14:
             sys.stdout.buffer.write(records(item[3], item[4], item[5]))
 
 

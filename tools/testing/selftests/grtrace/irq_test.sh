@@ -22,7 +22,9 @@
 #  - reset_stats from the other CPU, coming during a firing, leaves counts
 #    that balance;
 #  - rings registered from such interrupts are described (RING record)
-#    before their first event, none refused.
+#    before their first event, none refused;
+#  - a burst that overflows the buffer to its end: the losses after the
+#    CPU's last record are counted by the report (the CPU tail table).
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -131,7 +133,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..40"
+echo "1..41"
 rmmod grtrace_irq_test 2>/dev/null
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
@@ -212,6 +214,29 @@ sys.exit(not (ends == 32 and not bad))
 PY
 [ $rc = 0 ] && [ "$(field rings)" = 32 ] && [ "$(stat_of control_dropped)" = 0 ]
 ok $? "32 rings registered from interrupts within events: each described by its RING record before its END, no control record refused"
+
+# A CPU that loses its last records: 200000 SUBMITs in one burst on CPU 1
+# into a 64 KiB buffer while the recorder is stopped (SIGSTOP: a reader
+# that fell behind), with nothing after them on that CPU.  The records
+# lost after the CPU's last written one took their cseq, but no later
+# record shows the gap: the record that stopped the session writes each
+# CPU's next cseq (the CPU tail table), and the report's cseq loss equals
+# the buffer_full count exactly.
+echo reset_stats >"$D/config"
+record_start "$TMP/tail.dat" -b 64K && kill -STOP "$REC" &&
+	taskset -c 1 sh -c "echo '$CALLS 100000 0' >$R" && kill -CONT "$REC" &&
+	kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" report -i "$TMP/tail.dat" --format json --limit 0 >"$TMP/tail.json" &&
+	"$TOOL" report -i "$TMP/tail.dat" --limit 0 >"$TMP/tail.txt"
+rc=$?
+sed 's/^/# /' "$TMP/tail.dat.err"
+grep '^lost: \|after a CPU' "$TMP/tail.txt" | sed 's/^/# /'
+full=$(stat_of dropped_buffer_full)
+lost=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"]["lost_records"])' "$TMP/tail.json")
+tail=$(sed -n "s/^ *(\([0-9]*\) of them after a CPU's last record.*/\1/p" "$TMP/tail.txt")
+echo "# dropped_buffer_full $full, report's lost records $lost, of them after a CPU's last record: ${tail:-0}"
+[ $rc = 0 ] && [ "$full" -gt 0 ] && [ "$lost" = "$full" ] && [ "${tail:-0}" -gt 0 ]
+ok $? "a burst that overflows the buffer to its end: the report's cseq loss ($lost) equals buffer_full ($full), ${tail:-0} of them after the CPU's last record"
 
 # Out of a session: the module's own checks of what it takes.
 echo "32 1 1" 2>/dev/null >"$R" && ! echo "1 1 257" 2>/dev/null >"$R"
