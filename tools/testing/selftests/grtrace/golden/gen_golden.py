@@ -23,7 +23,7 @@ VERSION = 1
 HDR_SIZE = 32
 CLOCK_MONOTONIC = 1
 CLOCK_BOOTTIME = 7
-FEATURES = 0xf              # GSEQ | CSEQ | RING_REC | DERIVED
+FEATURES = 0x4f             # GSEQ | CSEQ | RING_REC | DERIVED | CLIENT
 HDR_DERIVED = 0x1          # grtrace_hdr.flags
 RING_DESC_SIZE = 80
 
@@ -281,7 +281,7 @@ V2_JOB_FMT, V2_JOB_FIELDS = layout("job", V2_HDR_SIZE)
 V2_WIDE_FMT, V2_WIDE_FIELDS = layout("job-wide", V2_HDR_SIZE)
 V2_TYPES = {r[1]: int(r[0], 16) for r in doc_table("types")}
 V2_FLAGS = {r[1]: (1 << int(r[0]), int(r[2])) for r in doc_table("flags")}
-V2_FEATURES = 0x3e          # CSEQ | RING_REC | DERIVED | CSEQ_LOSS | TASK
+V2_FEATURES = 0x7e          # CSEQ | RING_REC | DERIVED | CSEQ_LOSS | TASK | CLIENT
 
 
 class Stream2:
