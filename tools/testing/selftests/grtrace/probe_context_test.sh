@@ -32,7 +32,9 @@ RT=0
 grep -q PREEMPT_RT /proc/version && RT=1
 echo "# kernel $(uname -r), PREEMPT_RT: $RT"
 
-# 1: 60 jobs, 40 of them waiting on a job of another ring.
+# 1: 60 jobs, 40 of them waiting on a job of another ring.  Tracing may
+# have been left off by a suite before.
+echo 1 > "$T/tracing_on"
 echo > "$T/trace"
 echo dma_fence_add_callback > "$T/set_ftrace_filter" &&
 	echo function > "$T/current_tracer" && record_start "$TMP/r.dat" &&
