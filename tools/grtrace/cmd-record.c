@@ -278,12 +278,32 @@ static void note_client(struct cpu_reader *r, uint64_t id)
 	pthread_mutex_unlock(&clients.lock);
 }
 
+/* One table frame (never compressed) of @len bytes; -1 on an error. */
+static int write_table(uint16_t flags, const uint8_t *buf, size_t len)
+{
+	struct grf_frame f = {
+		.flags = flags, .stored = (uint32_t)len, .raw = (uint32_t)len,
+	};
+	uint8_t hdr[GRF_FRAME_SIZE];
+	int ret;
+
+	grf_encode_frame(&f, hdr);
+	ret = write_all(rec.out_fd, hdr, sizeof(hdr));
+	if (!ret)
+		ret = write_all(rec.out_fd, buf, len);
+	if (ret < 0) {
+		err_errno("cannot write %s", rec.out_name);
+		return -1;
+	}
+	rec.file_bytes += sizeof(hdr) + len;
+	return 0;
+}
+
 /* The task table frames, after the readers are done; -1 on an error. */
 static int write_tasks(void)
 {
 	size_t per = GRF_FRAME_MAX / GRF_TASK_SIZE, i, k, n;
-	uint8_t hdr[GRF_FRAME_SIZE], *buf;
-	struct grf_frame f = { .flags = GRF_FRAME_TASKS };
+	uint8_t *buf;
 	int ret = 0;
 
 	for (i = 0; i < tasks.n && !ret; i += n) {
@@ -291,17 +311,9 @@ static int write_tasks(void)
 		buf = xmalloc(n * GRF_TASK_SIZE);
 		for (k = 0; k < n; k++)
 			grf_encode_task(&tasks.t[i + k], buf + k * GRF_TASK_SIZE);
-		f.stored = f.raw = (uint32_t)(n * GRF_TASK_SIZE);
-		grf_encode_frame(&f, hdr);
-		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
-		if (!ret)
-			ret = write_all(rec.out_fd, buf, f.stored);
-		if (!ret)
-			rec.file_bytes += sizeof(hdr) + f.stored;
+		ret = write_table(GRF_FRAME_TASKS, buf, n * GRF_TASK_SIZE);
 		free(buf);
 	}
-	if (ret < 0)
-		err_errno("cannot write %s", rec.out_name);
 	return ret;
 }
 
@@ -312,9 +324,8 @@ static int write_tasks(void)
 static int write_clients(void)
 {
 	size_t per = GRF_FRAME_MAX / GRF_CLIENT_SIZE, i, k, m, n = 0;
-	struct grf_frame f = { .flags = GRF_FRAME_CLIENTS };
-	uint8_t hdr[GRF_FRAME_SIZE], *buf;
 	struct grf_client *c;
+	uint8_t *buf;
 	int ret = 0;
 
 	if (!clients.named)
@@ -329,18 +340,10 @@ static int write_clients(void)
 		buf = xmalloc(m * GRF_CLIENT_SIZE);
 		for (k = 0; k < m; k++)
 			grf_encode_client(&c[i + k], buf + k * GRF_CLIENT_SIZE);
-		f.stored = f.raw = (uint32_t)(m * GRF_CLIENT_SIZE);
-		grf_encode_frame(&f, hdr);
-		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
-		if (!ret)
-			ret = write_all(rec.out_fd, buf, f.stored);
-		if (!ret)
-			rec.file_bytes += sizeof(hdr) + f.stored;
+		ret = write_table(GRF_FRAME_CLIENTS, buf, m * GRF_CLIENT_SIZE);
 		free(buf);
 	}
 	free(c);
-	if (ret < 0)
-		err_errno("cannot write %s", rec.out_name);
 	return ret;
 }
 
@@ -353,10 +356,9 @@ static int write_clients(void)
  */
 static int write_tails(const struct cpu_reader *rd, int n)
 {
-	struct grf_frame f = { .flags = GRF_FRAME_TAIL };
 	char text[16384], path[4096], *line, *save = NULL;
 	unsigned long long session = 0, next;
-	uint8_t hdr[GRF_FRAME_SIZE], *buf;
+	uint8_t *buf;
 	int enabled = 1, cpu, i, k = 0, ret = 0;
 	struct grf_tail t;
 
@@ -379,17 +381,8 @@ static int write_tails(const struct cpu_reader *rd, int n)
 			grf_encode_tail(&t, buf + (size_t)k++ * GRF_TAIL_SIZE);
 		}
 	}
-	if (k && !enabled && session == rec.session) {
-		f.stored = f.raw = (uint32_t)k * GRF_TAIL_SIZE;
-		grf_encode_frame(&f, hdr);
-		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
-		if (!ret)
-			ret = write_all(rec.out_fd, buf, f.stored);
-		if (!ret)
-			rec.file_bytes += sizeof(hdr) + f.stored;
-		else
-			err_errno("cannot write %s", rec.out_name);
-	}
+	if (k && !enabled && session == rec.session)
+		ret = write_table(GRF_FRAME_TAIL, buf, (size_t)k * GRF_TAIL_SIZE);
 	free(buf);
 	return ret;
 }
