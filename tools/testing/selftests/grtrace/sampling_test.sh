@@ -8,7 +8,7 @@
 #    that rate (the context's fence context and seqnos learnt from one job
 #    recorded first), each with all its events;
 #  - threshold: 100 ms jobs on copy among instant jobs on gfx, threshold
-#    50 ms: exactly the slow ones written, each one JOB_SUMMARY with its
+#    90 ms: exactly the slow ones written, each one JOB_SUMMARY with its
 #    stamps, which report reads as those jobs; the fast ones counted;
 #  - waits that begin no job (the end of one whose job is gone, a wait on
 #    the job's own fence) take no slot in the table;
@@ -103,10 +103,11 @@ sed -n '1,4p' "$SS" | sed 's/^/# /'
 	[ "$(stat_of dropped_hook)" = $((4 * (200 - kept))) ] && exact
 ok $? "static 30%: exactly the jobs the documented hash keeps, each with its 4 events; the others counted"
 
-# 4, 5: threshold.  Jobs of 100 ms on copy, instant ones on gfx; 50 ms.
+# 4, 5: threshold.  Jobs of 100 ms on copy, instant ones on gfx; 90 ms.
 # Instant jobs queue behind each other on their ring, each taking a
-# fraction of a millisecond under TCG: ten at a time stay well below.
-echo threshold > "$D/sampling_mode" && echo 50000000 > "$D/sampling_threshold" &&
+# fraction of a millisecond under TCG, but several with two more guests
+# on the host's CPUs (CI): ten at a time once took over 50 ms there.
+echo threshold > "$D/sampling_mode" && echo 90000000 > "$D/sampling_threshold" &&
 	recorded "gfx 6 10 0\ncopy 7 4 100000\ngfx 6 10 0\n"
 rc=$?
 echo "# $(tr '\n' ' ' < "$SS")"
@@ -118,7 +119,7 @@ slow=$(grep -cE ' JOB_SUMMARY .*engine=copy reason=slow SUBMIT=[0-9]+ COMMIT=[0-
 	[ "$(total 5)" = 24 ] && [ "$(total 6)" = 4 ] && [ "$(total 7)" = 4 ] && [ "$(total 8)" = 20 ] &&
 	[ "$(sstat summaries_written)" = 4 ] && [ "$(sstat summaries_lost)" = 0 ] &&
 	[ "$(stat_of control_written)" -ge 6 ] && exact
-ok $? "threshold 50 ms: the four 100 ms jobs written, one JOB_SUMMARY each; the 20 instant ones counted, none written"
+ok $? "threshold 90 ms: the four 100 ms jobs written, one JOB_SUMMARY each; the 20 instant ones counted, none written"
 
 "$TOOL" report -i "$TMP/r.dat" --format csv > "$TMP/r.csv" 2> "$TMP/r.err"
 rc=$?
@@ -180,9 +181,12 @@ echo format=2 > "$D/config" || rc=1
 vgpu_idle || rc=1
 sed 's/^/# /' "$TMP/f.dat.err"
 grep -E ' JOB_SUMMARY ' "$TMP/f.txt" | sed 's/^/# /'
+# On a loaded host the job may end before threshold mode does: its
+# summary (slow) is then written after the stop as well.
 [ $rc = 0 ] && ! grep -qi corrupt "$TMP/f.dat.err" &&
-	[ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=open SUBMIT=[0-9]+ COMMIT=[0-9]+ waits' "$TMP/f.txt")" = 1 ]
-ok $? "stopped, format 1 chosen, then threshold mode ends: the open job's JOB_SUMMARY is written in the stopped session's format 2 and read"
+	[ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=(open|slow) SUBMIT=[0-9]+ COMMIT=[0-9]+ ' "$TMP/f.txt")" = 1 ] &&
+	[ "$(awk '/^[0-9]/ && $4 != "JOB_SUMMARY" && $4 != "STREAM_INFO" && $4 != "METADATA" && $4 != "RING"' "$TMP/f.txt" | wc -l)" = 0 ]
+ok $? "stopped, format 1 chosen, then threshold mode ends: the job's JOB_SUMMARY is written in the stopped session's format 2 and read, nothing misread"
 
 # 7: adaptive, a budget far below the traffic (about 1500 events/s here,
 # SLOW times fewer on a slow kernel: the budget too).  The rate is read
