@@ -296,7 +296,7 @@ DECLARE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
  * grtrace_replay() makes them a gap in the CPU's cseq (format 2) after
  * the held-back records, where they were lost.
  */
-#define GRTRACE_NR_DEFERRED_CTL	4
+#define GRTRACE_NR_DEFERRED_CTL	16
 #define GRTRACE_DEFERRED_CTL	0xffff
 
 struct grtrace_pcpu_cold {
