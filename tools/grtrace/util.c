@@ -208,11 +208,75 @@ void debugfs_path(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "%s/%s", debugfs_dir(), name);
 }
 
+/*
+ * The kernel's lockdown mode ("integrity", "confidentiality") into @buf,
+ * or "" when it is off or unknown.
+ */
+static void lockdown_mode(char *buf, size_t len)
+{
+	char text[128], *l, *r;
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open("/sys/kernel/security/lockdown", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	l = strchr(text, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (!l || !r || !strncmp(l + 1, "none", 4))
+		return;
+	snprintf(buf, len, "%.*s", (int)(r - l - 1), l + 1);
+}
+
+const char *sysfs_dir(void)
+{
+	const char *d = getenv("GRTRACE_SYSFS");
+
+	return d && *d ? d : "/sys/kernel/grtrace";
+}
+
+/*
+ * Open debugfs file @name; refused by kernel lockdown (EPERM), its twin
+ * in sysfs if it has one (control, config, buffer_size).  @path (4096
+ * bytes) gets the path opened, or tried.
+ */
+static int open_setting(const char *name, int flags, char *path)
+{
+	char twin[4096];
+	int fd, errnum;
+
+	debugfs_path(path, 4096, name);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd >= 0 || errno != EPERM)
+		return fd;
+	errnum = errno;
+	snprintf(twin, sizeof(twin), "%s/%s", sysfs_dir(), name);
+	fd = open(twin, flags | O_CLOEXEC);
+	if (fd >= 0) {
+		snprintf(path, 4096, "%s", twin);
+		return fd;
+	}
+	errno = errnum;
+	return -1;
+}
+
 void err_debugfs(const char *path, const char *what)
 {
 	int errnum = errno;
+	char mode[32];
 
-	if (errnum == ENOENT)
+	if (errnum == EPERM)
+		lockdown_mode(mode, sizeof(mode));
+	if (errnum == EPERM && mode[0])
+		err_msg("%s %s: refused by kernel lockdown (%s): debugfs opens only its read-only files; grtrace's control, config and buffer_size are in %s, the optional modules' settings only in debugfs (set them before lockdown)",
+			what, path, mode, sysfs_dir());
+	else if (errnum == ENOENT)
 		err_msg("%s %s: %s (is grtrace.ko loaded and debugfs mounted?)",
 			what, path, strerror(errnum));
 	else if (errnum == EACCES || errnum == EPERM)
@@ -228,8 +292,7 @@ int debugfs_read(const char *name, char *buf, size_t len)
 	size_t off = 0;
 	int fd;
 
-	debugfs_path(path, sizeof(path), name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_setting(name, O_RDONLY, path);
 	if (fd < 0) {
 		err_debugfs(path, "cannot open");
 		return -1;
@@ -271,8 +334,7 @@ int debugfs_write_quiet(const char *name, const char *text)
 	char path[4096];
 	int fd, err = 0;
 
-	debugfs_path(path, sizeof(path), name);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	fd = open_setting(name, O_WRONLY | O_TRUNC, path);
 	if (fd < 0)
 		return -errno;
 	if (write_all(fd, text, strlen(text)) < 0)

@@ -48,6 +48,8 @@ int read_all(int fd, uint8_t **bufp, size_t *lenp);
 
 /* The grtrace debugfs directory: $GRTRACE_DEBUGFS or the default. */
 const char *debugfs_dir(void);
+/* grtrace's sysfs directory (GRTRACE_SYSFS, else /sys/kernel/grtrace). */
+const char *sysfs_dir(void);
 /* "<debugfs_dir>/<name>" into @buf. */
 void debugfs_path(char *buf, size_t len, const char *name);
 /* Describe why opening @path failed, with a hint; uses errno. */

@@ -7,11 +7,13 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 
 #include "grtrace_internal.h"
@@ -78,16 +80,12 @@ static int control_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static ssize_t control_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *ppos)
+/* "start" or "stop", from the control file of debugfs or of sysfs. */
+static int grtrace_control_cmd(char *buf)
 {
-	char *buf, *cmd;
+	char *cmd = strim(buf);
 	int ret;
 
-	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	cmd = strim(buf);
 	mutex_lock(&grtrace_lock);
 	if (!strcmp(cmd, "start")) {
 		ret = grtrace_start_locked();
@@ -102,8 +100,28 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 		ret = -EINVAL;
 	}
 	mutex_unlock(&grtrace_lock);
+	return ret;
+}
+
+/* A write to a settings file of debugfs, done by @cmd on its text. */
+static ssize_t grtrace_write_cmd(const char __user *ubuf, size_t count,
+				 int (*cmd)(char *))
+{
+	char *buf;
+	int ret;
+
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = cmd(buf);
 	kfree(buf);
 	return ret ?: count;
+}
+
+static ssize_t control_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	return grtrace_write_cmd(ubuf, count, grtrace_control_cmd);
 }
 
 static int config_show(struct seq_file *m, void *v)
@@ -114,20 +132,20 @@ static int config_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static ssize_t config_write(struct file *file, const char __user *ubuf,
-			    size_t count, loff_t *ppos)
+static int grtrace_config_cmd(char *buf)
 {
-	char *buf;
 	int ret;
 
-	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
 	mutex_lock(&grtrace_lock);
 	ret = grtrace_config_set(buf);
 	mutex_unlock(&grtrace_lock);
-	kfree(buf);
-	return ret ?: count;
+	return ret;
+}
+
+static ssize_t config_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	return grtrace_write_cmd(ubuf, count, grtrace_config_cmd);
 }
 
 /* Counters since the last reset_stats, of one CPU or (-1) of all. */
@@ -448,24 +466,24 @@ static int buffer_size_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static ssize_t buffer_size_write(struct file *file, const char __user *ubuf,
-				 size_t count, loff_t *ppos)
+static int grtrace_buffer_size_cmd(char *buf)
 {
 	unsigned long size;
-	char *buf;
 	int ret;
 
-	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
 	ret = grtrace_parse_buffer_size(strim(buf), &size);
-	kfree(buf);
 	if (ret)
 		return ret;
 	mutex_lock(&grtrace_lock);
 	ret = grtrace_resize_locked(size);
 	mutex_unlock(&grtrace_lock);
-	return ret ?: count;
+	return ret;
+}
+
+static ssize_t buffer_size_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	return grtrace_write_cmd(ubuf, count, grtrace_buffer_size_cmd);
 }
 
 struct grtrace_emit {
@@ -732,6 +750,119 @@ static void grtrace_create_files(struct dentry *dir)
 		debugfs_create_file("emit", 0200, dir, NULL, &emit_fops);
 }
 
+/*
+ * The settings files again in sysfs, /sys/kernel/grtrace/, root only:
+ * under kernel lockdown (integrity, as Debian sets it on Secure Boot
+ * machines) debugfs refuses every file that can be written, while its
+ * read-only files (stats, rings, events*, ...) stay readable.  These take
+ * and show the same text as their debugfs twins.
+ */
+static struct kobject *grtrace_kobj;
+
+static ssize_t grtrace_sysfs_cmd(const char *buf, size_t count,
+				 int (*cmd)(char *))
+{
+	char *b;
+	int ret;
+
+	if (!count || count > GRTRACE_MAX_WRITE) {
+		pr_debug("write of %zu bytes refused (1..%d)\n", count,
+			 GRTRACE_MAX_WRITE);
+		return -EINVAL;
+	}
+	b = kstrndup(buf, count, GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	ret = cmd(b);
+	kfree(b);
+	return ret ?: count;
+}
+
+static ssize_t control_sysfs_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  READ_ONCE(grtrace_enabled) ? "started" : "stopped");
+}
+
+static ssize_t control_sysfs_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	return grtrace_sysfs_cmd(buf, count, grtrace_control_cmd);
+}
+
+/* The config's text through its seq_file printer, into the page. */
+static ssize_t config_sysfs_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	struct seq_file m = { .buf = buf, .size = PAGE_SIZE };
+
+	mutex_lock(&grtrace_lock);
+	grtrace_config_show(&m);
+	mutex_unlock(&grtrace_lock);
+	return seq_has_overflowed(&m) ? -EFBIG : m.count;
+}
+
+static ssize_t config_sysfs_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return grtrace_sysfs_cmd(buf, count, grtrace_config_cmd);
+}
+
+static ssize_t buffer_size_sysfs_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", READ_ONCE(grtrace_buffer_size));
+}
+
+static ssize_t buffer_size_sysfs_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t count)
+{
+	return grtrace_sysfs_cmd(buf, count, grtrace_buffer_size_cmd);
+}
+
+static struct kobj_attribute grtrace_sysfs_attrs[] = {
+	__ATTR(control, 0600, control_sysfs_show, control_sysfs_store),
+	__ATTR(config, 0600, config_sysfs_show, config_sysfs_store),
+	__ATTR(buffer_size, 0600, buffer_size_sysfs_show,
+	       buffer_size_sysfs_store),
+};
+
+static struct attribute *grtrace_sysfs_list[] = {
+	&grtrace_sysfs_attrs[0].attr,
+	&grtrace_sysfs_attrs[1].attr,
+	&grtrace_sysfs_attrs[2].attr,
+	NULL,
+};
+
+static const struct attribute_group grtrace_sysfs_group = {
+	.attrs = grtrace_sysfs_list,
+};
+
+static int grtrace_sysfs_init(void)
+{
+	int ret;
+
+	grtrace_kobj = kobject_create_and_add("grtrace", kernel_kobj);
+	if (!grtrace_kobj)
+		return -ENOMEM;
+	ret = sysfs_create_group(grtrace_kobj, &grtrace_sysfs_group);
+	if (ret) {
+		kobject_put(grtrace_kobj);
+		grtrace_kobj = NULL;
+	}
+	return ret;
+}
+
+/* Waits for the stores in flight: none runs once this returns. */
+static void grtrace_sysfs_exit(void)
+{
+	kobject_put(grtrace_kobj);
+}
+
 /**
  * grtrace_debugfs_dir() - grtrace's debugfs directory
  *
@@ -766,7 +897,15 @@ static int __init grtrace_init(void)
 		goto err_dir;
 	grtrace_create_files(dir);
 	grtrace_debugfs = dir;
+	ret = grtrace_sysfs_init();
+	if (ret)
+		goto err_files;
 	return 0;
+err_files:
+	grtrace_core_exit();
+	debugfs_remove(dir);
+	grtrace_core_free();
+	goto err_rings;
 err_dir:
 	debugfs_remove(dir);
 err_rings:
@@ -782,6 +921,7 @@ static void __exit grtrace_exit(void)
 	 * No file is open here (each holds a module reference), so nothing
 	 * can start tracing again.  The relay files go with the channel.
 	 */
+	grtrace_sysfs_exit();
 	grtrace_core_exit();
 	debugfs_remove(grtrace_debugfs);
 	grtrace_core_free();

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lockdown_test.sh - the user's workflow on a machine in kernel lockdown
+# (integrity mode, as Debian sets it under Secure Boot): the modules are
+# loaded first (lockdown then refuses unsigned ones), then lockdown is
+# turned on, and:
+#  - debugfs refuses grtrace's writable files, its read-only ones (stats,
+#    rings, events*) stay readable, and /sys/kernel/grtrace has control,
+#    config and buffer_size;
+#  - status, config (show and change), start, a record of a session
+#    someone else started, stop, a record of its own session (with -b),
+#    and report work as without lockdown, on jobs submitted through the
+#    virtual GPU's render node (its debugfs submit file is refused too);
+#  - where no sysfs twin is found, the CLI says in one line that lockdown
+#    refused it and what to do.
+# Lockdown cannot be turned off again: this is the guest's last suite.
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+L=/sys/kernel/security/lockdown
+S=/sys/kernel/grtrace
+CLIENT=$HERE/vgpu_client
+[ -x "$CLIENT" ] || { cc -O2 -o "$TMP/vgpu_client" "$HERE/vgpu_client.c" &&
+	CLIENT=$TMP/vgpu_client; }
+
+# jobs FILE: the jobs of a report in JSON.
+jobs() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"]["jobs"])' "$1"; }
+# submit N: N jobs on gfx through the render node, from this process.
+submit() { "$CLIENT" "$NODE" "gfx 0 $1 100"$'\n' >/dev/null; }
+
+echo "TAP version 13"
+echo "1..7"
+mountpoint -q /sys/kernel/security || mount -t securityfs none /sys/kernel/security
+load_stack render_node=1
+NODE=
+for n in /sys/devices/vgpu0/drm/renderD*; do NODE=/dev/dri/${n##*/}; done
+
+# 1
+echo "# lockdown before: $(cat "$L" 2>&1)"
+echo integrity >"$L" && grep -q '\[integrity\]' "$L" &&
+	! cat "$D/control" >/dev/null 2>&1 && ! echo stop 2>/dev/null >"$D/control" &&
+	cat "$D/stats" "$D/rings" >/dev/null && [ "$(stat -c %a $S/control)" = 600 ] &&
+	[ "$(cat $S/control)" = stopped ]
+ok $? "lockdown integrity: debugfs refuses control, reads stats and rings; $S/control there, root-only"
+
+# 2: status and config, through sysfs.
+"$TOOL" status >"$TMP/status" 2>&1 && "$TOOL" config format=2 &&
+	"$TOOL" config >"$TMP/config" && grep -qx 'format=2' "$TMP/config"
+rc=$?
+sed 's/^/# /' "$TMP/status" | head -5
+ok $rc "grtrace status, config show and config change work"
+
+# 3: a session someone else started, joined by record.
+"$TOOL" start && record_join "$TMP/j.dat" && submit 5 && vgpu_idle &&
+	kill -INT "$REC" && wait "$REC" && "$TOOL" stop &&
+	"$TOOL" report -i "$TMP/j.dat" --format json >"$TMP/j.json"
+rc=$?
+sed 's/^/# /' "$TMP/j.dat.err"
+[ $rc = 0 ] && [ "$(jobs "$TMP/j.json")" = 5 ] && [ "$(cat $S/control)" = stopped ]
+ok $? "start, record joined, stop, report: the 5 jobs"
+
+# 4: record's own session, with its own buffer size.
+"$TOOL" record -o "$TMP/o.dat" -b 1M -- "$CLIENT" -w 300 "$NODE" "gfx 0 7 100"$'\n' \
+	>/dev/null 2>"$TMP/o.err" && vgpu_idle &&
+	"$TOOL" report -i "$TMP/o.dat" --format json >"$TMP/o.json" &&
+	"$TOOL" report -i "$TMP/o.dat" >"$TMP/o.txt"
+rc=$?
+sed 's/^/# /' "$TMP/o.err"
+[ $rc = 0 ] && [ "$(jobs "$TMP/o.json")" = 7 ] &&
+	grep -q "buffer_size .* -> 1048576 bytes per CPU" "$TMP/o.err" &&
+	[ "$(cat $S/buffer_size)" != 1048576 ] && grep -q '^lost: ' "$TMP/o.txt"
+ok $? "record -b 1M -- COMMAND: its own session, the 7 jobs reported, the buffer size restored"
+
+# 5: bad input through sysfs: refused, nothing changed.
+! echo bogus=1 2>/dev/null >"$S/config" && ! echo restart 2>/dev/null >"$S/control" &&
+	[ "$(cat $S/control)" = stopped ] && "$TOOL" config >"$TMP/config2" &&
+	cmp -s "$TMP/config" "$TMP/config2"
+ok $? "an unknown key and an unknown command are refused (EINVAL), nothing changed"
+
+# 6: no sysfs twin to fall back on: one line naming lockdown.
+GRTRACE_SYSFS=/nonexistent "$TOOL" start 2>"$TMP/e.err"
+rc=$?
+sed 's/^/# /' "$TMP/e.err"
+[ $rc != 0 ] && [ "$(wc -l <"$TMP/e.err")" = 1 ] &&
+	grep -q 'refused by kernel lockdown (integrity)' "$TMP/e.err"
+ok $? "without the sysfs files, the CLI says in one line that lockdown refused it"
+
+module_suite_end
