@@ -708,7 +708,7 @@ static void grtrace_stats_snap(int cpu)
 	struct grtrace_counters *base = per_cpu_ptr(grtrace_base, cpu);
 	u32 i;
 
-	memcpy(base, &per_cpu_ptr(&grtrace_pcpu, cpu)->cnt, sizeof(*base));
+	memcpy(base, &per_cpu_ptr(grtrace_pcpu, cpu)->cnt, sizeof(*base));
 	/*
 	 * An event whose write the interrupted event of the fast path holds
 	 * back is counted as emitted, not yet as written or dropped: it
@@ -767,7 +767,7 @@ void grtrace_stats_sum(struct grtrace_counters *sum, int cpu)
 
 	lockdep_assert_held(&grtrace_lock);
 	for_each_possible_cpu(c) {
-		const u64 *cur = (u64 *)&per_cpu_ptr(&grtrace_pcpu, c)->cnt;
+		const u64 *cur = (u64 *)&per_cpu_ptr(grtrace_pcpu, c)->cnt;
 		const u64 *base = (u64 *)per_cpu_ptr(grtrace_base, c);
 
 		if (cpu >= 0 && c != cpu)

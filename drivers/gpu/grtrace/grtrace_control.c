@@ -196,7 +196,7 @@ static u32 grtrace_adaptive_keep_1_in(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		shift = max(shift, READ_ONCE(per_cpu_ptr(&grtrace_pcpu,
+		shift = max(shift, READ_ONCE(per_cpu_ptr(grtrace_pcpu,
 							 cpu)->bp_shift));
 	return 1U << shift;
 }
@@ -260,7 +260,7 @@ static int cseq_show(struct seq_file *m, void *v)
 		   READ_ONCE(grtrace_enabled));
 	for_each_possible_cpu(cpu)
 		seq_printf(m, "cpu=%d next=%llu\n", cpu,
-			   READ_ONCE(per_cpu_ptr(&grtrace_pcpu, cpu)->cseq));
+			   READ_ONCE(per_cpu_ptr(grtrace_pcpu, cpu)->cseq));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cseq);
@@ -409,7 +409,7 @@ static int sec_stats_show(struct seq_file *m, void *v)
 	if (!n)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		const struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
 		const struct grtrace_pcpu_cold *cold;
 		u64 e, w;
 

@@ -50,7 +50,7 @@
 #include "grtrace_compat.h"
 #include "grtrace_internal.h"
 
-DEFINE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
+struct grtrace_pcpu __percpu *grtrace_pcpu __read_mostly;
 struct grtrace_pcpu_cold __percpu *grtrace_pcpu_cold;
 
 /* The event path's section starts a page: see __grtrace_hot. */
@@ -286,20 +286,20 @@ static __always_inline bool grtrace_sampled_quick(u32 pct, u32 every)
 
 	if (pct < 100 && every <= 1) {
 		do {
-			old = this_cpu_read(grtrace_pcpu.sample_acc);
+			old = this_cpu_read(grtrace_pcpu->sample_acc);
 			new = old + pct;
 			if (new >= 100)
 				return false;
-		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_acc, old, new) != old);
+		} while (this_cpu_cmpxchg(grtrace_pcpu->sample_acc, old, new) != old);
 		return true;
 	}
 	if (every > 1 && pct >= 100) {
 		do {
-			old = this_cpu_read(grtrace_pcpu.sample_cnt);
+			old = this_cpu_read(grtrace_pcpu->sample_cnt);
 			new = old + 1;
 			if (new >= every)
 				return false;
-		} while (this_cpu_cmpxchg(grtrace_pcpu.sample_cnt, old, new) != old);
+		} while (this_cpu_cmpxchg(grtrace_pcpu->sample_cnt, old, new) != old);
 		return true;
 	}
 	return false;
@@ -863,7 +863,7 @@ static noinline int grtrace_decide_state(void)
 		return grtrace_sampled_quick(pct, every) ?
 		       GRTRACE_QUICK_SAMPLED : -1;
 	if (READ_ONCE(grtrace_cfg.max_eps) &&
-	    grtrace_rl_held(this_cpu_ptr(&grtrace_pcpu)))
+	    grtrace_rl_held(this_cpu_ptr(grtrace_pcpu)))
 		return GRTRACE_QUICK_RATE_LIMITED;
 	return -1;
 }
@@ -907,9 +907,9 @@ static __always_inline bool grtrace_quick_count(int q, u16 type)
 {
 	if (type >= GRTRACE_QUICK_TYPES ||
 	    unlikely(READ_ONCE(grtrace_cfg.measure_latency)) ||
-	    grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end)))
+	    grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu->sec_end)))
 		return false;
-	this_cpu_inc(grtrace_pcpu.cnt.quick[q][type]);
+	this_cpu_inc(grtrace_pcpu->cnt.quick[q][type]);
 	return true;
 }
 
@@ -979,18 +979,18 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 		     engine >= GRTRACE_ENGINE_NR ||
 		     ring_id >= GRTRACE_MAX_RINGS ||
 		     (ctx | seqno | aux0 | aux1) >> 32 ||
-		     grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu.sec_end))))
+		     grtrace_jiffies_reached(__this_cpu_read(grtrace_pcpu->sec_end))))
 		goto out;
 	size = grtrace_size_job2(type, false, aux0 | aux1, false, &flags);
 	chan = READ_ONCE(grtrace_chan);
 	if (unlikely(!chan))
 		goto out;
 	buf = *this_cpu_ptr(chan->buf);
-	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu.busy, 0, GRTRACE_BUSY_FAST)))
+	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu->busy, 0, GRTRACE_BUSY_FAST)))
 		goto out;
 	barrier(); /* hold the CPU before looking at its buffer */
 	if (unlikely(buf->offset + size > chan->subbuf_size)) {
-		pc = this_cpu_ptr(&grtrace_pcpu);
+		pc = this_cpu_ptr(grtrace_pcpu);
 		if (buf->subbufs_produced + 1 -
 		    READ_ONCE(buf->subbufs_consumed) < chan->n_subbufs) {
 			grtrace_fast_giveup(pc, what, ring_id, ctx, seqno,
@@ -1004,19 +1004,19 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	}
 	BUILD_BUG_ON(sizeof(struct grtrace_aux2) != 8 ||
 		     sizeof(struct grtrace_task2) != 8);
-	__this_cpu_inc(grtrace_pcpu.cnt.fast[type]
+	__this_cpu_inc(grtrace_pcpu->cnt.fast[type]
 				[(size - GRTRACE_FAST_SIZE(0)) / 8]);
 	h = buf->data + buf->offset;
 	buf->offset += size;
-	cseq = __this_cpu_read(grtrace_pcpu.cseq);
-	__this_cpu_write(grtrace_pcpu.cseq, cseq + 1);
+	cseq = __this_cpu_read(grtrace_pcpu->cseq);
+	__this_cpu_write(grtrace_pcpu->cseq, cseq + 1);
 	grtrace_fill_job2(h, type, flags, size, cseq, ring_id, engine, ctx,
 			  seqno, aux0, aux1, false, 0);
-	committed = __this_cpu_read(grtrace_pcpu.committed) + size;
+	committed = __this_cpu_read(grtrace_pcpu->committed) + size;
 	/* Only the record and its end live across the call. */
 	ts = ktime_get_ns();
 	barrier(); /* the clock read before looking for deferred events */
-	pc = this_cpu_ptr(&grtrace_pcpu);
+	pc = this_cpu_ptr(grtrace_pcpu);
 	if (unlikely(READ_ONCE(pc->busy) != GRTRACE_BUSY_FAST))
 		ts = min(ts, this_cpu_ptr(grtrace_pcpu_cold)->deferred[0].ts);
 	h->ts = ts;
@@ -1024,9 +1024,9 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	smp_store_release(&pc->committed, committed);
 	barrier(); /* the record and counters before the release */
 release:
-	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu.busy, GRTRACE_BUSY_FAST, 0) !=
+	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu->busy, GRTRACE_BUSY_FAST, 0) !=
 		     GRTRACE_BUSY_FAST))
-		grtrace_replay(this_cpu_ptr(&grtrace_pcpu));
+		grtrace_replay(this_cpu_ptr(grtrace_pcpu));
 done:
 	preempt_enable_notrace();
 	return;
@@ -1060,7 +1060,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	 * emitted.
 	 */
 	if (unlikely(in_nmi())) {
-		this_cpu_inc(grtrace_pcpu.cnt.dropped[GRTRACE_DROP_NMI]);
+		this_cpu_inc(grtrace_pcpu->cnt.dropped[GRTRACE_DROP_NMI]);
 		return;
 	}
 	/* Out of a session, for the live hooks only: see struct grtrace_hook. */
@@ -1101,7 +1101,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 
 	local_irq_save(flags);
 	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
-	pc = this_cpu_ptr(&grtrace_pcpu);
+	pc = this_cpu_ptr(grtrace_pcpu);
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
 		t0 = grtrace_lat_start();
 	if (unlikely(grtrace_jiffies_reached(pc->sec_end)))
@@ -1315,7 +1315,7 @@ int grtrace_write_control(const void *rec, u16 size)
 		ret = -E2BIG;
 		goto out;
 	}
-	pc = this_cpu_ptr(&grtrace_pcpu);
+	pc = this_cpu_ptr(grtrace_pcpu);
 	/* Interrupting an event of the fast path: see grtrace_event_fast(). */
 	if (unlikely(pc->busy & GRTRACE_BUSY_FAST)) {
 		ret = grtrace_defer_control(pc, rec, size);
@@ -1451,7 +1451,7 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
 	struct rchan_buf *buf = file->private_data;
-	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
+	struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, buf->cpu);
 	ssize_t ret;
 	u64 avail;
 
@@ -1496,7 +1496,7 @@ static int grtrace_events_open(struct inode *inode, struct file *file)
 static __poll_t grtrace_events_poll(struct file *file, poll_table *wait)
 {
 	struct rchan_buf *buf = file->private_data;
-	struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, buf->cpu);
+	struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, buf->cpu);
 	__poll_t mask = relay_file_operations.poll(file, wait);
 
 	mask &= ~(EPOLLIN | EPOLLRDNORM);
@@ -1534,7 +1534,7 @@ static void grtrace_wake_readers(struct rchan *chan)
 		return;
 	for_each_possible_cpu(cpu) {
 		struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
-		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+		struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
 
 		if (buf && READ_ONCE(pc->committed) != READ_ONCE(pc->consumed))
 			wake_up_interruptible(&buf->read_wait);
@@ -1560,7 +1560,7 @@ static int grtrace_open_channel(unsigned long size)
 	 * there yet.
 	 */
 	for_each_possible_cpu(cpu) {
-		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+		struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
 
 		pc->committed = 0;
 		pc->consumed = 0;
@@ -1598,7 +1598,7 @@ static void grtrace_close_channel(void)
 	relay_close(chan);
 	/* Nothing writes or reads now: count what no reader ever got. */
 	for_each_possible_cpu(cpu) {
-		struct grtrace_pcpu *pc = per_cpu_ptr(&grtrace_pcpu, cpu);
+		struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
 
 		pc->cnt.discarded += pc->committed - pc->consumed;
 	}
@@ -1710,9 +1710,16 @@ int grtrace_resize_locked(unsigned long size)
 
 int grtrace_core_init(struct dentry *dir)
 {
-	grtrace_pcpu_cold = alloc_percpu(struct grtrace_pcpu_cold);
-	if (!grtrace_pcpu_cold)
+	/* Aligned as the fast path counts on: see struct grtrace_pcpu. */
+	grtrace_pcpu = (struct grtrace_pcpu __percpu *)
+		__alloc_percpu(sizeof(struct grtrace_pcpu), SMP_CACHE_BYTES);
+	if (!grtrace_pcpu)
 		return -ENOMEM;
+	grtrace_pcpu_cold = alloc_percpu(struct grtrace_pcpu_cold);
+	if (!grtrace_pcpu_cold) {
+		free_percpu(grtrace_pcpu);
+		return -ENOMEM;
+	}
 	grtrace_dir = dir;
 	timer_setup(&grtrace_wake_timer, grtrace_wake_timer_fn, 0);
 	return 0;
@@ -1744,6 +1751,7 @@ void grtrace_core_exit(void)
 void grtrace_core_free(void)
 {
 	free_percpu(grtrace_pcpu_cold);
+	free_percpu(grtrace_pcpu);
 }
 
 /*

@@ -246,9 +246,12 @@ struct grtrace_deferred {
  * @cnt: counters, see struct grtrace_counters
  * @consumed: bytes handed to readers of this CPU's channel
  *
- * Cache-line aligned, in the order the fast path uses it: its scalars
- * in the first line, its counters (@cnt starts with them) right after,
- * so that an event writes two lines within the first 448 bytes.
+ * Allocated at load, cache-line aligned (grtrace_core_init()), never
+ * static: the static per-CPU data of all modules shares a small reserve
+ * (8 KiB on x86-64), and a module that takes much of it can make another
+ * one's load fail with -ENOMEM.  In the order the fast path uses it: its
+ * scalars in the first line, its counters (@cnt starts with them) right
+ * after, so that an event writes two lines within the first 448 bytes.
  * @consumed, which the readers write, comes last.
  *
  * Everything but @consumed is written only by its own CPU, with interrupts
@@ -275,7 +278,7 @@ struct grtrace_pcpu {
 	u64 consumed;
 };
 
-DECLARE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
+extern struct grtrace_pcpu __percpu *grtrace_pcpu;
 
 /**
  * struct grtrace_pcpu_cold - per-CPU state the event path uses seldom
@@ -284,9 +287,7 @@ DECLARE_PER_CPU_ALIGNED(struct grtrace_pcpu, grtrace_pcpu);
  * @deferred: writes of events that came while an event of the fast path
  *	was in flight on this CPU, in their order, to be done after it
  *
- * Allocated at load (alloc_percpu()): the static per-CPU data of all
- * modules shares a small reserve (8 KiB on x86-64), and the optional
- * modules need their part.  Written as struct grtrace_pcpu is.
+ * Allocated at load, like struct grtrace_pcpu, and written as it is.
  */
 /*
  * Control records held back like events (grtrace_write_control()): a RING

@@ -126,7 +126,12 @@ static u16 flt_bucket[FLT_BUCKETS];
 static u16 flt_free;
 static struct grtrace_jobsum *flt_js;	/* filter_latency: the jobs' times */
 
-static DEFINE_PER_CPU(u64 [FLT_NR_COUNTS], flt_counts);
+/* Per CPU; allocated at load, not in the modules' static per-CPU reserve. */
+struct flt_counts {
+	u64 n[FLT_NR_COUNTS];
+};
+
+static struct flt_counts __percpu *flt_counts;
 static struct dentry *flt_files[6];
 
 static void flt_table_reset(void)
@@ -202,7 +207,7 @@ static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 			*link = i;
 		} else {
 			/* Its later events will pass as undecided. */
-			this_cpu_inc(flt_counts[FLT_TABLE_FULL]);
+			this_cpu_inc(flt_counts->n[FLT_TABLE_FULL]);
 		}
 	} else if (*link != FLT_NIL) {
 		j = &flt_jobs[*link];
@@ -231,10 +236,10 @@ static enum flt_count flt_latency(const struct grtrace_hook_event *ev,
 		/* No job's (CTX_SWITCH, IRQ, ERROR): as it is. */
 		return FLT_KEPT;
 	case GRTRACE_JOBSUM_FAST:
-		this_cpu_inc(flt_counts[FLT_JOBS_FAST]);
+		this_cpu_inc(flt_counts->n[FLT_JOBS_FAST]);
 		break;
 	case GRTRACE_JOBSUM_SLOW:
-		this_cpu_inc(flt_counts[FLT_JOBS_SLOW]);
+		this_cpu_inc(flt_counts->n[FLT_JOBS_SLOW]);
 		break;
 	case GRTRACE_JOBSUM_OPEN:
 		break;
@@ -247,7 +252,7 @@ static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 	const struct flt_cfg *c;
 	enum flt_count v;
 
-	this_cpu_inc(flt_counts[FLT_SEEN]);
+	this_cpu_inc(flt_counts->n[FLT_SEEN]);
 	/* Interrupts are off: a read-side section synchronize_rcu() knows. */
 	c = rcu_dereference_sched(flt_cfg);
 	if (!(c->types & BIT(ev->type))) {
@@ -263,12 +268,12 @@ static bool flt_drop(const struct grtrace_hook_event *ev, void *data)
 		v = FLT_KEPT;
 	}
 	if (v == FLT_UNDECIDED) {
-		this_cpu_inc(flt_counts[FLT_UNDECIDED]);
+		this_cpu_inc(flt_counts->n[FLT_UNDECIDED]);
 		v = FLT_KEPT;
 	}
 	if (v == FLT_KEPT && c->latency_ns)
 		v = flt_latency(ev, c->latency_ns);
-	this_cpu_inc(flt_counts[v]);
+	this_cpu_inc(flt_counts->n[v]);
 	return v != FLT_KEPT;
 }
 
@@ -378,8 +383,8 @@ static ssize_t flt_write(struct file *file, const char __user *ubuf,
 
 			/* Counted from zero, by no one while unhooked. */
 			for_each_possible_cpu(cpu)
-				memset(per_cpu(flt_counts, cpu), 0,
-				       sizeof(flt_counts));
+				memset(per_cpu_ptr(flt_counts, cpu), 0,
+				       sizeof(struct flt_counts));
 			flt_table_reset();
 			grtrace_jobsum_reset(flt_js);
 			ret = grtrace_hook_register(&flt_hook);
@@ -478,7 +483,7 @@ static int stats_show(struct seq_file *m, void *v)
 
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < FLT_NR_COUNTS; i++)
-			sum[i] += READ_ONCE(per_cpu(flt_counts, cpu)[i]);
+			sum[i] += READ_ONCE(per_cpu_ptr(flt_counts, cpu)->n[i]);
 	seq_printf(m, "enabled=%d\n", READ_ONCE(flt_enabled));
 	for (i = 0; i < FLT_NR_COUNTS; i++)
 		seq_printf(m, "%s=%llu\n", flt_count_names[i], sum[i]);
@@ -502,11 +507,13 @@ static int __init flt_init(void)
 	flt_js = grtrace_jobsum_create(FLT_JOBS);
 	if (IS_ERR(flt_js))
 		return PTR_ERR(flt_js);
+	flt_counts = alloc_percpu(struct flt_counts);
 	flt_jobs = vmalloc(array_size(FLT_JOBS, sizeof(*flt_jobs)));
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!flt_jobs || !c) {
-		vfree(flt_jobs);
+	if (!flt_counts || !flt_jobs || !c) {
 		kfree(c);
+		vfree(flt_jobs);
+		free_percpu(flt_counts);
 		grtrace_jobsum_destroy(flt_js);
 		return -ENOMEM;
 	}
@@ -536,6 +543,7 @@ static void __exit flt_exit(void)
 	kfree(rcu_dereference_protected(flt_cfg, 1));
 	grtrace_jobsum_destroy(flt_js);
 	vfree(flt_jobs);
+	free_percpu(flt_counts);
 }
 
 module_init(flt_init);

@@ -95,8 +95,17 @@ static u32 spl_pct;			/* adaptive: the rate in force */
 static unsigned long spl_win_start;
 static u64 spl_win_seen;
 
-static DEFINE_PER_CPU(struct spl_row [SPL_ROWS], spl_rows);
-static DEFINE_PER_CPU(u64 [SPL_NR_COUNTS], spl_counts);
+/*
+ * Per CPU: the rows and the counts.  Allocated at load, not static: the
+ * static per-CPU data of all modules shares a small reserve (8 KiB on
+ * x86-64).
+ */
+struct spl_cpu {
+	struct spl_row rows[SPL_ROWS];
+	u64 counts[SPL_NR_COUNTS];
+};
+
+static struct spl_cpu __percpu *spl_cpu;
 static struct dentry *spl_files[5];
 
 /*
@@ -180,7 +189,7 @@ static u16 spl_alloc(void)
 	u16 i = spl_free;
 
 	if (i == SPL_NIL) {
-		this_cpu_inc(spl_counts[SPL_EVICTED]);
+		this_cpu_inc(spl_cpu->counts[SPL_EVICTED]);
 		spl_remove(spl_oldest, NULL);
 		i = spl_free;
 	}
@@ -276,12 +285,12 @@ static void spl_threshold_event(const struct grtrace_hook_event *ev,
 
 static bool spl_drop(const struct grtrace_hook_event *ev, void *data)
 {
-	struct spl_row *row = &(*this_cpu_ptr(&spl_rows))[spl_row_of(ev->ring_id)];
+	struct spl_row *row = &this_cpu_ptr(spl_cpu)->rows[spl_row_of(ev->ring_id)];
 	bool keep;
 
 	row->events++;
 	if (ev->type == GRTRACE_EV_ERROR) {
-		this_cpu_inc(spl_counts[SPL_ERRORS]);
+		this_cpu_inc(spl_cpu->counts[SPL_ERRORS]);
 		row->kept++;
 		return false;
 	}
@@ -328,10 +337,8 @@ static int spl_set_mode(enum spl_mode mode)
 			grtrace_jobsum_flush(spl_js, spl_threshold);
 	}
 	/* Counted from zero, by no one while unhooked. */
-	for_each_possible_cpu(cpu) {
-		memset(per_cpu(spl_rows, cpu), 0, sizeof(spl_rows));
-		memset(per_cpu(spl_counts, cpu), 0, sizeof(spl_counts));
-	}
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(spl_cpu, cpu), 0, sizeof(struct spl_cpu));
 	spl_mode = SPL_OFF;
 	spl_table_reset();
 	grtrace_jobsum_reset(spl_js);
@@ -486,7 +493,7 @@ static int stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < SPL_ROWS; i++) {
 		memset(&row, 0, sizeof(row));
 		for_each_possible_cpu(cpu)
-			spl_row_add(&row, &per_cpu(spl_rows, cpu)[i]);
+			spl_row_add(&row, &per_cpu_ptr(spl_cpu, cpu)->rows[i]);
 		if (!row.events)
 			continue;
 		spl_row_add(&total, &row);
@@ -499,7 +506,7 @@ static int stats_show(struct seq_file *m, void *v)
 	spl_row_show(m, "total", &total);
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < SPL_NR_COUNTS; i++)
-			cnt[i] += READ_ONCE(per_cpu(spl_counts, cpu)[i]);
+			cnt[i] += READ_ONCE(per_cpu_ptr(spl_cpu, cpu)->counts[i]);
 	grtrace_jobsum_stats(spl_js, &js);
 	seq_printf(m, "summaries_written=%llu\nsummaries_lost=%llu\n",
 		   js.written, js.lost);
@@ -520,14 +527,18 @@ static int __init spl_init(void)
 	struct dentry *dir = grtrace_debugfs_dir();
 	uintptr_t i;
 
-	spl_jobs = vmalloc(array_size(SPL_JOBS, sizeof(*spl_jobs)));
-	spl_js = grtrace_jobsum_create(SPL_JOBS);
-	if (!spl_jobs || IS_ERR(spl_js)) {
-		vfree(spl_jobs);
-		if (IS_ERR(spl_js))
-			return PTR_ERR(spl_js);
-		grtrace_jobsum_destroy(spl_js);
+	int ret = -ENOMEM;
+
+	spl_cpu = alloc_percpu(struct spl_cpu);
+	if (!spl_cpu)
 		return -ENOMEM;
+	spl_jobs = vmalloc(array_size(SPL_JOBS, sizeof(*spl_jobs)));
+	if (!spl_jobs)
+		goto err_cpu;
+	spl_js = grtrace_jobsum_create(SPL_JOBS);
+	if (IS_ERR(spl_js)) {
+		ret = PTR_ERR(spl_js);
+		goto err_jobs;
 	}
 	spl_table_reset();
 	for (i = 0; i < ARRAY_SIZE(names); i++)
@@ -536,6 +547,11 @@ static int __init spl_init(void)
 	spl_files[i] = debugfs_create_file("sampling_stats", 0400, dir, NULL,
 					   &stats_fops);
 	return 0;
+err_jobs:
+	vfree(spl_jobs);
+err_cpu:
+	free_percpu(spl_cpu);
+	return ret;
 }
 
 static void __exit spl_exit(void)
@@ -549,6 +565,7 @@ static void __exit spl_exit(void)
 	mutex_unlock(&spl_mutex);
 	grtrace_jobsum_destroy(spl_js);
 	vfree(spl_jobs);
+	free_percpu(spl_cpu);
 }
 
 module_init(spl_init);

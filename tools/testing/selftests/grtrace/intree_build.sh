@@ -64,7 +64,7 @@ if [ "$(cat "$TREE/.grtrace-config-key" 2>/dev/null)" != "$KEY" ]; then
 		--module GRTRACE_AMDGPU --module GRTRACE_NOUVEAU \
 		--module GRTRACE_XLATE_TEST --module GRTRACE_NMI_TEST \
 		--module GRTRACE_RACE_TEST --module GRTRACE_HOOK_TEST \
-		--module GRTRACE_IRQ_TEST \
+		--module GRTRACE_IRQ_TEST --module GRTRACE_PERCPU_TEST \
 		--module GRTRACE_AGGREGATOR --module GRTRACE_PERF_MON --module GRTRACE_FILTER \
 		--module GRTRACE_SAMPLING
 	make -s -C "$TREE" olddefconfig

@@ -12,7 +12,11 @@
 #    right after the modprobe;
 #  - "modprobe -r" of the three removes them and the core, cleanly;
 #  - "modprobe -r grtrace", a session running, removes all of them;
-#  - with only the core installed, "modprobe grtrace" loads it alone.
+#  - with only the core installed, "modprobe grtrace" loads it alone;
+#  - after a module that takes 5 KiB of the 8 KiB static per-CPU reserve
+#    all modules share (grtrace_percpu_test.ko), "modprobe grtrace" still
+#    loads the core and its three optional modules (they allocate their
+#    per-CPU data; with 5.7 KiB of it static they failed with ENOMEM).
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -39,7 +43,7 @@ tree() {
 loaded() { awk '$1 ~ /^grtrace/ { print $1 }' /proc/modules | sort | tr '\n' ' '; }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 unload_all
 if ! command -v modprobe >/dev/null || ! command -v depmod >/dev/null; then
 	echo "Bail out! no modprobe or depmod (kmod)"
@@ -105,6 +109,17 @@ echo "# loaded: $(loaded)"
 [ $rc = 0 ] && [ "$(loaded)" = "grtrace " ] && modprobe -r -d "$TMP/core" grtrace &&
 	[ -z "$(loaded)" ]
 ok $? "only the core installed (the optional modules not built): modprobe grtrace loads it alone"
+
+# 8
+insmod "$(ko grtrace_percpu_test)" && modprobe -d "$TMP/all" grtrace 2>"$TMP/p.err"
+rc=$?
+sed 's/^/# /' "$TMP/p.err"
+echo "# loaded: $(loaded)"
+[ $rc = 0 ] &&
+	[ "$(loaded)" = "grtrace grtrace_aggregator grtrace_filter grtrace_percpu_test grtrace_sampling " ]
+ok $? "5 KiB of the static per-CPU reserve taken by another module: modprobe grtrace loads the core and the three"
+modprobe -r -d "$TMP/all" grtrace_aggregator grtrace_sampling grtrace_filter 2>/dev/null
+rmmod grtrace_percpu_test 2>/dev/null
 
 unload_all
 rm -rf "$TMP"
