@@ -348,30 +348,35 @@ static int write_clients(void)
 }
 
 /*
- * The CPU tail table, for a record that stopped the session it started
- * and read every channel to its end: each CPU's next cseq (the module's
- * "cseq" file), which shows the records a CPU lost after its last written
- * one.  Nothing when the module has no such file, or the session runs
- * or is another one by now.  -1 on an error.
+ * The CPU tail and head tables, for a record that stopped the session it
+ * started and read every channel to its end: each CPU's next cseq (the
+ * module's "cseq" file), which shows the records a CPU lost after its
+ * last written one, and its cseq when the session started ("start=",
+ * where the module has it), which shows those lost before its first.
+ * Nothing when the module has no such file, or the session runs or is
+ * another one by now.  -1 on an error.
  */
 static int write_tails(const struct cpu_reader *rd, int n)
 {
 	char text[16384], path[4096], *line, *save = NULL;
-	unsigned long long session = 0, next;
-	uint8_t *buf;
-	int enabled = 1, cpu, i, k = 0, ret = 0;
+	unsigned long long session = 0, next, start;
+	uint8_t *buf, *hbuf;
+	int enabled = 1, cpu, i, k = 0, h = 0, f, ret = 0;
 	struct grf_tail t;
 
 	debugfs_path(path, sizeof(path), "cseq");
 	if (access(path, R_OK) || debugfs_read("cseq", text, sizeof(text)) < 0)
 		return 0;
 	buf = xmalloc((size_t)n * GRF_TAIL_SIZE);
+	hbuf = xmalloc((size_t)n * GRF_TAIL_SIZE);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "session=%llu enabled=%d", &session,
 			   &enabled) == 2)
 			continue;
-		if (sscanf(line, "cpu=%d next=%llu", &cpu, &next) != 2)
+		f = sscanf(line, "cpu=%d next=%llu start=%llu", &cpu, &next,
+			   &start);
+		if (f < 2)
 			continue;
 		for (i = 0; i < n; i++) {
 			if (rd[i].cpu != (unsigned int)cpu || rd[i].failed)
@@ -379,10 +384,17 @@ static int write_tails(const struct cpu_reader *rd, int n)
 			t.cpu = (uint32_t)cpu;
 			t.next = next;
 			grf_encode_tail(&t, buf + (size_t)k++ * GRF_TAIL_SIZE);
+			if (f < 3)
+				continue;
+			t.next = start;
+			grf_encode_tail(&t, hbuf + (size_t)h++ * GRF_TAIL_SIZE);
 		}
 	}
 	if (k && !enabled && session == rec.session)
 		ret = write_table(GRF_FRAME_TAIL, buf, (size_t)k * GRF_TAIL_SIZE);
+	if (!ret && h && !enabled && session == rec.session)
+		ret = write_table(GRF_FRAME_HEAD, hbuf, (size_t)h * GRF_TAIL_SIZE);
+	free(hbuf);
 	free(buf);
 	return ret;
 }

@@ -637,6 +637,7 @@ static int run_report(int argc, char **argv)
 	rp_set_clients(rp, m.clients, m.nclients, m.client_frames,
 		       clients_none(&m, !a.input, none, sizeof(none)));
 	rp_set_tails(rp, m.tails, m.ntails);
+	rp_set_heads(rp, m.heads, m.nheads);
 	rp_set_format(rp, a.input ? m.file.stream_format :
 		      kernel_stream_format());
 	/* A file's merge runs beside the analysis when there is a CPU for it. */

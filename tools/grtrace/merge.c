@@ -619,7 +619,9 @@ static void scan_clients(struct merge *m, size_t pos,
 	free(buf);
 }
 
-static void scan_tails(struct merge *m, size_t pos, const struct grf_frame *f)
+/* A CPU tail or head table, appended to @tab. */
+static void scan_tails(struct merge *m, size_t pos, const struct grf_frame *f,
+		       struct grf_tail **tab, size_t *ntab)
 {
 	uint8_t *buf = xmalloc(f->stored);
 	size_t i, n = f->stored / GRF_TAIL_SIZE;
@@ -628,9 +630,9 @@ static void scan_tails(struct merge *m, size_t pos, const struct grf_frame *f)
 		free(buf);
 		return;
 	}
-	m->tails = xrealloc(m->tails, (m->ntails + n) * sizeof(*m->tails));
+	*tab = xrealloc(*tab, (*ntab + n) * sizeof(**tab));
 	for (i = 0; i < n; i++)
-		grf_parse_tail(buf + i * GRF_TAIL_SIZE, &m->tails[m->ntails++]);
+		grf_parse_tail(buf + i * GRF_TAIL_SIZE, &(*tab)[(*ntab)++]);
 	free(buf);
 }
 
@@ -680,8 +682,11 @@ static void scan_frames(struct merge *m)
 			pos += GRF_FRAME_SIZE + f.stored;
 			continue;
 		}
-		if (f.flags & GRF_FRAME_TAIL) {
-			scan_tails(m, pos, &f);
+		if (f.flags & (GRF_FRAME_TAIL | GRF_FRAME_HEAD)) {
+			if (f.flags & GRF_FRAME_TAIL)
+				scan_tails(m, pos, &f, &m->tails, &m->ntails);
+			else
+				scan_tails(m, pos, &f, &m->heads, &m->nheads);
 			pos += GRF_FRAME_SIZE + f.stored;
 			continue;
 		}
@@ -1018,6 +1023,7 @@ void merge_free(struct merge *m)
 	free(m->tasks);
 	free(m->clients);
 	free(m->tails);
+	free(m->heads);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -90,6 +90,8 @@ struct merge {
 	/* The CPU tail tables (version 3), in file order. */
 	struct grf_tail *tails;
 	size_t ntails;
+	struct grf_tail *heads;	/* the CPU head tables: cseq at the start */
+	size_t nheads;
 
 	/* The first error; records before it are still delivered. */
 	int failed;

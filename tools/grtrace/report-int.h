@@ -243,6 +243,10 @@ struct rp {
 	/* The file's CPU tails, and what they showed lost (in cseq_lost). */
 	const struct grf_tail *tails;
 	size_t ntails;
+	/* Its CPU heads, and what they showed lost (in cseq_lost). */
+	const struct grf_tail *heads;
+	size_t nheads;
+	uint64_t head_lost;
 	uint64_t tail_lost;
 	/* Parts of the input with their own gseq (rp_restart()). */
 	uint64_t restarts;

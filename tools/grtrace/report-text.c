@@ -291,13 +291,16 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 	fprintf(o, "window:   %" PRIu64 " .. %" PRIu64 " ns (%" PRIu64 " ns)\n",
 		rp->win_start, rp_window_end(rp), rp_window(rp));
 	text_types(rp);
-	if (rp->cseq_loss && rp->cseq_lost)
+	if (rp->cseq_loss && rp->cseq_lost) {
 		fprintf(o, "lost:     %" PRIu64 " records in %" PRIu64 " gaps of the CPUs' cseq\n",
 			rp->cseq_lost, rp->cseq_gaps);
-	if (rp->cseq_loss && rp->tail_lost)
-		fprintf(o, "          (%" PRIu64 " of them after a CPU's last record: the file's CPU tails)\n",
-			rp->tail_lost);
-	else if (rp->cseq_loss)
+		if (rp->tail_lost)
+			fprintf(o, "          (%" PRIu64 " of them after a CPU's last record: the file's CPU tails)\n",
+				rp->tail_lost);
+		if (rp->head_lost)
+			fprintf(o, "          (%" PRIu64 " of them before a CPU's first record: the file's CPU heads)\n",
+				rp->head_lost);
+	} else if (rp->cseq_loss)
 		fprintf(o, "lost:     none (no CPU's cseq has a gap)\n");
 	else if (rp->gseq_off)
 		fprintf(o, "lost:     unknown: recorded with gseq=0 (no global sequence), merged by ts\n");

@@ -1241,6 +1241,39 @@ void rp_set_tails(struct rp *rp, const struct grf_tail *tails, size_t n)
 	rp->ntails = n;
 }
 
+void rp_set_heads(struct rp *rp, const struct grf_tail *heads, size_t n)
+{
+	rp->heads = heads;
+	rp->nheads = n;
+}
+
+/* The CPU's cseq when the session started, from the file's heads. */
+static const struct grf_tail *cpu_head(const struct rp *rp, uint32_t cpu)
+{
+	size_t i;
+
+	for (i = 0; i < rp->nheads; i++)
+		if (rp->heads[i].cpu == cpu)
+			return &rp->heads[i];
+	return NULL;
+}
+
+/*
+ * Records a CPU lost before its first one in the input (in NMI): that
+ * record's cseq past the CPU's head, in the low 32 bits as the tails; a
+ * head ahead of the records (a later part of joined files) says nothing.
+ */
+static uint64_t head_lost(struct rp *rp, uint32_t cpu, uint64_t cseq)
+{
+	const struct grf_tail *h = cpu_head(rp, cpu);
+	uint32_t lost = h ? (uint32_t)(cseq - h->next) : 0;
+
+	if (!lost || lost >= UINT32_C(1) << 31)
+		return 0;
+	rp->head_lost += lost;
+	return lost;
+}
+
 /*
  * Records a CPU lost after its last one in the input: its tail's next
  * cseq past the one its last record leads to expect.  Format 2 carries
@@ -1257,8 +1290,18 @@ static void note_tails(struct rp *rp)
 	for (i = 0; i < rp->ntails; i++) {
 		const struct grf_tail *t = &rp->tails[i];
 
-		if (t->cpu >= rp->cseq_ncpu || !rp->cseq_next[t->cpu])
+		if (t->cpu >= rp->cseq_ncpu || !rp->cseq_next[t->cpu]) {
+			/* No record on that CPU: all it lost is head to tail. */
+			const struct grf_tail *h = cpu_head(rp, t->cpu);
+
+			lost = h ? (uint32_t)(t->next - h->next) : 0;
+			if (!lost || lost >= UINT32_C(1) << 31)
+				continue;
+			rp->cseq_lost += lost;
+			rp->cseq_gaps++;
+			rp->head_lost += lost;
 			continue;
+		}
 		lost = (uint32_t)(t->next - (rp->cseq_next[t->cpu] - 1));
 		if (!lost || lost >= UINT32_C(1) << 31)
 			continue;
@@ -1327,6 +1370,16 @@ static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
 		rp->cseq_ncpu = n;
 	}
 	next = rp->cseq_next[cpu];
+	if (!next && rp->nheads) {
+		uint64_t lost = head_lost(rp, cpu, cseq);
+
+		if (lost) {
+			rp->cseq_lost += lost;
+			rp->cseq_gaps++;
+			if (rp->pf)
+				pf_lost(rp, ts, lost, cpu);
+		}
+	}
 	if (next && cseq + 1 > next) {
 		rp->cseq_lost += cseq + 1 - next;
 		rp->cseq_gaps++;
@@ -1434,8 +1487,14 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 		return 0;
 	}
 	switch (rec->type) {
-	case GRTRACE_REC_STREAM_INFO:
-		return on_stream_info(rp, rec);
+	case GRTRACE_REC_STREAM_INFO: {
+		int had = rp->cseq_loss, ret = on_stream_info(rp, rec);
+
+		/* Format 1: its own cseq counts once it says cseq counts loss. */
+		if (!had && rp->cseq_loss)
+			note_cseq(rp, rec->cpu, rec->cseq, ts);
+		return ret;
+	}
 	case GRTRACE_REC_METADATA:
 		on_metadata(rp, rec);
 		return 0;

@@ -96,6 +96,8 @@ void rp_set_clients(struct rp *rp, const struct grf_client *clients,
  * records it lost after its last written one.
  */
 void rp_set_tails(struct rp *rp, const struct grf_tail *tails, size_t n);
+/* The same of its CPU heads: each CPU's cseq when the session started. */
+void rp_set_heads(struct rp *rp, const struct grf_tail *heads, size_t n);
 /*
  * The input is in stream format @format (a trace file's header says, or
  * the module): from 2 on, loss is counted from each CPU's cseq.

@@ -126,6 +126,7 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 	case GRF_FRAME_TASKS:
 	case GRF_FRAME_CLIENTS:
 	case GRF_FRAME_TAIL:
+	case GRF_FRAME_HEAD:
 		break;
 	default:
 		snprintf(why, whylen, "frame of CPU %u has unknown flags 0x%x",
@@ -157,9 +158,11 @@ int grf_parse_frame(const uint8_t *buf, size_t len, struct grf_frame *f,
 			 f->raw, GRF_CLIENT_SIZE);
 		return -1;
 	}
-	if ((f->flags & GRF_FRAME_TAIL) && f->raw % GRF_TAIL_SIZE) {
-		snprintf(why, whylen, "CPU tail table of %" PRIu32 " bytes, not whole %u-byte entries",
-			 f->raw, GRF_TAIL_SIZE);
+	if ((f->flags & (GRF_FRAME_TAIL | GRF_FRAME_HEAD)) &&
+	    f->raw % GRF_TAIL_SIZE) {
+		snprintf(why, whylen, "CPU %s table of %" PRIu32 " bytes, not whole %u-byte entries",
+			 f->flags & GRF_FRAME_TAIL ? "tail" : "head", f->raw,
+			 GRF_TAIL_SIZE);
 		return -1;
 	}
 	if (f->stored > len - GRF_FRAME_SIZE) {

@@ -96,6 +96,13 @@ struct grf_task {
  */
 #define GRF_FRAME_TAIL		0x8
 #define GRF_TAIL_SIZE		16u
+/*
+ * A CPU head table (version 3), entries as the tail table's with the u64
+ * that CPU's cseq when the session started: records lost on the CPU
+ * before its first written one (in NMI) are its first record's cseq
+ * minus that.  Written with the tail table, on the same condition.
+ */
+#define GRF_FRAME_HEAD		0x10
 
 struct grf_tail {
 	uint32_t cpu;

@@ -249,8 +249,9 @@ static int pc_stats_show(struct seq_file *m, void *v)
 /*
  * Each CPU's next cseq: with the session stopped, a reader that has read
  * a CPU's channel to its end knows from it how many records that CPU lost
- * after its last written one (each took its cseq, format 2), which no
- * later record shows as a gap.
+ * after its last written one (each took its cseq, or will: those dropped
+ * in NMI are counted in), which no later record shows as a gap; and its
+ * cseq when the session started, which shows those lost before its first.
  */
 static int cseq_show(struct seq_file *m, void *v)
 {
@@ -258,9 +259,14 @@ static int cseq_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "session=%llu enabled=%d\n", READ_ONCE(grtrace_session),
 		   READ_ONCE(grtrace_enabled));
-	for_each_possible_cpu(cpu)
-		seq_printf(m, "cpu=%d next=%llu\n", cpu,
-			   READ_ONCE(per_cpu_ptr(grtrace_pcpu, cpu)->cseq));
+	for_each_possible_cpu(cpu) {
+		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
+
+		seq_printf(m, "cpu=%d next=%llu start=%llu\n", cpu,
+			   READ_ONCE(pc->cseq) + READ_ONCE(pc->nmi_lost),
+			   READ_ONCE(per_cpu_ptr(grtrace_pcpu_cold,
+						 cpu)->cseq_start));
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cseq);

@@ -152,7 +152,30 @@ static u64 grtrace_next_gseq(void)
 	return atomic64_inc_return(&grtrace_gseq) - 1;
 }
 
-/* cseq is taken only once the slot is reserved: it counts records. */
+/*
+ * Events dropped in NMI on this CPU since its last record (they cannot
+ * take a cseq there: the code they interrupted may be taking one): their
+ * cseqs are taken now, by the next record, a gap where they were lost.
+ * The caller holds this CPU's cseq (interrupts off, or the fast path's
+ * busy bit); an NMI that comes meanwhile counts for the record after.
+ */
+static noinline void __cold grtrace_nmi_gap(struct grtrace_pcpu *pc)
+{
+	pc->cseq += this_cpu_xchg(grtrace_pcpu->nmi_lost, 0);
+}
+
+/* This CPU's next cseq, after those of the events lost in NMI. */
+static __always_inline u64 grtrace_take_cseq(struct grtrace_pcpu *pc)
+{
+	if (unlikely(READ_ONCE(pc->nmi_lost)))
+		grtrace_nmi_gap(pc);
+	return pc->cseq++;
+}
+
+/*
+ * A record lost to a full buffer takes its cseq too, in both formats
+ * (GRTRACE_FEAT_CSEQ_LOSS): the reader sees the loss in place.
+ */
 static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
 			     u16 flags, struct grtrace_pcpu *pc, u64 ts,
 			     u64 gseq)
@@ -163,7 +186,7 @@ static void grtrace_fill_hdr(struct grtrace_hdr *hdr, u16 type, u16 size,
 	hdr->flags = flags;
 	hdr->ts = ts;
 	hdr->gseq = gseq;
-	hdr->cseq = pc->cseq++;
+	hdr->cseq = grtrace_take_cseq(pc);
 }
 
 /*
@@ -545,8 +568,10 @@ static noinline u16 grtrace_put_job1(struct grtrace_pcpu *pc,
 	u64 gseq = grtrace_next_gseq();
 
 	ev = grtrace_reserve(chan, sizeof(*ev));
-	if (unlikely(!ev))
+	if (unlikely(!ev)) {
+		grtrace_take_cseq(pc);
 		return 0;
+	}
 	grtrace_fill_hdr(&ev->hdr, type, sizeof(*ev), hflags, pc, ts, gseq);
 	ev->ctx = ctx;
 	ev->seqno = seqno;
@@ -665,11 +690,11 @@ static __always_inline u16 grtrace_put_job2(struct grtrace_pcpu *pc,
 	size = grtrace_size_job2(type, wide, aux0 | aux1, gseq_on, &flags);
 	h = grtrace_reserve(chan, size);
 	if (unlikely(!h)) {
-		pc->cseq++;
+		grtrace_take_cseq(pc);
 		return 0;
 	}
-	grtrace_fill_job2(h, type, flags, size, pc->cseq++, ring_id, engine,
-			  ctx, seqno, aux0, aux1, wide, gseq);
+	grtrace_fill_job2(h, type, flags, size, grtrace_take_cseq(pc), ring_id,
+			  engine, ctx, seqno, aux0, aux1, wide, gseq);
 	((struct grtrace_hdr2 *)h)->ts = ts;
 	return size;
 }
@@ -830,9 +855,8 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 	}
 	cold->nr_deferred = 0;
 	cold->nr_deferred_ctl = 0;
-	/* Format 2: a lost record takes its cseq (GRTRACE_FEAT_CSEQ_LOSS). */
-	if (READ_ONCE(grtrace_cfg.format) != GRTRACE_FORMAT_V1)
-		pc->cseq += cold->nested_lost;
+	/* A lost record takes its cseq (GRTRACE_FEAT_CSEQ_LOSS). */
+	pc->cseq += cold->nested_lost;
 	cold->nested_lost = 0;
 	local_irq_restore(flags);
 }
@@ -989,6 +1013,8 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	if (unlikely(this_cpu_cmpxchg(grtrace_pcpu->busy, 0, GRTRACE_BUSY_FAST)))
 		goto out;
 	barrier(); /* hold the CPU before looking at its buffer */
+	if (unlikely(__this_cpu_read(grtrace_pcpu->nmi_lost)))
+		grtrace_nmi_gap(this_cpu_ptr(grtrace_pcpu));
 	if (unlikely(buf->offset + size > chan->subbuf_size)) {
 		pc = this_cpu_ptr(grtrace_pcpu);
 		if (buf->subbufs_produced + 1 -
@@ -1061,6 +1087,9 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	 */
 	if (unlikely(in_nmi())) {
 		this_cpu_inc(grtrace_pcpu->cnt.dropped[GRTRACE_DROP_NMI]);
+		/* Lost in a session: the CPU's next record numbers it. */
+		if (READ_ONCE(grtrace_enabled))
+			this_cpu_inc(grtrace_pcpu->nmi_lost);
 		return;
 	}
 	/* Out of a session, for the live hooks only: see struct grtrace_hook. */
@@ -1256,6 +1285,9 @@ static noinline int __cold grtrace_defer_control(struct grtrace_pcpu *pc,
 	    slot >= GRTRACE_NR_DEFERRED_CTL ||
 	    cold->nr_deferred >= GRTRACE_NR_DEFERRED) {
 		pc->cnt.ctl_dropped++;
+		/* Its cseq is taken after the held-back records, as nested. */
+		cold->nested_lost++;
+		pc->busy |= GRTRACE_BUSY_PENDING;
 		return -EBUSY;
 	}
 	memcpy(cold->deferred_ctl[slot], rec, size);
@@ -1326,8 +1358,7 @@ int grtrace_write_control(const void *rec, u16 size)
 	gseq = gseq_on ? atomic64_inc_return(&grtrace_gseq) - 1 : 0;
 	slot = grtrace_reserve(chan, wsize);
 	if (!slot) {
-		if (v2)
-			pc->cseq++;
+		grtrace_take_cseq(pc);
 		pc->cnt.ctl_dropped++;
 		ret = -ENOSPC;
 		goto out;
@@ -1339,7 +1370,7 @@ int grtrace_write_control(const void *rec, u16 size)
 			   GRTRACE_REC2_STREAM_INFO;
 		h2->flags = gseq_on ? GRTRACE_HDR2_GSEQ : 0;
 		h2->size = wsize;
-		h2->cseq = (u32)pc->cseq++;
+		h2->cseq = (u32)grtrace_take_cseq(pc);
 		h2->ts = ts;
 		memcpy(h2 + 1, hdr + 1, body);
 		if (gseq_on)
@@ -1390,8 +1421,9 @@ static int grtrace_write_stream_info(void)
 		.features = (grtrace_cfg.no_gseq ? 0 : GRTRACE_FEAT_GSEQ) |
 			    GRTRACE_FEAT_CSEQ | GRTRACE_FEAT_RING_REC |
 			    GRTRACE_FEAT_DERIVED | GRTRACE_FEAT_CLIENT |
+			    GRTRACE_FEAT_CSEQ_LOSS |
 			    (grtrace_cfg.format == GRTRACE_FORMAT_V1 ? 0 :
-			     GRTRACE_FEAT_CSEQ_LOSS | GRTRACE_FEAT_TASK),
+			     GRTRACE_FEAT_TASK),
 		.session_id = grtrace_session,
 	};
 
@@ -1614,7 +1646,7 @@ static void grtrace_close_channel(void)
  */
 int grtrace_start_locked(void)
 {
-	int ret;
+	int ret, cpu;
 
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
@@ -1630,6 +1662,17 @@ int grtrace_start_locked(void)
 	}
 
 	grtrace_session++;
+	/*
+	 * Each CPU's cseq as the session starts (the cseq file): no event is
+	 * written while stopped, so its losses on a CPU before the CPU's
+	 * first record are that record's cseq minus this.
+	 */
+	for_each_possible_cpu(cpu) {
+		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
+
+		per_cpu_ptr(grtrace_pcpu_cold, cpu)->cseq_start =
+			READ_ONCE(pc->cseq) + READ_ONCE(pc->nmi_lost);
+	}
 	/* Its records' form, which the config cannot change until it stops. */
 	WRITE_ONCE(grtrace_chan_gseq, !grtrace_cfg.no_gseq);
 	WRITE_ONCE(grtrace_chan_format, grtrace_cfg.format);

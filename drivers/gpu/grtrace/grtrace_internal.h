@@ -243,6 +243,8 @@ struct grtrace_deferred {
  * @rl_until: jiffies until which the rate limit holds, as this CPU last
  *	saw it
  * @rl_gen: generation of the limiter's settings @rl_until is good for
+ * @nmi_lost: events dropped in NMI since this CPU's last record: the next
+ *	record takes their cseqs first (grtrace_nmi_gap())
  * @cnt: counters, see struct grtrace_counters
  * @consumed: bytes handed to readers of this CPU's channel
  *
@@ -254,8 +256,10 @@ struct grtrace_deferred {
  * after, so that an event writes two lines within the first 448 bytes.
  * @consumed, which the readers write, comes last.
  *
- * Everything but @consumed is written only by its own CPU, with interrupts
- * disabled, or on the fast path with preemption disabled; what the fast
+ * Everything but @consumed and @nmi_lost is written only by its own CPU,
+ * with interrupts disabled, or on the fast path with preemption disabled
+ * (@nmi_lost: by this CPU's NMIs, and emptied with this_cpu_xchg()); what
+ * the fast
  * path writes (the buffer, @cseq, @committed, the counters of written
  * records), an interrupt that comes meanwhile leaves alone: it defers its
  * write.  So plain increments suffice; readers sum over CPUs and may see
@@ -272,6 +276,7 @@ struct grtrace_pcpu {
 	u32 sample_cnt;
 	u32 bp_cnt;
 	u32 bp_shift;
+	u32 nmi_lost;
 	unsigned long rl_until;
 	unsigned long rl_gen;
 	struct grtrace_counters cnt;
@@ -294,8 +299,10 @@ extern struct grtrace_pcpu __percpu *grtrace_pcpu;
  * record of a ring registered from an interrupt, at most.  In the deferred
  * list, one has the type GRTRACE_DEFERRED_CTL, its slot in aux0, its size
  * in aux1.  nested_lost counts the events dropped as nested meanwhile:
- * grtrace_replay() makes them a gap in the CPU's cseq (format 2) after
- * the held-back records, where they were lost.
+ * grtrace_replay() makes them a gap in the CPU's cseq after the held-back
+ * records, where they were lost.  cseq_start is the CPU's cseq when the
+ * session started (the cseq file shows it): losses before the CPU's first
+ * record of the session are its first cseq minus that.
  */
 #define GRTRACE_NR_DEFERRED_CTL	16
 #define GRTRACE_DEFERRED_CTL	0xffff
@@ -306,6 +313,7 @@ struct grtrace_pcpu_cold {
 	struct grtrace_deferred deferred[GRTRACE_NR_DEFERRED];
 	u32 nr_deferred_ctl;
 	u32 nested_lost;
+	u64 cseq_start;
 	u8 deferred_ctl[GRTRACE_NR_DEFERRED_CTL]
 		       [sizeof(struct grtrace_ring_record)] __aligned(8);
 };

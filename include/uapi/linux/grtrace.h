@@ -104,7 +104,7 @@ enum grtrace_engine {
 #define GRTRACE_FEAT_CSEQ	(1ULL << 1)	/* cseq counts every record of a CPU */
 #define GRTRACE_FEAT_RING_REC	(1ULL << 2)	/* rings added mid-stream get a RING record */
 #define GRTRACE_FEAT_DERIVED	(1ULL << 3)	/* job events may carry GRTRACE_HDR_DERIVED */
-#define GRTRACE_FEAT_CSEQ_LOSS	(1ULL << 4)	/* v2: a lost record takes its cseq */
+#define GRTRACE_FEAT_CSEQ_LOSS	(1ULL << 4)	/* a lost record takes its cseq */
 #define GRTRACE_FEAT_TASK	(1ULL << 5)	/* v2: SUBMIT may carry the submitting task */
 #define GRTRACE_FEAT_CLIENT	(1ULL << 6)	/* SUBMIT may carry GRTRACE_HDR_CLIENT */
 

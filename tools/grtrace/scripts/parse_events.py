@@ -67,7 +67,7 @@ V1_DERIVED, V1_TASK, V1_CLIENT = 0x1, 0x2, 0x4
 V2_DERIVED, V2_AUX, V2_TASK, V2_GSEQ, V2_WIDE = 0x1, 0x2, 0x4, 0x8, 0x10
 V2_CLIENT = 0x20
 # Frame flags: compressed records, a task table, a client table.
-F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL = 0x1, 0x2, 0x4, 0x8
+F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL, F_HEAD = 0x1, 0x2, 0x4, 0x8, 0x10
 V1_CONTROL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
               0x103: "JOB_SUMMARY"}
 V2_CONTROL = {0x80: "STREAM_INFO", 0x81: "METADATA", 0x82: "RING",
@@ -246,9 +246,8 @@ def records_v2(data, cpu, base, cseq_state):
 
 def frames(data, at):
     """The trace file at @at: its header, then (cpu, bytes, base, kind) per
-    frame, kind "records", "tasks", "clients" or "tails" (cpu None for a
-    table),
-    until the end or another file header (returned)."""
+    frame, kind "records", "tasks", "clients", "tails" or "heads" (cpu
+    None for a table), until the end or another file header (returned)."""
     magic, size, version, flags, fmt, cpus = FILE_FIXED.unpack_from(data, at)
     if version not in (1, 2, 3):
         raise Bad(at, "trace file version %d (this reads 1 to 3)" % version)
@@ -264,12 +263,13 @@ def frames(data, at):
         if fmagic != b"GRFR":
             raise Bad(pos, "no frame header")
         # Records, maybe compressed, or one kind of table, never compressed.
-        if fflags not in (0, F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL):
+        if fflags not in (0, F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL, F_HEAD):
             raise Bad(pos, "frame of CPU %d has unknown flags 0x%x" % (cpu, fflags))
         kind = "records"
         for bit, kind_, entry in ((F_TASKS, "tasks", TASK),
                                   (F_CLIENTS, "clients", CLIENT),
-                                  (F_TAIL, "tails", TAIL)):
+                                  (F_TAIL, "tails", TAIL),
+                                  (F_HEAD, "heads", TAIL)):
             if not fflags & bit:
                 continue
             if raw != stored or raw % entry.size:
@@ -362,9 +362,10 @@ def parse(data, cpu_opt, fmt_opt):
                     if kind == "clients":
                         clients += client_rows(payload, base)
                         continue
-                    # Each CPU's next cseq after the session: for the
-                    # C tool's loss count, no rows here.
-                    if kind == "tails":
+                    # Each CPU's next cseq after the session, and its
+                    # cseq at the start: for the C tool's loss count, no
+                    # rows here.
+                    if kind in ("tails", "heads"):
                         continue
                     b = (lambda p, base=base: "%d+%d" % (base, p))
                     recs = records_v2(payload, cpu, b, cseq_state) \

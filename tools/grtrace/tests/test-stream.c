@@ -227,7 +227,7 @@ static void test_golden_emit_basic(void)
 			CHECK_U64(si.nr_cpus, 0);
 			CHECK_U64(si.features, GRTRACE_FEAT_GSEQ | GRTRACE_FEAT_CSEQ |
 				  GRTRACE_FEAT_RING_REC | GRTRACE_FEAT_DERIVED |
-				  GRTRACE_FEAT_CLIENT);
+				  GRTRACE_FEAT_CSEQ_LOSS | GRTRACE_FEAT_CLIENT);
 			CHECK_U64(si.session_id, 1);
 			CHECK(gr_decode_job(&rec, &job) == -1);
 		} else if (n == 1) {

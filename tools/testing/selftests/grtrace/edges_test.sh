@@ -514,19 +514,38 @@ stat_ok=$(awk -F= '{ v[$1] = $2 } END { print (v["emitted"] == v["written"] + v[
 ok $? "stats: emitted == written + dropped_total"
 
 # Events from NMI: nothing written, each counted as dropped (nmi), the
-# invariant kept, while a record runs on the same CPU.
+# invariant kept, while a record runs on the same CPU, and each shown
+# where it was lost: the CPU's next record takes their cseqs, a gap
+# after the record before; before the CPU's first record of the session
+# the file's CPU head shows them, after its last its CPU tail.  The
+# record runs on CPU 1 (its session's first records are there), the NMIs
+# and the events on CPU 0: 200 NMIs, 1 event, 200 NMIs, 15 events, 100
+# NMIs.
 NMIKO=$(ko grtrace_nmi_test)
 NF=/sys/kernel/debug/grtrace_nmi_test/fire
 echo reset_stats >"$D/config"
 w0=$(stat_of written)
+taskset -p -c 1 $$ >/dev/null
 record_start "$TMP/nmi.dat" && insmod "$NMIKO" &&
-	taskset -c 0 sh -c "echo 500 >$NF" && emit_jobs 0 15 &&
+	taskset -c 0 sh -c "echo 200 >$NF" && emit_on 0 "submit 0 3 1 100\n" &&
+	taskset -c 0 sh -c "echo 200 >$NF" && emit_jobs 0 15 &&
+	taskset -c 0 sh -c "echo 100 >$NF" &&
 	kill -INT "$REC" && wait "$REC" &&
 	[ "$(cat "$NF")" = 500 ] && [ "$(stat_of dropped_nmi)" = 500 ] &&
-	[ "$(stat_of written)" = $((w0 + 15)) ] &&
+	[ "$(stat_of written)" = $((w0 + 16)) ] &&
 	[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ] &&
-	has_line "$TMP/nmi.dat.err" "grtrace: recorded 17 records (15 events) to $TMP/nmi.dat, $(stat -c %s "$TMP/nmi.dat") bytes"
-ok $? "500 events from NMI: none written, dropped_nmi=500, emitted == written + dropped, the record around them complete"
+	has_line "$TMP/nmi.dat.err" "grtrace: recorded 18 records (16 events) to $TMP/nmi.dat, $(stat -c %s "$TMP/nmi.dat") bytes" &&
+	"$TOOL" report -i "$TMP/nmi.dat" --format json >"$TMP/nmi.json" &&
+	"$TOOL" report -i "$TMP/nmi.dat" >"$TMP/nmi.txt"
+rc=$?
+taskset -p -c 0-1 $$ >/dev/null
+grep -A2 '^lost: ' "$TMP/nmi.txt" | sed 's/^/# /'
+nmilost=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]; print(s.get("lost_records"), s.get("cseq_gaps"))' "$TMP/nmi.json" 2>/dev/null)
+echo "# report of the NMI recording: lost records, cseq gaps: $nmilost"
+[ $rc = 0 ] && [ "$nmilost" = "500 3" ] &&
+	grep -q "(100 of them after a CPU's last record" "$TMP/nmi.txt" &&
+	grep -q "(200 of them before a CPU's first record" "$TMP/nmi.txt"
+ok $? "500 events from NMI: none written, dropped_nmi=500, emitted == written + dropped, the record around them complete, all 500 lost in CPU 0's cseq: 200 before its first record, 200 between, 100 after its last"
 echo "# nmi: $(grep -E '^(emitted|written|dropped_nmi|dropped_total)=' "$D/stats" | tr '\n' ' ')"
 rmmod grtrace_nmi_test
 rmmod grtrace

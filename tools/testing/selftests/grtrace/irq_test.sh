@@ -133,7 +133,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..41"
+echo "1..42"
 rmmod grtrace_irq_test 2>/dev/null
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
@@ -237,6 +237,23 @@ tail=$(sed -n "s/^ *(\([0-9]*\) of them after a CPU's last record.*/\1/p" "$TMP/
 echo "# dropped_buffer_full $full, report's lost records $lost, of them after a CPU's last record: ${tail:-0}"
 [ $rc = 0 ] && [ "$full" -gt 0 ] && [ "$lost" = "$full" ] && [ "${tail:-0}" -gt 0 ]
 ok $? "a burst that overflows the buffer to its end: the report's cseq loss ($lost) equals buffer_full ($full), ${tail:-0} of them after the CPU's last record"
+
+# The same in format 1 without gseq: a record lost there takes its cseq
+# too (GRTRACE_FEAT_CSEQ_LOSS), so the loss is seen without gseq.
+printf 'format=1\ngseq=0\n' >"$D/config" && echo reset_stats >"$D/config" &&
+	record_start "$TMP/tail1.dat" -b 64K && kill -STOP "$REC" &&
+	taskset -c 1 sh -c "echo '$CALLS 100000 0' >$R" && kill -CONT "$REC" &&
+	kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" report -i "$TMP/tail1.dat" --format json --limit 0 >"$TMP/tail1.json"
+rc=$?
+sed 's/^/# /' "$TMP/tail1.dat.err"
+echo "format=2" >"$D/config" || rc=1
+full=$(stat_of dropped_buffer_full)
+ctl=$(stat_of control_dropped)
+lost=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"].get("lost_records"))' "$TMP/tail1.json")
+echo "# format 1, gseq off: dropped_buffer_full $full, control_dropped $ctl, report's lost records $lost"
+[ $rc = 0 ] && [ "$full" -gt 0 ] && [ "$lost" = $((full + ctl)) ]
+ok $? "format 1 without gseq, the same burst: the report's cseq loss ($lost) equals buffer_full and control_dropped ($full + $ctl)"
 
 # Out of a session: the module's own checks of what it takes.
 echo "32 1 1" 2>/dev/null >"$R" && ! echo "1 1 257" 2>/dev/null >"$R"
