@@ -37,6 +37,18 @@
  *                         enable (writing it while enabled starts afresh)
  *   aggregator_stats      the tables
  *   aggregator_stats_raw  the same in key=value lines, for tools
+ *
+ * Locking.  The event path takes no lock shared by all rings: each ring
+ * has its own raw spinlock, which guards the ring's figures, its hash
+ * buckets, its queue and the jobs in them (every event of a job is on its
+ * ring, whatever CPU emits it), and each context one, taken inside its
+ * ring's for the context's figures alone.  A job's slot comes from a
+ * bitmap with atomic bit operations; a context's slot is looked up
+ * without a lock and taken under agg->ctx_lock, once per context.  The
+ * window closes in a work item, and readers copy the figures, one ring
+ * (or context) at a time under its lock: no lock is ever held for more
+ * than one row.  agg_win_mutex orders the two, so that a reader sees
+ * every ring at the same window.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -48,12 +60,13 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "../grtrace_compat.h"
 
@@ -61,6 +74,7 @@
 #define AGG_RINGS	64
 /* Jobs in flight at once; more are counted as untracked. */
 #define AGG_JOBS	4096
+/* Hash buckets per ring. */
 #define AGG_BUCKETS	1024
 #define AGG_NIL		0xffff
 /* Contexts followed with aggregator_per_ctx; more are counted untracked. */
@@ -100,6 +114,7 @@ struct agg_stats {
 enum { AGG_CUR, AGG_LAST, AGG_TOTAL, AGG_NR_SPANS };
 
 struct agg_ring {
+	raw_spinlock_t lock;	/* guards the ring, its buckets and its jobs */
 	bool seen;
 	bool has_start;		/* ever had a START: busy means started */
 	u32 nstarted;		/* started, not ended */
@@ -107,13 +122,17 @@ struct agg_ring {
 	u64 last_ts;		/* figures are accounted up to here */
 	u16 qhead;		/* per context: jobs committed, not ended, */
 	u16 qtail;		/* in the order of their COMMIT */
+	u64 untracked_jobs;	/* jobs that found the job table full */
+	u64 untracked_ctxs;	/* events of contexts past AGG_CTXS */
+	u16 bucket[AGG_BUCKETS];
 	struct agg_stats s[AGG_NR_SPANS];
-};
+} ____cacheline_aligned_in_smp;
 
 /* A context: busy while @running of its jobs run. */
 struct agg_ctx {
+	raw_spinlock_t lock;	/* guards what follows @used */
 	u64 ctx;
-	bool used;
+	bool used;		/* published with @ctx, then fixed */
 	u16 ring;		/* of its latest job */
 	u32 running;
 	u32 depth;
@@ -131,7 +150,7 @@ struct agg_job {
 	u64 ctx;
 	u64 seqno;
 	u64 first;		/* ts of the earliest stamp it has */
-	u16 next;		/* in its bucket, or the free list */
+	u16 next;		/* in its ring's bucket */
 	u16 qprev;		/* its ring's queue, per context */
 	u16 qnext;
 	u16 cslot;		/* its context, or AGG_NIL */
@@ -140,30 +159,43 @@ struct agg_job {
 	u8 flags;
 };
 
+/*
+ * Set while enabled: agg_mutex for enabled_at, disabled_at, per_ctx and
+ * ctxs; agg_win_mutex for windows.
+ */
 struct agg {
-	raw_spinlock_t lock;	/* guards what follows */
 	struct agg_ring rings[AGG_RINGS];
 	struct agg_job jobs[AGG_JOBS];
-	u16 bucket[AGG_BUCKETS];
-	u16 free;
+	/* Jobs in use, a bit each, taken and given back atomically. */
+	unsigned long jobs_used[BITS_TO_LONGS(AGG_JOBS)];
 	u64 windows;		/* windows closed */
 	u64 enabled_at;
 	u64 disabled_at;	/* 0 while enabled */
-	u64 untracked_rings;	/* events on rings of AGG_RINGS or more */
-	u64 untracked_jobs;	/* jobs that found the job table full */
 	bool per_ctx;
+	raw_spinlock_t ctx_lock;	/* taking a context slot; win_start */
 	u32 nctxs;
-	u64 untracked_ctxs;	/* events of contexts past AGG_CTXS */
+	/* Where the spans of a context taken now begin. */
+	u64 win_start[AGG_NR_SPANS];
 	struct agg_ctx *ctxs;	/* AGG_CTXS, with per_ctx */
 };
 
 static struct agg *agg;
-static DEFINE_MUTEX(agg_mutex);	/* the settings, the hook, the timer */
+static DEFINE_MUTEX(agg_mutex);	/* the settings, the hook, the work */
+static DEFINE_MUTEX(agg_win_mutex);	/* closing a window against readers */
 static bool agg_enabled;
 static bool agg_want_per_ctx;
 static unsigned int agg_window_ms = 1000;
-static struct timer_list agg_timer;
+static struct delayed_work agg_work;
 static struct dentry *agg_files[5];
+/*
+ * Per CPU, allocated at load, not static: the static per-CPU data of all
+ * modules shares a small reserve.
+ */
+struct agg_pcpu {
+	u64 untracked_rings;	/* events on rings of AGG_RINGS or more */
+};
+
+static struct agg_pcpu __percpu *agg_pcpu;
 
 static unsigned int agg_bucket_of(u64 v)
 {
@@ -247,33 +279,71 @@ static void agg_ctx_advance(struct agg_ctx *c, u64 ts)
 	agg_advance_spans(c->s, &c->last_ts, ts, c->running, c->depth);
 }
 
-/* The context @ctx's slot, taken at its first event, or AGG_NIL. */
-static u16 agg_ctx_slot(u64 ctx, u32 ring, u64 ts)
+/*
+ * The slot of context @ctx from the hash slot @h on: its own, else the
+ * first free one (*@found false), else AGG_NIL.  A slot once used keeps
+ * its context until the next enable.
+ */
+static u16 agg_ctx_probe(u64 ctx, u32 h, bool *found)
 {
-	u32 h = hash_64(ctx, ilog2(AGG_CTXS)), n;
 	struct agg_ctx *c;
-	int k;
+	u32 n;
 
 	for (n = 0; n < AGG_CTXS; n++) {
 		c = &agg->ctxs[(h + n) % AGG_CTXS];
-		if (c->used && c->ctx == ctx)
+		/* @ctx was set before @used was published. */
+		if (!smp_load_acquire(&c->used)) {
+			*found = false;
 			return (h + n) % AGG_CTXS;
-		if (!c->used)
-			break;
+		}
+		if (c->ctx == ctx) {
+			*found = true;
+			return (h + n) % AGG_CTXS;
+		}
 	}
-	if (n == AGG_CTXS) {
-		agg->untracked_ctxs++;
-		return AGG_NIL;
+	return AGG_NIL;
+}
+
+/*
+ * The context @ctx's slot, taken at its first event, or AGG_NIL.  Under
+ * the lock of ring @r, which counts the events of contexts past AGG_CTXS.
+ */
+static u16 agg_ctx_slot(struct agg_ring *r, u64 ctx, u32 ring, u64 ts)
+{
+	u32 h = hash_64(ctx, ilog2(AGG_CTXS));
+	struct agg_ctx *c;
+	bool found;
+	u16 i;
+	int k;
+
+	i = agg_ctx_probe(ctx, h, &found);
+	if (i == AGG_NIL || found)
+		goto out;
+	/* Taken once per context: look again under the lock. */
+	raw_spin_lock(&agg->ctx_lock);
+	i = agg_ctx_probe(ctx, h, &found);
+	if (i == AGG_NIL) {
+		raw_spin_unlock(&agg->ctx_lock);
+		goto out;
 	}
-	c->used = true;
-	c->ctx = ctx;
-	c->ring = ring;
-	c->last_ts = ts;
-	/* Its spans begin with those of the rings. */
-	for (k = 0; k < AGG_NR_SPANS; k++)
-		agg_stats_reset(&c->s[k], agg->rings[0].s[k].start);
-	agg->nctxs++;
-	return (h + n) % AGG_CTXS;
+	if (!found) {
+		c = &agg->ctxs[i];
+		c->ctx = ctx;
+		c->ring = ring;
+		c->last_ts = ts;
+		/* Its spans begin with those of the rings. */
+		for (k = 0; k < AGG_NR_SPANS; k++)
+			agg_stats_reset(&c->s[k], agg->win_start[k]);
+		agg->nctxs++;
+		/* Pairs with the acquire of lock-free lookups and readers. */
+		smp_store_release(&c->used, true);
+	}
+	raw_spin_unlock(&agg->ctx_lock);
+out:
+	/* The table full: a slot is never given back while enabled. */
+	if (i == AGG_NIL)
+		r->untracked_ctxs++;
+	return i;
 }
 
 static struct agg_ctx *agg_ctx_of(const struct agg_job *j)
@@ -293,8 +363,10 @@ static void agg_ctx_running(u16 i, int d, u64 ts)
 		j->flags &= ~AGG_J_RUNNING;
 	if (!c)
 		return;
+	raw_spin_lock(&c->lock);
 	agg_ctx_advance(c, ts);
 	c->running += d;
+	raw_spin_unlock(&c->lock);
 }
 
 static u32 agg_hash(u32 ring, u64 ctx, u64 seqno)
@@ -303,11 +375,14 @@ static u32 agg_hash(u32 ring, u64 ctx, u64 seqno)
 		       ilog2(AGG_BUCKETS));
 }
 
-/* The job, with the index of the link pointing at it in *@linkp. */
-static struct agg_job *agg_job_find(u32 ring, u64 ctx, u64 seqno,
-				    u16 **linkp)
+/*
+ * The job, on ring @r (@ring), with the index of the link pointing at it
+ * in *@linkp.
+ */
+static struct agg_job *agg_job_find(struct agg_ring *r, u32 ring, u64 ctx,
+				    u64 seqno, u16 **linkp)
 {
-	u16 *link = &agg->bucket[agg_hash(ring, ctx, seqno)];
+	u16 *link = &r->bucket[agg_hash(ring, ctx, seqno)];
 
 	while (*link != AGG_NIL) {
 		struct agg_job *j = &agg->jobs[*link];
@@ -322,21 +397,44 @@ static struct agg_job *agg_job_find(u32 ring, u64 ctx, u64 seqno,
 	return NULL;
 }
 
-static struct agg_job *agg_job_get(u32 ring, u64 ctx, u64 seqno, u16 cslot)
+/*
+ * A free job slot, or AGG_NIL.  Each ring starts its search at a word of
+ * its own, so that rings seldom race for one.
+ */
+static u16 agg_slot_take(u32 ring)
+{
+	unsigned int nw = BITS_TO_LONGS(AGG_JOBS), k, w, b;
+	unsigned long v;
+
+	for (k = 0; k < nw; k++) {
+		w = (ring + k) % nw;
+		while ((v = READ_ONCE(agg->jobs_used[w])) != ~0UL) {
+			b = w * BITS_PER_LONG + ffz(v);
+			if (b >= AGG_JOBS)
+				break;
+			/* Ordered after the last owner's clear_bit_unlock(). */
+			if (!test_and_set_bit_lock(b, agg->jobs_used))
+				return b;
+		}
+	}
+	return AGG_NIL;
+}
+
+static struct agg_job *agg_job_get(struct agg_ring *r, u32 ring, u64 ctx,
+				   u64 seqno, u16 cslot)
 {
 	struct agg_job *j;
 	u16 *link, i;
 
-	j = agg_job_find(ring, ctx, seqno, &link);
+	j = agg_job_find(r, ring, ctx, seqno, &link);
 	if (j)
 		return j;
-	i = agg->free;
+	i = agg_slot_take(ring);
 	if (i == AGG_NIL) {
-		agg->untracked_jobs++;
+		r->untracked_jobs++;
 		return NULL;
 	}
 	j = &agg->jobs[i];
-	agg->free = j->next;
 	*j = (struct agg_job){ .ctx = ctx, .seqno = seqno, .ring = ring,
 			       .next = AGG_NIL, .qprev = AGG_NIL,
 			       .qnext = AGG_NIL, .cslot = cslot,
@@ -350,8 +448,8 @@ static void agg_job_put(struct agg_job *j, u16 *link)
 	u16 i = *link;
 
 	*link = j->next;
-	j->next = agg->free;
-	agg->free = i;
+	/* Done with it: the next owner's writes come after ours. */
+	clear_bit_unlock(i, agg->jobs_used);
 }
 
 /* Per context: job @i joins its ring's queue at its COMMIT. */
@@ -403,8 +501,10 @@ static void agg_job_end(struct agg_ring *r, u16 i, u64 ts)
 	if (j->flags & AGG_J_DEPTH) {
 		r->depth--;
 		if (c) {
+			raw_spin_lock(&c->lock);
 			agg_ctx_advance(c, ts);
 			c->depth--;
+			raw_spin_unlock(&c->lock);
 		}
 	}
 	if (j->flags & AGG_J_STARTED)
@@ -468,20 +568,19 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 	struct agg_ring *r;
 	struct agg_job *j;
 
+	/* Called with interrupts off: plain locks. */
 	if (ev->ring_id >= AGG_RINGS) {
-		raw_spin_lock(&agg->lock);
-		agg->untracked_rings++;
-		raw_spin_unlock(&agg->lock);
+		this_cpu_inc(agg_pcpu->untracked_rings);
 		return;
 	}
-	raw_spin_lock(&agg->lock);
 	r = &agg->rings[ev->ring_id];
+	raw_spin_lock(&r->lock);
 	if (!r->seen) {
 		r->seen = true;
 		r->last_ts = ev->ts;
 	}
 	/*
-	 * Two CPUs' events reach the lock in another order than their stamps
+	 * Two CPUs' events reach the ring's lock in another order than their stamps
 	 * now and then: one stamped before the ring's last is accounted at
 	 * that last, and said (a report, which orders by stamp, may differ).
 	 */
@@ -493,15 +592,17 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 	/* Per context: the events of jobs (not context switches, IRQs). */
 	if (agg->per_ctx && ev->type != GRTRACE_EV_CTX_SWITCH &&
 	    ev->type != GRTRACE_EV_IRQ) {
-		cslot = agg_ctx_slot(ev->ctx, ev->ring_id, ev->ts);
+		cslot = agg_ctx_slot(r, ev->ctx, ev->ring_id, ev->ts);
 		if (cslot != AGG_NIL) {
 			c = &agg->ctxs[cslot];
+			raw_spin_lock(&c->lock);
 			c->ring = ev->ring_id;
 			if (ev->ts < c->last_ts)
 				agg_late(c->s, c->last_ts - ev->ts);
 			agg_ctx_advance(c, ev->ts);
 			c->s[AGG_CUR].events++;
 			c->s[AGG_TOTAL].events++;
+			raw_spin_unlock(&c->lock);
 		}
 	}
 
@@ -509,7 +610,7 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 	case GRTRACE_EV_SUBMIT:
 	case GRTRACE_EV_COMMIT:
 	case GRTRACE_EV_START:
-		j = agg_job_get(ev->ring_id, ev->ctx, ev->seqno, cslot);
+		j = agg_job_get(r, ev->ring_id, ev->ctx, ev->seqno, cslot);
 		if (!j || (j->flags & AGG_J_ENDED))
 			break;
 		if (ev->type < j->first_type) {
@@ -521,8 +622,10 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 			r->depth++;
 			agg_depth_peak(r->s, r->depth);
 			if (c) {
+				raw_spin_lock(&c->lock);
 				c->depth++;
 				agg_depth_peak(c->s, c->depth);
+				raw_spin_unlock(&c->lock);
 			}
 			if (agg->per_ctx)
 				agg_queue_add(r, j - agg->jobs, ev->ts);
@@ -536,14 +639,17 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 		}
 		break;
 	case GRTRACE_EV_END:
-		j = agg_job_find(ev->ring_id, ev->ctx, ev->seqno, &link);
+		j = agg_job_find(r, ev->ring_id, ev->ctx, ev->seqno, &link);
 		if (j && !(j->flags & AGG_J_ENDED))
 			agg_job_end(r, *link, ev->ts);
 		break;
 	case GRTRACE_EV_COMPLETE:
-		j = agg_job_find(ev->ring_id, ev->ctx, ev->seqno, &link);
-		if (c)
+		j = agg_job_find(r, ev->ring_id, ev->ctx, ev->seqno, &link);
+		if (c) {
+			raw_spin_lock(&c->lock);
 			agg_job_done(c->s, j, ev->ts);
+			raw_spin_unlock(&c->lock);
+		}
 		if (!j) {
 			agg_job_done(r->s, NULL, ev->ts);
 			break;
@@ -554,7 +660,7 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 		agg_job_put(j, link);
 		break;
 	}
-	raw_spin_unlock(&agg->lock);
+	raw_spin_unlock(&r->lock);
 }
 
 static struct grtrace_hook agg_hook = {
@@ -564,16 +670,29 @@ static struct grtrace_hook agg_hook = {
 	.live = true,
 };
 
-/* Close the current window of every ring at @now. */
-static void agg_close_window(u64 now)
+/*
+ * Close the current window of every ring and context, one at a time under
+ * its own lock, each at the clock read under that lock: an event already
+ * accounted is never past its window's end.  Under agg_win_mutex.
+ */
+static void agg_close_window(void)
 {
 	unsigned long flags;
+	u64 now;
 	int i;
 
-	raw_spin_lock_irqsave(&agg->lock, flags);
+	lockdep_assert_held(&agg_win_mutex);
+	/* Contexts taken from now on begin with the next window. */
+	raw_spin_lock_irqsave(&agg->ctx_lock, flags);
+	now = grtrace_clock_now();
+	agg->win_start[AGG_LAST] = agg->win_start[AGG_CUR];
+	agg->win_start[AGG_CUR] = now;
+	raw_spin_unlock_irqrestore(&agg->ctx_lock, flags);
 	for (i = 0; i < AGG_RINGS; i++) {
 		struct agg_ring *r = &agg->rings[i];
 
+		raw_spin_lock_irqsave(&r->lock, flags);
+		now = grtrace_clock_now();
 		if (r->seen) {
 			agg_advance(r, now);
 			r->s[AGG_CUR].end = now;
@@ -582,51 +701,68 @@ static void agg_close_window(u64 now)
 		/* A ring first seen later has its windows from here on. */
 		agg_stats_reset(&r->s[AGG_CUR], now);
 		r->s[AGG_CUR].depth_peak = r->depth;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
 	}
 	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++) {
 		struct agg_ctx *c = &agg->ctxs[i];
 
-		if (!c->used)
+		/* Its slot published after it was set up. */
+		if (!smp_load_acquire(&c->used))
 			continue;
-		agg_ctx_advance(c, now);
-		c->s[AGG_CUR].end = now;
-		c->s[AGG_LAST] = c->s[AGG_CUR];
-		agg_stats_reset(&c->s[AGG_CUR], now);
-		c->s[AGG_CUR].depth_peak = c->depth;
+		raw_spin_lock_irqsave(&c->lock, flags);
+		/* Not one taken since this window began. */
+		if (c->s[AGG_CUR].start < agg->win_start[AGG_CUR]) {
+			now = grtrace_clock_now();
+			agg_ctx_advance(c, now);
+			c->s[AGG_CUR].end = now;
+			c->s[AGG_LAST] = c->s[AGG_CUR];
+			agg_stats_reset(&c->s[AGG_CUR], now);
+			c->s[AGG_CUR].depth_peak = c->depth;
+		}
+		raw_spin_unlock_irqrestore(&c->lock, flags);
 	}
 	agg->windows++;
-	raw_spin_unlock_irqrestore(&agg->lock, flags);
 }
 
-static void agg_timer_fn(struct timer_list *t)
+static void agg_work_fn(struct work_struct *work)
 {
-	agg_close_window(grtrace_clock_now());
-	mod_timer(t, jiffies + msecs_to_jiffies(READ_ONCE(agg_window_ms)));
+	mutex_lock(&agg_win_mutex);
+	agg_close_window();
+	mutex_unlock(&agg_win_mutex);
+	schedule_delayed_work(&agg_work,
+			      msecs_to_jiffies(READ_ONCE(agg_window_ms)));
 }
 
-/* Everything back to zero, from @now, per context with @ctxs. */
+/*
+ * Everything back to zero, from @now, per context with @ctxs (zeroed).
+ * Out of the event path, with no reader and no window closing.
+ */
 static void agg_reset(u64 now, struct agg_ctx *ctxs)
 {
-	int i;
+	int i, k;
 
 	vfree(agg->ctxs);
 	memset(agg, 0, sizeof(*agg));
 	agg->ctxs = ctxs;
 	agg->per_ctx = ctxs;
-	raw_spin_lock_init(&agg->lock);
-	for (i = 0; i < AGG_BUCKETS; i++)
-		agg->bucket[i] = AGG_NIL;
-	for (i = 0; i < AGG_JOBS; i++)
-		agg->jobs[i].next = i + 1 < AGG_JOBS ? i + 1 : AGG_NIL;
-	agg->free = 0;
+	raw_spin_lock_init(&agg->ctx_lock);
+	for (k = 0; k < AGG_NR_SPANS; k++)
+		agg->win_start[k] = now;
+	for (i = 0; ctxs && i < AGG_CTXS; i++)
+		raw_spin_lock_init(&ctxs[i].lock);
+	for_each_possible_cpu(i)
+		per_cpu_ptr(agg_pcpu, i)->untracked_rings = 0;
 	agg->enabled_at = now;
 	for (i = 0; i < AGG_RINGS; i++) {
-		int k;
+		struct agg_ring *r = &agg->rings[i];
 
-		agg->rings[i].qhead = AGG_NIL;
-		agg->rings[i].qtail = AGG_NIL;
+		raw_spin_lock_init(&r->lock);
+		r->qhead = AGG_NIL;
+		r->qtail = AGG_NIL;
+		for (k = 0; k < AGG_BUCKETS; k++)
+			r->bucket[k] = AGG_NIL;
 		for (k = 0; k < AGG_NR_SPANS; k++)
-			agg_stats_reset(&agg->rings[i].s[k], now);
+			agg_stats_reset(&r->s[k], now);
 	}
 }
 
@@ -639,19 +775,28 @@ static void agg_disable_locked(void)
 	lockdep_assert_held(&agg_mutex);
 	if (!agg_enabled)
 		return;
+	/* Returns once no event is in agg_observe(). */
 	grtrace_hook_unregister(&agg_hook);
-	timer_delete_sync(&agg_timer);
+	cancel_delayed_work_sync(&agg_work);
 	/* The figures stay, as of now. */
 	now = grtrace_clock_now();
-	raw_spin_lock_irqsave(&agg->lock, flags);
-	for (i = 0; i < AGG_RINGS; i++)
-		if (agg->rings[i].seen)
-			agg_advance(&agg->rings[i], now);
-	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++)
-		if (agg->ctxs[i].used)
-			agg_ctx_advance(&agg->ctxs[i], now);
+	for (i = 0; i < AGG_RINGS; i++) {
+		struct agg_ring *r = &agg->rings[i];
+
+		raw_spin_lock_irqsave(&r->lock, flags);
+		if (r->seen)
+			agg_advance(r, now);
+		raw_spin_unlock_irqrestore(&r->lock, flags);
+	}
+	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++) {
+		struct agg_ctx *c = &agg->ctxs[i];
+
+		raw_spin_lock_irqsave(&c->lock, flags);
+		if (c->used)
+			agg_ctx_advance(c, now);
+		raw_spin_unlock_irqrestore(&c->lock, flags);
+	}
 	agg->disabled_at = max(now, agg->enabled_at);
-	raw_spin_unlock_irqrestore(&agg->lock, flags);
 	agg_enabled = false;
 }
 
@@ -667,12 +812,13 @@ static int agg_enable_locked(void)
 		if (!ctxs)
 			return -ENOMEM;
 	}
+	/* Readers hold agg_mutex, and the work is stopped. */
 	agg_reset(grtrace_clock_now(), ctxs);
 	ret = grtrace_hook_register(&agg_hook);
 	if (ret)
 		return ret;
 	agg_enabled = true;
-	mod_timer(&agg_timer, jiffies + msecs_to_jiffies(agg_window_ms));
+	schedule_delayed_work(&agg_work, msecs_to_jiffies(agg_window_ms));
 	return 0;
 }
 
@@ -743,7 +889,7 @@ static ssize_t window_write(struct file *file, const char __user *ubuf,
 	WRITE_ONCE(agg_window_ms, v);
 	/* The current window ends at its new length. */
 	if (agg_enabled)
-		mod_timer(&agg_timer, jiffies + msecs_to_jiffies(v));
+		mod_delayed_work(system_wq, &agg_work, msecs_to_jiffies(v));
 	mutex_unlock(&agg_mutex);
 	return count;
 }
@@ -841,10 +987,62 @@ static void agg_snap_free(struct agg_snap *sn)
 	vfree(sn);
 }
 
+/*
+ * The figures of ring @r up to its clock read under its lock (@now
+ * disabled), as the next row of @sn: one ring at a time under its lock.
+ */
+static void agg_snap_ring(struct agg_snap *sn, struct agg_ring *r, u16 ring,
+			  bool enabled, u64 now)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&r->lock, flags);
+	sn->untracked_jobs += r->untracked_jobs;
+	sn->untracked_ctxs += r->untracked_ctxs;
+	if (r->seen) {
+		/* No event accounted is past the end of the row. */
+		if (enabled) {
+			now = grtrace_clock_now();
+			agg_advance(r, now);
+		}
+		sn->ring[sn->nr] = ring;
+		sn->depth[sn->nr] = r->depth;
+		sn->last[sn->nr] = r->s[AGG_LAST];
+		sn->total[sn->nr] = r->s[AGG_TOTAL];
+		sn->total[sn->nr].end = max(now, sn->enabled_at);
+		sn->nr++;
+	}
+	raw_spin_unlock_irqrestore(&r->lock, flags);
+}
+
+/* The same for context @c, once used. */
+static void agg_snap_ctx(struct agg_snap *sn, struct agg_ctx *c, bool enabled,
+			 u64 now)
+{
+	struct agg_csnap *cs = &sn->ctxs[sn->nctxs];
+	unsigned long flags;
+
+	/* Its slot published after it was set up. */
+	if (!smp_load_acquire(&c->used))
+		return;
+	raw_spin_lock_irqsave(&c->lock, flags);
+	if (enabled) {
+		now = grtrace_clock_now();
+		agg_ctx_advance(c, now);
+	}
+	cs->ctx = c->ctx;
+	cs->ring = c->ring;
+	cs->depth = c->depth;
+	cs->last = c->s[AGG_LAST];
+	cs->total = c->s[AGG_TOTAL];
+	cs->total.end = max(now, sn->enabled_at);
+	raw_spin_unlock_irqrestore(&c->lock, flags);
+	sn->nctxs++;
+}
+
 static struct agg_snap *agg_snapshot(void)
 {
 	struct agg_snap *sn = vzalloc(sizeof(*sn));
-	unsigned long flags;
 	int i;
 
 	if (!sn)
@@ -859,47 +1057,21 @@ static struct agg_snap *agg_snapshot(void)
 			return NULL;
 		}
 	}
+	/* Every ring at the same window. */
+	mutex_lock(&agg_win_mutex);
 	sn->enabled = agg_enabled;
-	raw_spin_lock_irqsave(&agg->lock, flags);
 	/* Disabled, the figures stay as they were when it stopped. */
 	sn->now = agg_enabled ? grtrace_clock_now() : agg->disabled_at;
 	sn->windows = agg->windows;
 	sn->enabled_at = agg->enabled_at;
-	sn->untracked_rings = agg->untracked_rings;
-	sn->untracked_jobs = agg->untracked_jobs;
-	for (i = 0; i < AGG_RINGS; i++) {
-		struct agg_ring *r = &agg->rings[i];
-
-		if (!r->seen)
-			continue;
-		if (agg_enabled)
-			agg_advance(r, sn->now);
-		sn->ring[sn->nr] = i;
-		sn->depth[sn->nr] = r->depth;
-		sn->last[sn->nr] = r->s[AGG_LAST];
-		sn->total[sn->nr] = r->s[AGG_TOTAL];
-		sn->total[sn->nr].end = max(sn->now, agg->enabled_at);
-		sn->nr++;
-	}
+	for_each_possible_cpu(i)
+		sn->untracked_rings += READ_ONCE(per_cpu_ptr(agg_pcpu, i)->untracked_rings);
+	for (i = 0; i < AGG_RINGS; i++)
+		agg_snap_ring(sn, &agg->rings[i], i, agg_enabled, sn->now);
 	sn->per_ctx = agg->per_ctx;
-	sn->untracked_ctxs = agg->untracked_ctxs;
-	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++) {
-		struct agg_ctx *c = &agg->ctxs[i];
-		struct agg_csnap *cs = &sn->ctxs[sn->nctxs];
-
-		if (!c->used)
-			continue;
-		if (agg_enabled)
-			agg_ctx_advance(c, sn->now);
-		cs->ctx = c->ctx;
-		cs->ring = c->ring;
-		cs->depth = c->depth;
-		cs->last = c->s[AGG_LAST];
-		cs->total = c->s[AGG_TOTAL];
-		cs->total.end = max(sn->now, agg->enabled_at);
-		sn->nctxs++;
-	}
-	raw_spin_unlock_irqrestore(&agg->lock, flags);
+	for (i = 0; agg->per_ctx && i < AGG_CTXS; i++)
+		agg_snap_ctx(sn, &agg->ctxs[i], agg_enabled, sn->now);
+	mutex_unlock(&agg_win_mutex);
 	mutex_unlock(&agg_mutex);
 	return sn;
 }
@@ -1046,11 +1218,16 @@ static int __init agg_init(void)
 {
 	struct dentry *dir = grtrace_debugfs_dir();
 
-	agg = vzalloc(sizeof(*agg));
-	if (!agg)
+	agg_pcpu = alloc_percpu(struct agg_pcpu);
+	if (!agg_pcpu)
 		return -ENOMEM;
+	agg = vzalloc(sizeof(*agg));
+	if (!agg) {
+		free_percpu(agg_pcpu);
+		return -ENOMEM;
+	}
 	agg_reset(0, NULL);
-	timer_setup(&agg_timer, agg_timer_fn, 0);
+	INIT_DELAYED_WORK(&agg_work, agg_work_fn);
 	agg_files[0] = debugfs_create_file("aggregator_enable", 0600, dir, NULL,
 					   &enable_fops);
 	agg_files[1] = debugfs_create_file("aggregator_window", 0600, dir, NULL,
@@ -1076,6 +1253,7 @@ static void __exit agg_exit(void)
 	mutex_unlock(&agg_mutex);
 	vfree(agg->ctxs);
 	vfree(agg);
+	free_percpu(agg_pcpu);
 }
 
 module_init(agg_init);

@@ -23,9 +23,21 @@
  * so the loop stays on one CPU without stalling the machine.  A MODE ending
  * in "_all" runs N calls on every online CPU at once, one bound kthread
  * each, and gives the mean of their ns per call: compared with the same
- * MODE on one CPU it shows what the CPUs share.  Reading the file gives the
- * last result.  Whether each call was written or dropped depends on how
- * grtrace or ftrace is set up, which is the caller's job (bench.sh).
+ * MODE on one CPU it shows what the CPUs share; "MODE_all N CPULIST" runs
+ * on the online CPUs of CPULIST only.  "jobs" emits whole jobs, SUBMIT,
+ * COMMIT, START, END and COMPLETE in turn (a call each), on a ring and a
+ * context of the CPU's own (ring 1 + CPU), as a driver with a ring per
+ * CPU would; "spread" emits a SUBMIT and a COMPLETE per call, the call i
+ * on ring i % 64 and context i % 254, so that N of 254 or more fills the
+ * aggregator's tables (every ring and 254 contexts: room for two CPUs'
+ * "jobs").  Reading the file gives the last result, with each CPU's ns of
+ * an "_all" run (the first BENCH_SHOWN).  "jobs_floor" alternates a chunk
+ * of "jobs" with one of "floor" and times each chunk, giving the time of
+ * the jobs' calls, and of the floor's as floor_ns: however the CPU's time
+ * is cut (a vCPU waiting for its time slice under TCG), both see the same
+ * share of it, so their ratio is that of their costs on that CPU.  Whether
+ * each call was written or dropped depends on how grtrace or ftrace is set
+ * up, which is the caller's job (bench.sh, agg_scaling.sh).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -51,6 +63,8 @@
 #define BENCH_CHUNK	1000		/* calls per preemption-off stretch */
 #define BENCH_MAX_N	10000000
 #define BENCH_CTX	0x6272ULL	/* fence context of the fake jobs */
+#define BENCH_SPREAD_CTX 0x7370ULL	/* the first context of "spread" */
+#define BENCH_SHOWN	8		/* CPUs whose ns are shown */
 
 enum bench_mode {
 	BENCH_EMPTY,
@@ -65,6 +79,9 @@ enum bench_mode {
 	BENCH_KTIME_IRQOFF,
 	BENCH_FLOOR_IRQON,
 	BENCH_KTIME_FAST,
+	BENCH_JOBS,
+	BENCH_SPREAD,
+	BENCH_JOBS_FLOOR,
 	BENCH_NR_MODES,
 };
 
@@ -81,6 +98,9 @@ static const char * const bench_mode_names[BENCH_NR_MODES] = {
 	[BENCH_KTIME_IRQOFF] = "ktime_irqoff",
 	[BENCH_FLOOR_IRQON] = "floor_irqon",
 	[BENCH_KTIME_FAST] = "ktime_fast",
+	[BENCH_JOBS]	= "jobs",
+	[BENCH_SPREAD]	= "spread",
+	[BENCH_JOBS_FLOOR] = "jobs_floor",
 };
 
 #define BENCH_FLOOR_SIZE	36	/* a format 2 job event */
@@ -163,6 +183,11 @@ static enum bench_mode bench_last_mode;
 static u32 bench_last_n;
 static u64 bench_last_ns;
 static bool bench_last_all;
+static unsigned int bench_last_ncpu;
+static int bench_last_cpu[BENCH_SHOWN];
+static u64 bench_last_cpu_ns[BENCH_SHOWN];
+static u64 bench_last_floor_ns;	/* of "jobs_floor", one CPU or the mean */
+static u64 bench_last_cpu_floor_ns[BENCH_SHOWN];
 static struct dentry *bench_dir;
 static atomic64_t bench_seq = ATOMIC64_INIT(0);
 static u64 bench_sink;
@@ -213,13 +238,46 @@ static u64 bench_parts(enum bench_mode mode, u32 n)
 	return sum;
 }
 
+/* Call @i of a "jobs" run: one event of job i / 5 on @ring. */
+static void bench_job_event(u32 ring, u64 ctx, u32 i)
+{
+	switch (i % 5) {
+	case 0:
+		grtrace_submit(ring, ctx, i / 5);
+		break;
+	case 1:
+		grtrace_commit(ring, ctx, i / 5);
+		break;
+	case 2:
+		grtrace_start(ring, ctx, i / 5);
+		break;
+	case 3:
+		grtrace_end(ring, ctx, i / 5);
+		break;
+	default:
+		grtrace_complete(ring, ctx, i / 5);
+		break;
+	}
+}
+
 /* Make calls for seqnos [first, first + n) on this CPU. */
 static void bench_chunk(enum bench_mode mode, u32 first, u32 n)
 {
-	u32 i;
+	u32 i, cpu;
 
 	preempt_disable();
 	switch (mode) {
+	case BENCH_JOBS:
+		cpu = smp_processor_id();
+		for (i = first; i < first + n; i++)
+			bench_job_event(1 + cpu % 63, BENCH_CTX + cpu, i);
+		break;
+	case BENCH_SPREAD:
+		for (i = first; i < first + n; i++) {
+			grtrace_submit(i % 64, BENCH_SPREAD_CTX + i % 254, i);
+			grtrace_complete(i % 64, BENCH_SPREAD_CTX + i % 254, i);
+		}
+		break;
 	case BENCH_GRTRACE:
 		for (i = first; i < first + n; i++)
 			grtrace_submit(0, BENCH_CTX, i);
@@ -252,18 +310,29 @@ static void bench_chunk(enum bench_mode mode, u32 first, u32 n)
 	preempt_enable();
 }
 
-static u64 bench_run(enum bench_mode mode, u32 n)
+/* The time of @n calls; of "jobs_floor", the jobs', the floor's in *@floor. */
+static u64 bench_run(enum bench_mode mode, u32 n, u64 *floor)
 {
+	u64 t0, t1, t2, jobs = 0;
 	u32 done, chunk;
-	u64 t0;
 
+	*floor = 0;
 	t0 = ktime_get_ns();
 	for (done = 0; done < n; done += chunk) {
 		chunk = min_t(u32, n - done, BENCH_CHUNK);
-		bench_chunk(mode, done, chunk);
+		if (mode == BENCH_JOBS_FLOOR) {
+			t1 = ktime_get_ns();
+			bench_chunk(BENCH_JOBS, done, chunk);
+			t2 = ktime_get_ns();
+			bench_chunk(BENCH_FLOOR, done, chunk);
+			jobs += t2 - t1;
+			*floor += ktime_get_ns() - t2;
+		} else {
+			bench_chunk(mode, done, chunk);
+		}
 		cond_resched();
 	}
-	return ktime_get_ns() - t0;
+	return mode == BENCH_JOBS_FLOOR ? jobs : ktime_get_ns() - t0;
 }
 
 /* One CPU's part of an "_all" run. */
@@ -273,6 +342,8 @@ struct bench_cpu {
 	atomic_t *ready;
 	struct completion *go;
 	u64 ns;
+	int cpu;
+	u64 floor_ns;
 };
 
 static int bench_cpu_fn(void *arg)
@@ -282,21 +353,25 @@ static int bench_cpu_fn(void *arg)
 	/* Every thread waits for the last one, so that all run at once. */
 	atomic_dec(bc->ready);
 	wait_for_completion(bc->go);
-	bc->ns = bench_run(bc->mode, bc->n);
+	bc->ns = bench_run(bc->mode, bc->n, &bc->floor_ns);
 	while (!kthread_should_stop())
 		schedule_timeout_interruptible(1);
 	return 0;
 }
 
-/* @n calls on every online CPU at once; the mean of their ns per call. */
-static int bench_run_all(enum bench_mode mode, u32 n, u64 *ns)
+/*
+ * @n calls on every online CPU of @mask at once; the mean of their ns per
+ * call.
+ */
+static int bench_run_all(enum bench_mode mode, u32 n,
+			 const struct cpumask *mask, u64 *ns)
 {
 	DECLARE_COMPLETION_ONSTACK(go);
 	struct task_struct **t;
 	struct bench_cpu *bc;
 	atomic_t ready;
 	int cpu, nr = 0, i, ret = 0;
-	u64 sum = 0;
+	u64 sum = 0, fsum = 0;
 
 	cpus_read_lock();
 	bc = kcalloc(nr_cpu_ids, sizeof(*bc), GFP_KERNEL);
@@ -305,9 +380,9 @@ static int bench_run_all(enum bench_mode mode, u32 n, u64 *ns)
 		ret = -ENOMEM;
 		goto out;
 	}
-	atomic_set(&ready, num_online_cpus());
-	for_each_online_cpu(cpu) {
-		bc[nr] = (struct bench_cpu){ mode, n, &ready, &go, 0 };
+	atomic_set(&ready, cpumask_weight_and(mask, cpu_online_mask));
+	for_each_cpu_and(cpu, mask, cpu_online_mask) {
+		bc[nr] = (struct bench_cpu){ mode, n, &ready, &go, 0, cpu, 0 };
 		t[nr] = kthread_create_on_cpu(bench_cpu_fn, &bc[nr], cpu,
 					      "grtrace_bench/%u");
 		if (IS_ERR(t[nr])) {
@@ -321,12 +396,24 @@ static int bench_run_all(enum bench_mode mode, u32 n, u64 *ns)
 	while (!ret && atomic_read(&ready))
 		schedule_timeout_uninterruptible(1);
 	complete_all(&go);
+	bench_last_ncpu = 0;
 	for (i = 0; i < nr; i++) {
 		kthread_stop(t[i]);
 		sum += bc[i].ns;
+		fsum += bc[i].floor_ns;
+		if (i < BENCH_SHOWN) {
+			bench_last_cpu[i] = bc[i].cpu;
+			bench_last_cpu_ns[i] = bc[i].ns;
+			bench_last_cpu_floor_ns[i] = bc[i].floor_ns;
+			bench_last_ncpu++;
+		}
 	}
-	if (!ret)
+	if (!ret && !nr)
+		ret = -EINVAL;
+	if (!ret) {
 		*ns = div_u64(sum, nr);
+		bench_last_floor_ns = div_u64(fsum, nr);
+	}
 out:
 	kfree(t);
 	kfree(bc);
@@ -337,7 +424,8 @@ out:
 static ssize_t bench_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)
 {
-	char buf[32], *arg, *name, *all;
+	char buf[32], *arg, *name, *all, *list;
+	cpumask_var_t mask;
 	int mode, ret = 0;
 	u32 n;
 
@@ -354,15 +442,35 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 	else
 		all = NULL;
 	mode = match_string(bench_mode_names, BENCH_NR_MODES, name);
-	if (mode < 0 || !arg || kstrtou32(skip_spaces(arg), 0, &n) ||
-	    !n || n > BENCH_MAX_N)
+	if (mode < 0 || !arg)
 		return -EINVAL;
+	arg = skip_spaces(arg);
+	list = strsep(&arg, " ");
+	if (kstrtou32(list, 0, &n) || !n || n > BENCH_MAX_N)
+		return -EINVAL;
+	/* The CPUs of an "_all" run: all, or those listed. */
+	list = arg ? skip_spaces(arg) : NULL;
+	if (list && *list && !all)
+		return -EINVAL;
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	if (list && *list)
+		ret = cpulist_parse(list, mask);
+	else
+		cpumask_setall(mask);
+	if (ret) {
+		free_cpumask_var(mask);
+		return ret;
+	}
 
 	mutex_lock(&bench_lock);
-	if (all)
-		ret = bench_run_all(mode, n, &bench_last_ns);
-	else
-		bench_last_ns = bench_run(mode, n);
+	if (all) {
+		ret = bench_run_all(mode, n, mask, &bench_last_ns);
+	} else {
+		bench_last_ns = bench_run(mode, n, &bench_last_floor_ns);
+		bench_last_ncpu = 0;
+	}
+	free_cpumask_var(mask);
 	if (!ret) {
 		bench_last_mode = mode;
 		bench_last_n = n;
@@ -375,7 +483,8 @@ static ssize_t bench_write(struct file *file, const char __user *ubuf,
 static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count,
 			  loff_t *ppos)
 {
-	char buf[96];
+	char buf[128 + BENCH_SHOWN * 64];
+	unsigned int i;
 	u64 centi;
 	int len;
 
@@ -385,10 +494,25 @@ static ssize_t bench_read(struct file *file, char __user *ubuf, size_t count,
 	} else {
 		centi = div_u64(bench_last_ns * 100, bench_last_n);
 		len = scnprintf(buf, sizeof(buf),
-				"mode=%s%s n=%u total_ns=%llu ns_per_event=%llu.%02llu\n",
+				"mode=%s%s n=%u total_ns=%llu ns_per_event=%llu.%02llu",
 				bench_mode_names[bench_last_mode],
 				bench_last_all ? "_all" : "", bench_last_n,
 				bench_last_ns, div_u64(centi, 100), centi % 100);
+		if (bench_last_mode == BENCH_JOBS_FLOOR)
+			len += scnprintf(buf + len, sizeof(buf) - len,
+					 " floor_ns=%llu", bench_last_floor_ns);
+		/* Each CPU's time of an "_all" run. */
+		for (i = 0; bench_last_all && i < bench_last_ncpu; i++) {
+			len += scnprintf(buf + len, sizeof(buf) - len,
+					 " cpu%d_ns=%llu", bench_last_cpu[i],
+					 bench_last_cpu_ns[i]);
+			if (bench_last_mode == BENCH_JOBS_FLOOR)
+				len += scnprintf(buf + len, sizeof(buf) - len,
+						 " cpu%d_floor_ns=%llu",
+						 bench_last_cpu[i],
+						 bench_last_cpu_floor_ns[i]);
+		}
+		len += scnprintf(buf + len, sizeof(buf) - len, "\n");
 	}
 	mutex_unlock(&bench_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
