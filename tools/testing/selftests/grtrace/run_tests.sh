@@ -14,12 +14,14 @@
 #                    trixie-backports, stock or PREEMPT_RT, built in a
 #                    trixie root), or debug (stock's source with KASAN, lockdep,
 #                    kmemleak and the other checkers: debug_kernel.sh
-#                    builds it once, about an hour, then it is cached)
+#                    builds it once, about an hour, then it is cached),
+#                    or debug-rt (6.12's source as a PREEMPT_RT kernel
+#                    with the same checkers and raw-lock nesting checks)
 #   --also KERNEL    the whole suite, and the kernel tests on KERNEL too,
 #                    beside it (each in a copy of the tree; the --also
 #                    kernels one after the other)
 #   --matrix         the whole suite, and the kernel tests on rt, 6.12,
-#                    7, 7-rt and debug
+#                    7, 7-rt, debug and debug-rt
 #   --guest-only     with --kernel: the guest tests alone, without the
 #                    timestamps against trace-cmd and the demo (--also
 #                    runs a PREEMPT_RT kernel so, for the CI's time)
@@ -31,7 +33,7 @@ TOP=$(cd -- "$HERE/../../../.." && pwd)
 OUT='' MODE=full KERNEL=stock ALSO=() GUEST_ONLY=0
 
 usage() {
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--kernel) [ $# -ge 2 ] || usage; MODE=kernel KERNEL=$2; shift 2 ;;
 	--also) [ $# -ge 2 ] || usage; ALSO+=("$2"); shift 2 ;;
 	--guest-only) GUEST_ONLY=1; shift ;;
-	--matrix) ALSO=(rt 6.12 7 7-rt debug); shift ;;
+	--matrix) ALSO=(rt 6.12 7 7-rt debug debug-rt); shift ;;
 	*) usage ;;
 	esac
 done
@@ -52,7 +54,7 @@ mkdir -p "$OUT"
 . "$HERE/setup.sh"
 for k in "$KERNEL" "${ALSO[@]}"; do
 	grtrace_kernel_pkgs "$k" >/dev/null ||
-		{ echo "run_tests: unknown kernel '$k' (stock, rt, 6.12, 7, 7-rt or debug)" >&2; exit 2; }
+		{ echo "run_tests: unknown kernel '$k' (stock, rt, 6.12, 7, 7-rt, debug or debug-rt)" >&2; exit 2; }
 done
 grtrace_setup || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -225,7 +227,7 @@ kernel_tests() {
 	# kernel's, three guests share the host's CPUs: a suite that takes
 	# 23 minutes alone (6.1, 2026-11-27) took over 25 there.
 	vmopts=(-t 2400 -m 1G)
-	[ "$k" = debug ] && vmopts=(-t 5400 -s 900 -m 2G)
+	case $k in debug*) vmopts=(-t 5400 -s 900 -m 2G) ;; esac
 	"$HERE/vmtest.sh" -k "$KVER" -o "$out/vm" "${vmopts[@]}" \
 		-q "-device virtio-gpu-pci" -- "$HERE/guest_tests.sh" \
 		>"$out/vm.log" 2>"$out/vm.err"
@@ -235,7 +237,8 @@ kernel_tests() {
 	result "$k: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
 		$? "$out/vm.err"
 	# The debug kernel is too slow under TCG for the rest.
-	[ "$k" = debug ] || [ $GUEST_ONLY = 1 ] && return 0
+	case $k in debug*) return 0 ;; esac
+	[ $GUEST_ONLY = 1 ] && return 0
 	say "kernel $k: timestamps against trace-cmd, 1 vCPU under icount"
 	icount_tests "$out/vm-icount" "$k: vm-icount: "
 	say "kernel $k: the main job, vm-demo.sh --kernel $k"

@@ -39,14 +39,16 @@ grtrace_apt_install() {
 # kernel: "stock" (Debian 12's own 6.1), "rt" (its PREEMPT_RT flavour),
 # "6.12" (the 6.12 that Debian 12 ships for newer hardware), "7" and
 # "7-rt" (the newest 7.x of trixie-backports, stock and PREEMPT_RT, in the
-# trixie root) or "debug" (stock's source built with KASAN, lockdep and
+# trixie root), "debug" (stock's source built with KASAN, lockdep and
 # the other checkers by debug_kernel.sh: the packages are stock's, for its
-# source).
+# source) or "debug-rt" (6.12's source, where PREEMPT_RT is mainline, built
+# the same way as a PREEMPT_RT kernel with the raw-lock nesting checks:
+# the packages are 6.12's, for its source).
 grtrace_kernel_pkgs() {
 	case $1 in
 	stock|debug) echo linux-image-amd64 linux-headers-amd64 ;;
 	rt) echo linux-image-rt-amd64 linux-headers-rt-amd64 ;;
-	6.12) echo linux-image-6.12-amd64 linux-headers-6.12-amd64 ;;
+	6.12|debug-rt) echo linux-image-6.12-amd64 linux-headers-6.12-amd64 ;;
 	7) echo linux-image-amd64 linux-headers-amd64 ;;
 	7-rt) echo linux-image-rt-amd64 linux-headers-rt-amd64 ;;
 	*) return 1 ;;
@@ -150,7 +152,7 @@ grtrace_setup() {
 	local kernel=${1:-stock} pkgs ver series tarball
 
 	pkgs=$(grtrace_kernel_pkgs "$kernel") ||
-		{ grtrace_log "unknown kernel '$kernel' (stock, rt, 6.12, 7, 7-rt or debug)"; return 1; }
+		{ grtrace_log "unknown kernel '$kernel' (stock, rt, 6.12, 7, 7-rt, debug or debug-rt)"; return 1; }
 	case $kernel in 7*) pkgs= ;; esac
 	# shellcheck disable=SC2086 # two package names
 	grtrace_apt_install build-essential make gcc bc flex bison libelf-dev libssl-dev \
@@ -198,9 +200,10 @@ grtrace_setup() {
 			mv "$KSRC.tmp" "$KSRC" && touch "$KSRC/.grtrace-complete" ||
 			{ grtrace_log "extracting the kernel source failed"; return 1; }
 	fi
-	if [ "$kernel" = debug ]; then
+	if [ "$kernel" = debug ] || [ "$kernel" = debug-rt ]; then
 		KVER=$(GRTRACE_CACHE=$GRTRACE_CACHE \
-		       "$(dirname -- "${BASH_SOURCE[0]}")/debug_kernel.sh" "$KSRC") ||
+		       "$(dirname -- "${BASH_SOURCE[0]}")/debug_kernel.sh" "$KSRC" \
+		       "${kernel#debug}") ||
 			{ grtrace_log "building the debug kernel failed"; return 1; }
 		KDIR=/lib/modules/$KVER/build
 	fi
