@@ -238,6 +238,8 @@ struct rp {
 	 */
 	int cseq_loss;
 	uint64_t cseq_lost, cseq_gaps;
+	uint64_t *lost_cpu;	/* by CPU: the records it lost */
+	uint32_t lost_ncpu;
 	uint64_t *cseq_next;	/* by CPU: the cseq expected next, + 1; 0 none */
 	uint32_t cseq_ncpu;
 	/* The file's CPU tails, and what they showed lost (in cseq_lost). */

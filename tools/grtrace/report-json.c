@@ -112,6 +112,19 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "cseq_gaps", rp->cseq_gaps);
 	f_opt(&f, "lost_records", !rp->gseq_off || rp->cseq_loss,
 	      rp_records_lost(rp));
+	if (rp->cseq_loss) {
+		uint32_t c;
+
+		/* Where the cseq gaps were: by CPU, from 0. */
+		f_key(&f, "lost_records_by_cpu");
+		l_ch(&l, '[');
+		for (c = 0; c < rp->lost_ncpu; c++) {
+			if (c)
+				l_ch(&l, ',');
+			l_u64(&l, rp->lost_cpu[c]);
+		}
+		l_ch(&l, ']');
+	}
 	f_u64(&f, "out_of_order_records", rp->gseq_late);
 	f_u64(&f, "seqno_wraps", rp->seqno_wraps);
 	f_u64(&f, "format_version", rp->version_max);

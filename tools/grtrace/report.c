@@ -1274,6 +1274,22 @@ static uint64_t head_lost(struct rp *rp, uint32_t cpu, uint64_t cseq)
 	return lost;
 }
 
+/* @n records lost on @cpu: the totals and the CPU's own count. */
+static void cpu_lost(struct rp *rp, uint32_t cpu, uint64_t n)
+{
+	if (cpu >= rp->lost_ncpu) {
+		uint32_t k = cpu + 1;
+
+		rp->lost_cpu = xrealloc(rp->lost_cpu, k * sizeof(uint64_t));
+		memset(rp->lost_cpu + rp->lost_ncpu, 0,
+		       (k - rp->lost_ncpu) * sizeof(uint64_t));
+		rp->lost_ncpu = k;
+	}
+	rp->lost_cpu[cpu] += n;
+	rp->cseq_lost += n;
+	rp->cseq_gaps++;
+}
+
 /*
  * Records a CPU lost after its last one in the input: its tail's next
  * cseq past the one its last record leads to expect.  Format 2 carries
@@ -1297,16 +1313,14 @@ static void note_tails(struct rp *rp)
 			lost = h ? (uint32_t)(t->next - h->next) : 0;
 			if (!lost || lost >= UINT32_C(1) << 31)
 				continue;
-			rp->cseq_lost += lost;
-			rp->cseq_gaps++;
+			cpu_lost(rp, t->cpu, lost);
 			rp->head_lost += lost;
 			continue;
 		}
 		lost = (uint32_t)(t->next - (rp->cseq_next[t->cpu] - 1));
 		if (!lost || lost >= UINT32_C(1) << 31)
 			continue;
-		rp->cseq_lost += lost;
-		rp->cseq_gaps++;
+		cpu_lost(rp, t->cpu, lost);
 		rp->tail_lost += lost;
 		rp->cseq_next[t->cpu] += lost;
 	}
@@ -1374,15 +1388,13 @@ static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
 		uint64_t lost = head_lost(rp, cpu, cseq);
 
 		if (lost) {
-			rp->cseq_lost += lost;
-			rp->cseq_gaps++;
+			cpu_lost(rp, cpu, lost);
 			if (rp->pf)
 				pf_lost(rp, ts, lost, cpu);
 		}
 	}
 	if (next && cseq + 1 > next) {
-		rp->cseq_lost += cseq + 1 - next;
-		rp->cseq_gaps++;
+		cpu_lost(rp, cpu, cseq + 1 - next);
 		if (rp->pf)
 			pf_lost(rp, ts, cseq + 1 - next, cpu);
 	}
@@ -1635,6 +1647,7 @@ void rp_free(struct rp *rp)
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);
+	free(rp->lost_cpu);
 	free(rp->held);
 	u64map_free(rp->ring_map);
 	u64map_free(rp->ctx_map);

@@ -17,7 +17,8 @@
 # on a 64 KiB buffer, and stops it for 1.5 s four times so that it falls
 # behind.  The recording must hold every event the module wrote, and the
 # records it misses, the gaps in each CPU's cseq (format 2, the default)
-# as the report counts them, must be the counted losses:
+# as the report counts them, must be the counted losses, in total and on
+# each CPU for every reason (buffer_full, control, nested, NMI):
 # lost == dropped_buffer_full + control_dropped, exactly.
 # TAP output; runs as root inside the test VM.
 #
@@ -165,7 +166,7 @@ run_phase() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 load_stack timeout_ms=2000
 
 # Phase 1: everything, readers, resizes and resets included.
@@ -226,8 +227,10 @@ sed 's/^/# dump: /' "$TMP/rec.dump.err" | head -n 5
 ok $? "phase 2: the recording reads back without a complaint"
 
 "$TOOL" report -i "$TMP/rec.dat" --format json --limit 0 >"$TMP/rec.json" 2>"$TMP/rec.json.err"
+cp "$D/pc_stats" "$TMP/pc_stats"
 check "phase 2" python3 - "$TMP/rec.dump" "$(stat_of dropped_buffer_full)" \
-	"$(stat_of control_dropped)" "$(stat_of written)" "$TMP/rec.json" <<'EOF'
+	"$(stat_of control_dropped)" "$(stat_of written)" "$TMP/rec.json" \
+	"$TMP/pc_stats" <<'EOF'
 import json
 import sys
 events = 0
@@ -254,6 +257,23 @@ print("# %d records; cseq gaps %d holding %s lost; counted lost: %d (buffer_full
 ok = got == lost and last and lost > 0
 print("%s cseq gaps == counted losses (%s == %d), the last events last, the record fell behind"
       % ("PASS" if ok else "FAIL", got, lost))
+# Per CPU, for every reason a record is lost (and takes its cseq): the
+# CPU's gaps in the report against that CPU's counters.
+reasons = ("dropped_buffer_full", "control_dropped", "dropped_nested",
+           "dropped_nmi")
+counted = []
+for line in open(sys.argv[6]):
+    kv = dict(x.split("=", 1) for x in line.split() if "=" in x)
+    if "cpu" in kv:
+        cpu = int(kv["cpu"])
+        counted += [0] * (cpu + 1 - len(counted))
+        counted[cpu] = sum(int(kv.get(r, 0)) for r in reasons)
+by_cpu = summ.get("lost_records_by_cpu", [])
+by_cpu = by_cpu + [0] * (len(counted) - len(by_cpu))
+print("# by CPU: cseq gaps hold %s; counted lost (%s) %s"
+      % (by_cpu, " + ".join(reasons), counted))
+print("%s on each CPU the cseq gaps hold exactly the records it counted lost"
+      % ("PASS" if by_cpu == counted and len(counted) == 2 else "FAIL"))
 EOF
 # Ring ids come back when the vgpu goes: after dozens of reloads, three
 # rings each, the ids in the recording are still the lowest few.
