@@ -15,7 +15,9 @@
 #  - on PREEMPT_RT, none of those calls ran with preemption disabled
 #    (where a contended fence lock would sleep: "scheduling while atomic").
 # Debian's PREEMPT_RT kernels have no DEBUG_ATOMIC_SLEEP, which would say
-# it at the first call: this test asks the function tracer instead.
+# it at the first call: this test asks the function tracer instead; on a
+# kernel without the function tracer (the debug kernels) it runs the same
+# workload and asks DEBUG_ATOMIC_SLEEP.
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -31,6 +33,31 @@ mountpoint -q "$T" || mount -t tracefs none "$T"
 RT=0
 grep -q PREEMPT_RT /proc/version && RT=1
 echo "# kernel $(uname -r), PREEMPT_RT: $RT"
+
+# Without the function tracer (the debug kernels are built without it),
+# a kernel with DEBUG_ATOMIC_SLEEP checks each sleeping lock's caller
+# itself: the same workload, and its report, or none, in the kernel log.
+if ! grep -qw function "$T/available_tracers" 2>/dev/null; then
+	if ! zcat /proc/config.gz 2>/dev/null | grep -qx CONFIG_DEBUG_ATOMIC_SLEEP=y; then
+		echo "Bail out! neither the function tracer nor DEBUG_ATOMIC_SLEEP on this kernel"
+		exit 1
+	fi
+	echo "# no function tracer here: DEBUG_ATOMIC_SLEEP checks the callers"
+	record_start "$TMP/r.dat" &&
+		vgpu_submit "gfx 0 20 0\ncompute 1 20 0 dep=gfx:0\ncopy 2 20 0 dep=compute:1\n" &&
+		vgpu_idle && kill -INT "$REC" && wait "$REC" &&
+		"$TOOL" dump -i "$TMP/r.dat" >"$TMP/r.dump"
+	ok $? "60 jobs with 40 dependencies recorded"
+	enter=$(grep -c ' SYNC_WAIT_ENTER ' "$TMP/r.dump")
+	exits=$(grep -c ' SYNC_WAIT_EXIT ' "$TMP/r.dump")
+	echo "# SYNC_WAIT_ENTER $enter, SYNC_WAIT_EXIT $exits"
+	[ "$enter" = 40 ] && [ "$exits" = 40 ]
+	ok $? "40 waits entered and exited"
+	bad=$(new_dmesg | grep -c 'BUG: sleeping function called from invalid context')
+	[ "$bad" = 0 ]
+	ok $? "DEBUG_ATOMIC_SLEEP (PREEMPT_RT: $RT): no sleeping function called from an invalid context ($bad reports)"
+	module_suite_end
+fi
 
 # 1: 60 jobs, 40 of them waiting on a job of another ring.  Tracing may
 # have been left off by a suite before.
