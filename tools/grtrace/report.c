@@ -1247,15 +1247,24 @@ void rp_set_heads(struct rp *rp, const struct grf_tail *heads, size_t n)
 	rp->nheads = n;
 }
 
-/* The CPU's cseq when the session started, from the file's heads. */
+/*
+ * The CPU's cseq when the session started, from the file's heads; none
+ * when files were joined (a CPU's head per file: which session's first
+ * record a later part's is, the heads do not say).
+ */
 static const struct grf_tail *cpu_head(const struct rp *rp, uint32_t cpu)
 {
+	const struct grf_tail *h = NULL;
 	size_t i;
 
-	for (i = 0; i < rp->nheads; i++)
-		if (rp->heads[i].cpu == cpu)
-			return &rp->heads[i];
-	return NULL;
+	for (i = 0; i < rp->nheads; i++) {
+		if (rp->heads[i].cpu != cpu)
+			continue;
+		if (h)
+			return NULL;
+		h = &rp->heads[i];
+	}
+	return rp->restarts ? NULL : h;
 }
 
 /*
