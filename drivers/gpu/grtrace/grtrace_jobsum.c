@@ -24,6 +24,7 @@
 
 #define JS_NIL		0xffff
 #define JS_BUCKETS	1024
+#define JS_SHARDS	16	/* a power of 2, at most JS_BUCKETS */
 #define JS_STAMPS	GRTRACE_EV_COMPLETE	/* SUBMIT .. COMPLETE */
 
 struct js_job {
@@ -52,15 +53,29 @@ struct js_counts {
 	u64 evicted;
 };
 
-struct grtrace_jobsum {
-	raw_spinlock_t lock;	/* guards the table */
+/*
+ * A job's events come from several CPUs (its SUBMIT from an ioctl, its END
+ * from an interrupt), so the table cannot be per CPU.  It is cut into
+ * shards by a hash of the job's key instead, each with its own lock, hash
+ * buckets, slots, free list and age list: two CPUs meet on a lock only
+ * when their jobs fall in one shard, and a lock is held for one lookup.
+ * A full shard gives up its own oldest job.
+ */
+struct js_shard {
+	raw_spinlock_t lock;	/* guards the shard */
 	u16 nr;
 	u16 free;
 	u16 oldest;
 	u16 newest;
 	unsigned int open;
+	struct js_job *jobs;	/* nr slots of the table's array */
+	u16 bucket[JS_BUCKETS / JS_SHARDS];
+} ____cacheline_aligned_in_smp;
+
+struct grtrace_jobsum {
+	unsigned int nr_shards;	/* a power of 2 */
 	struct js_counts __percpu *counts;
-	u16 bucket[JS_BUCKETS];
+	struct js_shard shard[JS_SHARDS];
 	struct js_job jobs[];
 };
 
@@ -68,12 +83,16 @@ struct grtrace_jobsum {
  * grtrace_jobsum_create() - a table for @nr jobs in flight
  * @nr: 1..65535
  *
+ * The slots are shared out among up to 16 shards by a hash of the job's
+ * key; a shard whose slots are all taken gives up its oldest job, so a
+ * table may give up a job before all @nr slots are taken.
  * Context: process; sleeps.
  * Return: the table, empty, or an ERR_PTR (-EINVAL, -ENOMEM).
  */
 struct grtrace_jobsum *grtrace_jobsum_create(unsigned int nr)
 {
 	struct grtrace_jobsum *t;
+	unsigned int i, first = 0;
 
 	if (!nr || nr >= JS_NIL)
 		return ERR_PTR(-EINVAL);
@@ -85,8 +104,17 @@ struct grtrace_jobsum *grtrace_jobsum_create(unsigned int nr)
 		vfree(t);
 		return ERR_PTR(-ENOMEM);
 	}
-	raw_spin_lock_init(&t->lock);
-	t->nr = nr;
+	/* Every shard has a slot at least. */
+	t->nr_shards = min_t(unsigned int, JS_SHARDS,
+			     rounddown_pow_of_two(nr));
+	for (i = 0; i < t->nr_shards; i++) {
+		struct js_shard *s = &t->shard[i];
+
+		raw_spin_lock_init(&s->lock);
+		s->nr = nr / t->nr_shards + (i < nr % t->nr_shards);
+		s->jobs = &t->jobs[first];
+		first += s->nr;
+	}
 	grtrace_jobsum_reset(t);
 	return t;
 }
@@ -112,27 +140,42 @@ EXPORT_SYMBOL_GPL(grtrace_jobsum_destroy);
 void grtrace_jobsum_reset(struct grtrace_jobsum *t)
 {
 	unsigned long flags;
-	int cpu, i;
+	unsigned int n, i;
+	int cpu;
 
-	raw_spin_lock_irqsave(&t->lock, flags);
-	for (i = 0; i < JS_BUCKETS; i++)
-		t->bucket[i] = JS_NIL;
-	for (i = 0; i < t->nr; i++)
-		t->jobs[i].next = i + 1 < t->nr ? i + 1 : JS_NIL;
-	t->free = 0;
-	t->oldest = JS_NIL;
-	t->newest = JS_NIL;
-	t->open = 0;
-	raw_spin_unlock_irqrestore(&t->lock, flags);
+	for (n = 0; n < t->nr_shards; n++) {
+		struct js_shard *s = &t->shard[n];
+
+		raw_spin_lock_irqsave(&s->lock, flags);
+		for (i = 0; i < ARRAY_SIZE(s->bucket); i++)
+			s->bucket[i] = JS_NIL;
+		for (i = 0; i < s->nr; i++)
+			s->jobs[i].next = i + 1 < s->nr ? i + 1 : JS_NIL;
+		s->free = 0;
+		s->oldest = JS_NIL;
+		s->newest = JS_NIL;
+		s->open = 0;
+		raw_spin_unlock_irqrestore(&s->lock, flags);
+	}
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(t->counts, cpu), 0, sizeof(struct js_counts));
 }
 EXPORT_SYMBOL_GPL(grtrace_jobsum_reset);
 
-static u16 *js_find(struct grtrace_jobsum *t, u64 ctx, u64 seqno)
+/* The shard of a job: the high bits of its key's hash (the low: bucket). */
+static struct js_shard *js_shard_of(struct grtrace_jobsum *t, u64 ctx,
+				    u64 seqno)
 {
-	u16 *link = &t->bucket[hash_64(ctx ^ (seqno << 20) ^ seqno,
-				       ilog2(JS_BUCKETS))];
+	u64 h = hash_64(ctx ^ (seqno << 20) ^ seqno, 32);
+
+	return &t->shard[(h >> ilog2(JS_BUCKETS / JS_SHARDS)) &
+			 (t->nr_shards - 1)];
+}
+
+static u16 *js_find(struct js_shard *t, u64 ctx, u64 seqno)
+{
+	u16 *link = &t->bucket[hash_64(ctx ^ (seqno << 20) ^ seqno, 32) &
+			       (ARRAY_SIZE(t->bucket) - 1)];
 
 	while (*link != JS_NIL) {
 		struct js_job *j = &t->jobs[*link];
@@ -145,7 +188,7 @@ static u16 *js_find(struct grtrace_jobsum *t, u64 ctx, u64 seqno)
 }
 
 /* Take job @i out of the table; @link is its hash link, or NULL. */
-static void js_remove(struct grtrace_jobsum *t, u16 i, u16 *link)
+static void js_remove(struct js_shard *t, u16 i, u16 *link)
 {
 	struct js_job *j = &t->jobs[i];
 
@@ -216,12 +259,12 @@ static void js_write(struct grtrace_jobsum *t, struct grtrace_job_summary *js)
 }
 
 /*
- * A slot for a new job.  With the table full the oldest job gives way;
+ * A slot for a new job.  With the shard full its oldest job gives way;
  * one open longer than @threshold is summarised into *@js (then true:
  * write it once the lock is dropped).
  */
-static u16 js_alloc(struct grtrace_jobsum *t, u64 now, u64 threshold,
-		    struct grtrace_job_summary *js, bool *out)
+static u16 js_alloc(struct grtrace_jobsum *table, struct js_shard *t, u64 now,
+		    u64 threshold, struct grtrace_job_summary *js, bool *out)
 {
 	u16 i = t->free;
 
@@ -229,7 +272,7 @@ static u16 js_alloc(struct grtrace_jobsum *t, u64 now, u64 threshold,
 	if (i == JS_NIL) {
 		struct js_job *old = &t->jobs[t->oldest];
 
-		this_cpu_inc(t->counts->evicted);
+		this_cpu_inc(table->counts->evicted);
 		if (js_open_too_long(old, now, threshold)) {
 			js_summarise(old, GRTRACE_SUMMARY_OPEN, threshold, js);
 			*out = true;
@@ -250,14 +293,15 @@ static u16 js_alloc(struct grtrace_jobsum *t, u64 now, u64 threshold,
 
 /**
  * grtrace_jobsum_event() - hold one event's time; judge its job at COMPLETE
- * @t: the table
+ * @table: the table
  * @ev: the event, from a hook's drop callback
  * @threshold: ns; a job whose t_total (report's: the first of its SUBMIT,
  *	COMMIT, START to its COMPLETE) is above it is slow
  *
  * A slow job is written as one JOB_SUMMARY (counted as written or lost);
- * with the table full, the oldest job gives way, written (as open) if it
- * has been open longer than @threshold.  The caller drops the event.
+ * with the job's shard of the table full, the shard's oldest job gives
+ * way, written (as open) if it has been open longer than @threshold.  The
+ * caller drops the event.
  * Context: a hook's callback (interrupts off, not NMI).
  * Return: %GRTRACE_JOBSUM_NONE for an event of no job (CTX_SWITCH, IRQ,
  * ERROR: the caller decides); %GRTRACE_JOBSUM_OPEN for an event held (its
@@ -266,12 +310,13 @@ static u16 js_alloc(struct grtrace_jobsum *t, u64 now, u64 threshold,
  * %GRTRACE_JOBSUM_FAST or %GRTRACE_JOBSUM_SLOW at the job's COMPLETE.
  */
 enum grtrace_jobsum_verdict
-grtrace_jobsum_event(struct grtrace_jobsum *t,
+grtrace_jobsum_event(struct grtrace_jobsum *table,
 		     const struct grtrace_hook_event *ev, u64 threshold)
 {
 	enum grtrace_jobsum_verdict v = GRTRACE_JOBSUM_OPEN;
 	struct grtrace_job_summary js, old;
 	bool evicted = false;
+	struct js_shard *t;
 	struct js_job *j;
 	u16 *link, i;
 	u64 now, lat;
@@ -281,6 +326,7 @@ grtrace_jobsum_event(struct grtrace_jobsum *t,
 	    ev->type != GRTRACE_EV_SYNC_WAIT_EXIT)
 		return GRTRACE_JOBSUM_NONE;
 	now = grtrace_now();
+	t = js_shard_of(table, ev->ctx, ev->seqno);
 	raw_spin_lock(&t->lock);
 	link = js_find(t, ev->ctx, ev->seqno);
 	/*
@@ -296,7 +342,7 @@ grtrace_jobsum_event(struct grtrace_jobsum *t,
 		return GRTRACE_JOBSUM_OPEN;
 	}
 	if (*link == JS_NIL) {
-		i = js_alloc(t, now, threshold, &old, &evicted);
+		i = js_alloc(table, t, now, threshold, &old, &evicted);
 		/* The eviction may have changed the chain. */
 		link = js_find(t, ev->ctx, ev->seqno);
 		*link = i;
@@ -345,9 +391,9 @@ grtrace_jobsum_event(struct grtrace_jobsum *t,
 	}
 	raw_spin_unlock(&t->lock);
 	if (evicted)
-		js_write(t, &old);
+		js_write(table, &old);
 	if (v == GRTRACE_JOBSUM_SLOW)
-		js_write(t, &js);
+		js_write(table, &js);
 	return v;
 }
 EXPORT_SYMBOL_GPL(grtrace_jobsum_event);
@@ -366,20 +412,25 @@ void grtrace_jobsum_flush(struct grtrace_jobsum *t, u64 threshold)
 	struct grtrace_job_summary js;
 	u64 now = grtrace_now();
 	unsigned long flags;
+	unsigned int n;
 	bool out;
 	u16 i;
 
-	for (i = t->oldest; i != JS_NIL; i = t->jobs[i].newer) {
-		raw_spin_lock_irqsave(&t->lock, flags);
-		out = js_open_too_long(&t->jobs[i], now, threshold);
-		if (out)
-			js_summarise(&t->jobs[i], GRTRACE_SUMMARY_OPEN,
-				     threshold, &js);
-		raw_spin_unlock_irqrestore(&t->lock, flags);
-		if (out) {
-			preempt_disable();
-			js_write(t, &js);
-			preempt_enable();
+	for (n = 0; n < t->nr_shards; n++) {
+		struct js_shard *s = &t->shard[n];
+
+		for (i = s->oldest; i != JS_NIL; i = s->jobs[i].newer) {
+			raw_spin_lock_irqsave(&s->lock, flags);
+			out = js_open_too_long(&s->jobs[i], now, threshold);
+			if (out)
+				js_summarise(&s->jobs[i], GRTRACE_SUMMARY_OPEN,
+					     threshold, &js);
+			raw_spin_unlock_irqrestore(&s->lock, flags);
+			if (out) {
+				preempt_disable();
+				js_write(t, &js);
+				preempt_enable();
+			}
 		}
 	}
 }
@@ -394,7 +445,7 @@ EXPORT_SYMBOL_GPL(grtrace_jobsum_flush);
 void grtrace_jobsum_stats(struct grtrace_jobsum *t,
 			  struct grtrace_jobsum_stats *st)
 {
-	unsigned long flags;
+	unsigned int n;
 	int cpu;
 
 	memset(st, 0, sizeof(*st));
@@ -405,8 +456,7 @@ void grtrace_jobsum_stats(struct grtrace_jobsum *t,
 		st->lost += READ_ONCE(c->lost);
 		st->evicted += READ_ONCE(c->evicted);
 	}
-	raw_spin_lock_irqsave(&t->lock, flags);
-	st->open = t->open;
-	raw_spin_unlock_irqrestore(&t->lock, flags);
+	for (n = 0; n < t->nr_shards; n++)
+		st->open += READ_ONCE(t->shard[n].open);
 }
 EXPORT_SYMBOL_GPL(grtrace_jobsum_stats);

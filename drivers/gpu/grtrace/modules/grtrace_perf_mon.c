@@ -22,11 +22,14 @@
  * and the event path's cost per event (p50, p99, as powers of two) while
  * the core's measure_latency setting is 1.  Counting is done with
  * counters only, no per-job state: a live hook, so with or without a
- * session.
+ * session.  Each ring has its own lock: CPUs that trace different rings
+ * share nothing, and a reader or the window's close holds one ring's lock
+ * at a time.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/grtrace.h>
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -76,6 +79,7 @@ struct pm_span {
 enum { PM_CUR, PM_LAST, PM_TOTAL, PM_NR };
 
 struct pm_ring {
+	raw_spinlock_t lock;	/* guards the ring's counts and spans */
 	bool seen;
 	bool has_start;
 	u32 started;		/* START - END, never below 0 */
@@ -83,12 +87,11 @@ struct pm_ring {
 	u32 inflight;		/* SUBMIT - COMPLETE, never below 0 */
 	u64 last_ts;
 	struct pm_span s[PM_NR];
-};
+} ____cacheline_aligned_in_smp;
 
-static DEFINE_RAW_SPINLOCK(pm_lock);	/* guards what follows */
 static struct pm_ring pm_rings[PM_RINGS];
-static u64 pm_windows;
-static u64 pm_untracked;
+static u64 pm_windows;			/* written by the timer alone */
+static atomic64_t pm_untracked;
 
 static struct timer_list pm_timer;
 static struct proc_dir_entry *pm_proc;
@@ -126,12 +129,12 @@ static void pm_observe(const struct grtrace_hook_event *ev, bool written,
 	struct pm_ring *r;
 	int i;
 
-	raw_spin_lock(&pm_lock);
 	if (ev->ring_id >= PM_RINGS) {
-		pm_untracked++;
-		goto out;
+		atomic64_inc(&pm_untracked);
+		return;
 	}
 	r = &pm_rings[ev->ring_id];
+	raw_spin_lock(&r->lock);
 	if (!r->seen) {
 		r->seen = true;
 		r->last_ts = ev->ts;
@@ -168,8 +171,7 @@ static void pm_observe(const struct grtrace_hook_event *ev, bool written,
 		pm_dec(&r->inflight);
 		break;
 	}
-out:
-	raw_spin_unlock(&pm_lock);
+	raw_spin_unlock(&r->lock);
 }
 
 static struct grtrace_hook pm_hook = {
@@ -185,10 +187,10 @@ static void pm_timer_fn(struct timer_list *t)
 	unsigned long flags;
 	int i;
 
-	raw_spin_lock_irqsave(&pm_lock, flags);
 	for (i = 0; i < PM_RINGS; i++) {
 		struct pm_ring *r = &pm_rings[i];
 
+		raw_spin_lock_irqsave(&r->lock, flags);
 		if (r->seen) {
 			pm_advance(r, now);
 			r->s[PM_CUR].end = now;
@@ -196,9 +198,9 @@ static void pm_timer_fn(struct timer_list *t)
 		}
 		memset(&r->s[PM_CUR], 0, sizeof(r->s[PM_CUR]));
 		r->s[PM_CUR].start = now;
+		raw_spin_unlock_irqrestore(&r->lock, flags);
 	}
-	pm_windows++;
-	raw_spin_unlock_irqrestore(&pm_lock, flags);
+	WRITE_ONCE(pm_windows, pm_windows + 1);
 	mod_timer(t, jiffies + msecs_to_jiffies(window_ms));
 }
 
@@ -237,22 +239,22 @@ static int pm_show(struct seq_file *m, void *v)
 		kfree(total);
 		return -ENOMEM;
 	}
-	raw_spin_lock_irqsave(&pm_lock, flags);
+	windows = READ_ONCE(pm_windows);
 	for (i = 0; i < PM_RINGS; i++) {
 		struct pm_ring *r = &pm_rings[i];
 
-		if (!r->seen)
-			continue;
-		pm_advance(r, now);
-		id[nr] = i;
-		last[nr] = r->s[PM_LAST];
-		total[nr] = r->s[PM_TOTAL];
-		total[nr].end = max(now, total[nr].start);
-		nr++;
+		raw_spin_lock_irqsave(&r->lock, flags);
+		if (r->seen) {
+			pm_advance(r, now);
+			id[nr] = i;
+			last[nr] = r->s[PM_LAST];
+			total[nr] = r->s[PM_TOTAL];
+			total[nr].end = max(now, total[nr].start);
+			nr++;
+		}
+		raw_spin_unlock_irqrestore(&r->lock, flags);
 	}
-	windows = pm_windows;
-	untracked = pm_untracked;
-	raw_spin_unlock_irqrestore(&pm_lock, flags);
+	untracked = atomic64_read(&pm_untracked);
 
 	p50 = grtrace_path_cost(50, &n);
 	p99 = grtrace_path_cost(99, &n);
@@ -281,6 +283,7 @@ static int __init pm_init(void)
 	int i, ret;
 
 	for (i = 0; i < PM_RINGS; i++) {
+		raw_spin_lock_init(&pm_rings[i].lock);
 		pm_rings[i].s[PM_CUR].start = now;
 		pm_rings[i].s[PM_TOTAL].start = now;
 	}

@@ -48,6 +48,7 @@
 #define SPL_ROWS	65		/* rings 0..63, then every other ring */
 #define SPL_JOBS	4096
 #define SPL_BUCKETS	1024
+#define SPL_SHARDS	16		/* divides SPL_JOBS and SPL_BUCKETS */
 #define SPL_NIL		0xffff
 #define SPL_MAX_THRESHOLD	(3600ULL * NSEC_PER_SEC)
 #define SPL_MAX_BUDGET	100000000U
@@ -85,15 +86,34 @@ static u32 spl_rate = 100;
 static u64 spl_threshold = NSEC_PER_MSEC;
 static u32 spl_budget = 100000;
 
-static DEFINE_RAW_SPINLOCK(spl_lock);	/* the job table and the window */
+/*
+ * adaptive: the job table, cut into shards by a hash of the job's key,
+ * each with its own lock, buckets, slots, free list and age list.  A job's
+ * events come from several CPUs, so the table cannot be per CPU; with
+ * shards two CPUs meet on a lock only when their jobs share one.  A full
+ * shard gives up its own oldest job.
+ */
+struct spl_shard {
+	raw_spinlock_t lock;
+	u16 bucket[SPL_BUCKETS / SPL_SHARDS];
+	u16 free, oldest, newest;
+	unsigned int open;
+	struct spl_job *jobs;		/* SPL_JOBS / SPL_SHARDS slots */
+} ____cacheline_aligned_in_smp;
+
+static struct spl_shard spl_shards[SPL_SHARDS];
 static struct spl_job *spl_jobs;
 static struct grtrace_jobsum *spl_js;	/* threshold: the jobs' times */
-static u16 spl_bucket[SPL_BUCKETS];
-static u16 spl_free, spl_oldest, spl_newest;
-static unsigned int spl_open;
-static u32 spl_pct;			/* adaptive: the rate in force */
+
+/*
+ * adaptive: the window.  Each CPU counts the events it sees; the CPU that
+ * finds the window 100 ms old and takes spl_win_lock (trylock: the others
+ * go on) sums the counts since the last close and sets the rate.
+ */
+static DEFINE_RAW_SPINLOCK(spl_win_lock);
+static u32 spl_pct;			/* the rate in force */
 static unsigned long spl_win_start;
-static u64 spl_win_seen;
+static u64 spl_win_base;		/* the CPUs' seen at the last close */
 
 /*
  * Per CPU: the rows and the counts.  Allocated at load, not static: the
@@ -103,6 +123,7 @@ static u64 spl_win_seen;
 struct spl_cpu {
 	struct spl_row rows[SPL_ROWS];
 	u64 counts[SPL_NR_COUNTS];
+	u64 seen;			/* adaptive: events since the mode was set */
 };
 
 static struct spl_cpu __percpu *spl_cpu;
@@ -127,33 +148,54 @@ static unsigned int spl_row_of(u32 ring)
 
 /* ---- the job table ------------------------------------------------------- */
 
+/* Called with the hook unregistered: no event is in the table. */
 static void spl_table_reset(void)
 {
+	const unsigned int per = SPL_JOBS / SPL_SHARDS;
 	unsigned long flags;
-	int i;
+	unsigned int n, i;
 
-	raw_spin_lock_irqsave(&spl_lock, flags);
-	for (i = 0; i < SPL_BUCKETS; i++)
-		spl_bucket[i] = SPL_NIL;
-	for (i = 0; i < SPL_JOBS; i++)
-		spl_jobs[i].next = i + 1 < SPL_JOBS ? i + 1 : SPL_NIL;
-	spl_free = 0;
-	spl_oldest = SPL_NIL;
-	spl_newest = SPL_NIL;
-	spl_open = 0;
-	spl_pct = spl_rate;
+	for (n = 0; n < SPL_SHARDS; n++) {
+		struct spl_shard *sh = &spl_shards[n];
+
+		raw_spin_lock_irqsave(&sh->lock, flags);
+		sh->jobs = &spl_jobs[n * per];
+		for (i = 0; i < ARRAY_SIZE(sh->bucket); i++)
+			sh->bucket[i] = SPL_NIL;
+		for (i = 0; i < per; i++)
+			sh->jobs[i].next = i + 1 < per ? i + 1 : SPL_NIL;
+		sh->free = 0;
+		sh->oldest = SPL_NIL;
+		sh->newest = SPL_NIL;
+		sh->open = 0;
+		raw_spin_unlock_irqrestore(&sh->lock, flags);
+	}
+	raw_spin_lock_irqsave(&spl_win_lock, flags);
+	WRITE_ONCE(spl_pct, spl_rate);
 	spl_win_start = jiffies;
-	spl_win_seen = 0;
-	raw_spin_unlock_irqrestore(&spl_lock, flags);
+	spl_win_base = 0;
+	raw_spin_unlock_irqrestore(&spl_win_lock, flags);
 }
 
-static u16 *spl_find(u64 ctx, u64 seqno)
+/* A job's hash: its bucket in the low bits, its shard above them. */
+static u32 spl_hash(u64 ctx, u64 seqno)
 {
-	u16 *link = &spl_bucket[hash_64(ctx ^ (seqno << 20) ^ seqno,
-					ilog2(SPL_BUCKETS))];
+	return hash_64(ctx ^ (seqno << 20) ^ seqno, 32);
+}
+
+static struct spl_shard *spl_shard_of(u64 ctx, u64 seqno)
+{
+	return &spl_shards[(spl_hash(ctx, seqno) /
+			    (SPL_BUCKETS / SPL_SHARDS)) % SPL_SHARDS];
+}
+
+static u16 *spl_find(struct spl_shard *sh, u64 ctx, u64 seqno)
+{
+	u16 *link = &sh->bucket[spl_hash(ctx, seqno) %
+				(SPL_BUCKETS / SPL_SHARDS)];
 
 	while (*link != SPL_NIL) {
-		struct spl_job *j = &spl_jobs[*link];
+		struct spl_job *j = &sh->jobs[*link];
 
 		if (j->ctx == ctx && j->seqno == seqno)
 			return link;
@@ -162,46 +204,46 @@ static u16 *spl_find(u64 ctx, u64 seqno)
 	return link;
 }
 
-/* Take job @i out of the table; @link is its hash link, or NULL. */
-static void spl_remove(u16 i, u16 *link)
+/* Take job @i out of its shard; @link is its hash link, or NULL. */
+static void spl_remove(struct spl_shard *sh, u16 i, u16 *link)
 {
-	struct spl_job *j = &spl_jobs[i];
+	struct spl_job *j = &sh->jobs[i];
 
 	if (!link)
-		link = spl_find(j->ctx, j->seqno);
+		link = spl_find(sh, j->ctx, j->seqno);
 	*link = j->next;
 	if (j->older != SPL_NIL)
-		spl_jobs[j->older].newer = j->newer;
+		sh->jobs[j->older].newer = j->newer;
 	else
-		spl_oldest = j->newer;
+		sh->oldest = j->newer;
 	if (j->newer != SPL_NIL)
-		spl_jobs[j->newer].older = j->older;
+		sh->jobs[j->newer].older = j->older;
 	else
-		spl_newest = j->older;
-	j->next = spl_free;
-	spl_free = i;
-	spl_open--;
+		sh->newest = j->older;
+	j->next = sh->free;
+	sh->free = i;
+	sh->open--;
 }
 
-/* A slot for a new job; with the table full, the oldest job gives way. */
-static u16 spl_alloc(void)
+/* A slot for a new job; with the shard full, its oldest job gives way. */
+static u16 spl_alloc(struct spl_shard *sh)
 {
-	u16 i = spl_free;
+	u16 i = sh->free;
 
 	if (i == SPL_NIL) {
 		this_cpu_inc(spl_cpu->counts[SPL_EVICTED]);
-		spl_remove(spl_oldest, NULL);
-		i = spl_free;
+		spl_remove(sh, sh->oldest, NULL);
+		i = sh->free;
 	}
-	spl_free = spl_jobs[i].next;
-	spl_jobs[i].older = spl_newest;
-	spl_jobs[i].newer = SPL_NIL;
-	if (spl_newest != SPL_NIL)
-		spl_jobs[spl_newest].newer = i;
+	sh->free = sh->jobs[i].next;
+	sh->jobs[i].older = sh->newest;
+	sh->jobs[i].newer = SPL_NIL;
+	if (sh->newest != SPL_NIL)
+		sh->jobs[sh->newest].newer = i;
 	else
-		spl_oldest = i;
-	spl_newest = i;
-	spl_open++;
+		sh->oldest = i;
+	sh->newest = i;
+	sh->open++;
 	return i;
 }
 
@@ -211,56 +253,67 @@ static u16 spl_alloc(void)
 static void spl_window(void)
 {
 	unsigned long now = jiffies, elapsed = now - spl_win_start;
-	u64 target;
+	u64 target, seen = 0;
+	int cpu;
 
 	if (elapsed < HZ / 10)
 		return;
+	for_each_possible_cpu(cpu)
+		seen += READ_ONCE(per_cpu_ptr(spl_cpu, cpu)->seen);
 	target = div_u64((u64)READ_ONCE(spl_budget) *
 			 jiffies_to_msecs(elapsed), MSEC_PER_SEC);
-	if (spl_win_seen)
-		spl_pct = clamp_t(u64, div64_u64(target * 100, spl_win_seen),
-				  1, READ_ONCE(spl_rate));
+	if (seen > spl_win_base)
+		WRITE_ONCE(spl_pct,
+			   clamp_t(u64, div64_u64(target * 100,
+						  seen - spl_win_base),
+				   1, READ_ONCE(spl_rate)));
 	else
-		spl_pct = READ_ONCE(spl_rate);
-	spl_win_start = now;
-	spl_win_seen = 0;
+		WRITE_ONCE(spl_pct, READ_ONCE(spl_rate));
+	spl_win_base = seen;
+	WRITE_ONCE(spl_win_start, now);
 }
 
 static bool spl_adaptive(const struct grtrace_hook_event *ev)
 {
+	struct spl_shard *sh;
 	struct spl_job *j;
 	u16 *link, i;
 	bool keep;
 
-	raw_spin_lock(&spl_lock);
-	spl_window();
-	spl_win_seen++;
+	this_cpu_inc(spl_cpu->seen);
+	/* One CPU closes the window; the others keep the rate in force. */
+	if (time_after_eq(jiffies, READ_ONCE(spl_win_start) + HZ / 10) &&
+	    raw_spin_trylock(&spl_win_lock)) {
+		spl_window();
+		raw_spin_unlock(&spl_win_lock);
+	}
 	if (ev->type > GRTRACE_EV_COMPLETE &&
 	    ev->type != GRTRACE_EV_SYNC_WAIT_ENTER &&
 	    ev->type != GRTRACE_EV_SYNC_WAIT_EXIT) {
 		/* Not a job's (a context switch, an interrupt). */
-		keep = spl_hash_keep(ev->ctx, ev->seqno, spl_pct);
-		goto unlock;
+		return spl_hash_keep(ev->ctx, ev->seqno, READ_ONCE(spl_pct));
 	}
-	link = spl_find(ev->ctx, ev->seqno);
+	sh = spl_shard_of(ev->ctx, ev->seqno);
+	raw_spin_lock(&sh->lock);
+	link = spl_find(sh, ev->ctx, ev->seqno);
 	if (*link == SPL_NIL) {
 		/* Its first event: the verdict of the rate in force. */
-		i = spl_alloc();
+		i = spl_alloc(sh);
 		/* The eviction may have changed the chain. */
-		link = spl_find(ev->ctx, ev->seqno);
+		link = spl_find(sh, ev->ctx, ev->seqno);
 		*link = i;
-		j = &spl_jobs[i];
+		j = &sh->jobs[i];
 		j->ctx = ev->ctx;
 		j->seqno = ev->seqno;
 		j->next = SPL_NIL;
-		j->keep = spl_hash_keep(ev->ctx, ev->seqno, spl_pct);
+		j->keep = spl_hash_keep(ev->ctx, ev->seqno,
+					READ_ONCE(spl_pct));
 	}
-	keep = spl_jobs[*link].keep;
+	keep = sh->jobs[*link].keep;
 	/* The job's last event: its slot is free again. */
 	if (ev->type == GRTRACE_EV_COMPLETE)
-		spl_remove(*link, link);
-unlock:
-	raw_spin_unlock(&spl_lock);
+		spl_remove(sh, *link, link);
+	raw_spin_unlock(&sh->lock);
 	return keep;
 }
 
@@ -467,17 +520,15 @@ static int stats_show(struct seq_file *m, void *v)
 	struct spl_row total = { 0 }, row;
 	u64 cnt[SPL_NR_COUNTS] = { 0 };
 	struct grtrace_jobsum_stats js;
-	unsigned long flags;
-	unsigned int open;
+	unsigned int open = 0;
 	char name[8];
 	int cpu, i;
 	u32 pct;
 
 	mutex_lock(&spl_mutex);
-	raw_spin_lock_irqsave(&spl_lock, flags);
-	open = spl_open;
-	pct = spl_pct;
-	raw_spin_unlock_irqrestore(&spl_lock, flags);
+	for (i = 0; i < SPL_SHARDS; i++)
+		open += READ_ONCE(spl_shards[i].open);
+	pct = READ_ONCE(spl_pct);
 	seq_printf(m, "mode: %s", spl_mode_names[spl_mode]);
 	if (spl_mode == SPL_STATIC)
 		seq_printf(m, " (rate=%u%%)", spl_rate);
@@ -540,6 +591,8 @@ static int __init spl_init(void)
 		ret = PTR_ERR(spl_js);
 		goto err_jobs;
 	}
+	for (i = 0; i < SPL_SHARDS; i++)
+		raw_spin_lock_init(&spl_shards[i].lock);
 	spl_table_reset();
 	for (i = 0; i < ARRAY_SIZE(names); i++)
 		spl_files[i] = debugfs_create_file(names[i], 0600, dir,

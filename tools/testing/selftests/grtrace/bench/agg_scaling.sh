@@ -28,6 +28,12 @@
 # second over its floor events per second).  With nothing shared, 2 CPUs
 # at once keep the agg/floor of 1 CPU alone (ratio 1.00); a lock that the
 # other CPU (or the reader) holds, or whose cache line it has, lowers it.
+#
+# With -x the other modules that keep state per event are on the path too,
+# in a session: perf_mon (per ring), the sampling in adaptive mode (its job
+# table and window) with a budget that keeps every job, and the filter with
+# filter_latency (the core's job summary table), which holds back every
+# event of these instant jobs, so that nothing reaches the buffers.
 
 set -u -o pipefail
 
@@ -37,11 +43,11 @@ GRTRACE_KO=$TOP/drivers/gpu/grtrace/grtrace.ko
 AGG_KO=$TOP/drivers/gpu/grtrace/modules/grtrace_aggregator.ko
 BENCH_KO=$HERE/grtrace_bench.ko
 
-N=200000 RUNS=5 KVER='' TCG=single MULTI=''
+N=200000 RUNS=5 KVER='' TCG=single MULTI='' EXTRA=0
 
 usage() {
 	cat <<EOF
-usage: ${0##*/} [-n N] [-r RUNS] [-k KVER] [-m AGGREGATOR_KO] [-M]
+usage: ${0##*/} [-n N] [-r RUNS] [-k KVER] [-m AGGREGATOR_KO] [-M] [-x]
 
 Boot a 3-vCPU guest and print, per configuration (1 CPU or 2 at once,
 without or with a reader of aggregator_stats), each emitting CPU's events
@@ -56,6 +62,8 @@ directory for the guest's kernel first).
   -m KO       the aggregator module to load (default: this tree's)
   -M          multi-threaded TCG, with tsc=reliable (an hpet read would
               take QEMU's global lock and serialise the vCPUs)
+  -x          perf_mon, the sampling (adaptive) and the filter
+              (filter_latency) on the path too, in a session (this tree's)
 EOF
 }
 
@@ -142,10 +150,22 @@ guest_main() {
 	echo 1 >"$G/aggregator_enable" || die "aggregator_enable"
 	# Every ring and 254 contexts; the CPUs' two take the last slots.
 	echo "spread 254" >"$RUN" || die "spread"
+	if ((EXTRA)); then
+		local m=$TOP/drivers/gpu/grtrace/modules
+		insmod "$m/grtrace_perf_mon.ko" || die "insmod perf_mon"
+		insmod "$m/grtrace_sampling.ko" || die "insmod sampling"
+		echo 100000000 >"$G/sampling_budget" &&
+			echo adaptive >"$G/sampling_mode" || die "sampling adaptive"
+		insmod "$m/grtrace_filter.ko" || die "insmod filter"
+		echo 1000000 >"$G/filter_latency" &&
+			echo 1 >"$G/filter_enabled" || die "filter_latency"
+		echo start >"$G/control" || die "start"
+	fi
 	one off1
 	one off2
 	RES=()
 	echo "kernel: $(uname -r), aggregator: $AGG_KO ($(md5sum <"$AGG_KO" | cut -c1-12))"
+	((EXTRA)) && echo "with perf_mon, sampling (adaptive), filter (filter_latency), core $(md5sum <"$GRTRACE_KO" | cut -c1-12), in a session"
 	echo "N=$N rounds=$RUNS cpus=$(nproc)"
 	head -n 1 "$G/aggregator_stats_raw"
 
@@ -198,6 +218,13 @@ guest_main() {
 			'BEGIN { printf "%-14s 2 CPUs over the same CPU alone, agg/floor: cpu0 %.3f cpu1 %.3f mean %.3f\n",
 				name, b0 / a0, b1 / a1, (b0 / a0 + b1 / a1) / 2 }'
 	done
+	if ((EXTRA)); then
+		echo stop >"$G/control"
+		grep -E '^(emitted|written|dropped_hook)=' "$G/stats"
+		grep -E '^(evicted|open)=' "$G/sampling_stats"
+		echo 0 >"$G/filter_enabled"
+		rmmod grtrace_filter grtrace_sampling grtrace_perf_mon
+	fi
 	echo 0 >"$G/aggregator_enable"
 	rmmod grtrace_aggregator grtrace_bench grtrace
 }
@@ -206,6 +233,7 @@ guest_main() {
 
 host_main() {
 	local out want=$KVER args=(--guest -n "$N" -r "$RUNS" -m "$AGG_KO")
+	((EXTRA)) && args+=(-x)
 	# shellcheck source=../setup.sh
 	. "$HERE/../setup.sh"
 	grtrace_setup >&2 || die "setup failed"
@@ -225,13 +253,14 @@ main() {
 		guest=1
 		shift
 	fi
-	while getopts "n:r:k:m:Mh" opt; do
+	while getopts "n:r:k:m:Mxh" opt; do
 		case $opt in
 		n) N=$OPTARG ;;
 		r) RUNS=$OPTARG ;;
 		k) KVER=$OPTARG ;;
 		m) AGG_KO=$(realpath -- "$OPTARG") ;;
 		M) TCG=multi MULTI=1 ;;
+		x) EXTRA=1 ;;
 		h) usage; exit 0 ;;
 		*) usage >&2; exit 2 ;;
 		esac
