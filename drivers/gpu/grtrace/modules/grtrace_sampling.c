@@ -260,8 +260,15 @@ static void spl_window(void)
 		return;
 	for_each_possible_cpu(cpu)
 		seen += READ_ONCE(per_cpu_ptr(spl_cpu, cpu)->seen);
+	/*
+	 * A window closes at its first event past 100 ms: after a gap in
+	 * the traffic it spans the gap, and its events are the few before
+	 * it.  A gap banks no budget for the burst that may follow: a
+	 * window counts two windows' time at most.
+	 */
 	target = div_u64((u64)READ_ONCE(spl_budget) *
-			 jiffies_to_msecs(elapsed), MSEC_PER_SEC);
+			 jiffies_to_msecs(min_t(unsigned long, elapsed, HZ / 5)),
+			 MSEC_PER_SEC);
 	if (seen > spl_win_base)
 		WRITE_ONCE(spl_pct,
 			   clamp_t(u64, div64_u64(target * 100,
