@@ -79,7 +79,6 @@ static DEFINE_IRQ_WORK(sched_waits_work, sched_waits_arm);
 static int sched_ring_slow(struct drm_gpu_scheduler *sched)
 {
 	const char *driver = sched->dev ? dev_driver_string(sched->dev) : "";
-	struct grtrace_ring_map_entry *e;
 	struct grtrace_ring_info info = {
 		/* A device without a driver (a test GPU) has no name for it. */
 		.driver = *driver ? driver : "drm_sched",
@@ -88,44 +87,26 @@ static int sched_ring_slow(struct drm_gpu_scheduler *sched)
 		.engine = grtrace_engine_from_name(sched->name),
 	};
 
-	e = grtrace_ring_map_entry_alloc(&sched_rings);
-	if (!e)
-		return -ENOMEM;
-	e->key = (unsigned long)sched;
-	e->tag = (unsigned long)sched->name;
-	e->owner = (unsigned long)sched->ops;
-	e = grtrace_ring_map_add(&sched_rings, e, &info);
-	return IS_ERR(e) ? PTR_ERR(e) : e->ring_id;
+	return grtrace_sched_ring_register(&sched_rings, sched, &info);
 }
 
 /* The ring of @sched, or a negative errno (-EXDEV: claimed by a vendor). */
 static int sched_ring(struct drm_gpu_scheduler *sched)
 {
-	struct grtrace_ring_map_entry *e;
+	int ring = grtrace_sched_ring_find(&sched_rings, sched);
 
-	e = grtrace_ring_map_find(&sched_rings, (unsigned long)sched,
-				  (unsigned long)sched->name);
-	if (likely(e))
-		return e->ring_id;
-	return sched_ring_slow(sched);
+	return likely(ring != -ENOENT) ? ring : sched_ring_slow(sched);
 }
 
 static void sched_job_event(struct grtrace_tp *gtp, u16 type,
 			    struct drm_sched_job *job, u64 depth)
 {
 	struct dma_fence *f = &job->s_fence->finished;
-	int ring;
+	int ring = grtrace_probe_ring(gtp, sched_ring(job->sched));
 
-	if (!grtrace_tracing())
-		return;
-	ring = sched_ring(job->sched);
-	grtrace_tp_hit(gtp);
-	if (unlikely(ring < 0)) {
-		grtrace_tp_miss(gtp);
-		return;
-	}
-	grtrace_job_event(type, ring, f->context, f->seqno,
-			  grtrace_sched_job_owner(job), depth);
+	if (likely(ring >= 0))
+		grtrace_job_event(type, ring, f->context, f->seqno,
+				  grtrace_sched_job_owner(job), depth);
 }
 
 #ifdef GRTRACE_SCHED_TP_STABLE
@@ -157,18 +138,10 @@ static void probe_run(void *data, struct drm_sched_job *job,
 /* In the hardware fence's signalling path: see grtrace_sched_job_done(). */
 static void probe_done(void *data, struct drm_sched_fence *s_fence)
 {
-	struct grtrace_tp *gtp = data;
-	int ring;
+	int ring = grtrace_probe_ring(data, sched_ring(s_fence->sched));
 
-	if (!grtrace_tracing())
-		return;
-	ring = sched_ring(s_fence->sched);
-	grtrace_tp_hit(gtp);
-	if (unlikely(ring < 0)) {
-		grtrace_tp_miss(gtp);
-		return;
-	}
-	grtrace_sched_job_done(ring, s_fence);
+	if (likely(ring >= 0))
+		grtrace_sched_job_done(ring, s_fence);
 }
 
 static void sched_wait_exit(struct sched_wait *w)
@@ -231,11 +204,10 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 	int ring;
 
 	/* Stopped: no allocation and no fence callback either. */
-	if (!grtrace_tracing())
+	ring = grtrace_probe_ring(gtp, sched_ring(job->sched));
+	if (unlikely(ring < 0))
 		return;
-	ring = sched_ring(job->sched);
-	grtrace_tp_hit(gtp);
-	if (unlikely(ring < 0 || !dep)) {
+	if (unlikely(!dep)) {
 		grtrace_tp_miss(gtp);
 		return;
 	}
@@ -297,69 +269,37 @@ static void sched_waits_cancel(void)
 #endif
 #define TP_DONE		GRTRACE_SCHED_TP_DONE
 
-#define SCHED_TP(_tp, _probe)	{ .name = __stringify(_tp), .probe = _probe }
-
-static struct grtrace_tp sched_tps[] = {
-	SCHED_TP(TP_QUEUE, probe_queue),
-	SCHED_TP(TP_RUN, probe_run),
-	SCHED_TP(TP_DONE, probe_done),
-	SCHED_TP(TP_WAIT, probe_wait),
-};
-
-static struct grtrace_adapter sched_adapter = {
-	.name = "drm_bridge",
-	.tps = sched_tps,
-	.nr_tps = ARRAY_SIZE(sched_tps),
-	.absent = GRTRACE_ADAPTER_ABSENT,
-};
-
-/* Fails to compile if a probe does not match its tracepoint. */
-static void __init sched_check_probe_types(void)
+static int sched_setup(void)
 {
-	__PASTE(check_trace_callback_type_, TP_QUEUE)(probe_queue);
-	__PASTE(check_trace_callback_type_, TP_RUN)(probe_run);
-	__PASTE(check_trace_callback_type_, TP_DONE)(probe_done);
-	__PASTE(check_trace_callback_type_, TP_WAIT)(probe_wait);
+	return grtrace_pool_init(&sched_waits_pool, sizeof(struct sched_wait),
+				 SCHED_WAITS_POOL);
 }
 
-static int __init grtrace_drm_bridge_init(void)
+/* The probes are gone: no wait is added any more. */
+static void sched_teardown(void)
 {
-	int ret;
-
-	sched_check_probe_types();
-	ret = grtrace_pool_init(&sched_waits_pool, sizeof(struct sched_wait),
-				SCHED_WAITS_POOL);
-	if (ret)
-		return ret;
-	ret = grtrace_ring_map_init(&sched_rings);
-	if (ret)
-		goto err_pool;
-	ret = grtrace_adapter_register(&sched_adapter);
-	if (ret)
-		goto err_map;
-	return 0;
-
-err_map:
-	grtrace_ring_map_destroy(&sched_rings);
-err_pool:
-	grtrace_pool_destroy(&sched_waits_pool);
-	return ret;
-}
-
-static void __exit grtrace_drm_bridge_exit(void)
-{
-	grtrace_adapter_unregister(&sched_adapter);
 	/* The waits the last probes took get their callbacks first. */
 	irq_work_sync(&sched_waits_work);
 	sched_waits_cancel();
 	/* Callbacks that were already past the list: see sched_wait_cb(). */
 	synchronize_rcu();
-	grtrace_ring_map_destroy(&sched_rings);
 	grtrace_pool_destroy(&sched_waits_pool);
 }
 
-module_init(grtrace_drm_bridge_init);
-module_exit(grtrace_drm_bridge_exit);
+static struct grtrace_tp sched_tps[] = {
+	GRTRACE_TP(TP_QUEUE, probe_queue),
+	GRTRACE_TP(TP_RUN, probe_run),
+	GRTRACE_TP(TP_DONE, probe_done),
+	GRTRACE_TP(TP_WAIT, probe_wait),
+};
+
+static struct grtrace_adapter_module grtrace_drm_bridge = {
+	.adapter = GRTRACE_ADAPTER("drm_bridge", sched_tps),
+	.rings = &sched_rings,
+	.setup = sched_setup,
+	.teardown = sched_teardown,
+};
+module_grtrace_adapter(grtrace_drm_bridge);
 
 MODULE_DESCRIPTION("grtrace adapter for the DRM GPU scheduler");
 MODULE_LICENSE("GPL");

@@ -36,6 +36,8 @@
 #include "i915_request.h"
 #include "i915_trace.h"
 
+#include "grtrace_adapter.h"
+
 static struct grtrace_ring_map engine_rings = {
 	.reclaim_idle = true,
 };
@@ -69,7 +71,6 @@ static unsigned long engine_tag(const struct intel_engine_cs *engine)
 static int engine_ring_slow(struct intel_engine_cs *engine)
 {
 	struct drm_device *drm = &engine->i915->drm;
-	struct grtrace_ring_map_entry *e;
 	struct grtrace_ring_info info = {
 		.driver = "i915",
 		.device = drm->dev ? dev_name(drm->dev) : "",
@@ -78,15 +79,10 @@ static int engine_ring_slow(struct intel_engine_cs *engine)
 		.instance = engine->uabi_instance,
 	};
 
-	e = grtrace_ring_map_entry_alloc(&engine_rings);
-	if (!e)
-		return -ENOMEM;
-	e->key = (unsigned long)engine;
-	e->tag = engine_tag(engine);
-	/* i915's struct drm_driver: the entry goes when i915 unloads. */
-	e->owner = (unsigned long)drm->driver;
-	e = grtrace_ring_map_add(&engine_rings, e, &info);
-	return IS_ERR(e) ? PTR_ERR(e) : e->ring_id;
+	/* Owned by i915's struct drm_driver: goes when i915 unloads. */
+	return grtrace_ring_map_register(&engine_rings, (unsigned long)engine,
+					 engine_tag(engine),
+					 (unsigned long)drm->driver, &info);
 }
 
 /*
@@ -104,30 +100,16 @@ static struct intel_engine_cs *rq_queue_engine(struct i915_request *rq)
 static int rq_ring(struct i915_request *rq)
 {
 	struct intel_engine_cs *engine = rq_queue_engine(rq);
-	struct grtrace_ring_map_entry *e;
+	int ring = grtrace_ring_map_id(&engine_rings, (unsigned long)engine,
+				       engine_tag(engine));
 
-	e = grtrace_ring_map_find(&engine_rings, (unsigned long)engine,
-				  engine_tag(engine));
-	if (likely(e))
-		return e->ring_id;
-	return engine_ring_slow(engine);
+	return likely(ring != -ENOENT) ? ring : engine_ring_slow(engine);
 }
 
-/*
- * Counts the hit; the ring, or a negative errno counted as missed.  While
- * tracing is stopped, -ENODATA and nothing counted.
- */
+/* The ring of @rq for a probe: see grtrace_probe_ring(). */
 static int rq_hit(struct grtrace_tp *gtp, struct i915_request *rq)
 {
-	int ring;
-
-	if (!grtrace_tracing())
-		return -ENODATA;
-	ring = rq_ring(rq);
-	grtrace_tp_hit(gtp);
-	if (unlikely(ring < 0))
-		grtrace_tp_miss(gtp);
-	return ring;
+	return grtrace_probe_ring(gtp, rq_ring(rq));
 }
 
 static void probe_add(void *data, struct i915_request *rq)
@@ -204,62 +186,21 @@ static void probe_out(void *data, struct i915_request *rq)
 #endif
 
 static struct grtrace_tp rq_tps[] = {
-	{ .name = "i915_request_add", .probe = probe_add },
+	GRTRACE_TP(i915_request_add, probe_add),
 #ifdef CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
-	{ .name = "i915_request_in", .probe = probe_in },
-	{ .name = "i915_request_out", .probe = probe_out },
+	GRTRACE_TP(i915_request_in, probe_in),
+	GRTRACE_TP(i915_request_out, probe_out),
 #endif
-	{ .name = "i915_request_retire", .probe = probe_retire },
-	{ .name = "i915_request_wait_begin", .probe = probe_wait_begin },
-	{ .name = "i915_request_wait_end", .probe = probe_wait_end },
+	GRTRACE_TP(i915_request_retire, probe_retire),
+	GRTRACE_TP(i915_request_wait_begin, probe_wait_begin),
+	GRTRACE_TP(i915_request_wait_end, probe_wait_end),
 };
 
-static struct grtrace_adapter rq_adapter = {
-	.name = "i915",
-	.tps = rq_tps,
-	.nr_tps = ARRAY_SIZE(rq_tps),
-	.absent = GRTRACE_ADAPTER_ABSENT,
+static struct grtrace_adapter_module grtrace_i915 = {
+	.adapter = GRTRACE_ADAPTER("i915", rq_tps),
+	.rings = &engine_rings,
 };
-
-/* Fails to compile if a probe does not match its tracepoint. */
-static void __init rq_check_probe_types(void)
-{
-	check_trace_callback_type_i915_request_add(probe_add);
-#ifdef CONFIG_DRM_I915_LOW_LEVEL_TRACEPOINTS
-	check_trace_callback_type_i915_request_in(probe_in);
-	check_trace_callback_type_i915_request_out(probe_out);
-#endif
-	check_trace_callback_type_i915_request_retire(probe_retire);
-	check_trace_callback_type_i915_request_wait_begin(probe_wait_begin);
-	check_trace_callback_type_i915_request_wait_end(probe_wait_end);
-}
-
-static int __init grtrace_i915_init(void)
-{
-	int ret;
-
-	rq_check_probe_types();
-	ret = grtrace_ring_map_init(&engine_rings);
-	if (ret)
-		return ret;
-	ret = grtrace_adapter_register(&rq_adapter);
-	if (ret)
-		goto err_map;
-	return 0;
-
-err_map:
-	grtrace_ring_map_destroy(&engine_rings);
-	return ret;
-}
-
-static void __exit grtrace_i915_exit(void)
-{
-	grtrace_adapter_unregister(&rq_adapter);
-	grtrace_ring_map_destroy(&engine_rings);
-}
-
-module_init(grtrace_i915_init);
-module_exit(grtrace_i915_exit);
+module_grtrace_adapter(grtrace_i915);
 
 MODULE_DESCRIPTION("grtrace adapter for i915");
 MODULE_LICENSE("GPL");

@@ -36,6 +36,8 @@
 /* The tracepoints' own header: declares check_trace_callback_type_*(). */
 #include <trace/events/dma_fence.h>
 
+#include "grtrace_adapter.h"
+
 static struct grtrace_ring_map chan_rings = {
 	.reclaim_idle = true,
 };
@@ -107,7 +109,6 @@ static struct notifier_block ops_nb = {
 static int chan_ring_slow(struct dma_fence *fence)
 {
 	const char *name = fence->ops->get_timeline_name(fence);
-	struct grtrace_ring_map_entry *e;
 	struct grtrace_ring_info info = {
 		.driver = "nouveau",
 		.device = "",
@@ -115,26 +116,18 @@ static int chan_ring_slow(struct dma_fence *fence)
 		.engine = grtrace_engine_from_name(name),
 	};
 
-	e = grtrace_ring_map_entry_alloc(&chan_rings);
-	if (!e)
-		return -ENOMEM;
-	e->key = fence->context;
-	e->tag = (unsigned long)fence->ops;
-	e->owner = (unsigned long)fence->ops;
-	e = grtrace_ring_map_add(&chan_rings, e, &info);
-	return IS_ERR(e) ? PTR_ERR(e) : e->ring_id;
+	return grtrace_ring_map_register(&chan_rings, fence->context,
+					 (unsigned long)fence->ops,
+					 (unsigned long)fence->ops, &info);
 }
 
 /* The ring of a nouveau fence's channel, or a negative errno. */
 static int chan_ring(struct dma_fence *fence)
 {
-	struct grtrace_ring_map_entry *e;
+	int ring = grtrace_ring_map_id(&chan_rings, fence->context,
+				       (unsigned long)fence->ops);
 
-	e = grtrace_ring_map_find(&chan_rings, fence->context,
-				  (unsigned long)fence->ops);
-	if (likely(e))
-		return e->ring_id;
-	return chan_ring_slow(fence);
+	return likely(ring != -ENOENT) ? ring : chan_ring_slow(fence);
 }
 
 /*
@@ -143,15 +136,9 @@ static int chan_ring(struct dma_fence *fence)
  */
 static int fence_hit(struct grtrace_tp *gtp, struct dma_fence *fence)
 {
-	int ring;
-
 	if (!grtrace_tracing() || likely(!is_nouveau(fence)))
 		return -ENOENT;
-	grtrace_tp_hit(gtp);
-	ring = chan_ring(fence);
-	if (unlikely(ring < 0))
-		grtrace_tp_miss(gtp);
-	return ring;
+	return grtrace_probe_hit(gtp, chan_ring(fence));
 }
 
 static void probe_init(void *data, struct dma_fence *fence)
@@ -182,57 +169,28 @@ static void probe_signaled(void *data, struct dma_fence *fence)
 			  fence->context, fence->seqno, 0, 0);
 }
 
+static int fence_setup(void)
+{
+	return register_module_notifier(&ops_nb);
+}
+
+static void fence_teardown(void)
+{
+	unregister_module_notifier(&ops_nb);
+}
+
 static struct grtrace_tp fence_tps[] = {
-	{ .name = "dma_fence_init", .probe = probe_init },
-	{ .name = "dma_fence_signaled", .probe = probe_signaled },
+	GRTRACE_TP(dma_fence_init, probe_init),
+	GRTRACE_TP(dma_fence_signaled, probe_signaled),
 };
 
-static struct grtrace_adapter fence_adapter = {
-	.name = "nouveau",
-	.tps = fence_tps,
-	.nr_tps = ARRAY_SIZE(fence_tps),
-	.absent = GRTRACE_ADAPTER_ABSENT,
+static struct grtrace_adapter_module grtrace_nouveau = {
+	.adapter = GRTRACE_ADAPTER("nouveau", fence_tps),
+	.rings = &chan_rings,
+	.setup = fence_setup,
+	.teardown = fence_teardown,
 };
-
-/* Fails to compile if a probe does not match its tracepoint. */
-static void __init fence_check_probe_types(void)
-{
-	check_trace_callback_type_dma_fence_init(probe_init);
-	check_trace_callback_type_dma_fence_signaled(probe_signaled);
-}
-
-static int __init grtrace_nouveau_init(void)
-{
-	int ret;
-
-	fence_check_probe_types();
-	ret = register_module_notifier(&ops_nb);
-	if (ret)
-		return ret;
-	ret = grtrace_ring_map_init(&chan_rings);
-	if (ret)
-		goto err_nb;
-	ret = grtrace_adapter_register(&fence_adapter);
-	if (ret)
-		goto err_map;
-	return 0;
-
-err_map:
-	grtrace_ring_map_destroy(&chan_rings);
-err_nb:
-	unregister_module_notifier(&ops_nb);
-	return ret;
-}
-
-static void __exit grtrace_nouveau_exit(void)
-{
-	grtrace_adapter_unregister(&fence_adapter);
-	grtrace_ring_map_destroy(&chan_rings);
-	unregister_module_notifier(&ops_nb);
-}
-
-module_init(grtrace_nouveau_init);
-module_exit(grtrace_nouveau_exit);
+module_grtrace_adapter(grtrace_nouveau);
 
 MODULE_DESCRIPTION("grtrace adapter for nouveau");
 MODULE_LICENSE("GPL");

@@ -9,6 +9,8 @@
 #include <linux/grtrace.h>
 #include <drm/gpu_scheduler.h>
 
+#include "grtrace_adapter.h"
+
 /*
  * gpu-sched's tracepoint for a finished job: drm_sched_process_job until
  * 6.16, drm_sched_job_done in the stable set of 6.17+ (which the Makefile
@@ -19,6 +21,41 @@
 #else
 #define GRTRACE_SCHED_TP_DONE	drm_sched_process_job
 #endif
+
+/**
+ * grtrace_sched_ring_find() - the ring of a scheduler in a ring map
+ * @map: the adapter's map
+ * @sched: the scheduler
+ *
+ * Context: as grtrace_ring_map_find().
+ * Return: as grtrace_ring_map_id(): -ENOENT for a scheduler not seen yet.
+ */
+static inline int grtrace_sched_ring_find(struct grtrace_ring_map *map,
+					  struct drm_gpu_scheduler *sched)
+{
+	return grtrace_ring_map_id(map, (unsigned long)sched,
+				   (unsigned long)sched->name);
+}
+
+/**
+ * grtrace_sched_ring_register() - register the ring of a scheduler
+ * @map: the adapter's map
+ * @sched: the scheduler, keyed with its name, owned by the module of its
+ *	ops
+ * @info: its ring
+ *
+ * Context: any, hard interrupts included.
+ * Return: the ring id, or a negative errno.
+ */
+static inline int
+grtrace_sched_ring_register(struct grtrace_ring_map *map,
+			    struct drm_gpu_scheduler *sched,
+			    const struct grtrace_ring_info *info)
+{
+	return grtrace_ring_map_register(map, (unsigned long)sched,
+					 (unsigned long)sched->name,
+					 (unsigned long)sched->ops, info);
+}
 
 /**
  * grtrace_sched_job_owner() - what SUBMIT and COMMIT carry in aux0
@@ -86,6 +123,34 @@ static inline void grtrace_sched_job_done(int ring,
 	/* One signal: the COMPLETE is the END's moment, not its own. */
 	grtrace_job_event(GRTRACE_EV_COMPLETE | GRTRACE_JOB_DERIVED, ring,
 			  f->context, f->seqno, 0, 0);
+}
+
+/**
+ * grtrace_sched_probe_done() - the finished-job probe of a vendor adapter
+ * @data: its struct grtrace_tp, whose @data is the adapter's ring map
+ *	(GRTRACE_TP_DATA(GRTRACE_SCHED_TP_DONE, grtrace_sched_probe_done,
+ *	&map))
+ * @s_fence: the job's scheduler fence
+ *
+ * gpu-sched's tracepoint fires for every driver's jobs: only the
+ * schedulers the map holds, which the vendor's own tracepoints
+ * introduced, are the adapter's; other drivers' jobs are neither hits nor
+ * misses.  A job that completes before any job of its ring was seen
+ * while the adapter was loaded is not seen either.
+ */
+static inline void grtrace_sched_probe_done(void *data,
+					    struct drm_sched_fence *s_fence)
+{
+	struct grtrace_tp *gtp = data;
+	int ring;
+
+	if (!grtrace_tracing())
+		return;
+	ring = grtrace_sched_ring_find(gtp->data, s_fence->sched);
+	if (ring == -ENOENT)
+		return;
+	if (likely(grtrace_probe_hit(gtp, ring) >= 0))
+		grtrace_sched_job_done(ring, s_fence);
 }
 
 #endif /* _GRTRACE_SCHED_H */

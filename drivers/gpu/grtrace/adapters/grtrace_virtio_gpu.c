@@ -37,6 +37,8 @@
 #include "virtgpu_drv.h"
 #include "virtgpu_trace.h"
 
+#include "grtrace_adapter.h"
+
 /* Commands in flight that pairing can follow: QEMU's queue has 256. */
 #define VQ_SLOTS	256
 
@@ -134,11 +136,8 @@ static void vq_cmd_queue(struct grtrace_tp *gtp, struct virtqueue *vq,
 	u32 type = le32_to_cpu(hdr->type);
 	u64 n, ctx, seqno;
 
-	grtrace_tp_hit(gtp);
-	if (unlikely(!r || r->e.ring_id < 0)) {
-		grtrace_tp_miss(gtp);
+	if (grtrace_probe_hit(gtp, r ? r->e.ring_id : -ENOMEM) < 0)
 		return;
-	}
 	n = ++r->queued;
 	if (cmd)
 		n = cmd;
@@ -159,11 +158,8 @@ static void vq_cmd_response(struct grtrace_tp *gtp, struct virtqueue *vq,
 	u64 n, ctx, seqno;
 	u32 type;
 
-	grtrace_tp_hit(gtp);
-	if (unlikely(!r || r->e.ring_id < 0)) {
-		grtrace_tp_miss(gtp);
+	if (grtrace_probe_hit(gtp, r ? r->e.ring_id : -ENOMEM) < 0)
 		return;
-	}
 	n = ++r->answered;
 	if (cmd)
 		n = cmd;
@@ -215,50 +211,15 @@ static void probe_cmd_response(void *data, struct virtqueue *vq,
 #endif
 
 static struct grtrace_tp vq_tps[] = {
-	{ .name = "virtio_gpu_cmd_queue", .probe = probe_cmd_queue },
-	{ .name = "virtio_gpu_cmd_response", .probe = probe_cmd_response },
+	GRTRACE_TP(virtio_gpu_cmd_queue, probe_cmd_queue),
+	GRTRACE_TP(virtio_gpu_cmd_response, probe_cmd_response),
 };
 
-static struct grtrace_adapter vq_adapter = {
-	.name = "virtio_gpu",
-	.tps = vq_tps,
-	.nr_tps = ARRAY_SIZE(vq_tps),
-	.absent = GRTRACE_ADAPTER_ABSENT,
+static struct grtrace_adapter_module grtrace_virtio_gpu = {
+	.adapter = GRTRACE_ADAPTER("virtio_gpu", vq_tps),
+	.rings = &vq_rings,
 };
-
-/* Fails to compile if a probe does not match its tracepoint. */
-static void __init vq_check_probe_types(void)
-{
-	check_trace_callback_type_virtio_gpu_cmd_queue(probe_cmd_queue);
-	check_trace_callback_type_virtio_gpu_cmd_response(probe_cmd_response);
-}
-
-static int __init grtrace_virtio_gpu_init(void)
-{
-	int ret;
-
-	vq_check_probe_types();
-	ret = grtrace_ring_map_init(&vq_rings);
-	if (ret)
-		return ret;
-	ret = grtrace_adapter_register(&vq_adapter);
-	if (ret)
-		goto err_map;
-	return 0;
-
-err_map:
-	grtrace_ring_map_destroy(&vq_rings);
-	return ret;
-}
-
-static void __exit grtrace_virtio_gpu_exit(void)
-{
-	grtrace_adapter_unregister(&vq_adapter);
-	grtrace_ring_map_destroy(&vq_rings);
-}
-
-module_init(grtrace_virtio_gpu_init);
-module_exit(grtrace_virtio_gpu_exit);
+module_grtrace_adapter(grtrace_virtio_gpu);
 
 MODULE_DESCRIPTION("grtrace adapter for virtio-gpu");
 MODULE_LICENSE("GPL");

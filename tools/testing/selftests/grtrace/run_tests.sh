@@ -352,6 +352,11 @@ say "drm_bridge: the 6.17+ tracepoint set, against a stand-in header"
 rc=$?
 merge "$OUT/stable-tp.log" "stable tracepoints: " $rc
 
+say "a new adapter: one file, its Kconfig entry and one Makefile line"
+"$HERE/new_adapter_build.sh" "$KDIR" >"$OUT/new-adapter.log" 2>&1
+rc=$?
+merge "$OUT/new-adapter.log" "new adapter: " $rc
+
 say "tools: build and host tests"
 make -C tools/grtrace clean >/dev/null 2>&1
 make -C tools/grtrace >"$OUT/tools-build.log" 2>&1

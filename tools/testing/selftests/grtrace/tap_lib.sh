@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # tap_lib.sh - what the shell tests share (those of the test VM, and
-# stable_tp_build.sh on the host): where things are, a scratch directory,
-# and TAP output.  Source it after setting HERE; a test may override KO,
-# TOOL or D after sourcing.
+# stable_tp_build.sh and new_adapter_build.sh on the host): where things
+# are, a scratch directory, and TAP output.  Source it after setting HERE;
+# a test may override KO, TOOL or D after sourcing.
 # shellcheck shell=bash disable=SC2034
 
 TOP=$(cd -- "$HERE/../../../.." && pwd)
