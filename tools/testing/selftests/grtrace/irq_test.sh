@@ -190,7 +190,10 @@ ok $? "reset_stats during runs with held-back writes: emitted == written + dropp
 # events, as the bridge's probe_done, amdgpu's probe_iv and nouveau's
 # probe_signaled do: each of 32 firings registers a new ring and writes
 # an END on it.  Every ring an event names is described by a RING record
-# before that event, and no control record is refused.
+# before that event, and no control record is refused.  The rounds above
+# left their records unread, a full buffer after a long round: start
+# would refuse it (ENOSPC), so the buffers are made anew first.
+echo 32M >"$D/buffer_size"
 echo reset_stats >"$D/config"
 record_start "$TMP/rings.dat" &&
 	taskset -c 1 sh -c "echo '$CALLS $PERIOD_US 1 0 32' >$R" &&
