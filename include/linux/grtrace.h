@@ -88,6 +88,10 @@ struct grtrace_tp_stats {
  *	can count with grtrace_tp_hit() and grtrace_tp_miss() and reach
  *	@data.
  * @data: the adapter's own data for @probe, or NULL
+ * @typed: NULL, or the tracepoint itself, where its owner exports it
+ *	(EXPORT_TRACEPOINT_SYMBOL_GPL()): then @probe is attached to it at
+ *	registration, as register_trace_<name>() would, with no lookup by
+ *	name; the exported symbol keeps the owner loaded meanwhile
  * @tp: the tracepoint @probe is attached to, NULL while waiting for the
  *	module that defines it; protected by the attach mutex
  * @mod: module defining @tp, NULL when built in; protected as @tp
@@ -100,6 +104,7 @@ struct grtrace_tp {
 	const char *name;
 	void *probe;
 	void *data;
+	struct tracepoint *typed;
 	struct tracepoint *tp;
 	struct module *mod;
 	struct grtrace_tp_stats __percpu *stats;
@@ -272,6 +277,7 @@ DECLARE_STATIC_KEY_FALSE(grtrace_tracing_key);
  * A static key: a plain jump when tracing, a no-op otherwise.
  *
  * Context: any.
+ * Return: true while events are wanted.
  */
 static inline bool grtrace_tracing(void)
 {

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grtrace: attach adapters to tracepoints by name.
+ * grtrace: attach adapters to tracepoints, by symbol or by name.
  */
 
 /**
  * DOC: Attaching adapters
  *
- * Drivers do not export their tracepoints, so an adapter cannot name them
- * in C.  It hands grtrace a table of {tracepoint name, probe} instead, and
- * grtrace finds the tracepoints: the built-in ones with
+ * An adapter hands grtrace a table of {tracepoint, probe}.  Where the
+ * driver exports a tracepoint (EXPORT_TRACEPOINT_SYMBOL_GPL(), as the DRM
+ * scheduler's stable events are in a tree with grtrace), the entry names
+ * it by its symbol (&struct grtrace_tp.typed): the probe is attached at
+ * registration, as register_trace_<name>() does, and the symbol keeps the
+ * driver's module loaded while the adapter is.
+ *
+ * Out of tree, drivers do not export their tracepoints, so an adapter
+ * cannot name them in C: grtrace finds them by name instead, the
+ * built-in ones with
  * for_each_kernel_tracepoint(), the ones of modules through a tracepoint
  * module notifier, which replays the modules already loaded when it is
  * registered and then reports each module coming and going.  A probe is
@@ -70,6 +77,19 @@ static void grtrace_tp_detach(struct grtrace_tp *gtp)
 	gtp->mod = NULL;
 }
 
+/* Detach, in reverse table order, what @mod defines (all when NULL). */
+static void grtrace_adapter_detach(struct grtrace_adapter *a,
+				   struct module *mod)
+{
+	unsigned int i;
+
+	for (i = a->nr_tps; i-- > 0; )
+		if (!mod || a->tps[i].mod == mod)
+			grtrace_tp_detach(&a->tps[i]);
+}
+
+#ifdef GRTRACE_ATTACH_BY_NAME
+
 /* Attach the entries of @a that wait for a tracepoint named like @tp. */
 static void grtrace_adapter_match(struct grtrace_adapter *a,
 				  struct tracepoint *tp, struct module *mod)
@@ -84,17 +104,6 @@ static void grtrace_adapter_match(struct grtrace_adapter *a,
 static void grtrace_attach_builtin(struct tracepoint *tp, void *priv)
 {
 	grtrace_adapter_match(priv, tp, NULL);
-}
-
-/* Detach, in reverse table order, what @mod defines (all when NULL). */
-static void grtrace_adapter_detach(struct grtrace_adapter *a,
-				   struct module *mod)
-{
-	unsigned int i;
-
-	for (i = a->nr_tps; i-- > 0; )
-		if (!mod || a->tps[i].mod == mod)
-			grtrace_tp_detach(&a->tps[i]);
 }
 
 /*
@@ -123,19 +132,23 @@ static int grtrace_attach_module(struct notifier_block *nb,
 	mutex_unlock(&grtrace_attach_lock);
 	return NOTIFY_OK;
 }
+#endif /* GRTRACE_ATTACH_BY_NAME */
 
 /**
- * grtrace_adapter_register() - attach an adapter's probes by name
+ * grtrace_adapter_register() - attach an adapter's probes
  * @a: the adapter, with @a->name, @a->tps and @a->nr_tps set; its other
  *	fields and the tp, mod and stats fields of its table are grtrace's
  *
- * Attaches each probe to the tracepoint of its name now if it exists
- * (built in or in a loaded module), otherwise as soon as a module defining
- * it loads.  A tracepoint that never appears is not an error: the
- * ``adapters`` file shows it as waiting, or as absent when @a->absent says
- * the kernel has no such driver (a test module may still define it).
+ * Attaches each probe whose entry names its tracepoint by symbol (typed)
+ * now.  Out of tree, attaches the others to the tracepoint of their name
+ * now if it exists (built in or in a loaded module), otherwise as soon as
+ * a module defining it loads.  A tracepoint that never appears is not an
+ * error: the ``adapters`` file shows it as waiting, or as absent when
+ * @a->absent says the kernel has no such driver (a test module may still
+ * define it).
  * Context: process context; sleeps.
- * Return: 0, -EINVAL for an empty table, -EBUSY if @a is registered,
+ * Return: 0, -EINVAL for an empty table (or, in a build that attaches by
+ * symbol only, an entry with no symbol), -EBUSY if @a is registered,
  * -ENOMEM, or the error of register_tracepoint_module_notifier().
  */
 int grtrace_adapter_register(struct grtrace_adapter *a)
@@ -152,6 +165,11 @@ int grtrace_adapter_register(struct grtrace_adapter *a)
 	if (ret)
 		return ret;
 
+#ifndef GRTRACE_ATTACH_BY_NAME
+	for (i = 0; i < a->nr_tps; i++)
+		if (!a->tps[i].typed)
+			return -EINVAL;
+#endif
 	for (i = 0; i < a->nr_tps; i++) {
 		a->tps[i].tp = NULL;
 		a->tps[i].mod = NULL;
@@ -164,25 +182,35 @@ int grtrace_adapter_register(struct grtrace_adapter *a)
 
 	mutex_lock(&grtrace_attach_lock);
 	list_add_tail(&a->list, &grtrace_adapters);
+	for (i = 0; i < a->nr_tps; i++)
+		if (a->tps[i].typed)
+			grtrace_tp_attach(a, &a->tps[i], a->tps[i].typed, NULL);
+#ifdef GRTRACE_ATTACH_BY_NAME
 	for_each_kernel_tracepoint(grtrace_attach_builtin, a);
+#endif
 	mutex_unlock(&grtrace_attach_lock);
 
+#ifdef GRTRACE_ATTACH_BY_NAME
 	/* Must not hold grtrace_attach_lock: the notifier takes it. */
 	a->nb.notifier_call = grtrace_attach_module;
 	ret = register_tracepoint_module_notifier(&a->nb);
 	if (ret)
 		goto err_detach;
+#endif
 	if (a->absent)
 		pr_info("adapter %s: this kernel has no such driver (%s)\n",
 			a->name, a->absent);
 	return 0;
 
+#ifdef GRTRACE_ATTACH_BY_NAME
 err_detach:
 	mutex_lock(&grtrace_attach_lock);
 	grtrace_adapter_detach(a, NULL);
 	list_del_init(&a->list);
 	mutex_unlock(&grtrace_attach_lock);
 	tracepoint_synchronize_unregister();
+	i = a->nr_tps;
+#endif
 err_free:
 	while (i-- > 0) {
 		free_percpu(a->tps[i].stats);
@@ -204,8 +232,10 @@ void grtrace_adapter_unregister(struct grtrace_adapter *a)
 {
 	unsigned int i;
 
+#ifdef GRTRACE_ATTACH_BY_NAME
 	/* Replays GOING for every loaded module: detaches their probes. */
 	unregister_tracepoint_module_notifier(&a->nb);
+#endif
 
 	mutex_lock(&grtrace_attach_lock);
 	grtrace_adapter_detach(a, NULL);
@@ -254,6 +284,7 @@ static int grtrace_adapters_show(struct seq_file *m, void *v)
 				   gtp->tp ? "attached" :
 				   a->absent ? "absent" : "waiting",
 				   !gtp->tp ? "-" :
+				   gtp->typed ? "typed" :
 				   gtp->mod ? module_name(gtp->mod) : "kernel",
 				   sum.hits, sum.missed);
 		}

@@ -70,11 +70,28 @@
  * @_probe: its probe, a function ``void probe(void *data, <TP_PROTO>)``
  * @_data: what the probe finds in the @data of its struct grtrace_tp
  */
-#define GRTRACE_TP_DATA(_tp, _probe, _data) {				\
-	.name = __stringify(_tp) + GRTRACE_TP_CHECK(_tp, typeof(_probe)), \
+#define GRTRACE_TP_DATA(_tp, _probe, _data)				\
+	__GRTRACE_TP_DATA(_tp, _probe, _data)
+
+/* @_tp expanded (GRTRACE_TP_DATA()'s argument), so that ## may paste it. */
+#define __GRTRACE_TP_DATA(_tp, _probe, _data) {			\
+	.name = #_tp + GRTRACE_TP_CHECK(_tp, typeof(_probe)),		\
 	.probe = (_probe),						\
 	.data = (_data),						\
+	GRTRACE_TP_TYPED(__tracepoint_##_tp)				\
 }
+
+/*
+ * An adapter whose driver exports its tracepoints (in a kernel tree with
+ * the exports, built in-tree) is built with GRTRACE_ADAPTER_TYPED: its
+ * entries then name the tracepoint by its symbol, and grtrace attaches
+ * to it as register_trace_<tracepoint>() does, with no lookup by name.
+ */
+#ifdef GRTRACE_ADAPTER_TYPED
+#define GRTRACE_TP_TYPED(_sym)	.typed = &(_sym),
+#else
+#define GRTRACE_TP_TYPED(_sym)
+#endif
 
 /**
  * GRTRACE_ADAPTER() - a struct grtrace_adapter for a table of GRTRACE_TP()s

@@ -43,8 +43,16 @@
 
 #include "grtrace_sched.h"
 
-/* The scheduler's own header: declares check_trace_callback_type_*(). */
+/*
+ * The scheduler's own header: declares check_trace_callback_type_*().  In
+ * a tree whose scheduler exports its stable events, the header is in
+ * include/trace/events, and the bridge attaches by symbol.
+ */
+#ifdef GRTRACE_ADAPTER_TYPED
+#include <trace/events/gpu_scheduler.h>
+#else
 #include "gpu_scheduler_trace.h"
+#endif
 
 static struct grtrace_ring_map sched_rings = {
 	.reclaim_idle = true,
