@@ -9,7 +9,13 @@
 #define _GRTRACE_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/slab.h>
 #include <linux/timer.h>
+
+#ifndef kmalloc_obj
+/* kmalloc_obj() (7.0): one object of the type of @v, GFP_KERNEL. */
+#define kmalloc_obj(v)	kmalloc(sizeof(v), GFP_KERNEL)
+#endif
 
 #ifndef GRTRACE_HAVE_TIMER_DELETE_SYNC
 #define timer_delete_sync(t)	del_timer_sync(t)

@@ -16,6 +16,7 @@
 #include <linux/smp.h>
 #include <linux/string.h>
 
+#include "grtrace_compat.h"
 #include "grtrace_internal.h"
 
 struct grtrace_config grtrace_cfg;
@@ -517,7 +518,7 @@ int grtrace_config_set(char *text)
 	char *line;
 
 	lockdep_assert_held(&grtrace_lock);
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	st = kmalloc_obj(*st);
 	if (!st)
 		return -ENOMEM;
 	grtrace_stage_load(st);
@@ -561,7 +562,7 @@ int grtrace_watchlist_set(const char *list)
 	int ret = 0;
 
 	lockdep_assert_held(&grtrace_lock);
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	st = kmalloc_obj(*st);
 	copy = kstrdup(list, GFP_KERNEL);
 	if (!st || !copy) {
 		ret = -ENOMEM;

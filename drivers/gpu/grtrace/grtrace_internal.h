@@ -285,28 +285,33 @@ struct grtrace_pcpu {
 
 extern struct grtrace_pcpu __percpu *grtrace_pcpu;
 
+/*
+ * Control records held back like events (grtrace_write_control()): a RING
+ * record of a ring registered from an interrupt, at most.  In the deferred
+ * list, one has the type GRTRACE_DEFERRED_CTL, its slot in aux0, its size
+ * in aux1.
+ */
+#define GRTRACE_NR_DEFERRED_CTL	16
+#define GRTRACE_DEFERRED_CTL	0xffff
+
 /**
  * struct grtrace_pcpu_cold - per-CPU state the event path uses seldom
  * @secs: the last %GRTRACE_SECS seconds, indexed by second modulo
  * @nr_deferred: writes in @deferred
  * @deferred: writes of events that came while an event of the fast path
  *	was in flight on this CPU, in their order, to be done after it
+ * @nr_deferred_ctl: control records in @deferred_ctl
+ * @nested_lost: events dropped as nested meanwhile: grtrace_replay() makes
+ *	them a gap in the CPU's cseq after the held-back records, where they
+ *	were lost
+ * @cseq_start: the CPU's cseq when the session started (the cseq file
+ *	shows it): losses before the CPU's first record of the session are
+ *	its first cseq minus that
+ * @deferred_ctl: the control records held back, %GRTRACE_NR_DEFERRED_CTL
+ *	at most
  *
  * Allocated at load, like struct grtrace_pcpu, and written as it is.
  */
-/*
- * Control records held back like events (grtrace_write_control()): a RING
- * record of a ring registered from an interrupt, at most.  In the deferred
- * list, one has the type GRTRACE_DEFERRED_CTL, its slot in aux0, its size
- * in aux1.  nested_lost counts the events dropped as nested meanwhile:
- * grtrace_replay() makes them a gap in the CPU's cseq after the held-back
- * records, where they were lost.  cseq_start is the CPU's cseq when the
- * session started (the cseq file shows it): losses before the CPU's first
- * record of the session are its first cseq minus that.
- */
-#define GRTRACE_NR_DEFERRED_CTL	16
-#define GRTRACE_DEFERRED_CTL	0xffff
-
 struct grtrace_pcpu_cold {
 	struct grtrace_sec secs[GRTRACE_SECS];
 	u32 nr_deferred;
