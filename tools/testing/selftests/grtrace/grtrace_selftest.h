@@ -238,11 +238,11 @@ static inline struct grtrace_hdr *rec_at(struct trace *t, int cpu, size_t off)
  * Returns the number of records, or -1 on a malformed stream.
  */
 static inline long merge(struct trace *t,
-		  void (*fn)(struct grtrace_hdr *h, void *arg), void *arg)
+			 void (*fn)(struct grtrace_hdr *h, void *arg), void *arg)
 {
 	size_t pos[64] = { 0 };
 	long n = 0;
-	uint64_t last = 0;
+	__u64 last = 0;
 
 	for (;;) {
 		struct grtrace_hdr *best = NULL, *h;
@@ -349,14 +349,13 @@ FIXTURE_TEARDOWN(grtrace)
 }
 
 /* The environment, not grtrace, decides these two skips. */
-#define GRTRACE_SELFTEST_MAIN						\
-int main(int argc, char **argv)						\
-{									\
-	if (geteuid())							\
-		ksft_exit_skip("grtrace selftests must run as root\n");	\
-	if (access("/sys/kernel/debug/", F_OK))				\
-		ksft_exit_skip("debugfs is not mounted\n");		\
-	return test_harness_run(argc, argv);				\
+static inline int grtrace_selftest_main(int argc, char **argv)
+{
+	if (geteuid())
+		ksft_exit_skip("grtrace selftests must run as root\n");
+	if (access("/sys/kernel/debug/", F_OK))
+		ksft_exit_skip("debugfs is not mounted\n");
+	return test_harness_run(argc, argv);
 }
 
 #endif /* GRTRACE_SELFTEST_H */

@@ -149,7 +149,7 @@ TEST_F(grtrace, stream_starts_with_info_and_metadata)
 TEST_F(grtrace, gseq_increases_across_cpus)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), i;
-	uint64_t seen[2] = { 0 };
+	__u64 seen[2] = { 0 };
 	struct trace t;
 
 	if (cpus < 2)
@@ -168,7 +168,7 @@ TEST_F(grtrace, gseq_increases_across_cpus)
 	for (i = 0; i < 2; i++) {
 		struct grtrace_hdr *h;
 		size_t off = 0;
-		uint64_t cseq = 0;
+		__u64 cseq = 0;
 
 		while ((h = rec_at(&t, i, off))) {
 			if (seen[i]++)
@@ -462,4 +462,7 @@ TEST_F(grtrace, config_lists_and_applies)
 	EXPECT_EQ(0, stat_of("dropped_total"));
 }
 
-GRTRACE_SELFTEST_MAIN
+int main(int argc, char **argv)
+{
+	return grtrace_selftest_main(argc, argv);
+}

@@ -17,27 +17,27 @@
 #define REC2_MAX	16384
 
 struct rec2 {
-	uint8_t type;
-	uint8_t flags;
-	uint16_t size;
-	uint32_t cseq;
-	uint64_t ts;
+	__u8 type;
+	__u8 flags;
+	__u16 size;
+	__u32 cseq;
+	__u64 ts;
 	unsigned char *p;
 };
 
-static uint16_t le16(const unsigned char *p)
+static __u16 le16(const unsigned char *p)
 {
 	return p[0] | p[1] << 8;
 }
 
-static uint32_t le32(const unsigned char *p)
+static __u32 le32(const unsigned char *p)
 {
-	return le16(p) | (uint32_t)le16(p + 2) << 16;
+	return le16(p) | (__u32)le16(p + 2) << 16;
 }
 
-static uint64_t le64(const unsigned char *p)
+static __u64 le64(const unsigned char *p)
 {
-	return le32(p) | (uint64_t)le32(p + 4) << 32;
+	return le32(p) | (__u64)le32(p + 4) << 32;
 }
 
 /*
@@ -51,7 +51,7 @@ static long walk2(struct trace *t, int cpu, struct rec2 *r, long max)
 
 	while (off < t->len[cpu]) {
 		unsigned char *p = t->buf[cpu] + off;
-		uint16_t size;
+		__u16 size;
 
 		if (t->len[cpu] - off < 16)
 			return -1;
@@ -171,7 +171,7 @@ TEST_F(grtrace, v2_job_events_are_compact)
 	n = walk2(&t, 0, r, REC2_MAX);
 	ASSERT_EQ(2 + 5000, n);
 	for (i = 0; i < n; i++) {
-		EXPECT_EQ((uint32_t)i, r[i].cseq);
+		EXPECT_EQ((__u32)i, r[i].cseq);
 		if (i)
 			EXPECT_LE(r[i - 1].ts, r[i].ts);
 		if (r[i].type >= 32) {
@@ -204,7 +204,7 @@ TEST_F(grtrace, v2_gseq_is_opt_in)
 {
 	struct rec2 *r = calloc(REC2_MAX, sizeof(*r));
 	unsigned char seen[512] = { 0 };
-	uint64_t total = 0, feat, g;
+	__u64 total = 0, feat, g;
 	struct trace t;
 	int cpu, ncpu;
 	long n, i;
@@ -223,7 +223,7 @@ TEST_F(grtrace, v2_gseq_is_opt_in)
 	ASSERT_EQ(0, put("control", "stop"));
 	ASSERT_LT(0, read_trace(&t));
 	for (cpu = 0; cpu < t.nr; cpu++) {
-		uint64_t last = 0;
+		__u64 last = 0;
 
 		n = walk2(&t, cpu, r, REC2_MAX);
 		ASSERT_LE(0, n);
@@ -263,7 +263,7 @@ TEST_F(grtrace, v2_cseq_gap_is_the_loss)
 {
 	struct rec2 *r = calloc(REC2_MAX, sizeof(*r));
 	long long full, written;
-	uint64_t gaps = 0;
+	__u64 gaps = 0;
 	struct trace t, t2;
 	long n, i;
 
@@ -631,4 +631,7 @@ TEST_F(grtrace, v1_on_request)
 	free_trace(&t);
 }
 
-GRTRACE_SELFTEST_MAIN
+int main(int argc, char **argv)
+{
+	return grtrace_selftest_main(argc, argv);
+}
