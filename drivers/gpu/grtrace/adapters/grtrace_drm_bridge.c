@@ -43,8 +43,13 @@
 
 #include "grtrace_sched.h"
 
+#ifdef GRTRACE_SCHED_OWN_PROTOS
+/* No source tree: grtrace's declarations of the tracepoints' prototypes. */
+#include "grtrace_sched_tp.h"
+#else
 /* The scheduler's own header: declares check_trace_callback_type_*(). */
 #include "gpu_scheduler_trace.h"
+#endif
 
 static struct grtrace_ring_map sched_rings = {
 	.reclaim_idle = true,
