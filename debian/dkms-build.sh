@@ -14,6 +14,7 @@
 set -u -o pipefail
 kernelver=$1
 kernel_source_dir=$2
+shift 2
 cd -- "$(dirname -- "${BASH_SOURCE[0]}")" || exit 1
 # shellcheck source=grtrace-dkms.dkms
 . ./dkms.conf
