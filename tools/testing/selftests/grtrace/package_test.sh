@@ -316,10 +316,12 @@ run_vm() {
 	local rc
 
 	say "VM on $1: the DKMS-built modules, the packaged CLI"
-	nice -n 5 "$HERE/vmtest.sh" -k "$1" -o "$OUT/vm-$2" -t 600 \
-		-q "-device virtio-gpu-pci" -- \
-		"$WORK/grtrace/tools/testing/selftests/grtrace/package_test.sh" \
-		--guest "$OUT/vm-$2/r" >"$OUT/vm-$2.log" 2>"$OUT/vm-$2.err"
+	# From the copy: vmtest.sh shares the working directory with the
+	# guest, where /tmp is a tmpfs of its own.
+	(cd "$WORK/grtrace" && nice -n 5 "$HERE/vmtest.sh" -k "$1" -o "$OUT/vm-$2" \
+		-t 600 -q "-device virtio-gpu-pci" -- \
+		tools/testing/selftests/grtrace/package_test.sh --guest "$OUT/vm-$2/r") \
+		>"$OUT/vm-$2.log" 2>"$OUT/vm-$2.err"
 	rc=$?
 	vm_tap "$OUT/vm-$2.log"
 	[ $rc -ne 124 ] && [ $rc -ne 125 ] && "$HERE/vmtest.sh" -V "$OUT/vm-$2" >/dev/null
