@@ -290,6 +290,11 @@ static int grtrace_adapters_show(struct seq_file *m, void *v)
 		}
 	}
 	mutex_unlock(&grtrace_attach_lock);
+#ifdef GRTRACE_NOT_BUILT
+	/* A packaged build without the kernel's source says what it left out. */
+	seq_puts(m, "not built: " GRTRACE_NOT_BUILT
+		 " (no source tree of this kernel at build time)\n");
+#endif
 	return 0;
 }
 

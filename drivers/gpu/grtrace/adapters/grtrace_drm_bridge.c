@@ -46,10 +46,14 @@
 /*
  * The scheduler's own header: declares check_trace_callback_type_*().  In
  * a tree whose scheduler exports its stable events, the header is in
- * include/trace/events, and the bridge attaches by symbol.
+ * include/trace/events, and the bridge attaches by symbol.  With no source
+ * tree (a distribution's headers), grtrace's declarations of the
+ * tracepoints' prototypes stand in for it.
  */
-#ifdef GRTRACE_ADAPTER_TYPED
+#if defined(GRTRACE_ADAPTER_TYPED)
 #include <trace/events/gpu_scheduler.h>
+#elif defined(GRTRACE_SCHED_OWN_PROTOS)
+#include "grtrace_sched_tp.h"
 #else
 #include "gpu_scheduler_trace.h"
 #endif

@@ -7,7 +7,9 @@
 # kernel.  Every check is one TAP line; the last line is "N passed, N failed".
 #
 # Usage: run_tests.sh [-o OUTDIR] [--kernel KERNEL | --also KERNEL... | --matrix]
-#   (none)           the whole suite on Debian 12's stock 6.1 kernel
+#   (none)           the whole suite on Debian 12's stock 6.1 kernel, and
+#                    the Debian packages (package_test.sh: on 6.1, and on
+#                    7.x when --also 7 is given, after the other kernels)
 #   --kernel KERNEL  the kernel tests only (modules built against KERNEL,
 #                    the guest tests on it): stock, rt (6.1 PREEMPT_RT),
 #                    6.12, 7 or 7-rt (the newest 7.x of Debian's
@@ -33,7 +35,7 @@ TOP=$(cd -- "$HERE/../../../.." && pwd)
 OUT='' MODE=full KERNEL=stock ALSO=() GUEST_ONLY=0
 
 usage() {
-	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -287,6 +289,20 @@ also_lane() {
 			>"$OUT/kernel-$k.log" 2>"$OUT/kernel-$k.err"
 		echo $? >"$OUT/kernel-$k.rc"
 	done
+	package_tests
+}
+
+# package_tests: the Debian packages (package_test.sh), on 6.1 and, when
+# the suite runs it, on 7.x; in the --also lane after the other kernels
+# (they share the trixie root and the host's copy of 7.x's modules).
+package_tests() {
+	local k=stock
+
+	case " ${ALSO[*]} " in *" 7 "*) k="stock 7" ;; esac
+	# shellcheck disable=SC2086 # one or two kernels
+	"$HERE/package_test.sh" -o "$OUT/package" $k \
+		>"$OUT/package.log" 2>"$OUT/package.err"
+	echo $? >"$OUT/package.rc"
 }
 for k in "${ALSO[@]}"; do
 	rm -rf "$OUT/tree-$k" "$OUT/kernel-$k.rc"
@@ -416,4 +432,9 @@ fi
 for k in "${ALSO[@]}"; do
 	merge "$OUT/kernel-$k.log" "" "$(cat "$OUT/kernel-$k.rc" 2>/dev/null || echo 125)"
 done
+if [ ${#ALSO[@]} -eq 0 ]; then
+	say "packages: grtrace-dkms and grtrace-tools (package_test.sh)"
+	package_tests
+fi
+merge "$OUT/package.log" "packages: " "$(cat "$OUT/package.rc" 2>/dev/null || echo 125)"
 finish

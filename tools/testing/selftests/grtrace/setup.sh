@@ -30,9 +30,11 @@ grtrace_apt_install() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	grtrace_log "installing ${missing[*]}"
-	apt-get update -qq >/dev/null || return 1
+	# Another step of the suite may be installing packages beside this
+	# one (package_test.sh): wait for its lock rather than fail.
+	apt-get update -qq -o DPkg::Lock::Timeout=900 >/dev/null || return 1
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends "${missing[@]}" >/dev/null
+		-o DPkg::Lock::Timeout=900 --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 # grtrace_kernel_pkgs KERNEL: the image and headers packages of a test

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The gpu_scheduler tracepoints' prototypes, for a build without the
+ * kernel's source tree (a distribution's headers package lacks
+ * drivers/gpu/drm/scheduler/gpu_scheduler_trace.h; grtrace-dkms builds so
+ * when no matching linux-source is installed).  The bridge attaches by
+ * name, so these declare only the compile-time check of its probes, with
+ * the same name as the one the scheduler's header generates.
+ *
+ * The prototypes have not changed within either set: 6.1 ... 6.16 and the
+ * stable set of 6.17+.  Without the header, the set follows from the
+ * scheduler's API: the stable set came with the DRM client id of a job's
+ * owner on its scheduler fence (GRTRACE_HAVE_SCHED_CLIENT_ID).
+ */
+#ifndef _GRTRACE_SCHED_TP_H
+#define _GRTRACE_SCHED_TP_H
+
+#include <drm/gpu_scheduler.h>
+
+#define GRTRACE_SCHED_TP_CHECK(tp, ...)					\
+	static inline void						\
+	check_trace_callback_type_##tp(void (*cb)(void *__data, __VA_ARGS__)) \
+	{								\
+	}
+
+#ifdef GRTRACE_SCHED_TP_STABLE
+GRTRACE_SCHED_TP_CHECK(drm_sched_job_queue, struct drm_sched_job *,
+		       struct drm_sched_entity *)
+GRTRACE_SCHED_TP_CHECK(drm_sched_job_run, struct drm_sched_job *,
+		       struct drm_sched_entity *)
+GRTRACE_SCHED_TP_CHECK(drm_sched_job_done, struct drm_sched_fence *)
+GRTRACE_SCHED_TP_CHECK(drm_sched_job_add_dep, struct drm_sched_job *,
+		       struct dma_fence *)
+#else
+GRTRACE_SCHED_TP_CHECK(drm_sched_job, struct drm_sched_job *,
+		       struct drm_sched_entity *)
+GRTRACE_SCHED_TP_CHECK(drm_run_job, struct drm_sched_job *,
+		       struct drm_sched_entity *)
+GRTRACE_SCHED_TP_CHECK(drm_sched_process_job, struct drm_sched_fence *)
+GRTRACE_SCHED_TP_CHECK(drm_sched_job_wait_dep, struct drm_sched_job *,
+		       struct dma_fence *)
+#endif
+
+#endif /* _GRTRACE_SCHED_TP_H */
