@@ -141,16 +141,23 @@ echo "# open $(sstat open), dropped_hook $(stat_of dropped_hook), written $(stat
 	[ "$(stat_of written)" = 0 ] && exact
 ok $? "threshold: the end of a wait of no job and a wait on a job's own fence are dropped and begin no job (open 0)"
 
-# a 3 s job (SLOW times longer: on a slow kernel the commands between
-# take longer) running when threshold mode is turned off, 150 ms after its
-# submission.  It lasts long enough that a host busy enough to stall the
-# guest for seconds (two other guests beside it) still finds it running.
-echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" &&
-	vgpu_submit "copy 9 1 $((3000000 * SLOW))\n" &&
-	sleep 0.15 && echo off > "$D/sampling_mode" &&
-	vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
-	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
-rc=$?
+# a 400 ms job (SLOW times longer: on a slow kernel the commands between
+# take longer; the scheduler's timeout is 500 ms) running when threshold
+# mode is turned off, 150 ms after its submission.  On a host busy enough
+# to stall the guest (three guests on two cores), the job had once ended
+# by then: it was summarised as slow, not open, and the case tested
+# nothing.  Such an attempt is made again, three in all.
+for attempt in 1 2 3; do
+	echo threshold > "$D/sampling_mode" &&
+		echo reset_stats=1 > "$D/config" && record_start "$TMP/r.dat" &&
+		vgpu_submit "copy 9 1 $((400000 * SLOW))\n" &&
+		sleep 0.15 && echo off > "$D/sampling_mode" &&
+		vgpu_idle && sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
+		"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
+	rc=$?
+	grep -qE ' JOB_SUMMARY .*reason=slow ' "$TMP/r.txt" || break
+	echo "# attempt $attempt: the job ended before the mode did; again"
+done
 grep -E ' (JOB_SUMMARY|END|COMPLETE) ' "$TMP/r.txt" | sed 's/^/# /'
 "$TOOL" report -i "$TMP/r.dat" --format json > "$TMP/r.json" || rc=1
 python3 - "$TMP/r.json" <<'PY' || rc=1
@@ -161,11 +168,11 @@ print("# report: %d jobs, %d incomplete, %d from summaries (%d open); t_total %s
       (s["jobs"], s["jobs_incomplete"], s["jobs_from_summaries"], s["summaries_open"],
        [j["t_total"] for j in jobs]))
 sys.exit(not (s["jobs"] == 1 and s["jobs_incomplete"] == 0 and s["summaries_open"] == 1
-              and jobs[0]["t_total"] >= 3000000000))
+              and jobs[0]["t_total"] >= 400000000))
 PY
 [ $rc = 0 ] && [ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=open SUBMIT=[0-9]+ COMMIT=[0-9]+ waits' "$TMP/r.txt")" = 1 ] &&
 	[ "$(events_of END)" = 1 ] && [ "$(events_of COMPLETE)" = 1 ] && exact
-ok $? "a 3 s job running when threshold mode ends: one JOB_SUMMARY (open), its END and COMPLETE as events, one complete job in report"
+ok $? "a 400 ms job running when threshold mode ends: one JOB_SUMMARY (open), its END and COMPLETE as events, one complete job in report"
 
 # 6: the same, but tracing stops first and format 1 is chosen for the
 # next session before threshold mode ends: the summary goes to the tail
@@ -240,14 +247,27 @@ PY
 	[ "$(total 6)" -lt "$(total 5)" ] && exact
 ok $? "adaptive, budget a fifth of the traffic: the rate fell below 100%, the events written within twice the budget, every job written whole"
 
-# 8: modes changed under traffic.
+# 8: modes changed under traffic.  Each mode is kept until 20 more events
+# came (2 s at most), not for a fixed time: on a busy host the traffic
+# once stalled through every mode but the last, and nothing was dropped.
 echo 1 > "$D/sampling_threshold"
 echo reset_stats=1 > "$D/config"
 echo start > "$D/control"
 traffic_start
 rc=0
+# events_after N: wait until emitted passed N, 2 s at most.
+events_after() {
+	local _
+	for _ in $(seq 20); do
+		[ "$(stat_of emitted)" -gt "$1" ] && return 0
+		sleep 0.1
+	done
+	return 0
+}
+events_after 0
 for m in static adaptive threshold off static threshold adaptive off threshold static; do
-	echo $m > "$D/sampling_mode" && sleep 0.2 || { rc=1; break; }
+	e=$(stat_of emitted)
+	echo $m > "$D/sampling_mode" && events_after $((e + 20)) || { rc=1; break; }
 done
 traffic_stop || rc=1
 echo stop > "$D/control"
