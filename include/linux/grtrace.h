@@ -258,8 +258,8 @@ enum grtrace_jobsum_verdict
 grtrace_jobsum_event(struct grtrace_jobsum *t,
 		     const struct grtrace_hook_event *ev, u64 threshold);
 void grtrace_jobsum_flush(struct grtrace_jobsum *t, u64 threshold);
-void grtrace_jobsum_stats(struct grtrace_jobsum *t,
-			  struct grtrace_jobsum_stats *st);
+void grtrace_jobsum_read(struct grtrace_jobsum *t,
+			 struct grtrace_jobsum_stats *st);
 u64 grtrace_path_cost(unsigned int pct, u64 *samples);
 struct dentry *grtrace_debugfs_dir(void);
 

@@ -1811,7 +1811,7 @@ void grtrace_core_free(void)
  * @ctx: dma-fence context of the job's finished fence
  * @seqno: dma-fence seqno of the job's finished fence
  */
-void __grtrace_hot grtrace_submit(u32 ring_id, u64 ctx, u64 seqno)
+void grtrace_submit(u32 ring_id, u64 ctx, u64 seqno)
 {
 	grtrace_event(GRTRACE_EV_SUBMIT, ring_id, ctx, seqno, 0, 0);
 }
@@ -1823,7 +1823,7 @@ EXPORT_SYMBOL_GPL(grtrace_submit);
  * @ctx: dma-fence context of the job
  * @seqno: dma-fence seqno of the job
  */
-void __grtrace_hot grtrace_commit(u32 ring_id, u64 ctx, u64 seqno)
+void grtrace_commit(u32 ring_id, u64 ctx, u64 seqno)
 {
 	grtrace_event(GRTRACE_EV_COMMIT, ring_id, ctx, seqno, 0, 0);
 }
@@ -1838,7 +1838,7 @@ EXPORT_SYMBOL_GPL(grtrace_commit);
  * Only for drivers that can observe it; readers derive an effective start
  * for in-order rings otherwise.
  */
-void __grtrace_hot grtrace_start(u32 ring_id, u64 ctx, u64 seqno)
+void grtrace_start(u32 ring_id, u64 ctx, u64 seqno)
 {
 	grtrace_event(GRTRACE_EV_START, ring_id, ctx, seqno, 0, 0);
 }
@@ -1850,7 +1850,7 @@ EXPORT_SYMBOL_GPL(grtrace_start);
  * @ctx: dma-fence context of the job
  * @seqno: dma-fence seqno of the job
  */
-void __grtrace_hot grtrace_end(u32 ring_id, u64 ctx, u64 seqno)
+void grtrace_end(u32 ring_id, u64 ctx, u64 seqno)
 {
 	grtrace_event(GRTRACE_EV_END, ring_id, ctx, seqno, 0, 0);
 }
@@ -1862,7 +1862,7 @@ EXPORT_SYMBOL_GPL(grtrace_end);
  * @ctx: dma-fence context of the job
  * @seqno: dma-fence seqno of the job
  */
-void __grtrace_hot grtrace_complete(u32 ring_id, u64 ctx, u64 seqno)
+void grtrace_complete(u32 ring_id, u64 ctx, u64 seqno)
 {
 	grtrace_event(GRTRACE_EV_COMPLETE, ring_id, ctx, seqno, 0, 0);
 }
@@ -1876,7 +1876,7 @@ EXPORT_SYMBOL_GPL(grtrace_complete);
  *
  * Verbose-only: dropped as "level" unless level=verbose.
  */
-void __grtrace_hot grtrace_ctx_switch(u32 ring_id, u64 from_ctx, u64 to_ctx)
+void grtrace_ctx_switch(u32 ring_id, u64 from_ctx, u64 to_ctx)
 {
 	grtrace_event(GRTRACE_EV_CTX_SWITCH, ring_id, to_ctx, 0, from_ctx, 0);
 }
@@ -1890,7 +1890,7 @@ EXPORT_SYMBOL_GPL(grtrace_ctx_switch);
  *
  * Verbose-only: dropped as "level" unless level=verbose.
  */
-void __grtrace_hot grtrace_irq(u32 ring_id, u64 src_id, u64 src_data)
+void grtrace_irq(u32 ring_id, u64 src_id, u64 src_data)
 {
 	grtrace_event(GRTRACE_EV_IRQ, ring_id, 0, 0, src_id, src_data);
 }
@@ -1904,9 +1904,8 @@ EXPORT_SYMBOL_GPL(grtrace_irq);
  * @dep_ctx: context of the fence waited on, recorded in aux0
  * @dep_seqno: seqno of the fence waited on, recorded in aux1
  */
-void __grtrace_hot grtrace_sync_wait_enter(u32 ring_id, u64 ctx,
-					   u64 seqno, u64 dep_ctx,
-					   u64 dep_seqno)
+void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno, u64 dep_ctx,
+			     u64 dep_seqno)
 {
 	grtrace_event(GRTRACE_EV_SYNC_WAIT_ENTER, ring_id, ctx, seqno, dep_ctx,
 		      dep_seqno);
@@ -1921,9 +1920,8 @@ EXPORT_SYMBOL_GPL(grtrace_sync_wait_enter);
  * @dep_ctx: context of the fence waited on, recorded in aux0
  * @dep_seqno: seqno of the fence waited on, recorded in aux1
  */
-void __grtrace_hot grtrace_sync_wait_exit(u32 ring_id, u64 ctx,
-					  u64 seqno, u64 dep_ctx,
-					  u64 dep_seqno)
+void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno, u64 dep_ctx,
+			    u64 dep_seqno)
 {
 	grtrace_event(GRTRACE_EV_SYNC_WAIT_EXIT, ring_id, ctx, seqno, dep_ctx,
 		      dep_seqno);
@@ -1938,7 +1936,7 @@ EXPORT_SYMBOL_GPL(grtrace_sync_wait_exit);
  * @err: negative errno, e.g. -ETIME; recorded in aux0 as two's complement
  * @reason: driver-specific detail, recorded in aux1
  */
-void __grtrace_hot grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason)
+void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason)
 {
 	grtrace_event(GRTRACE_EV_ERROR, ring_id, ctx, seqno, (u64)(s64)err,
 		      reason);

@@ -447,6 +447,20 @@ extern unsigned long grtrace_buffer_size;
 #define __grtrace_hot	__section(".text.hot.grtrace_event")
 void grtrace_event(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		   u64 aux1) __grtrace_hot;
+/* The API's wrappers, in the same section (declared in linux/grtrace.h). */
+void grtrace_submit(u32 ring_id, u64 ctx, u64 seqno) __grtrace_hot;
+void grtrace_commit(u32 ring_id, u64 ctx, u64 seqno) __grtrace_hot;
+void grtrace_start(u32 ring_id, u64 ctx, u64 seqno) __grtrace_hot;
+void grtrace_end(u32 ring_id, u64 ctx, u64 seqno) __grtrace_hot;
+void grtrace_complete(u32 ring_id, u64 ctx, u64 seqno) __grtrace_hot;
+void grtrace_ctx_switch(u32 ring_id, u64 from_ctx, u64 to_ctx) __grtrace_hot;
+void grtrace_irq(u32 ring_id, u64 src_id, u64 src_data) __grtrace_hot;
+void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno, u64 dep_ctx,
+			     u64 dep_seqno) __grtrace_hot;
+void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno, u64 dep_ctx,
+			    u64 dep_seqno) __grtrace_hot;
+void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err,
+		   u64 reason) __grtrace_hot;
 /*
  * grtrace_event()'s @what: an engine class given by the caller; without it
  * the event has its ring's (looked up inside, with interrupts off).

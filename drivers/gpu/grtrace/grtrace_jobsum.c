@@ -437,13 +437,13 @@ void grtrace_jobsum_flush(struct grtrace_jobsum *t, u64 threshold)
 EXPORT_SYMBOL_GPL(grtrace_jobsum_flush);
 
 /**
- * grtrace_jobsum_stats() - what a table did since its last reset
+ * grtrace_jobsum_read() - what a table did since its last reset
  * @t: the table
  * @st: filled: summaries written and lost (buffer full, or no session),
  *	jobs evicted from a full table, jobs open now
  */
-void grtrace_jobsum_stats(struct grtrace_jobsum *t,
-			  struct grtrace_jobsum_stats *st)
+void grtrace_jobsum_read(struct grtrace_jobsum *t,
+			 struct grtrace_jobsum_stats *st)
 {
 	unsigned int n;
 	int cpu;
@@ -459,4 +459,4 @@ void grtrace_jobsum_stats(struct grtrace_jobsum *t,
 	for (n = 0; n < t->nr_shards; n++)
 		st->open += READ_ONCE(t->shard[n].open);
 }
-EXPORT_SYMBOL_GPL(grtrace_jobsum_stats);
+EXPORT_SYMBOL_GPL(grtrace_jobsum_read);

@@ -487,7 +487,7 @@ static int stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "enabled=%d\n", READ_ONCE(flt_enabled));
 	for (i = 0; i < FLT_NR_COUNTS; i++)
 		seq_printf(m, "%s=%llu\n", flt_count_names[i], sum[i]);
-	grtrace_jobsum_stats(flt_js, &js);
+	grtrace_jobsum_read(flt_js, &js);
 	seq_printf(m, "summaries_written=%llu\nsummaries_lost=%llu\njobs_evicted=%llu\njobs_held=%u\n",
 		   js.written, js.lost, js.evicted, js.open);
 	return 0;

@@ -565,7 +565,7 @@ static int stats_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < SPL_NR_COUNTS; i++)
 			cnt[i] += READ_ONCE(per_cpu_ptr(spl_cpu, cpu)->counts[i]);
-	grtrace_jobsum_stats(spl_js, &js);
+	grtrace_jobsum_read(spl_js, &js);
 	seq_printf(m, "summaries_written=%llu\nsummaries_lost=%llu\n",
 		   js.written, js.lost);
 	seq_printf(m, "evicted=%llu\nerrors_kept=%llu\nopen=%u\n",
