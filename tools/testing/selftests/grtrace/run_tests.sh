@@ -425,6 +425,15 @@ demo_ok "$OUT/demo" >>"$OUT/demo.log" 2>&1
 result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec, its timeline" \
 	$? "$OUT/demo.log"
 
+# The RFC series for dri-devel against the newest 7.x source: it applies,
+# builds at every patch, passes checkpatch and kernel-doc, and its modules
+# work in place of Debian's (series_test.sh).  After the guests above: it
+# builds in the trixie root, which --also 7 sets up in its lane first.
+say "the RFC series against Linux 7.x (series_test.sh)"
+"$HERE/series_test.sh" >"$OUT/series.log" 2>"$OUT/series.err"
+rc=$?
+merge "$OUT/series.log" "series: " $rc
+
 if [ -n "$LANE" ]; then
 	say "waiting for the tests of kernels ${ALSO[*]}"
 	wait "$LANE"
