@@ -143,43 +143,18 @@ void job_table(struct rp *rp, struct fields *f, void *row)
 	job_fields(rp, f, row);
 }
 
-static int csv_table_is_jobs(const struct rp *rp)
+/* The rows go through a buffer: one fwrite() per row would cost more. */
+int out_begin(struct rp *rp)
 {
-	const struct rp_opts *o = &rp->o;
-
-	return !o->per_ring && !o->per_ctx && !o->per_process &&
-	       !o->per_engine && !o->topn &&
-	       o->hist == RP_HIST_NONE;
-}
-
-void out_begin(struct rp *rp)
-{
-	switch (rp->o.format) {
-	case RP_PERFETTO:
-		pf_new(rp);
-		return;
-	case RP_JSON:
-		fputs("{\"jobs\": [", rp->out);
-		break;
-	case RP_CSV:
-		if (csv_table_is_jobs(rp))
-			csv_header(rp, rp->out, job_table);
-		break;
-	case RP_TEXT:
-		if (!rp->o.limit)
-			break;
-		rp->spool = tmpfile();
-		if (!rp->spool)
-			fatal_errno("cannot create a temporary file");
-		break;
-	}
-	if (rp->o.limit) {
+	if (rp->o.sink->begin && rp->o.sink->begin(rp) < 0)
+		return -1;
+	if (rp->o.limit && rp->o.sink->line) {
 		rp->rowbuf = xmalloc(ROWBUF_SIZE);
 		rp->rowfile = rp->spool ? rp->spool : rp->out;
 	}
+	return 0;
 }
 
-/* Rows are a line each; one fwrite() per row would cost more than it. */
 static void rows_flush(struct rp *rp)
 {
 	if (rp->rowlen)
@@ -189,34 +164,17 @@ static void rows_flush(struct rp *rp)
 
 void out_row(struct rp *rp, const struct row *row)
 {
-	struct fields f = { .l = NULL, .json = 0, .header = 0 };
 	struct line l;
 
-	if (rp->pf) {
-		pf_row(rp, row);
+	if (rp->o.sink->row) {
+		rp->o.sink->row(rp, row);
 		return;
 	}
 	if (rp->rows_out >= rp->o.limit)
 		return;
 	l.n = 0;
-	f.l = &l;
-	switch (rp->o.format) {
-	case RP_JSON:
-		json_job_line(rp, &l, row, !rp->rows_out);
-		break;
-	case RP_CSV:
-		if (!csv_table_is_jobs(rp))
-			return;
-		job_fields(rp, &f, row);
-		l.b[l.n++] = '\n';
-		break;
-	case RP_TEXT:
-		text_job_line(rp, &l, row);
-		l.b[l.n++] = '\n';
-		break;
-	case RP_PERFETTO:	/* pf_row() above */
+	if (!rp->o.sink->line(rp, &l, row))
 		return;
-	}
 	if (rp->rowlen + l.n > ROWBUF_SIZE)
 		rows_flush(rp);
 	memcpy(rp->rowbuf + rp->rowlen, l.b, l.n);
@@ -501,27 +459,16 @@ static void window_check(struct rp *rp)
 		return;
 	fmt_ns(since, sizeof(since), rp->o.since);
 	fmt_ns(len, sizeof(len), rp->ts_max - rp->t0);
-	fprintf(stderr, "grtrace: report: --since %s is past the end of the trace (its last record is %s after its first): no job selected\n",
+	rp_warn(rp, "report: --since %s is past the end of the trace (its last record is %s after its first): no job selected",
 		since, len);
 }
 
 int out_end(struct rp *rp, const struct rp_input *in)
 {
+	int ret;
+
 	window_check(rp);
 	rows_flush(rp);
-	switch (rp->o.format) {
-	case RP_PERFETTO:
-		pf_end(rp, in);
-		break;
-	case RP_TEXT:
-		text_report(rp, in);
-		break;
-	case RP_JSON:
-		json_report(rp, in);
-		break;
-	case RP_CSV:
-		csv_report(rp, in);
-		break;
-	}
-	return ferror(rp->out) ? -1 : 0;
+	ret = rp->o.sink->end(rp, in);
+	return rp->out && ferror(rp->out) ? -1 : ret;
 }
