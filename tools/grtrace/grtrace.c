@@ -45,7 +45,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"'grtrace help COMMAND' or 'grtrace COMMAND --help' describes a command;\n"
-		"'grtrace --version' gives the version.  Exit status: 0, 1 on an error,\n"
+		"'grtrace --version' gives the version, 'grtrace --list-formats' the\n"
+		"output formats of report.  Exit status: 0, 1 on an error,\n"
 		"2 on a usage error.\n"
 		"The module's files are in %s (set GRTRACE_DEBUGFS to override).\n",
 		debugfs_dir());
