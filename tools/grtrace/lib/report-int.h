@@ -397,8 +397,6 @@ static inline void group_depth(struct rp *rp, struct group *g, uint64_t ts,
 
 void group_free(struct group *g);
 uint64_t rp_records_lost(const struct rp *rp);
-/* A warning to the caller's opts.warn, if any: the library prints nothing. */
-void rp_warn(struct rp *rp, const char *fmt, ...) GR_PRINTF(2, 3);
 uint64_t rp_gseq_first(const struct rp *rp);
 uint64_t rp_gseq_last(const struct rp *rp);
 uint64_t rp_window_end(const struct rp *rp);
@@ -410,7 +408,9 @@ uint64_t rp_window(const struct rp *rp);
  */
 int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len);
 
-/* report-out.c */
+/* output.c */
+/* A warning to the caller's opts.warn, if any: the library prints nothing. */
+void rp_warn(struct rp *rp, const char *fmt, ...) GR_PRINTF(2, 3);
 /* 0, or -1 with rp->errmsg set. */
 int out_begin(struct rp *rp);
 void out_row(struct rp *rp, const struct row *row);

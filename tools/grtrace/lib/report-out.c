@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grtrace report: output, what its three formats share.  The writers are
- * report-text.c, report-json.c and report-csv.c.
+ * grtrace report: what the writers of text, CSV and JSON share (fields,
+ * tables, summaries).  The writers are report-text.c, report-json.c and
+ * report-csv.c; output.c hands them the rows.
  *
  * Job rows are written as jobs finish.  JSON puts them first ("jobs"),
  * so the summaries, only known at the end, follow in the same object.
@@ -10,8 +11,6 @@
  */
 #include "report-out.h"
 #include "trace-file.h"
-
-#define ROWBUF_SIZE	(64u << 10)	/* job rows gathered per write */
 
 /* ---- job rows --------------------------------------------------------------------- */
 
@@ -141,45 +140,6 @@ void csv_header(struct rp *rp, FILE *out, table_fn *fn)
 void job_table(struct rp *rp, struct fields *f, void *row)
 {
 	job_fields(rp, f, row);
-}
-
-/* The rows go through a buffer: one fwrite() per row would cost more. */
-int out_begin(struct rp *rp)
-{
-	if (rp->o.sink->begin && rp->o.sink->begin(rp) < 0)
-		return -1;
-	if (rp->o.limit && rp->o.sink->line) {
-		rp->rowbuf = xmalloc(ROWBUF_SIZE);
-		rp->rowfile = rp->spool ? rp->spool : rp->out;
-	}
-	return 0;
-}
-
-static void rows_flush(struct rp *rp)
-{
-	if (rp->rowlen)
-		fwrite(rp->rowbuf, 1, rp->rowlen, rp->rowfile);
-	rp->rowlen = 0;
-}
-
-void out_row(struct rp *rp, const struct row *row)
-{
-	struct line l;
-
-	if (rp->o.sink->row) {
-		rp->o.sink->row(rp, row);
-		return;
-	}
-	if (rp->rows_out >= rp->o.limit)
-		return;
-	l.n = 0;
-	if (!rp->o.sink->line(rp, &l, row))
-		return;
-	if (rp->rowlen + l.n > ROWBUF_SIZE)
-		rows_flush(rp);
-	memcpy(rp->rowbuf + rp->rowlen, l.b, l.n);
-	rp->rowlen += l.n;
-	rp->rows_out++;
 }
 
 /* ---- summaries of rings and contexts ------------------------------------------------ */
@@ -448,27 +408,4 @@ uint64_t result_max(const struct rp *rp, const struct rp_input *in)
 		    in->stats->ent[i].val > max)
 			max = in->stats->ent[i].val;
 	return max;
-}
-
-/* A window that begins after the last record selects nothing: say so. */
-static void window_check(struct rp *rp)
-{
-	char since[32], len[32];
-
-	if (!rp->o.has_since || !rp->have_first || rp->win_start <= rp->ts_max)
-		return;
-	fmt_ns(since, sizeof(since), rp->o.since);
-	fmt_ns(len, sizeof(len), rp->ts_max - rp->t0);
-	rp_warn(rp, "report: --since %s is past the end of the trace (its last record is %s after its first): no job selected",
-		since, len);
-}
-
-int out_end(struct rp *rp, const struct rp_input *in)
-{
-	int ret;
-
-	window_check(rp);
-	rows_flush(rp);
-	ret = rp->o.sink->end(rp, in);
-	return rp->out && ferror(rp->out) ? -1 : ret;
 }

@@ -1540,19 +1540,6 @@ const char *rp_errmsg(const struct rp *rp)
 	return rp->errmsg;
 }
 
-void rp_warn(struct rp *rp, const char *fmt, ...)
-{
-	char msg[GR_ERRMSG_LEN + 128];
-	va_list ap;
-
-	if (!rp->o.warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rp->o.warn(rp->o.warn_arg, msg);
-}
-
 struct rp *rp_new(const struct rp_opts *opts, FILE *out, char *err,
 		  size_t errlen)
 {
