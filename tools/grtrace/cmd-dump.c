@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "grtrace.h"
-#include "merge.h"
-#include "stream.h"
+#include "lib/merge.h"
+#include "lib/stream.h"
 #include "util.h"
 
 static const char dump_help[] =

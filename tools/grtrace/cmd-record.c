@@ -30,9 +30,9 @@
 
 #include "drm-clients.h"
 #include "grtrace.h"
-#include "stream.h"
-#include "trace-file.h"
-#include "u64map.h"
+#include "lib/stream.h"
+#include "lib/trace-file.h"
+#include "lib/u64map.h"
 #include "util.h"
 
 #define READ_CHUNK	(1u << 20)	/* bytes asked of one read() */

@@ -5,6 +5,7 @@
  * the module's buffers directly, merges the CPUs by gseq and hands every
  * record to the report engine (report.c).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -17,8 +18,8 @@
 #include <unistd.h>
 
 #include "grtrace.h"
-#include "merge.h"
-#include "report.h"
+#include "lib/merge.h"
+#include "lib/report.h"
 #include "util.h"
 
 /* The command being run, for its messages: "report" or "export". */
@@ -45,10 +46,10 @@ static const char report_help[] =
 	"                        consumes them; stop tracing first)\n"
 	"\n"
 	"Output:\n"
-	"  -f, --format FMT      text (default), csv or json; times are in ns except\n"
-	"                        in text (us).  CSV holds one table: the jobs, or the\n"
-	"                        one of --per-ring, --per-ctx, --per-process,\n"
-	"                        --per-engine, --topn, --hist given\n"
+	"  -f, --format FMT      one of the formats below (default text); times are\n"
+	"                        in ns except in text (us).  CSV holds one table:\n"
+	"                        the jobs, or the one of --per-ring, --per-ctx,\n"
+	"                        --per-process, --per-engine, --topn, --hist given\n"
 	"      --per-ring        per ring: count, p50/p90/p99/max of each metric, busy %,\n"
 	"                        queue depth avg/max, label shares, bottleneck hint\n"
 	"      --per-ctx         the same per context\n"
@@ -283,15 +284,49 @@ static enum rp_hist parse_hist(const char *s)
 	usage_error(cmd, "%s: unknown histogram '%s' (lat, size or result)", cmd, s);
 }
 
-static enum rp_format parse_format(const char *s)
+static const char *upper(const char *s, char *buf, size_t len)
 {
-	if (!strcmp(s, "text"))
-		return RP_TEXT;
-	if (!strcmp(s, "csv"))
-		return RP_CSV;
-	if (!strcmp(s, "json"))
-		return RP_JSON;
-	usage_error(cmd, "%s: unknown format '%s' (text, csv or json)", cmd, s);
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		buf[i] = (char)toupper((unsigned char)s[i]);
+	buf[i] = 0;
+	return buf;
+}
+
+/* The formats report offers, from the library's table, into @buf. */
+static const char *format_names(char *buf, size_t len)
+{
+	const struct rp_sink *const *s;
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (s = rp_sinks; *s; s++)
+		if (!((*s)->flags & RP_SINK_EXPORT) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+					      n ? ", " : "", (*s)->name);
+	return buf;
+}
+
+static void formats_help(FILE *f)
+{
+	const struct rp_sink *const *s;
+
+	fputs("\nFormats (-f):\n", f);
+	for (s = rp_sinks; *s; s++)
+		if (!((*s)->flags & RP_SINK_EXPORT))
+			fprintf(f, "  %-8s  %s\n", (*s)->name, (*s)->summary);
+}
+
+static const struct rp_sink *parse_format(const char *s)
+{
+	const struct rp_sink *sink = rp_sink_find(s);
+	char names[128];
+
+	if (sink && !(sink->flags & RP_SINK_EXPORT))
+		return sink;
+	usage_error(cmd, "%s: unknown format '%s' (%s)", cmd, s,
+		    format_names(names, sizeof(names)));
 }
 
 static char *trim(char *s)
@@ -343,7 +378,7 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case 'i': a->input = arg; break;
 	case 'o': a->output = arg; break;
 	case OPT_LIVE: a->live = 1; break;
-	case 'f': o->format = parse_format(arg); break;
+	case 'f': o->sink = parse_format(arg); break;
 	case OPT_PER_RING: o->per_ring = 1; break;
 	case OPT_PER_CTX: o->per_ctx = 1; break;
 	case OPT_PER_PROCESS: o->per_process = 1; break;
@@ -390,6 +425,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	int exporting = !strcmp(cmd, "export");
 	const struct option *opts = exporting ? export_opts : report_opts;
+	char uname[16];
 	size_t i;
 	int c, li;
 
@@ -406,6 +442,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 
 		if (c == 'h') {
 			fputs(exporting ? export_help : report_help, stdout);
+			if (!exporting)
+				formats_help(stdout);
 			return 1;
 		}
 		if (c == ':')
@@ -420,16 +458,17 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (optind < argc)
 		usage_error(cmd, "%s: unexpected argument '%s'", cmd, argv[optind]);
-	if (a->o.format == RP_CSV &&
+	if (a->o.sink && (a->o.sink->flags & RP_SINK_ONE_TABLE) &&
 	    a->o.per_ring + a->o.per_ctx + a->o.per_process + a->o.per_engine +
 	    !!a->o.topn +
 	    (a->o.hist != RP_HIST_NONE) > 1)
-		usage_error(cmd, "%s: CSV holds one table: give one of --per-ring, --per-ctx, --per-process, --per-engine, --topn, --hist", cmd);
+		usage_error(cmd, "%s: %s holds one table: give one of --per-ring, --per-ctx, --per-process, --per-engine, --topn, --hist",
+			    cmd, upper(a->o.sink->name, uname, sizeof(uname)));
 	if (exporting) {
 		if (!a->output)
 			usage_error(cmd, "export: give the file to write with -o (or -o - for standard output)");
 		/* The lanes, counters and markers are per ring. */
-		a->o.format = RP_PERFETTO;
+		a->o.sink = rp_sink_find("perfetto");
 		a->o.per_ring = 1;
 	}
 	if (a->o.has_interval && !a->o.per_ring)
@@ -587,6 +626,13 @@ static const char *clients_none(const struct merge *m, int live, char *buf,
 	return "record found none of them open";
 }
 
+/* The library's warnings, in the tool's voice. */
+static void warn(void *arg, const char *msg)
+{
+	(void)arg;
+	err_msg("%s", msg);
+}
+
 static int run_report(int argc, char **argv)
 {
 	struct report_args a;
@@ -632,7 +678,18 @@ static int run_report(int argc, char **argv)
 		in.stats = lv.have_stats ? &lv.stats : NULL;
 	}
 
-	rp = rp_new(&a.o, out);
+	a.o.warn = warn;
+	rp = rp_new(&a.o, out, errbuf, sizeof(errbuf));
+	if (!rp) {
+		err_msg("%s: %s", cmd, errbuf);
+		merge_free(&m);
+		if (out != stdout)
+			fclose(out);
+		if (in_fd >= 0)
+			close(in_fd);
+		close_live(&lv);
+		return 1;
+	}
 	rp_set_tasks(rp, m.tasks, m.ntasks, m.task_frames);
 	rp_set_clients(rp, m.clients, m.nclients, m.client_frames,
 		       clients_none(&m, !a.input, none, sizeof(none)));
@@ -657,8 +714,11 @@ static int run_report(int argc, char **argv)
 		snprintf(errbuf, sizeof(errbuf), "%s", m.errmsg);
 		in.error = errbuf;
 	}
-	if (rp_finish(rp, &in) < 0)
+	if (rp_finish(rp, &in) < 0) {
+		if (*rp_errmsg(rp) && !in.error)
+			err_msg("%s", rp_errmsg(rp));
 		ret = 1;
+	}
 	if (out != stdout && fclose(out)) {
 		err_errno("cannot write %s", a.output);
 		ret = 1;

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "trace-file.h"
+#include "lib/trace-file.h"
 
 /*
  * Every DRM client open in a process of @proc ("/proc", or a directory laid

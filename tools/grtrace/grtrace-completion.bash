@@ -38,7 +38,8 @@ _grtrace() {
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	-f|--format)
-		mapfile -t COMPREPLY < <(compgen -W "text csv json" -- "$cur")
+		# The formats are the library's sinks: ask the tool itself.
+		mapfile -t COMPREPLY < <(compgen -W "$("${COMP_WORDS[0]}" --list-formats 2>/dev/null | cut -f1)" -- "$cur")
 		return ;;
 	-s|--sort)
 		[ "$cmd" = top ] || return

@@ -8,7 +8,8 @@
 #include <linux/grtrace.h>
 
 #include "grtrace.h"
-#include "trace-file.h"
+#include "lib/sink.h"
+#include "lib/trace-file.h"
 #include "util.h"
 
 static int cmd_help(int argc, char **argv);
@@ -44,7 +45,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"\n"
 		"'grtrace help COMMAND' or 'grtrace COMMAND --help' describes a command;\n"
-		"'grtrace --version' gives the version.  Exit status: 0, 1 on an error,\n"
+		"'grtrace --version' gives the version, 'grtrace --list-formats' the\n"
+		"output formats of report.  Exit status: 0, 1 on an error,\n"
 		"2 on a usage error.\n"
 		"The module's files are in %s (set GRTRACE_DEBUGFS to override).\n",
 		debugfs_dir());
@@ -85,15 +87,39 @@ static int cmd_help(int argc, char **argv)
 	return cmd->fn(2, args);
 }
 
+/* The library returns errors; out of memory in the tool ends it. */
+static void oom(size_t size)
+{
+	fatal("out of memory (%zu bytes)", size);
+}
+
+/*
+ * --list-formats: the report's formats from the library's table, a name
+ * and a summary a line (the bash completion takes the names); "all" adds
+ * the one grtrace export writes.
+ */
+static int list_formats(int all)
+{
+	const struct rp_sink *const *s;
+
+	for (s = rp_sinks; *s; s++)
+		if (all || !((*s)->flags & RP_SINK_EXPORT))
+			printf("%s\t%s\n", (*s)->name, (*s)->summary);
+	return finish_stdout();
+}
+
 int main(int argc, char **argv)
 {
 	const struct gr_cmd *cmd;
 	int ret;
 
+	gr_set_oom_handler(oom);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "--list-formats"))
+		return list_formats(argc > 2 && !strcmp(argv[2], "all"));
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		return finish_stdout();

@@ -122,24 +122,6 @@ const char *default_input(const char *input)
 	return gr_default_input;
 }
 
-void *xmalloc(size_t size)
-{
-	void *p = malloc(size ? size : 1);
-
-	if (!p)
-		fatal("out of memory (%zu bytes)", size);
-	return p;
-}
-
-void *xrealloc(void *ptr, size_t size)
-{
-	void *p = realloc(ptr, size ? size : 1);
-
-	if (!p)
-		fatal("out of memory (%zu bytes)", size);
-	return p;
-}
-
 int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

@@ -10,7 +10,7 @@
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
-#define GR_PRINTF(a, b)	__attribute__((format(printf, a, b)))
+#include "lib/lib.h"
 
 /* All diagnostics go to stderr as "grtrace: <message>\n". */
 void err_msg(const char *fmt, ...) GR_PRINTF(1, 2);
@@ -38,8 +38,7 @@ int parse_duration(const char *s, double unit_ns, uint64_t *ns);
  */
 const char *default_input(const char *input);
 
-void *xmalloc(size_t size);
-void *xrealloc(void *ptr, size_t size);
+/* xmalloc() and xrealloc() are the library's (lib/lib.h). */
 
 /* write(2) all of @buf, retrying on EINTR and short writes; -1 on error. */
 int write_all(int fd, const void *buf, size_t len);
@@ -75,15 +74,7 @@ int control_write(const char *cmd);
 #define MAX_EVENT_FILES	4096
 int list_event_files(unsigned int *cpus, int max);
 
-/* A parsed "stats" file: key=value lines. */
-#define GR_STATS_MAX	64
-struct gr_stats {
-	int n;
-	struct {
-		char key[48];
-		uint64_t val;
-	} ent[GR_STATS_MAX];
-};
+/* A parsed "stats" file: struct gr_stats is in lib/lib.h. */
 
 int stats_read(struct gr_stats *st);
 /* Value of @key; *found (may be NULL) tells whether it was there. */

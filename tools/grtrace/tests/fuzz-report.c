@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: the stream decoder and the whole report path, from the
- * per-CPU merge to every output format, on arbitrary bytes taken as a file
+ * libFuzzer target: libgrtrace's entry points -- the stream decoder, the
+ * whole report path from the per-CPU merge to every output format, and
+ * the public interface of grtrace.h -- on arbitrary bytes taken as a file
  * written by "grtrace record".
  *
  * Built with clang -fsanitize=fuzzer,address,undefined by "make fuzz".
@@ -11,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../merge.h"
-#include "../report.h"
+#include "../lib/include/grtrace/grtrace.h"
+#include "../lib/merge.h"
+#include "../lib/report.h"
 
 static FILE *devnull;
 
@@ -44,10 +46,15 @@ static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
 	struct merge m;
 	struct gr_rec rec;
 	struct rp *rp;
+	char why[GR_ERRMSG_LEN];
 	int n;
 
 	merge_init_buf(&m, data, size);
-	rp = rp_new(o, devnull);
+	rp = rp_new(o, devnull, why, sizeof(why));
+	if (!rp) {
+		merge_free(&m);
+		return;
+	}
 	while ((n = merge_next(&m, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)
 			rp_restart(rp);
@@ -60,6 +67,27 @@ static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
 	merge_free(&m);
 }
 
+/* The public interface: records, jobs, and a report through it. */
+static void api(const uint8_t *data, size_t size)
+{
+	static const char *const args[] = { "--per-ring", "--topn=2", NULL };
+	struct grtrace_record r;
+	struct grtrace_error err;
+	struct grtrace_job j;
+	grtrace_trace *t;
+
+	t = grtrace_open_mem(data, size, &err);
+	if (!t)
+		return;
+	while (grtrace_next_record(t, &r, &err) > 0)
+		;
+	grtrace_rewind(t, &err);
+	while (grtrace_next_job(t, &j, &err) > 0)
+		;
+	grtrace_report(t, "json", args, devnull, &err);
+	grtrace_close(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -69,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!devnull)
 		devnull = fopen("/dev/null", "w");
 	decode_all(data, size);
+	api(data, size);
 
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);
@@ -80,7 +109,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.hist = RP_HIST_LAT;
 	report(data, size, &o);
 
-	o.format = RP_JSON;
+	o.sink = rp_sink_find("json");
 	o.hist = RP_HIST_SIZE;
 	o.max_open = 1u << 20;
 	o.has_since = o.has_until = 1;
@@ -90,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);
-	o.format = RP_CSV;
+	o.sink = rp_sink_find("csv");
 	o.limit = UINT64_MAX;
 	o.max_open = 1u << 20;
 	report(data, size, &o);
@@ -100,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* grtrace export: what it writes is checked by export_check.py. */
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);
-	o.format = RP_PERFETTO;
+	o.sink = rp_sink_find("perfetto");
 	o.per_ring = 1;
 	o.max_open = 64;
 	report(data, size, &o);

@@ -287,6 +287,22 @@ pe_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
 result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
 
+# ---- the Python binding (python/grtrace.py over lib/libgrtrace.so.1) -----------
+
+# Under SAN=1 the library is built with the sanitizers: Python loads their
+# runtimes first, and its own (normal) leaks are not the library's.
+PY_ENV=
+if [ "$GRTRACE_SAN" = 1 ]; then
+	PY_ENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
+PB=$TMP/python-binding
+mkdir -p "$PB"
+env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/python_check.py" "$GRTRACE" "$GOLDEN" "$TESTS/corpus" "$PB" > "$TMP/pb" 2>&1
+pb_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/pb" >> "$RESULTS"
+result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pb" | head -20)"
+
 # ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
 
 MT=$TMP/merge-timeline
@@ -373,7 +389,7 @@ result "the man page covers every subcommand and column" $st "missing:$missing"
 # Every warning report prints is in the man page word for word, with a
 # capital letter for each number, and the man page lists no other.
 if command -v python3 > /dev/null 2>&1; then
-	python3 - report-text.c Documentation/grtrace.rst > "$TMP/out" 2>&1 <<'PY'
+	python3 - lib/report-text.c Documentation/grtrace.rst > "$TMP/out" 2>&1 <<'PY'
 import re, sys
 src = open(sys.argv[1]).read()
 man = re.findall(r"^``(warning:  .*)``$", open(sys.argv[2]).read(), re.M)
@@ -423,6 +439,61 @@ if [ -n "$RST2MAN" ]; then
 	python3 "$inst/usr/share/grtrace/scripts/merge_timeline.py" --help > /dev/null 2>&1 || st=1
 	grep -q '^\.TH "\{0,1\}GRTRACE' "$inst/usr/share/man/man1/grtrace.1" || st=1
 	result "make install puts the tool, the annotator, the scripts, the man page and the completion in DESTDIR, and they run" $st "$(cat "$TMP/out")"
+
+	# libgrtrace: a program built from the installed header and
+	# grtrace.pc, run on the installed shared library; the installed
+	# Python module finds it where make install put it.
+	st=0
+	: > "$TMP/out"
+	for f in lib/libgrtrace.a lib/libgrtrace.so.1 lib/libgrtrace.so \
+		 include/grtrace/grtrace.h lib/pkgconfig/grtrace.pc \
+		 lib/python3/dist-packages/grtrace.py; do
+		[ -e "$inst/usr/$f" ] || { st=1; echo "missing: /usr/$f" >> "$TMP/out"; }
+	done
+	readelf -d "$inst/usr/lib/libgrtrace.so.1" 2>/dev/null |
+		grep -q 'SONAME.*\[libgrtrace\.so\.1\]' || { st=1; echo "no SONAME libgrtrace.so.1" >> "$TMP/out"; }
+	# Only the public interface is exported.
+	if nm -D --defined-only "$inst/usr/lib/libgrtrace.so.1" 2>/dev/null |
+	   awk '$2 ~ /^[TDB]$/ { print $3 }' | grep -v '^grtrace_' | grep -q .; then
+		st=1; echo "exports more than grtrace_*" >> "$TMP/out"
+	fi
+	cat > "$TMP/pc.c" <<'EOF_C'
+#include <grtrace/grtrace.h>
+
+int main(int argc, char **argv)
+{
+	struct grtrace_error err;
+	struct grtrace_job job;
+	grtrace_trace *t;
+	int n = 0;
+
+	if (argc < 2 || grtrace_lib_version() != GRTRACE_LIB_VERSION)
+		return 2;
+	t = grtrace_open(argv[1], &err);
+	if (!t)
+		return 3;
+	while (grtrace_next_job(t, &job, &err) > 0)
+		n++;
+	grtrace_close(t);
+	printf("%d jobs\n", n);
+	return 0;
+}
+EOF_C
+	pc="env PKG_CONFIG_SYSROOT_DIR=$inst PKG_CONFIG_PATH=$inst/usr/lib/pkgconfig pkg-config"
+	if $pc --exists grtrace 2>> "$TMP/out"; then
+		${CC:-cc} -o "$TMP/pc" "$TMP/pc.c" $($pc --cflags --libs grtrace) >> "$TMP/out" 2>&1 || st=1
+		jobs=$(env LD_LIBRARY_PATH=$inst/usr/lib $PY_ENV "$TMP/pc" "$TESTS/corpus/report-basic.bin" 2>> "$TMP/out")
+		want=$("$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" --format csv | tail -n +2 | wc -l)
+		[ "$jobs" = "$want jobs" ] || { st=1; echo "pkg-config program: '$jobs', want $want jobs" >> "$TMP/out"; }
+	else
+		st=1
+	fi
+	got=$(env $PY_ENV GRTRACE_LIB="$inst/usr/lib/libgrtrace.so.1" PYTHONPATH="$inst/usr/lib/python3/dist-packages" \
+		python3 -c 'import grtrace, sys; t = grtrace.Trace(sys.argv[1]); print(len(list(t.jobs())), grtrace.__file__)' \
+		"$TESTS/corpus/report-basic.bin" 2>> "$TMP/out")
+	case $got in "$want $inst/usr/lib/python3/dist-packages/grtrace.py") ;; *) st=1; echo "python module: '$got'" >> "$TMP/out" ;; esac
+	grep -q "^_LIBDIR = \"/usr/lib\"" "$inst/usr/lib/python3/dist-packages/grtrace.py" || { st=1; echo "python module does not name /usr/lib" >> "$TMP/out"; }
+	result "make install puts libgrtrace (.a, .so.1 with its SONAME, header, grtrace.pc) and the Python module in DESTDIR, and a program built with pkg-config runs" $st "$(cat "$TMP/out")"
 else
 	ok "make install # SKIP rst2man not installed (python3-docutils)"
 fi
@@ -438,6 +509,29 @@ if command -v bash > /dev/null 2>&1; then
 	st=0
 	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record report" "lat size result")" ] || st=1
 	result "bash completion completes commands, options and values" $st "$out"
+
+	# The formats come from the library's table: --list-formats gives
+	# them to the completion, report --help and the man page.
+	names=$("$GRTRACE" --list-formats | cut -f1 | tr '\n' ' ')
+	out=$(PATH=$(dirname "$GRTRACE"):$PATH bash -c '. ./grtrace-completion.bash
+		COMP_WORDS=(grtrace report --format ""); COMP_CWORD=3; _grtrace
+		echo "${COMPREPLY[*]} "' 2>&1)
+	st=0
+	[ "$out" = "$names" ] || st=1
+	for f in text csv json; do
+		case " $names" in *" $f "*) ;; *) st=1; out="$out no:$f" ;; esac
+	done
+	case " $names" in *" perfetto "*) st=1 ;; esac
+	"$GRTRACE" report --help > "$TMP/out"
+	for f in $("$GRTRACE" --list-formats all | cut -f1); do
+		grep -q "^ *\`\`$f\`\`\$" Documentation/grtrace.rst || { st=1; out="$out man:$f"; }
+	done
+	for f in $names; do
+		grep -q "^  $f  " "$TMP/out" || { st=1; out="$out help:$f"; }
+	done
+	"$GRTRACE" report --format nosuch > /dev/null 2> "$TMP/err"
+	[ $? -eq 2 ] && grep -q "unknown format 'nosuch' (text, csv, json)" "$TMP/err" || st=1
+	result "the formats of --format help, completion and man page come from the sinks table" $st "$out $(cat "$TMP/err")"
 fi
 
 # ---- report: bad input, one line each, never a crash ----------------------

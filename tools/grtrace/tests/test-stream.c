@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "../drm-clients.h"
-#include "../stream.h"
-#include "../trace-file.h"
+#include "../lib/stream.h"
+#include "../lib/trace-file.h"
 
 static const char *golden_dir;
 static int failures;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "pctl.h"
-#include "util.h"
+#include "lib.h"
 
 #define SUB_BITS	PCTL_SUB_BITS
 #define SUB_COUNT	PCTL_SUB_COUNT
@@ -38,7 +38,7 @@ static void to_sketch(struct pctl *p)
 
 	p->buckets = calloc(NBUCKETS, sizeof(*p->buckets));
 	if (!p->buckets)
-		fatal("out of memory");
+		gr_oom(0);
 	for (i = 0; i < p->nvals; i++)
 		p->buckets[bucket_of(p->vals[i])]++;
 	free(p->vals);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grtrace report: output, what its three formats share.  The writers are
- * report-text.c, report-json.c and report-csv.c.
+ * grtrace report: what the writers of text, CSV and JSON share (fields,
+ * tables, summaries).  The writers are report-text.c, report-json.c and
+ * report-csv.c; output.c hands them the rows.
  *
  * Job rows are written as jobs finish.  JSON puts them first ("jobs"),
  * so the summaries, only known at the end, follow in the same object.
@@ -10,8 +11,6 @@
  */
 #include "report-out.h"
 #include "trace-file.h"
-
-#define ROWBUF_SIZE	(64u << 10)	/* job rows gathered per write */
 
 /* ---- job rows --------------------------------------------------------------------- */
 
@@ -141,87 +140,6 @@ void csv_header(struct rp *rp, FILE *out, table_fn *fn)
 void job_table(struct rp *rp, struct fields *f, void *row)
 {
 	job_fields(rp, f, row);
-}
-
-static int csv_table_is_jobs(const struct rp *rp)
-{
-	const struct rp_opts *o = &rp->o;
-
-	return !o->per_ring && !o->per_ctx && !o->per_process &&
-	       !o->per_engine && !o->topn &&
-	       o->hist == RP_HIST_NONE;
-}
-
-void out_begin(struct rp *rp)
-{
-	switch (rp->o.format) {
-	case RP_PERFETTO:
-		pf_new(rp);
-		return;
-	case RP_JSON:
-		fputs("{\"jobs\": [", rp->out);
-		break;
-	case RP_CSV:
-		if (csv_table_is_jobs(rp))
-			csv_header(rp, rp->out, job_table);
-		break;
-	case RP_TEXT:
-		if (!rp->o.limit)
-			break;
-		rp->spool = tmpfile();
-		if (!rp->spool)
-			fatal_errno("cannot create a temporary file");
-		break;
-	}
-	if (rp->o.limit) {
-		rp->rowbuf = xmalloc(ROWBUF_SIZE);
-		rp->rowfile = rp->spool ? rp->spool : rp->out;
-	}
-}
-
-/* Rows are a line each; one fwrite() per row would cost more than it. */
-static void rows_flush(struct rp *rp)
-{
-	if (rp->rowlen)
-		fwrite(rp->rowbuf, 1, rp->rowlen, rp->rowfile);
-	rp->rowlen = 0;
-}
-
-void out_row(struct rp *rp, const struct row *row)
-{
-	struct fields f = { .l = NULL, .json = 0, .header = 0 };
-	struct line l;
-
-	if (rp->pf) {
-		pf_row(rp, row);
-		return;
-	}
-	if (rp->rows_out >= rp->o.limit)
-		return;
-	l.n = 0;
-	f.l = &l;
-	switch (rp->o.format) {
-	case RP_JSON:
-		json_job_line(rp, &l, row, !rp->rows_out);
-		break;
-	case RP_CSV:
-		if (!csv_table_is_jobs(rp))
-			return;
-		job_fields(rp, &f, row);
-		l.b[l.n++] = '\n';
-		break;
-	case RP_TEXT:
-		text_job_line(rp, &l, row);
-		l.b[l.n++] = '\n';
-		break;
-	case RP_PERFETTO:	/* pf_row() above */
-		return;
-	}
-	if (rp->rowlen + l.n > ROWBUF_SIZE)
-		rows_flush(rp);
-	memcpy(rp->rowbuf + rp->rowlen, l.b, l.n);
-	rp->rowlen += l.n;
-	rp->rows_out++;
 }
 
 /* ---- summaries of rings and contexts ------------------------------------------------ */
@@ -490,38 +408,4 @@ uint64_t result_max(const struct rp *rp, const struct rp_input *in)
 		    in->stats->ent[i].val > max)
 			max = in->stats->ent[i].val;
 	return max;
-}
-
-/* A window that begins after the last record selects nothing: say so. */
-static void window_check(struct rp *rp)
-{
-	char since[32], len[32];
-
-	if (!rp->o.has_since || !rp->have_first || rp->win_start <= rp->ts_max)
-		return;
-	fmt_ns(since, sizeof(since), rp->o.since);
-	fmt_ns(len, sizeof(len), rp->ts_max - rp->t0);
-	fprintf(stderr, "grtrace: report: --since %s is past the end of the trace (its last record is %s after its first): no job selected\n",
-		since, len);
-}
-
-int out_end(struct rp *rp, const struct rp_input *in)
-{
-	window_check(rp);
-	rows_flush(rp);
-	switch (rp->o.format) {
-	case RP_PERFETTO:
-		pf_end(rp, in);
-		break;
-	case RP_TEXT:
-		text_report(rp, in);
-		break;
-	case RP_JSON:
-		json_report(rp, in);
-		break;
-	case RP_CSV:
-		csv_report(rp, in);
-		break;
-	}
-	return ferror(rp->out) ? -1 : 0;
 }

@@ -6,7 +6,7 @@
 #include "report-out.h"
 
 /* A job's JSON object into @l, after the separator it needs. */
-void json_job_line(const struct rp *rp, struct line *l,
+static void json_job_line(const struct rp *rp, struct line *l,
 		   const struct row *row, int first)
 {
 	struct fields f = { .l = l, .json = 1, .header = 0 };
@@ -231,7 +231,7 @@ static void json_timeline(struct rp *rp)
 	l_flush_raw(&l, rp->out);
 }
 
-void json_report(struct rp *rp, const struct rp_input *in)
+static int json_report(struct rp *rp, const struct rp_input *in)
 {
 	unsigned int i;
 
@@ -278,4 +278,25 @@ void json_report(struct rp *rp, const struct rp_input *in)
 	else if (rp->o.hist == RP_HIST_RESULT)
 		json_result(rp, in);
 	fputs("\n}\n", rp->out);
+	return 0;
 }
+
+static int json_begin(struct rp *rp)
+{
+	fputs("{\"jobs\": [", rp->out);
+	return 0;
+}
+
+static int json_line(struct rp *rp, struct line *l, const struct row *row)
+{
+	json_job_line(rp, l, row, !rp->rows_out);
+	return 1;
+}
+
+const struct rp_sink rp_sink_json = {
+	.name = "json",
+	.summary = "one object: the jobs, the summary and the tables asked for",
+	.begin = json_begin,
+	.line = json_line,
+	.end = json_report,
+};

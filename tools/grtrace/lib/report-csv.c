@@ -33,7 +33,7 @@ static void csv_result_row(struct rp *rp, const char *name, uint64_t v,
 
 /* ---- CSV: the one table asked for ------------------------------------------------------------ */
 
-void csv_report(struct rp *rp, const struct rp_input *in)
+static int csv_report(struct rp *rp, const struct rp_input *in)
 {
 	unsigned int i;
 
@@ -65,4 +65,42 @@ void csv_report(struct rp *rp, const struct rp_input *in)
 	} else if (rp->o.hist != RP_HIST_NONE) {
 		csv_hist(rp);
 	}
+	return 0;
 }
+
+/* Without a summary asked for, the table is the jobs'. */
+static int csv_table_is_jobs(const struct rp *rp)
+{
+	const struct rp_opts *o = &rp->o;
+
+	return !o->per_ring && !o->per_ctx && !o->per_process &&
+	       !o->per_engine && !o->topn &&
+	       o->hist == RP_HIST_NONE;
+}
+
+static int csv_begin(struct rp *rp)
+{
+	if (csv_table_is_jobs(rp))
+		csv_header(rp, rp->out, job_table);
+	return 0;
+}
+
+static int csv_line(struct rp *rp, struct line *l, const struct row *row)
+{
+	struct fields f = { .l = l, .json = 0, .header = 0 };
+
+	if (!csv_table_is_jobs(rp))
+		return 0;
+	job_fields(rp, &f, row);
+	l->b[l->n++] = '\n';
+	return 1;
+}
+
+const struct rp_sink rp_sink_csv = {
+	.name = "csv",
+	.summary = "one table with a header line: the jobs, or the one summary asked for",
+	.flags = RP_SINK_ONE_TABLE,
+	.begin = csv_begin,
+	.line = csv_line,
+	.end = csv_report,
+};

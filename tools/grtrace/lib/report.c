@@ -9,6 +9,7 @@
  * --max-open limit (the oldest open job goes), or by the end of the input.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ struct job {
 	uint32_t pid, tid;
 	uint32_t waits;
 	uint64_t client;
-	struct dep dep[RP_DEPS];	/* with --format perfetto only */
+	struct dep dep[RP_DEPS];	/* for a sink with RP_SINK_DEPS only */
 };
 
 /* The groups a job is pinned in (group_pin()). */
@@ -420,8 +421,9 @@ static inline void depth_change(struct rp *rp, struct job *j, uint64_t ts,
 {
 	if (rp->o.per_ring) {
 		group_depth(rp, &rp->rings[j->ring].g, ts, delta);
-		if (rp->pf)
-			pf_depth(rp, j->ring, ts, rp->rings[j->ring].g.depth);
+		if (rp->o.sink->depth)
+			rp->o.sink->depth(rp, j->ring, ts,
+					  rp->rings[j->ring].g.depth);
 	}
 	if (rp->o.per_ctx)
 		group_depth(rp, rp->ctxs[j->ctxo].g, ts, delta);
@@ -946,7 +948,7 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		if (j->nenter == j->nexit)
 			j->wait_since = ts;
 		j->nenter++;
-		if (rp->pf)
+		if (rp->o.sink->flags & RP_SINK_DEPS)
 			dep_enter(j, ev, ts);
 		break;
 	case GRTRACE_EV_SYNC_WAIT_EXIT:
@@ -958,7 +960,7 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		}
 		if (++j->nexit == j->nenter)
 			j->wait_union += ts - j->wait_since;
-		if (rp->pf)
+		if (rp->o.sink->flags & RP_SINK_DEPS)
 			dep_exit(j, ev, ts);
 		break;
 	case GRTRACE_EV_ERROR:
@@ -1398,14 +1400,14 @@ static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
 
 		if (lost) {
 			cpu_lost(rp, cpu, lost);
-			if (rp->pf)
-				pf_lost(rp, ts, lost, cpu);
+			if (rp->o.sink->lost)
+				rp->o.sink->lost(rp, ts, lost, cpu);
 		}
 	}
 	if (next && cseq + 1 > next) {
 		cpu_lost(rp, cpu, cseq + 1 - next);
-		if (rp->pf)
-			pf_lost(rp, ts, cseq + 1 - next, cpu);
+		if (rp->o.sink->lost)
+			rp->o.sink->lost(rp, ts, cseq + 1 - next, cpu);
 	}
 	rp->cseq_next[cpu] = cseq + 2;
 }
@@ -1418,8 +1420,9 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 	} else if (!rp->gseq_off) {
 		if (gseq > rp->gseq_prev + 1) {
 			rp->gseq_gaps++;
-			if (rp->pf && !rp->cseq_loss)
-				pf_lost(rp, ts, gseq - rp->gseq_prev - 1, -1);
+			if (rp->o.sink->lost && !rp->cseq_loss)
+				rp->o.sink->lost(rp, ts,
+						 gseq - rp->gseq_prev - 1, -1);
 		}
 		if (gseq <= rp->gseq_prev)
 			rp->gseq_late++;
@@ -1537,12 +1540,15 @@ const char *rp_errmsg(const struct rp *rp)
 	return rp->errmsg;
 }
 
-struct rp *rp_new(const struct rp_opts *opts, FILE *out)
+struct rp *rp_new(const struct rp_opts *opts, FILE *out, char *err,
+		  size_t errlen)
 {
 	struct rp *rp = xmalloc(sizeof(*rp));
 
 	memset(rp, 0, sizeof(*rp));
 	rp->o = *opts;
+	if (!rp->o.sink)
+		rp->o.sink = rp_sinks[0];
 	if (!rp->o.max_open)
 		rp->o.max_open = 1;
 	if (!rp->o.interval)
@@ -1562,7 +1568,11 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out)
 	hash_resize(rp, 1024);
 	if (rp->o.topn)
 		rp->top = xmalloc(rp->o.topn * sizeof(*rp->top));
-	out_begin(rp);
+	if (out_begin(rp) < 0) {
+		snprintf(err, errlen, "%s", rp->errmsg);
+		rp_free(rp);
+		return NULL;
+	}
 	return rp;
 }
 
@@ -1619,8 +1629,8 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 	for (i = 0; i < rp->nrings && rp->o.per_ring; i++)
 		group_settle(rp, &rp->rings[i].g);
 	/* What is still open ends with the trace. */
-	if (rp->pf)
-		pf_finishing(rp->pf);
+	if (rp->o.sink->finishing)
+		rp->o.sink->finishing(rp);
 	while (rp->lru_head != NIL)
 		job_finish(rp, rp->lru_head, NULL, end);
 	for (i = 0; i < rp->nrings; i++)
@@ -1636,7 +1646,8 @@ void rp_free(struct rp *rp)
 
 	if (!rp)
 		return;
-	pf_free(rp->pf);
+	if (rp->o.sink->free)
+		rp->o.sink->free(rp);
 	for (i = 0; i < rp->nrings; i++)
 		group_free(&rp->rings[i].g);
 	for (i = 0; i < rp->nctxs && rp->o.per_ctx; i++) {

@@ -135,7 +135,7 @@ struct ctx {
 	struct group *g;	/* with --per-ctx only */
 };
 
-/* Dependencies a job keeps: the first ones it waited on (--format perfetto). */
+/* Dependencies a job keeps: the first ones it waited on (a sink with RP_SINK_DEPS). */
 #define RP_DEPS	2
 
 /* A dependency wait of a job: the fence waited on, and when. */
@@ -345,7 +345,7 @@ struct rp {
 	char *rowbuf;		/* job rows not yet written to @rowfile */
 	size_t rowlen;
 	FILE *rowfile;		/* @spool, or @out */
-	struct pf *pf;		/* RP_PERFETTO: the exporter's state */
+	void *sink_state;	/* the sink's own (sink.h) */
 };
 
 /* report.c: the task table's entry for thread @tid, or NULL. */
@@ -408,21 +408,11 @@ uint64_t rp_window(const struct rp *rp);
  */
 int ring_hint(struct rp *rp, struct ring *r, char *buf, size_t len);
 
-/* report-perfetto.c: --format perfetto (grtrace export) */
-struct pf;
-struct pf *pf_new(struct rp *rp);
-void pf_row(struct rp *rp, const struct row *row);
-/* Ring @ring (index in rp->rings) has @depth jobs committed, not ended. */
-void pf_depth(struct rp *rp, uint32_t ring, uint64_t ts, uint64_t depth);
-/* @n records lost before @ts (a gap in @cpu's cseq, or in gseq: -1). */
-void pf_lost(struct rp *rp, uint64_t ts, uint64_t n, int cpu);
-/* The input is read: the jobs closed from now on did not end. */
-void pf_finishing(struct pf *pf);
-void pf_end(struct rp *rp, const struct rp_input *in);
-void pf_free(struct pf *pf);
-
-/* report-out.c */
-void out_begin(struct rp *rp);
+/* output.c */
+/* A warning to the caller's opts.warn, if any: the library prints nothing. */
+void rp_warn(struct rp *rp, const char *fmt, ...) GR_PRINTF(2, 3);
+/* 0, or -1 with rp->errmsg set. */
+int out_begin(struct rp *rp);
 void out_row(struct rp *rp, const struct row *row);
 int out_end(struct rp *rp, const struct rp_input *in);
 

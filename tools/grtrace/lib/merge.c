@@ -13,7 +13,7 @@
 
 #include "merge.h"
 #include "trace-file.h"
-#include "util.h"
+#include "lib.h"
 
 #define NR_CPU_IDS	65536		/* the header's cpu is a u16 */
 #define FD_READ_SIZE	(1u << 20)
@@ -740,7 +740,7 @@ static void init_input(struct merge *m)
 
 	m->cpu_slot = calloc(NR_CPU_IDS, sizeof(*m->cpu_slot));
 	if (!m->cpu_slot)
-		fatal("out of memory");
+		gr_oom(0);
 	if (m->len >= GRF_MAGIC_LEN &&
 	    read_at(m, magic, 0, GRF_MAGIC_LEN) == 0 &&
 	    grf_is_header(magic, GRF_MAGIC_LEN)) {
@@ -922,7 +922,7 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 	m->cur = calloc(n ? n : 1, sizeof(*m->cur));
 	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
 	if (!m->cur || !m->heap)
-		fatal("out of memory");
+		gr_oom(0);
 	m->ncur = n;
 	for (i = 0; i < n; i++) {
 		struct merge_cursor *c = &m->cur[i];
@@ -1130,7 +1130,7 @@ struct merge_pipe *merge_pipe_start(struct merge *m)
 
 	/* Aligned, so that the cache lines apart are apart. */
 	if (posix_memalign((void **)&p, 64, sizeof(*p)))
-		fatal("out of memory");
+		gr_oom(0);
 	memset(p, 0, sizeof(*p));
 	p->m = m;
 	p->mm = *m;

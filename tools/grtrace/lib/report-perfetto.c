@@ -122,7 +122,10 @@ struct pf {
 	uint64_t jobs, with_task, deps, deps_drawn, lost_marks;
 	int lost_described;
 	int finishing;		/* the input is read: jobs close, none ends */
+	char failed[GR_ERRMSG_LEN];	/* why the file is not valid, or "" */
 };
+
+#define PF(rp)	((struct pf *)(rp)->sink_state)
 
 /* ---- the encoder ------------------------------------------------------------- */
 
@@ -201,8 +204,9 @@ static void pb_close(struct pf *pf, size_t at)
 {
 	size_t len = pf->n - at - 4;
 
-	if (len >= 1u << 28)
-		fatal("export: a packet of %zu bytes is too large", len);
+	if (len >= 1u << 28 && !pf->failed[0])
+		snprintf(pf->failed, sizeof(pf->failed),
+			 "export: a packet of %zu bytes is too large", len);
 	pf->b[at] = (uint8_t)(len | 0x80);
 	pf->b[at + 1] = (uint8_t)(len >> 7 | 0x80);
 	pf->b[at + 2] = (uint8_t)(len >> 14 | 0x80);
@@ -222,15 +226,15 @@ static size_t packet_open(struct pf *pf)
 
 static void packet_close(struct rp *rp, size_t at)
 {
-	pb_close(rp->pf, at);
-	fwrite(rp->pf->b, 1, rp->pf->n, rp->out);
-	rp->pf->n = 0;
+	pb_close(PF(rp), at);
+	fwrite(PF(rp)->b, 1, PF(rp)->n, rp->out);
+	PF(rp)->n = 0;
 }
 
 static void track(struct rp *rp, uint64_t uuid, uint64_t parent,
 		  const char *name, int rank)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	size_t p = packet_open(pf), t = pb_open(pf, F_PKT_TRACK_DESC);
 
 	pb_u64(pf, F_TD_UUID, uuid);
@@ -246,7 +250,7 @@ static void track(struct rp *rp, uint64_t uuid, uint64_t parent,
 static void counter_track(struct rp *rp, uint64_t uuid, uint64_t parent,
 			  const char *name, int count, const char *unit)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	size_t p = packet_open(pf), t = pb_open(pf, F_PKT_TRACK_DESC), c;
 
 	pb_u64(pf, F_TD_UUID, uuid);
@@ -276,7 +280,7 @@ static size_t event_open(struct pf *pf, uint64_t ts, uint64_t uuid, int type,
 
 static void event_close(struct rp *rp, size_t p, size_t te)
 {
-	pb_close(rp->pf, te);
+	pb_close(PF(rp), te);
 	packet_close(rp, p);
 }
 
@@ -311,14 +315,14 @@ static void note_str(struct pf *pf, const char *name, const char *v)
 static void simple_event(struct rp *rp, uint64_t ts, uint64_t uuid, int type,
 			 const char *name, uint64_t flow, uint64_t flow_end)
 {
-	size_t te, p = event_open(rp->pf, ts, uuid, type, &te);
+	size_t te, p = event_open(PF(rp), ts, uuid, type, &te);
 
 	if (name)
-		pb_str(rp->pf, F_TE_NAME, name);
+		pb_str(PF(rp), F_TE_NAME, name);
 	if (flow)
-		pb_fixed64(rp->pf, F_TE_FLOW, flow);
+		pb_fixed64(PF(rp), F_TE_FLOW, flow);
 	if (flow_end)
-		pb_fixed64(rp->pf, F_TE_FLOW_END, flow_end);
+		pb_fixed64(PF(rp), F_TE_FLOW_END, flow_end);
 	event_close(rp, p, te);
 }
 
@@ -326,7 +330,7 @@ static void simple_event(struct rp *rp, uint64_t ts, uint64_t uuid, int type,
 
 static struct pf_ring *pf_ring(struct rp *rp, uint32_t ring)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	struct pf_ring *pr;
 	const struct ring *r = &rp->rings[ring];
 	char name[160];
@@ -369,9 +373,15 @@ static uint64_t lane_for(struct rp *rp, uint32_t ring, uint64_t first,
 		if (pr->lane_end[k] < first)
 			break;
 	if (k == pr->nlanes) {
-		if (k == MAX_LANES)
-			fatal("export: more than %u jobs at once on ring %" PRIu32,
-			      MAX_LANES, rp->rings[ring].ring_id);
+		if (k == MAX_LANES) {
+			if (!PF(rp)->failed[0])
+				snprintf(PF(rp)->failed, sizeof(PF(rp)->failed),
+					 "export: more than %u jobs at once on ring %" PRIu32,
+					 MAX_LANES, rp->rings[ring].ring_id);
+			k--;
+			pr->lane_end[k] = last;
+			return UUID_LANE(ring, k);
+		}
 		if (k == pr->lanes_cap) {
 			pr->lanes_cap = pr->lanes_cap ? pr->lanes_cap * 2 : 8;
 			pr->lane_end = xrealloc(pr->lane_end, pr->lanes_cap *
@@ -391,7 +401,7 @@ static uint64_t lane_for(struct rp *rp, uint32_t ring, uint64_t first,
 /* Process @pid's track, described once, named @name (may be NULL). */
 static void process_track(struct rp *rp, uint32_t pid, const char *name)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	size_t p, t, d;
 
 	if (u64map_get(pf->tasks, UUID_PROCESS(pid)) >= 0)
@@ -412,7 +422,7 @@ static void process_track(struct rp *rp, uint32_t pid, const char *name)
 static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
 {
 	const struct grf_task *named = rp_task(rp, tid);
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	size_t p, t, d;
 
 	if (u64map_get(pf->tasks, UUID_THREAD(tid)) >= 0)
@@ -440,7 +450,7 @@ static uint64_t task_track(struct rp *rp, uint32_t pid, uint32_t tid)
  */
 static uint64_t client_track(struct rp *rp, const struct grf_client *c)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	char name[48];
 
 	if (u64map_get(pf->tasks, UUID_CLIENT(c->id)) >= 0)
@@ -481,7 +491,7 @@ static void phase_name(char *buf, size_t len, int a, int b)
 static void waits_within(struct rp *rp, const struct row *row, uint64_t lane,
 			 uint64_t from, uint64_t to)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	char name[64];
 	unsigned int k;
 
@@ -507,7 +517,7 @@ static void waits_within(struct rp *rp, const struct row *row, uint64_t lane,
 static void dep_flows(struct rp *rp, const struct row *row, uint64_t lane,
 		      uint64_t last)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	char name[64];
 	unsigned int k;
 
@@ -533,7 +543,7 @@ static void dep_flows(struct rp *rp, const struct row *row, uint64_t lane,
 
 static void job_notes(struct rp *rp, const struct row *row)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	const struct ring *r = &rp->rings[row->ring];
 	struct submitter s;
 	char labels[128];
@@ -569,9 +579,9 @@ static void job_notes(struct rp *rp, const struct row *row)
 		note_str(pf, "start", "derived");
 }
 
-void pf_row(struct rp *rp, const struct row *row)
+static void pf_row(struct rp *rp, const struct row *row)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	uint64_t first = UINT64_MAX, last = 0, lane, submit_flow = 0;
 	uint64_t stamp[NR_STAMPS];
 	int have[NR_STAMPS], k, prev = -1, unended;
@@ -659,28 +669,28 @@ void pf_row(struct rp *rp, const struct row *row)
 	}
 }
 
-void pf_finishing(struct pf *pf)
+static void pf_finishing(struct rp *rp)
 {
-	pf->finishing = 1;
+	PF(rp)->finishing = 1;
 }
 
-void pf_depth(struct rp *rp, uint32_t ring, uint64_t ts, uint64_t depth)
+static void pf_depth(struct rp *rp, uint32_t ring, uint64_t ts, uint64_t depth)
 {
 	size_t te, p;
 
 	/* Jobs still queued at the end stay in the depth: they never left. */
-	if (rp->pf->finishing)
+	if (PF(rp)->finishing)
 		return;
 
 	pf_ring(rp, ring);
-	p = event_open(rp->pf, ts, UUID_DEPTH(ring), TE_COUNTER, &te);
-	pb_u64(rp->pf, F_TE_COUNTER, depth);
+	p = event_open(PF(rp), ts, UUID_DEPTH(ring), TE_COUNTER, &te);
+	pb_u64(PF(rp), F_TE_COUNTER, depth);
 	event_close(rp, p, te);
 }
 
-void pf_lost(struct rp *rp, uint64_t ts, uint64_t n, int cpu)
+static void pf_lost(struct rp *rp, uint64_t ts, uint64_t n, int cpu)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	char name[96];
 
 	if (!pf->lost_described) {
@@ -696,25 +706,25 @@ void pf_lost(struct rp *rp, uint64_t ts, uint64_t n, int cpu)
 	pf->lost_marks++;
 }
 
-struct pf *pf_new(struct rp *rp)
+static int pf_new(struct rp *rp)
 {
 	struct pf *pf = xmalloc(sizeof(*pf));
 	size_t p;
 
 	memset(pf, 0, sizeof(*pf));
 	pf->tasks = u64map_new();
-	rp->pf = pf;
+	rp->sink_state = pf;
 	/* The sequence starts clean: nothing before it to depend on. */
 	p = packet_open(pf);
 	pb_u64(pf, F_PKT_SEQ_FLAGS, SEQ_CLEARED);
 	packet_close(rp, p);
-	return pf;
+	return 0;
 }
 
 /* Busy % per interval, and the hangs, once the input is read. */
-void pf_end(struct rp *rp, const struct rp_input *in)
+static int pf_end(struct rp *rp, const struct rp_input *in)
 {
-	struct pf *pf = rp->pf;
+	struct pf *pf = rp->sink_state;
 	uint64_t iv = rp->o.interval, window = rp_window(rp);
 	uint32_t i, k;
 	char name[256];
@@ -749,17 +759,22 @@ void pf_end(struct rp *rp, const struct rp_input *in)
 		}
 	}
 	if (rp->tl_dropped)
-		err_msg("export: the busy %% counters stop after %u intervals of %" PRIu64 " ns: give a longer --interval",
+		rp_warn(rp, "export: the busy %% counters stop after %u intervals of %" PRIu64 " ns: give a longer --interval",
 			GROUP_TL_MAX, iv);
 	if (pf->jobs && !pf->with_task)
-		err_msg("export: no submitter data (no SUBMIT carries a pid and tid): the trace has no submitter tracks or flows");
+		rp_warn(rp, "export: no submitter data (no SUBMIT carries a pid and tid): the trace has no submitter tracks or flows");
 	if (pf->deps > pf->deps_drawn)
-		err_msg("export: %" PRIu64 " of %" PRIu64 " dependency waits have no flow: the job waited on is not in the trace, or ended after the waiting job",
+		rp_warn(rp, "export: %" PRIu64 " of %" PRIu64 " dependency waits have no flow: the job waited on is not in the trace, or ended after the waiting job",
 			pf->deps - pf->deps_drawn, pf->deps);
+	if (!pf->failed[0])
+		return 0;
+	snprintf(rp->errmsg, sizeof(rp->errmsg), "%s", pf->failed);
+	return -1;
 }
 
-void pf_free(struct pf *pf)
+static void pf_free(struct rp *rp)
 {
+	struct pf *pf = rp->sink_state;
 	uint32_t i;
 
 	if (!pf)
@@ -771,3 +786,17 @@ void pf_free(struct pf *pf)
 	free(pf->b);
 	free(pf);
 }
+
+/* The lanes, counters and markers are per ring: export sets --per-ring. */
+const struct rp_sink rp_sink_perfetto = {
+	.name = "perfetto",
+	.summary = "a Perfetto trace (protobuf) for ui.perfetto.dev: grtrace export",
+	.flags = RP_SINK_EXPORT | RP_SINK_BINARY | RP_SINK_DEPS,
+	.begin = pf_new,
+	.row = pf_row,
+	.depth = pf_depth,
+	.lost = pf_lost,
+	.finishing = pf_finishing,
+	.end = pf_end,
+	.free = pf_free,
+};

@@ -6,6 +6,8 @@
  */
 #include <ctype.h>
 
+#include <errno.h>
+
 #include "report-out.h"
 
 /* Text columns: where each one ends. */
@@ -56,7 +58,7 @@ static int metric_derived(const struct row *row, int k)
 }
 
 /* A job's text row into @l, without its newline. */
-void text_job_line(const struct rp *rp, struct line *l,
+static void text_job_line(const struct rp *rp, struct line *l,
 		   const struct row *row)
 {
 	const struct ring *r = &rp->rings[row->ring];
@@ -576,7 +578,7 @@ static void text_jobs(struct rp *rp)
 			rp->rows_out, rp->jobs_done);
 }
 
-void text_report(struct rp *rp, const struct rp_input *in)
+static int text_report(struct rp *rp, const struct rp_input *in)
 {
 	unsigned int i;
 
@@ -610,4 +612,34 @@ void text_report(struct rp *rp, const struct rp_input *in)
 		text_result(rp, in);
 	}
 	text_jobs(rp);
+	return 0;
 }
+
+/* The job rows go to a spool and are printed after the summaries. */
+static int text_begin(struct rp *rp)
+{
+	if (!rp->o.limit)
+		return 0;
+	rp->spool = tmpfile();
+	if (!rp->spool) {
+		snprintf(rp->errmsg, sizeof(rp->errmsg),
+			 "cannot create a temporary file: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int text_line(struct rp *rp, struct line *l, const struct row *row)
+{
+	text_job_line(rp, l, row);
+	l->b[l->n++] = '\n';
+	return 1;
+}
+
+const struct rp_sink rp_sink_text = {
+	.name = "text",
+	.summary = "aligned columns for a terminal; the job rows after the summaries",
+	.begin = text_begin,
+	.line = text_line,
+	.end = text_report,
+};

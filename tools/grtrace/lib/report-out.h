@@ -391,17 +391,5 @@ void result_rows(struct rp *rp, const struct rp_input *in,
 		 uint64_t max);
 uint64_t result_max(const struct rp *rp, const struct rp_input *in);
 
-/* report-text.c */
-void text_job_line(const struct rp *rp, struct line *l,
-		   const struct row *row);
-void text_report(struct rp *rp, const struct rp_input *in);
-
-/* report-json.c */
-void json_job_line(const struct rp *rp, struct line *l,
-		   const struct row *row, int first);
-void json_report(struct rp *rp, const struct rp_input *in);
-
-/* report-csv.c */
-void csv_report(struct rp *rp, const struct rp_input *in);
 
 #endif /* GRTRACE_REPORT_OUT_H */

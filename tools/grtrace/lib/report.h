@@ -14,9 +14,9 @@
 #include <stdio.h>
 
 #include "stream.h"
-#include "util.h"
+#include "lib.h"
+#include "sink.h"
 
-enum rp_format { RP_TEXT, RP_CSV, RP_JSON, RP_PERFETTO };
 enum rp_hist { RP_HIST_NONE, RP_HIST_LAT, RP_HIST_SIZE, RP_HIST_RESULT };
 
 /* Thresholds of the labels and of the bottleneck hint. */
@@ -30,9 +30,14 @@ struct rp_rules {
 	uint64_t hang_ms;		/* running this long at the end: hung */
 };
 
+struct rp_sink;
+
 struct rp_opts {
 	struct rp_rules rules;
-	enum rp_format format;
+	const struct rp_sink *sink;	/* the output (sink.h); NULL: text */
+	/* Said once each, as a line without "grtrace: " (may be NULL). */
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
 	int per_ring;
 	int per_ctx;
 	int per_process;
@@ -64,7 +69,12 @@ void rp_default_rules(struct rp_rules *rules);
 /* Set rule @key (as in a --rules file) to @val; -1 if either is invalid. */
 int rp_set_rule(struct rp_rules *rules, const char *key, const char *val);
 
-struct rp *rp_new(const struct rp_opts *opts, FILE *out);
+/*
+ * A report of records to come, written to @out by @opts->sink; NULL with
+ * the reason in @err when the sink cannot start (no temporary file, ...).
+ */
+struct rp *rp_new(const struct rp_opts *opts, FILE *out, char *err,
+		  size_t errlen);
 /*
  * Feed the next record in gseq order.  Returns 0, or -1 when the record
  * makes the rest of the input untrustworthy (a STREAM_INFO with a wrong
@@ -111,7 +121,11 @@ void rp_set_format(struct rp *rp, unsigned int format);
  */
 void rp_restart(struct rp *rp);
 const char *rp_errmsg(const struct rp *rp);
-/* Close the open jobs and print everything; 0, or -1 on an output error. */
+/*
+ * Close the open jobs and print everything; 0, or -1 on an output error
+ * (ferror(@out)) or when the sink could not write what it was given
+ * (rp_errmsg() says why; it is "" for an output error).
+ */
 int rp_finish(struct rp *rp, const struct rp_input *in);
 void rp_free(struct rp *rp);
 

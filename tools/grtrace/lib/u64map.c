@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "u64map.h"
-#include "util.h"
+#include "lib.h"
 
 struct slot {
 	uint64_t key;
@@ -37,7 +37,7 @@ struct u64map *u64map_new(void)
 	m->n = 0;
 	m->slots = calloc(m->mask + 1, sizeof(*m->slots));
 	if (!m->slots)
-		fatal("out of memory");
+		gr_oom(0);
 	return m;
 }
 
@@ -56,7 +56,7 @@ static void grow(struct u64map *m)
 	m->mask = size * 2 - 1;
 	m->slots = calloc(size * 2, sizeof(*m->slots));
 	if (!m->slots)
-		fatal("out of memory");
+		gr_oom(0);
 	for (i = 0; i < size; i++)
 		if (old[i].used)
 			*find(m, old[i].key) = old[i];

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench-python.sh - records per second of the Python side against
+# "grtrace dump", all on one synthetic trace, in one run.
+#
+# Usage: bench-python.sh [-d DIR] [SIZE_MB]
+#
+# Writes a trace of SIZE_MB (default 64) with tests/gen-trace into DIR
+# (default /var/tmp), reads it once into the page cache, then times on CPU
+# (user + system, the best of 3):
+#   grtrace dump            the C decoder, every record as a text line
+#   grtrace.py raw_records  the binding's reused ctypes record, every record
+#   grtrace.py records      a Record object per record
+#   grtrace.py jobs         every job with its metrics (the report engine)
+#   parse_events.py --json  the script, on the first 1/16 of the records
+#                           (it is slow: the ratio is what counts)
+# and prints each one's records/s and its ratio to dump's.
+
+set -u -o pipefail
+
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+DIR=/var/tmp
+while getopts 'd:h' opt; do
+	case $opt in
+	d) DIR=$OPTARG ;;
+	*) sed -n '4,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+SIZE=${1:-64}
+make -s -C "$HERE" grtrace libs tests/gen-trace || exit 1
+trace=$DIR/grtrace-bench-py-$SIZE.dat
+small=$DIR/grtrace-bench-py-small.dat
+trap 'rm -f "$trace" "$small"' EXIT
+"$HERE/tests/gen-trace" -c 4 -r 8 "$SIZE" "$trace" || exit 1
+"$HERE/tests/gen-trace" -c 4 -r 8 $(( (SIZE + 15) / 16 )) "$small" || exit 1
+cat "$trace" "$small" > /dev/null
+export GRTRACE_LIB=$HERE/lib/libgrtrace.so.1 PYTHONPATH=$HERE/python
+
+records() {
+	"$HERE/grtrace" report -i "$1" --limit 0 | sed -n 's/^records:  \([0-9]*\):.*/\1/p'
+}
+
+# cpu CMD...: the least CPU time (s) of 3 runs of CMD.
+cpu() {
+	local i t best= f
+	f=$(mktemp)
+	for i in 1 2 3; do
+		/usr/bin/time -f '%U %S' -o "$f" "$@" > /dev/null || { rm -f "$f"; return 1; }
+		t=$(awk 'END { print $1 + $2 }' "$f")
+		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
+	done
+	rm -f "$f"
+	echo "$best"
+}
+
+n=$(records "$trace")
+ns=$(records "$small")
+dump=$(cpu "$HERE/grtrace" dump -i "$trace")
+raw=$(cpu python3 -c 'import grtrace, sys
+n = 0
+for r in grtrace.Trace(sys.argv[1]).raw_records():
+    n += 1' "$trace")
+obj=$(cpu python3 -c 'import grtrace, sys
+n = 0
+for r in grtrace.Trace(sys.argv[1]).records():
+    n += 1' "$trace")
+jobs=$(cpu python3 -c 'import grtrace, sys
+n = 0
+for j in grtrace.Trace(sys.argv[1]).jobs():
+    n += 1' "$trace")
+pe=$(cpu python3 "$HERE/scripts/parse_events.py" --json "$small")
+awk -v n="$n" -v ns="$ns" -v d="$dump" -v r="$raw" -v o="$obj" -v j="$jobs" -v p="$pe" 'BEGIN {
+	line("grtrace dump", n, d)
+	line("grtrace.py raw_records", n, r)
+	line("grtrace.py records", n, o)
+	line("grtrace.py jobs", n, j)
+	line("parse_events.py --json", ns, p)
+}
+function line(name, recs, t) {
+	printf "%-26s %9d records  cpu %7.2f s  %6.2f M records/s  %5.1f %% of dump\n",
+	       name, recs, t, recs / t / 1e6, 100 * (recs / t) / (n / d)
+}'

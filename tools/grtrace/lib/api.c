@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgrtrace: the public interface (include/grtrace/grtrace.h) over the
+ * merge (merge.c) and the report engine (report.c).
+ *
+ * Every entry point that allocates arms an out-of-memory guard (lib.h), so
+ * that a failed allocation anywhere below comes back as GRTRACE_ERR_NOMEM;
+ * the handle is then unusable but can be closed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GRTRACE_BUILD
+#include "include/grtrace/grtrace.h"
+#include "merge.h"
+#include "report-int.h"
+
+#define JOBQ	64		/* jobs a record may close at once, queued */
+
+struct grtrace_trace {
+	int fd;			/* -1 for memory */
+	const uint8_t *buf;
+	size_t len;
+	int merging;		/* @m is initialised */
+	int broken;		/* out of memory inside: only close is left */
+	struct merge m;
+	unsigned int part;
+	/* grtrace_next_job(): the analysis and the jobs it closed. */
+	struct rp *rp;
+	struct grtrace_job *q;
+	size_t qhead, qlen, qcap;
+	int input_done;		/* 1: read to its end; -1: @pending says why */
+	struct grtrace_error pending;	/* told after the queued jobs */
+};
+
+static void set_err(struct grtrace_error *err, int status, int sys,
+		    uint64_t offset, const char *fmt, ...) GR_PRINTF(5, 6);
+
+static void set_err(struct grtrace_error *err, int status, int sys,
+		    uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	err->status = status;
+	err->sys = sys;
+	err->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void clear_err(struct grtrace_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof(*err));
+}
+
+GRTRACE_API unsigned int grtrace_lib_version(void)
+{
+	return GRTRACE_LIB_VERSION;
+}
+
+/* The merge's first error, as an error value: "... at byte N: ...". */
+static void merge_err(const struct merge *m, struct grtrace_error *err)
+{
+	const char *at = strstr(m->errmsg, "byte ");
+	uint64_t off = at ? strtoull(at + 5, NULL, 10) : 0;
+
+	set_err(err, GRTRACE_ERR_INPUT, 0, off, "%s", m->errmsg);
+}
+
+static void start(grtrace_trace *t)
+{
+	if (t->fd >= 0)
+		merge_init_file(&t->m, t->fd, t->len);
+	else
+		merge_init_buf(&t->m, t->buf, t->len);
+	t->merging = 1;
+	t->part = 0;
+}
+
+static void stop(grtrace_trace *t)
+{
+	if (t->rp)
+		rp_free(t->rp);
+	t->rp = NULL;
+	t->qhead = t->qlen = 0;
+	t->input_done = 0;
+	clear_err(&t->pending);
+	if (t->merging)
+		merge_free(&t->m);
+	t->merging = 0;
+}
+
+/* Arm the guard; on an allocation failure below, come back here as -1. */
+#define GUARD(t, g, err, fail)						\
+	do {								\
+		if ((t)->broken) {					\
+			set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0,	\
+				"out of memory earlier: close the handle"); \
+			return fail;					\
+		}							\
+		if (setjmp((g).env)) {					\
+			(t)->broken = 1;				\
+			set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0,	\
+				"out of memory");			\
+			return fail;					\
+		}							\
+		gr_oom_push(&(g));					\
+	} while (0)
+
+static grtrace_trace *open_common(grtrace_trace *t, struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+
+	GUARD(t, g, err, t);
+	start(t);
+	gr_oom_pop(&g);
+	return t;
+}
+
+GRTRACE_API grtrace_trace *grtrace_open(const char *path,
+					struct grtrace_error *err)
+{
+	grtrace_trace *t;
+	struct stat st;
+	int fd, e;
+
+	clear_err(err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		e = fd < 0 || errno != 0 ? errno : EINVAL;
+		if (fd >= 0 && !S_ISREG(st.st_mode))
+			e = EINVAL;
+		set_err(err, GRTRACE_ERR_IO, e, 0, "%s: %s", path,
+			e == EINVAL ? "not a regular file" : strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		close(fd);
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	t->fd = fd;
+	t->len = (size_t)st.st_size;
+	if (!open_common(t, err)->broken)
+		return t;
+	grtrace_close(t);
+	return NULL;
+}
+
+GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,
+					    struct grtrace_error *err)
+{
+	grtrace_trace *t;
+
+	clear_err(err);
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	t->fd = -1;
+	t->buf = buf;
+	t->len = len;
+	if (!open_common(t, err)->broken)
+		return t;
+	grtrace_close(t);
+	return NULL;
+}
+
+GRTRACE_API void grtrace_close(grtrace_trace *t)
+{
+	if (!t)
+		return;
+	/* After an allocation failure the state is half built: leak it. */
+	if (!t->broken)
+		stop(t);
+	free(t->q);
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t);
+}
+
+GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+
+	clear_err(err);
+	GUARD(t, g, err, -1);
+	stop(t);
+	start(t);
+	gr_oom_pop(&g);
+	return 0;
+}
+
+GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t)
+{
+	return t->m.nfiles ? t->m.file.stream_format : 1;
+}
+
+GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t)
+{
+	return t->m.nfiles ? t->m.file.version : 0;
+}
+
+static void fill_record(struct grtrace_record *r, const struct gr_rec *rec,
+			unsigned int part)
+{
+	struct gr_job job;
+
+	memset(r, 0, sizeof(*r));
+	r->offset = rec->offset;
+	r->part = part;
+	r->type = rec->type;
+	r->size = rec->size;
+	r->cpu = rec->cpu;
+	r->flags = rec->flags;
+	r->ts = rec->ts;
+	r->gseq = rec->gseq;
+	r->cseq = rec->cseq;
+	if (gr_decode_job(rec, &job))
+		return;
+	r->is_job = 1;
+	r->ctx = job.ctx;
+	r->seqno = job.seqno;
+	r->ring = job.ring_id;
+	r->engine = job.engine;
+	r->aux0 = job.aux0;
+	r->aux1 = job.aux1;
+	r->has_task = (uint16_t)job.has_task;
+	r->pid = job.pid;
+	r->tid = job.tid;
+	r->has_client = (uint32_t)job.has_client;
+	r->client = job.client;
+}
+
+GRTRACE_API int grtrace_next_record(grtrace_trace *t,
+				    struct grtrace_record *r,
+				    struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+	struct gr_rec rec;
+	int n;
+
+	clear_err(err);
+	if (t->rp) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"the handle is reading jobs: rewind it first");
+		return -1;
+	}
+	GUARD(t, g, err, -1);
+	n = merge_next(&t->m, &rec);
+	gr_oom_pop(&g);
+	if (n == MERGE_NEW_PART)
+		t->part++;
+	if (n > 0) {
+		fill_record(r, &rec, t->part);
+		return 1;
+	}
+	if (t->m.failed) {
+		merge_err(&t->m, err);
+		return -1;
+	}
+	return 0;
+}
+
+GRTRACE_API const char *grtrace_type_name(unsigned int type, char *buf,
+					  size_t len)
+{
+	return gr_type_name((uint16_t)type, buf, len);
+}
+
+GRTRACE_API const char *grtrace_engine_name(unsigned int engine, char *buf,
+					    size_t len)
+{
+	return gr_engine_name((uint16_t)engine, buf, len);
+}
+
+GRTRACE_API const char *grtrace_metric_name(unsigned int m)
+{
+	return m < NR_METRICS ? rp_metric_names[m] : NULL;
+}
+
+GRTRACE_API const char *grtrace_label_name(unsigned int l)
+{
+	return l < NR_LABELS ? rp_label_names[l] : NULL;
+}
+
+/* ---- jobs: a sink of the engine that queues them ---------------------------- */
+
+static void job_from_row(const struct rp *rp, struct grtrace_job *j,
+			 const struct row *row)
+{
+	unsigned int i;
+
+	memset(j, 0, sizeof(*j));
+	j->ctx = row->ctx;
+	j->seqno = row->seqno;
+	j->ring_id = rp->rings[row->ring].ring_id;
+	j->engine = row->engine;
+	j->have_ts = row->have;
+	j->start_derived = row->start_derived;
+	for (i = 0; i < NR_STAMPS; i++)
+		j->ts[i] = row->ts[i];
+	j->have_metric = row->mhave;
+	j->labels = row->labels;
+	for (i = 0; i < NR_METRICS; i++)
+		j->metric[i] = row->m[i];
+	j->preempts = row->preempts;
+	j->errors = row->errors;
+	j->error = row->error;
+	j->qsize = row->qsize;
+	j->has_task = row->has_task;
+	j->pid = row->pid;
+	j->tid = row->tid;
+	j->has_client = row->has_client;
+	j->client = row->client;
+}
+
+static void jobs_row(struct rp *rp, const struct row *row)
+{
+	grtrace_trace *t = rp->sink_state;
+
+	if (t->qhead + t->qlen == t->qcap) {
+		if (t->qhead) {
+			memmove(t->q, t->q + t->qhead, t->qlen * sizeof(*t->q));
+			t->qhead = 0;
+		} else {
+			t->qcap = t->qcap ? t->qcap * 2 : JOBQ;
+			t->q = xrealloc(t->q, t->qcap * sizeof(*t->q));
+		}
+	}
+	job_from_row(rp, &t->q[t->qhead + t->qlen++], row);
+}
+
+static int jobs_end(struct rp *rp, const struct rp_input *in)
+{
+	(void)rp;
+	(void)in;
+	return 0;
+}
+
+/* Not in the table of sinks.c: no --format writes it, the API reads it. */
+static const struct rp_sink jobs_sink = {
+	.name = "jobs",
+	.summary = "the jobs, to grtrace_next_job()",
+	.row = jobs_row,
+	.end = jobs_end,
+};
+
+static int jobs_start(grtrace_trace *t, struct grtrace_error *err)
+{
+	struct rp_opts o;
+	char why[GR_ERRMSG_LEN];
+	memset(&o, 0, sizeof(o));
+	rp_default_rules(&o.rules);
+	o.sink = &jobs_sink;
+	o.max_open = 1u << 17;
+	o.interval = 100000000;
+	t->rp = rp_new(&o, NULL, why, sizeof(why));
+	if (!t->rp) {
+		set_err(err, GRTRACE_ERR_INVAL, 0, 0, "%s", why);
+		return -1;
+	}
+	t->rp->sink_state = t;
+	rp_set_tasks(t->rp, t->m.tasks, t->m.ntasks, t->m.task_frames);
+	rp_set_clients(t->rp, t->m.clients, t->m.nclients, t->m.client_frames,
+		       t->m.nfiles ? "the trace file" : "a bare stream");
+	rp_set_tails(t->rp, t->m.tails, t->m.ntails);
+	rp_set_heads(t->rp, t->m.heads, t->m.nheads);
+	rp_set_format(t->rp, grtrace_stream_format(t));
+	return 0;
+}
+
+/* Feed records until a job is queued or the input ends. */
+static void jobs_fill(grtrace_trace *t)
+{
+	struct grtrace_error *err = &t->pending;
+	struct rp_input in = { .name = "input" };
+	struct gr_rec rec;
+	int n;
+
+	while (!t->qlen && !t->input_done) {
+		n = merge_next(&t->m, &rec);
+		if (n == MERGE_NEW_PART)
+			rp_restart(t->rp);
+		if (n > 0 && rp_record(t->rp, &rec) == 0)
+			continue;
+		if (n > 0) {
+			set_err(err, GRTRACE_ERR_INPUT, 0, rec.offset, "%s",
+				rp_errmsg(t->rp));
+			t->input_done = -1;
+		} else {
+			t->input_done = t->m.failed ? -1 : 1;
+			if (t->m.failed)
+				merge_err(&t->m, err);
+		}
+		/* No output: the rows of the jobs still open are queued. */
+		rp_finish(t->rp, &in);
+	}
+}
+
+GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
+				 struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+
+	clear_err(err);
+	GUARD(t, g, err, -1);
+	if (!t->rp && jobs_start(t, err) < 0) {
+		gr_oom_pop(&g);
+		return -1;
+	}
+	jobs_fill(t);
+	gr_oom_pop(&g);
+	if (t->qlen) {
+		*j = t->q[t->qhead++];
+		if (!--t->qlen)
+			t->qhead = 0;
+		return 1;
+	}
+	if (t->input_done < 0) {
+		if (err)
+			*err = t->pending;
+		/* Said once: the next call says the end. */
+		t->input_done = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- a report ----------------------------------------------------------------- */
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end ? -1 : 0;
+}
+
+/* The options of grtrace_report(): a subset of report's command line. */
+static int report_opt(struct rp_opts *o, const char *a)
+{
+	const char *v = strchr(a, '=');
+	size_t n = v ? (size_t)(v - a) : strlen(a);
+	uint64_t u;
+
+	if (v)
+		v++;
+	if (!v && n == 10 && !strncmp(a, "--per-ring", n))
+		o->per_ring = 1;
+	else if (!v && n == 9 && !strncmp(a, "--per-ctx", n))
+		o->per_ctx = 1;
+	else if (!v && n == 13 && !strncmp(a, "--per-process", n))
+		o->per_process = 1;
+	else if (!v && n == 12 && !strncmp(a, "--per-engine", n))
+		o->per_engine = 1;
+	else if (n == 6 && !strncmp(a, "--topn", n) && !parse_u64(v, &u) &&
+		 u <= 100000)
+		o->topn = (unsigned int)u;
+	else if (n == 7 && !strncmp(a, "--limit", n) && !parse_u64(v, &u))
+		o->limit = u;
+	else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "lat"))
+		o->hist = RP_HIST_LAT;
+	else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "size"))
+		o->hist = RP_HIST_SIZE;
+	else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "result"))
+		o->hist = RP_HIST_RESULT;
+	else
+		return -1;
+	return 0;
+}
+
+static int report_run(grtrace_trace *t, const struct rp_opts *o, FILE *out,
+		      struct grtrace_error *err)
+{
+	struct rp_input in = { .name = "input" };
+	char why[GR_ERRMSG_LEN];
+	struct gr_rec rec;
+	struct rp *rp;
+	int n, ret = 0;
+
+	rp = rp_new(o, out, why, sizeof(why));
+	if (!rp) {
+		set_err(err, GRTRACE_ERR_IO, errno, 0, "%s", why);
+		return -1;
+	}
+	t->rp = rp;	/* freed by stop() if the guard fires */
+	rp_set_tasks(rp, t->m.tasks, t->m.ntasks, t->m.task_frames);
+	rp_set_clients(rp, t->m.clients, t->m.nclients, t->m.client_frames,
+		       t->m.nfiles ? "the trace file" : "a bare stream");
+	rp_set_tails(rp, t->m.tails, t->m.ntails);
+	rp_set_heads(rp, t->m.heads, t->m.nheads);
+	rp_set_format(rp, grtrace_stream_format(t));
+	while ((n = merge_next(&t->m, &rec)) > 0) {
+		if (n == MERGE_NEW_PART)
+			rp_restart(rp);
+		if (rp_record(rp, &rec) < 0) {
+			in.error = rp_errmsg(rp);
+			set_err(err, GRTRACE_ERR_INPUT, 0, rec.offset, "%s",
+				in.error);
+			ret = -1;
+			break;
+		}
+	}
+	if (!in.error && t->m.failed) {
+		in.error = t->m.errmsg;
+		merge_err(&t->m, err);
+		ret = -1;
+	}
+	if (rp_finish(rp, &in) < 0 && !ret) {
+		if (*rp_errmsg(rp))
+			set_err(err, GRTRACE_ERR_OUTPUT, 0, 0, "%s",
+				rp_errmsg(rp));
+		else
+			set_err(err, GRTRACE_ERR_OUTPUT, EIO, 0,
+				"cannot write the report");
+		ret = -1;
+	}
+	return ret;
+}
+
+GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
+			       const char *const *args, FILE *out,
+			       struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+	struct rp_opts o;
+	int ret;
+
+	clear_err(err);
+	memset(&o, 0, sizeof(o));
+	rp_default_rules(&o.rules);
+	o.sink = rp_sink_find(format ? format : "text");
+	o.limit = UINT64_MAX;
+	o.max_open = 1u << 17;
+	o.interval = 100000000;
+	if (!o.sink) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"unknown format '%s'", format);
+		return -1;
+	}
+	if (o.sink->flags & RP_SINK_EXPORT)
+		o.per_ring = 1;
+	for (; args && *args; args++) {
+		if (report_opt(&o, *args) < 0) {
+			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+				"unknown or bad option '%s' (--per-ring, --per-ctx, --per-process, --per-engine, --topn=N, --hist=lat|size|result, --limit=N)",
+				*args);
+			return -1;
+		}
+	}
+	if ((o.sink->flags & RP_SINK_ONE_TABLE) &&
+	    o.per_ring + o.per_ctx + o.per_process + o.per_engine + !!o.topn +
+	    (o.hist != RP_HIST_NONE) > 1) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"%s holds one table: give one summary", o.sink->name);
+		return -1;
+	}
+	GUARD(t, g, err, -1);
+	stop(t);
+	start(t);
+	ret = report_run(t, &o, out, err);
+	stop(t);
+	start(t);
+	gr_oom_pop(&g);
+	return ret;
+}
+
+/* Only the formats report offers: the table's, less export's. */
+static const struct rp_sink *report_format(unsigned int i)
+{
+	const struct rp_sink *const *s;
+
+	for (s = rp_sinks; *s; s++)
+		if (!((*s)->flags & RP_SINK_EXPORT) && !i--)
+			return *s;
+	return NULL;
+}
+
+GRTRACE_API const char *grtrace_format_name(unsigned int i)
+{
+	const struct rp_sink *s = report_format(i);
+
+	return s ? s->name : NULL;
+}
+
+GRTRACE_API const char *grtrace_format_summary(unsigned int i)
+{
+	const struct rp_sink *s = report_format(i);
+
+	return s ? s->summary : NULL;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libgrtrace: read what "grtrace record" writes -- a trace file, or a bare
+ * stream -- and analyse it as "grtrace report" does.
+ *
+ * The library is the one C reader of the grtrace stream and trace file
+ * (Documentation/gpu/grtrace.rst, "Stream format" and "The trace file"):
+ * the grtrace tool, its fuzz target, its tests and the Python binding
+ * (grtrace.py) are its clients.  It never prints and never exits: every
+ * failure comes back as a value, with a struct grtrace_error that says
+ * where (a byte offset of the input) and what.
+ *
+ * Handles are opaque.  A handle is used by one thread at a time.
+ */
+#ifndef GRTRACE_GRTRACE_H
+#define GRTRACE_GRTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The version of this interface: major << 16 | minor.  The major is the
+ * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
+ */
+#define GRTRACE_LIB_VERSION_MAJOR	1
+#define GRTRACE_LIB_VERSION_MINOR	0
+#define GRTRACE_LIB_VERSION	\
+	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
+
+#if defined(GRTRACE_BUILD) && defined(__GNUC__)
+#define GRTRACE_API	__attribute__((visibility("default")))
+#else
+#define GRTRACE_API
+#endif
+
+/* GRTRACE_LIB_VERSION of the library loaded (may be newer than the header's). */
+GRTRACE_API unsigned int grtrace_lib_version(void);
+
+/* What went wrong. */
+enum grtrace_status {
+	GRTRACE_OK = 0,
+	GRTRACE_ERR_IO,		/* the input could not be read (errno in @sys) */
+	GRTRACE_ERR_NOMEM,	/* out of memory */
+	GRTRACE_ERR_INPUT,	/* truncated or corrupt input at @offset */
+	GRTRACE_ERR_INVAL,	/* a bad argument (an unknown format, ...) */
+	GRTRACE_ERR_OUTPUT,	/* the output could not be written */
+};
+
+/**
+ * struct grtrace_error - why a call failed
+ * @status: enum grtrace_status
+ * @sys: the errno, for GRTRACE_ERR_IO and GRTRACE_ERR_OUTPUT, else 0
+ * @offset: the byte of the input at fault (GRTRACE_ERR_INPUT), else 0
+ * @msg: one line without a newline, naming the problem (and the byte)
+ */
+struct grtrace_error {
+	int status;
+	int sys;
+	uint64_t offset;
+	char msg[448];
+};
+
+typedef struct grtrace_trace grtrace_trace;
+
+/*
+ * Open @path: a trace file of "grtrace record", several joined with cat,
+ * or a bare stream.  NULL and *@err on failure (@err may be NULL).
+ */
+GRTRACE_API grtrace_trace *grtrace_open(const char *path,
+					struct grtrace_error *err);
+/* The same for @len bytes at @buf, which must outlive the handle. */
+GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,
+					    struct grtrace_error *err);
+GRTRACE_API void grtrace_close(grtrace_trace *t);
+
+/* The input's stream format (1 or 2) and trace file version (0: a stream). */
+GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t);
+GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t);
+
+/**
+ * struct grtrace_record - one record, the CPUs merged in gseq order
+ * @offset: of the record in the input; of its frame in a trace file whose
+ *	frames are compressed or in format 2
+ * @part: which part of the input (recordings joined with cat), from 0
+ * @type: GRTRACE_EV_* or a control type of include/uapi/linux/grtrace.h,
+ *	in format 1 numbering; unknown types are kept
+ * @size: the record's size in the input
+ * @cpu, @flags, @ts, @gseq, @cseq: its header, widened as the report does
+ * @is_job: a job event: the fields below are set
+ * @ctx, @seqno, @ring, @engine, @aux0, @aux1: the job event's
+ * @has_task, @pid, @tid: its task (a SUBMIT that carries it)
+ * @has_client, @client: its DRM client (a SUBMIT flagged CLIENT)
+ */
+struct grtrace_record {
+	uint64_t offset;
+	uint32_t part;
+	uint16_t type;
+	uint16_t size;
+	uint16_t cpu;
+	uint16_t flags;
+	uint32_t is_job;
+	uint64_t ts, gseq, cseq;
+	uint64_t ctx, seqno;
+	uint32_t ring;
+	uint16_t engine;
+	uint16_t has_task;
+	uint64_t aux0, aux1;
+	uint32_t pid, tid;
+	uint32_t has_client;
+	uint32_t reserved;
+	uint64_t client;
+};
+
+/*
+ * The next record: 1, 0 at the end, or -1 with *@err (the records before
+ * a truncated or corrupt one are delivered first).  Not with
+ * grtrace_next_job() on the same handle.
+ */
+GRTRACE_API int grtrace_next_record(grtrace_trace *t,
+				    struct grtrace_record *r,
+				    struct grtrace_error *err);
+
+/* "SUBMIT", ..., "STREAM_INFO"; unknown types as "TYPE_0x..." in @buf. */
+GRTRACE_API const char *grtrace_type_name(unsigned int type, char *buf,
+					  size_t len);
+/* "gfx", ...; an unknown class as its number in @buf. */
+GRTRACE_API const char *grtrace_engine_name(unsigned int engine, char *buf,
+					    size_t len);
+
+/* The points of a job's life, and its metrics (as report's columns). */
+enum { GRTRACE_TS_SUBMIT, GRTRACE_TS_COMMIT, GRTRACE_TS_START,
+       GRTRACE_TS_END, GRTRACE_TS_COMPLETE, GRTRACE_NR_TS };
+enum { GRTRACE_M_SUBMIT_HOST, GRTRACE_M_QUEUE, GRTRACE_M_EXEC,
+       GRTRACE_M_GPU_WAIT, GRTRACE_M_COMPLETE, GRTRACE_M_TOTAL,
+       GRTRACE_NR_METRICS };
+
+/**
+ * struct grtrace_job - a job as "grtrace report" closes it
+ * @ctx, @seqno: its fence's context and seqno
+ * @ring_id, @engine: its ring (the stream's ring id) and engine class
+ * @have_ts: bit GRTRACE_TS_* set where @ts holds that point
+ * @start_derived: the START is derived (max(COMMIT, previous END))
+ * @have_metric: bit GRTRACE_M_* set where @metric holds a value (ns)
+ * @labels: bit n: label n of grtrace_label_name()
+ * @preempts, @errors, @error: CTX_SWITCHes away while it ran, ERROR events,
+ *	the last one's aux0 (a negative errno)
+ * @qsize: its ring's queue depth at its COMMIT, itself included
+ * @has_task, @pid, @tid, @has_client, @client: who submitted it
+ */
+struct grtrace_job {
+	uint64_t ctx, seqno;
+	uint32_t ring_id;
+	uint16_t engine;
+	uint8_t have_ts;
+	uint8_t start_derived;
+	uint64_t ts[GRTRACE_NR_TS];
+	uint32_t have_metric;
+	uint32_t labels;
+	uint64_t metric[GRTRACE_NR_METRICS];
+	uint32_t preempts, errors;
+	int64_t error;
+	uint32_t qsize;
+	uint32_t has_task, pid, tid, has_client;
+	uint64_t client;
+};
+
+/* "t_submit_host", ... of GRTRACE_M_*, and the labels ("long_queue", ...). */
+GRTRACE_API const char *grtrace_metric_name(unsigned int m);
+GRTRACE_API const char *grtrace_label_name(unsigned int l);
+
+/*
+ * The next job the analysis closes, with the default rules: 1, 0 at the
+ * end, -1 with *@err (the jobs of the records before a bad one first).
+ */
+GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
+				 struct grtrace_error *err);
+
+/*
+ * "grtrace report" of the whole input into @out: @format is a name of
+ * grtrace_format_name() ("csv" gives rows), @args the report's options as
+ * on its command line (NULL-terminated; NULL for none), e.g. {"--per-ring",
+ * NULL}.  0, or -1 with *@err; the report is written in both cases (an
+ * input error is in its summary).  Resets the handle to its start.
+ */
+GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
+			       const char *const *args, FILE *out,
+			       struct grtrace_error *err);
+
+/* The report's output formats: the @i-th name (or NULL past the last). */
+GRTRACE_API const char *grtrace_format_name(unsigned int i);
+GRTRACE_API const char *grtrace_format_summary(unsigned int i);
+
+/* Start @t's records and jobs over from the beginning of its input. */
+GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRTRACE_GRTRACE_H */

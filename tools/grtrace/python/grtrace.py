@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: GPL-2.0
+"""grtrace - read grtrace traces from Python, through libgrtrace.
+
+A ctypes binding over libgrtrace.so.1 (no compiled extension): the library
+is the one reader of the stream and the trace file, and the report's
+analysis engine; this module only carries its values over.
+
+    import grtrace
+    with grtrace.Trace("grtrace.dat") as t:
+        for r in t.records():          # every record, CPUs merged by gseq
+            print(r.ts, r.type_name, r.ctx, r.seqno)
+        t.rewind()
+        for j in t.jobs():             # every job, as "grtrace report" closes it
+            print(j.ctx, j.seqno, j.metrics["t_total"])
+        rows = t.report_rows("--per-ring")   # the report's CSV table as dicts
+
+Errors raise grtrace.Error, with .status, .offset (the byte of the input
+at fault) and .msg; the records or jobs before a bad record come first.
+
+The library is found as $GRTRACE_LIB, else next to this file (an
+installed module) or in ../lib (the source tree), else by its SONAME.
+"""
+import csv
+import ctypes
+import ctypes.util
+import io
+import os
+
+__all__ = ["Error", "Trace", "Record", "Job", "formats", "lib_version"]
+
+SONAME = "libgrtrace.so.1"
+# "make install" sets where it put the library.
+_LIBDIR = None
+ERR_IO, ERR_NOMEM, ERR_INPUT, ERR_INVAL, ERR_OUTPUT = 1, 2, 3, 4, 5
+STAMPS = ("submit", "commit", "start", "end", "complete")
+
+
+class _Error(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("sys", ctypes.c_int),
+                ("offset", ctypes.c_uint64), ("msg", ctypes.c_char * 448)]
+
+
+class _Record(ctypes.Structure):
+    _fields_ = [("offset", ctypes.c_uint64), ("part", ctypes.c_uint32),
+                ("type", ctypes.c_uint16), ("size", ctypes.c_uint16),
+                ("cpu", ctypes.c_uint16), ("flags", ctypes.c_uint16),
+                ("is_job", ctypes.c_uint32),
+                ("ts", ctypes.c_uint64), ("gseq", ctypes.c_uint64),
+                ("cseq", ctypes.c_uint64), ("ctx", ctypes.c_uint64),
+                ("seqno", ctypes.c_uint64), ("ring", ctypes.c_uint32),
+                ("engine", ctypes.c_uint16), ("has_task", ctypes.c_uint16),
+                ("aux0", ctypes.c_uint64), ("aux1", ctypes.c_uint64),
+                ("pid", ctypes.c_uint32), ("tid", ctypes.c_uint32),
+                ("has_client", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
+                ("client", ctypes.c_uint64)]
+
+
+class _Job(ctypes.Structure):
+    _fields_ = [("ctx", ctypes.c_uint64), ("seqno", ctypes.c_uint64),
+                ("ring_id", ctypes.c_uint32), ("engine", ctypes.c_uint16),
+                ("have_ts", ctypes.c_uint8), ("start_derived", ctypes.c_uint8),
+                ("ts", ctypes.c_uint64 * 5), ("have_metric", ctypes.c_uint32),
+                ("labels", ctypes.c_uint32), ("metric", ctypes.c_uint64 * 6),
+                ("preempts", ctypes.c_uint32), ("errors", ctypes.c_uint32),
+                ("error", ctypes.c_int64), ("qsize", ctypes.c_uint32),
+                ("has_task", ctypes.c_uint32), ("pid", ctypes.c_uint32),
+                ("tid", ctypes.c_uint32), ("has_client", ctypes.c_uint32),
+                ("client", ctypes.c_uint64)]
+
+
+def _load():
+    here = os.path.dirname(os.path.abspath(__file__))
+    tries = [os.environ.get("GRTRACE_LIB"),
+             _LIBDIR and os.path.join(_LIBDIR, SONAME),
+             os.path.join(here, SONAME),
+             os.path.join(here, "..", "lib", SONAME),
+             SONAME, ctypes.util.find_library("grtrace")]
+    why = []
+    for name in tries:
+        if not name or (os.sep in name and not os.path.exists(name)):
+            continue
+        try:
+            return ctypes.CDLL(name)
+        except OSError as e:
+            why.append(str(e))
+    raise ImportError("grtrace: cannot load %s (%s); set GRTRACE_LIB"
+                      % (SONAME, "; ".join(why) or "not found"))
+
+
+_lib = _load()
+_P = ctypes.c_void_p
+_E = ctypes.POINTER(_Error)
+for _name, _res, _args in (
+        ("grtrace_lib_version", ctypes.c_uint, []),
+        ("grtrace_open", _P, [ctypes.c_char_p, _E]),
+        ("grtrace_open_mem", _P, [ctypes.c_char_p, ctypes.c_size_t, _E]),
+        ("grtrace_close", None, [_P]),
+        ("grtrace_rewind", ctypes.c_int, [_P, _E]),
+        ("grtrace_stream_format", ctypes.c_uint, [_P]),
+        ("grtrace_file_version", ctypes.c_uint, [_P]),
+        ("grtrace_next_record", ctypes.c_int,
+         [_P, ctypes.POINTER(_Record), _E]),
+        ("grtrace_next_job", ctypes.c_int, [_P, ctypes.POINTER(_Job), _E]),
+        ("grtrace_type_name", ctypes.c_char_p,
+         [ctypes.c_uint, ctypes.c_char_p, ctypes.c_size_t]),
+        ("grtrace_engine_name", ctypes.c_char_p,
+         [ctypes.c_uint, ctypes.c_char_p, ctypes.c_size_t]),
+        ("grtrace_metric_name", ctypes.c_char_p, [ctypes.c_uint]),
+        ("grtrace_label_name", ctypes.c_char_p, [ctypes.c_uint]),
+        ("grtrace_format_name", ctypes.c_char_p, [ctypes.c_uint]),
+        ("grtrace_format_summary", ctypes.c_char_p, [ctypes.c_uint]),
+        ("grtrace_report", ctypes.c_int,
+         [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _P, _E])):
+    _f = getattr(_lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+_libc = ctypes.CDLL(None)
+_libc.open_memstream.restype = _P
+_libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                 ctypes.POINTER(ctypes.c_size_t)]
+_libc.fclose.argtypes = [_P]
+_libc.free.argtypes = [_P]
+
+
+def lib_version():
+    """(major, minor) of the libgrtrace loaded."""
+    v = _lib.grtrace_lib_version()
+    return v >> 16, v & 0xffff
+
+
+def _names(fn, n):
+    out = []
+    for i in range(n):
+        s = fn(i)
+        if s is None:
+            break
+        out.append(s.decode())
+    return out
+
+
+METRICS = _names(_lib.grtrace_metric_name, 32)
+LABELS = _names(_lib.grtrace_label_name, 32)
+
+
+def formats():
+    """The report's output formats: [(name, summary)], from the library."""
+    out, i = [], 0
+    while True:
+        n = _lib.grtrace_format_name(i)
+        if n is None:
+            return out
+        out.append((n.decode(), _lib.grtrace_format_summary(i).decode()))
+        i += 1
+
+
+class Error(Exception):
+    """A failure of libgrtrace: .status, .offset (input byte), .msg."""
+
+    def __init__(self, e):
+        self.status, self.sys, self.offset = e.status, e.sys, e.offset
+        self.msg = e.msg.decode("utf-8", "replace")
+        super().__init__(self.msg)
+
+
+_type_cache = {}
+_engine_cache = {}
+
+
+def _type_name(t):
+    n = _type_cache.get(t)
+    if n is None:
+        buf = ctypes.create_string_buffer(32)
+        n = _type_cache[t] = _lib.grtrace_type_name(t, buf, 32).decode()
+    return n
+
+
+def _engine_name(e):
+    n = _engine_cache.get(e)
+    if n is None:
+        buf = ctypes.create_string_buffer(32)
+        n = _engine_cache[e] = _lib.grtrace_engine_name(e, buf, 32).decode()
+    return n
+
+
+class Record:
+    """One record: its header, and for a job event its job's fields."""
+    __slots__ = ("offset", "part", "type", "size", "cpu", "flags", "ts",
+                 "gseq", "cseq", "is_job", "ctx", "seqno", "ring", "engine",
+                 "aux0", "aux1", "pid", "tid", "client")
+
+    @property
+    def type_name(self):
+        return _type_name(self.type)
+
+    @property
+    def engine_name(self):
+        return _engine_name(self.engine) if self.is_job else None
+
+    def __repr__(self):
+        return "Record(%s)" % ", ".join("%s=%r" % (k, getattr(self, k))
+                                        for k in self.__slots__)
+
+
+class Job:
+    """A job as the report closes it; times in ns, None where unknown."""
+    __slots__ = ("ctx", "seqno", "ring_id", "engine", "ts", "start_derived",
+                 "metrics", "labels", "preempts", "errors", "error", "qsize",
+                 "pid", "tid", "client")
+
+    @property
+    def engine_name(self):
+        return _engine_name(self.engine)
+
+    def __repr__(self):
+        return "Job(%s)" % ", ".join("%s=%r" % (k, getattr(self, k))
+                                     for k in self.__slots__)
+
+
+class Trace:
+    """A trace file of "grtrace record", or a bare stream: Trace(path) or
+    Trace(data=bytes)."""
+
+    def __init__(self, path=None, data=None):
+        err = _Error()
+        self._data = None
+        if data is not None:
+            self._data = bytes(data)
+            self._h = _lib.grtrace_open_mem(self._data, len(self._data),
+                                            ctypes.byref(err))
+        else:
+            self._h = _lib.grtrace_open(os.fsencode(path), ctypes.byref(err))
+        if not self._h:
+            raise Error(err)
+        self._err = err
+
+    def close(self):
+        if self._h:
+            _lib.grtrace_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    @property
+    def stream_format(self):
+        return _lib.grtrace_stream_format(self._h)
+
+    @property
+    def file_version(self):
+        return _lib.grtrace_file_version(self._h)
+
+    def rewind(self):
+        if _lib.grtrace_rewind(self._h, ctypes.byref(self._err)) < 0:
+            raise Error(self._err)
+
+    def raw_records(self):
+        """The records as the library's ctypes structure, one reused object:
+        the fastest way; copy what you keep."""
+        rec, err = _Record(), self._err
+        nxt, h, rp, ep = (_lib.grtrace_next_record, self._h,
+                          ctypes.byref(rec), ctypes.byref(err))
+        while True:
+            n = nxt(h, rp, ep)
+            if n <= 0:
+                if n < 0:
+                    raise Error(err)
+                return
+            yield rec
+
+    def records(self):
+        """Every record, the CPUs merged in gseq order, as Record objects."""
+        for r in self.raw_records():
+            o = Record()
+            o.offset, o.part, o.type, o.size = r.offset, r.part, r.type, r.size
+            o.cpu, o.flags, o.ts, o.gseq, o.cseq = r.cpu, r.flags, r.ts, \
+                r.gseq, r.cseq
+            o.is_job = bool(r.is_job)
+            if o.is_job:
+                o.ctx, o.seqno, o.ring, o.engine = r.ctx, r.seqno, r.ring, \
+                    r.engine
+                o.aux0, o.aux1 = r.aux0, r.aux1
+                o.pid, o.tid = (r.pid, r.tid) if r.has_task else (None, None)
+                o.client = r.client if r.has_client else None
+            else:
+                o.ctx = o.seqno = o.ring = o.engine = o.aux0 = o.aux1 = None
+                o.pid = o.tid = o.client = None
+            yield o
+
+    def jobs(self):
+        """Every job with its metrics, as "grtrace report" closes them."""
+        j, err = _Job(), self._err
+        while True:
+            n = _lib.grtrace_next_job(self._h, ctypes.byref(j),
+                                      ctypes.byref(err))
+            if n <= 0:
+                if n < 0:
+                    raise Error(err)
+                return
+            o = Job()
+            o.ctx, o.seqno, o.ring_id, o.engine = j.ctx, j.seqno, j.ring_id, \
+                j.engine
+            o.ts = {s: j.ts[i] for i, s in enumerate(STAMPS)
+                    if j.have_ts & (1 << i)}
+            o.start_derived = bool(j.start_derived)
+            o.metrics = {m: (j.metric[i] if j.have_metric & (1 << i) else None)
+                         for i, m in enumerate(METRICS)}
+            o.labels = [lb for i, lb in enumerate(LABELS) if j.labels & (1 << i)]
+            o.preempts, o.errors, o.qsize = j.preempts, j.errors, j.qsize
+            o.error = j.error if j.errors else None
+            o.pid, o.tid = (j.pid, j.tid) if j.has_task else (None, None)
+            o.client = j.client if j.has_client else None
+            yield o
+
+    def report(self, fmt="text", *args):
+        """The report of the whole input in format @fmt, as a string; @args
+        as grtrace_report() takes them ("--per-ring", "--topn=5", ...)."""
+        buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+        f = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+        if not f:
+            raise OSError(ctypes.get_errno(), "open_memstream")
+        argv = (ctypes.c_char_p * (len(args) + 1))(
+            *[a.encode() for a in args], None)
+        ret = _lib.grtrace_report(self._h, fmt.encode(), argv, f,
+                                  ctypes.byref(self._err))
+        _libc.fclose(f)
+        out = ctypes.string_at(buf, size.value).decode("utf-8", "replace")
+        _libc.free(buf)
+        if ret < 0:
+            raise Error(self._err)
+        return out
+
+    def report_rows(self, *args):
+        """The report's one CSV table (the jobs, or the one summary asked
+        for) as a list of dicts, values as strings."""
+        return list(csv.DictReader(io.StringIO(self.report("csv", *args))))

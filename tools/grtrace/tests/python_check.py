@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of the Python binding (python/grtrace.py over libgrtrace.so.1).
+
+Records against the golden vectors' dump text (gen_golden.py writes it
+from the document, not from the library); jobs and report rows against
+"grtrace report --format csv" of the same file; the error of a truncated
+stream (its byte), memory input, the formats list against the tool's.
+
+    python_check.py GRTRACE GOLDEN_DIR CORPUS_DIR TMPDIR
+"""
+import csv
+import io
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+from verdicts import Verdicts  # noqa: E402
+import grtrace  # noqa: E402
+
+JOB_TYPES = {"SUBMIT", "COMMIT", "START", "END", "COMPLETE", "CTX_SWITCH",
+             "IRQ", "SYNC_WAIT_ENTER", "SYNC_WAIT_EXIT", "ERROR"}
+
+
+def job_line(r):
+    """A job event as gen_golden.py writes the dump text."""
+    aux0 = r.aux0 - (1 << 64) if r.type_name == "ERROR" and r.aux0 >= 1 << 63 \
+        else r.aux0
+    text = "ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d" % (
+        r.ctx, r.seqno, r.ring, r.engine_name, aux0, r.aux1)
+    if r.pid is not None:
+        text += " pid=%d tid=%d" % (r.pid, r.tid)
+    if r.flags & 1:
+        text += " derived=1"
+    return "%d %d %d %s %s" % (r.ts, r.cpu, r.gseq, r.type_name, text)
+
+
+def main():
+    tool, golden, corpus, tmp = sys.argv[1:5]
+    v = Verdicts()
+    result = v.result
+
+    result("python: the library's interface version is 1.x",
+           grtrace.lib_version()[0] == 1, repr(grtrace.lib_version()))
+
+    for src, dump in (("emit-basic.bin", "emit-basic.dump"),
+                      ("rings.bin", "rings.dump"),
+                      ("emit-basic-v2.grf", "emit-basic-v2.dump")):
+        want = [l for l in open(os.path.join(golden, dump)).read().splitlines()
+                if l.split(" ")[3] in JOB_TYPES]
+        try:
+            with grtrace.Trace(os.path.join(golden, src)) as t:
+                got = [job_line(r) for r in t.records() if r.is_job]
+            why = ""
+        except grtrace.Error as e:
+            got, why = [], str(e)
+        result("python: records of %s are the golden dump's job events" % src,
+               got == want and len(want) >= 3,
+               "%s\ngot:\n%s\nwant:\n%s" % (why, "\n".join(got), "\n".join(want)))
+
+    # Memory input gives the same records as the file.
+    path = os.path.join(golden, "emit-basic-v2.grf")
+    data = open(path, "rb").read()
+    with grtrace.Trace(path) as t:
+        a = [(r.offset, r.type, r.ts, r.gseq) for r in t.records()]
+    with grtrace.Trace(data=data) as t:
+        b = [(r.offset, r.type, r.ts, r.gseq) for r in t.records()]
+        t.rewind()
+        c = [(r.offset, r.type, r.ts, r.gseq) for r in t.records()]
+    result("python: a trace in memory reads as the file, and again after rewind",
+           a == b == c and len(a) > 3, "%r %r" % (a[:3], b[:3]))
+
+    # A truncated stream: the whole records, then an error naming its byte.
+    bdata = open(os.path.join(golden, "emit-basic.bin"), "rb").read()
+    offs = [int(x) for x in open(os.path.join(golden, "emit-basic.offsets"))]
+    seen, err = [], None
+    try:
+        with grtrace.Trace(data=bdata[:offs[3] + 40]) as t:
+            for r in t.records():
+                seen.append(r.offset)
+    except grtrace.Error as e:
+        err = e
+    result("python: a truncated stream: its whole records, then an Error at its byte",
+           seen == offs[:3] and err is not None and
+           err.status == grtrace.ERR_INPUT and err.offset == offs[3] and
+           ("byte %d" % offs[3]) in err.msg,
+           "%r %r" % (seen, err and (err.status, err.offset, err.msg)))
+    try:
+        grtrace.Trace(os.path.join(tmp, "nonexistent.dat"))
+        e = None
+    except grtrace.Error as x:
+        e = x
+    result("python: a missing file raises Error with errno ENOENT",
+           e is not None and e.status == grtrace.ERR_IO and e.sys == 2 and
+           "No such file" in e.msg, repr(e and e.msg))
+
+    # Jobs and report rows against the tool's CSV of the same file.
+    for name in ("report-basic.bin", "report-derived.bin", "report-gaps.bin"):
+        path = os.path.join(corpus, name)
+        p = subprocess.run([tool, "report", "-i", path, "--format", "csv"],
+                           capture_output=True, text=True)
+        want = list(csv.DictReader(io.StringIO(p.stdout)))
+        with grtrace.Trace(path) as t:
+            rows = t.report_rows()
+            jobs = list(t.jobs())
+        got = [{k: r[k] for k in ("ctx", "seqno", "ring", "t_total",
+                                  "t_queue", "t_exec")} for r in want]
+        mine = [{"ctx": str(j.ctx), "seqno": str(j.seqno),
+                 "ring": str(j.ring_id),
+                 "t_total": "" if j.metrics["t_total"] is None
+                 else str(j.metrics["t_total"]),
+                 "t_queue": "" if j.metrics["t_queue"] is None
+                 else str(j.metrics["t_queue"]),
+                 "t_exec": "" if j.metrics["t_exec"] is None
+                 else str(j.metrics["t_exec"])} for j in jobs]
+        result("python: %s: report_rows() is the tool's CSV, jobs() its jobs and metrics" % name,
+               p.returncode == 0 and rows == want and mine == got and
+               len(want) > 0,
+               "tool exit %d\nrows %r\nwant %r\njobs %r\nwant %r" % (
+                   p.returncode, rows[:2], want[:2], mine[:3], got[:3]))
+    path = os.path.join(corpus, "report-basic.bin")
+    p = subprocess.run([tool, "report", "-i", path, "--format", "csv",
+                        "--per-ring"], capture_output=True, text=True)
+    with grtrace.Trace(path) as t:
+        rows = t.report_rows("--per-ring")
+        text = t.report("text", "--per-ring", "--topn=2")
+    result("python: report_rows('--per-ring') is the tool's per-ring table",
+           rows == list(csv.DictReader(io.StringIO(p.stdout))) and rows and
+           "top 2 jobs by t_total" in text, repr(rows[:1]))
+    try:
+        with grtrace.Trace(path) as t:
+            t.report("nosuch")
+        e = None
+    except grtrace.Error as x:
+        e = x
+    result("python: an unknown format raises Error naming it",
+           e is not None and e.status == grtrace.ERR_INVAL and "nosuch" in e.msg,
+           repr(e and e.msg))
+
+    p = subprocess.run([tool, "--list-formats"], capture_output=True, text=True)
+    want = [tuple(l.split("\t", 1)) for l in p.stdout.splitlines()]
+    result("python: formats() is the tool's --list-formats",
+           grtrace.formats() == want and len(want) >= 3, repr(grtrace.formats()))
+    return v.failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
