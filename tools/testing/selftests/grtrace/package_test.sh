@@ -22,8 +22,8 @@
 #    virtual GPU's workload (its test module from the tree's build: it is
 #    not packaged) with the same per-ring job counts, and nothing lost, as
 #    the tree's modules and CLI in the same boot.
-#  - apt-get purge leaves no grtrace module or file, on the host and in
-#    the root.
+#  - apt-get remove (on the host; purge in the root) leaves no grtrace
+#    module or file.
 # For 7.x the guest sees the host's /lib/modules/7.x, a copy of the root's
 # (setup.sh): the DKMS-built modules and the root's depmod indexes are
 # copied there for the VM and the copy's own indexes put back afterwards.
@@ -73,6 +73,7 @@ rings() {
 
 guest() {
 	local out=$1 kver n=0 fail=0 m conf=$GRTRACE_OUT/modprobe.d
+	local EXAMPLE=/usr/share/doc/grtrace-dkms/examples/grtrace-dkms.conf
 
 	kver=$(uname -r)
 	t() {
@@ -108,13 +109,14 @@ guest() {
 	# 3: the modprobe.d file, uncommented, loads the bridge with gpu_sched.
 	mkdir -p "$conf"
 	sed 's/^#softdep gpu_sched /softdep gpu_sched /' \
-		/etc/modprobe.d/grtrace-dkms.conf >"$conf/grtrace.conf"
+		"$EXAMPLE" >"$conf/grtrace.conf"
 	rc=1
 	grep -q '^softdep gpu_sched post: grtrace_drm_bridge' "$conf/grtrace.conf" &&
-		! grep -q '^softdep' /etc/modprobe.d/grtrace-dkms.conf &&
+		! grep -q '^softdep' "$EXAMPLE" &&
+		[ ! -e /etc/modprobe.d/grtrace-dkms.conf ] &&
 		modprobe -C "$conf" gpu_sched &&
 		grep -q '^grtrace_drm_bridge ' /proc/modules && rc=0
-	t $rc "/etc/modprobe.d/grtrace-dkms.conf: off as shipped; uncommented, modprobe gpu_sched loads grtrace_drm_bridge"
+	t $rc "the modprobe.d example: nothing in /etc/modprobe.d as shipped; copied and uncommented, modprobe gpu_sched loads grtrace_drm_bridge"
 	# 4: the packaged CLI records the virtual GPU (the tree's test module).
 	insmod "$TOP/drivers/gpu/grtrace/tests/grtrace_vgpu.ko" &&
 		record /usr/bin/grtrace "$out-pkg"
@@ -201,7 +203,9 @@ no_grtrace_left() {
 
 	left=$(ls -d "$r"/lib/modules/*/updates/dkms/grtrace* "$r"/usr/src/grtrace-* \
 		"$r"/var/lib/dkms/grtrace "$r"/etc/modprobe.d/grtrace-dkms.conf \
-		"$r"/usr/bin/grtrace "$r"/usr/share/grtrace 2>/dev/null)
+		"$r"/usr/share/doc/grtrace-dkms \
+		"$r"/usr/bin/grtrace "$r"/usr/share/grtrace "$r"/usr/lib/grtrace \
+		"$r"/usr/lib/python3/dist-packages/grtrace.py 2>/dev/null)
 	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
 	grep -ls grtrace "$r"/lib/modules/*/modules.dep && return 1
 	return 0
@@ -396,9 +400,11 @@ if [ -n "$HOST7" ]; then
 		done && [ ! -e "$HOST7/updates/dkms" ] && ! grep -q grtrace "$HOST7/modules.dep"
 	ok $? "the host's copy of $KVER7 has its own modules and indexes again"
 fi
-"${APT[@]}" purge grtrace-dkms grtrace-tools >"$OUT/purge.log" 2>&1 &&
+# remove, not purge: the package has no configuration file to keep.
+"${APT[@]}" remove grtrace-dkms grtrace-tools >"$OUT/purge.log" 2>&1 &&
 	no_grtrace_left >>"$OUT/purge.log" 2>&1
-ok $? "host: apt-get purge leaves no grtrace module or file (updates/dkms, /usr/src, /var/lib/dkms)" \
+ok $? "host: apt-get remove leaves no grtrace module or file (updates/dkms, /usr/src, /var/lib/dkms, /etc, /usr/share)" \
 	"$OUT/purge.log"
+"${APT[@]}" purge grtrace-dkms grtrace-tools >>"$OUT/purge.log" 2>&1
 echo "1..$N"
 exit $FAILED

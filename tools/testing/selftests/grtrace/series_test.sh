@@ -94,8 +94,9 @@ ok $bad "every patch signed off by the git identity of whoever runs it ($who)"
 ok $? "the cover letter: its figures filled in, and the reviewers' first two questions answered"
 # Code, not comments: the kernel API forms of older kernels, the lookup of
 # tracepoints by name.
-grep -hE '^\+.*(GRTRACE_HAVE_|grtrace_compat|GRTRACE_DRIVER_ABSENT|GRTRACE_ATTACH_BY_NAME|for_each_kernel_tracepoint|tracepoint_module_notifier)' \
-	$PATCHES | grep -vE '^\+[[:space:]]*(/\*|\*)' >"$W/oot.log"
+awk '/^diff --git / { code = $NF ~ /(\.[ch]|Makefile|Kconfig)$/ } code' $PATCHES |
+	grep -E '^\+.*(GRTRACE_HAVE_|grtrace_compat|GRTRACE_DRIVER_ABSENT|GRTRACE_ATTACH_BY_NAME|for_each_kernel_tracepoint|tracepoint_module_notifier)' |
+	grep -vE '^\+[[:space:]]*(/\*|\*)' >"$W/oot.log"
 [ ! -s "$W/oot.log" ]
 ok $? "no out-of-tree compatibility code in the series (by-name attach, older kernels' API)" "$W/oot.log"
 awk 'length > 75 && !/^(diff|index|---|\+\+\+|[-+ @]|Signed-off-by|From:|Subject:)/' \
