@@ -96,14 +96,14 @@ commit() {
 	git commit -q -s -F "$HERE/$1"
 }
 
-# maintainers_f PATTERN: add "F: PATTERN" to grtrace's MAINTAINERS entry,
-# in order.
+# maintainers_f PATTERN [ENTRY]: add "F: PATTERN" to the MAINTAINERS
+# entry ENTRY (grtrace's by default), the F: lines kept in order.
 maintainers_f() {
-	python3 - "$G/MAINTAINERS" "$1" <<'EOF'
+	python3 - "$G/MAINTAINERS" "$1" "${2:-GRTRACE (GPU RING TRACE)}" <<'EOF'
 import sys
-path, pat = sys.argv[1], sys.argv[2]
+path, pat, entry = sys.argv[1:4]
 lines = open(path).read().split("\n")
-i = lines.index("GRTRACE (GPU RING TRACE)")
+i = lines.index(entry)
 j = i
 while lines[j]:
     j += 1
@@ -189,19 +189,7 @@ for f in sched_main.c sched_entity.c; do
 done
 sed -i "s|drivers/gpu/drm/scheduler/gpu_scheduler_trace.h|$NEWTP|g" \
 	"$G/Documentation/gpu/drm-uapi.rst"
-python3 - "$G/MAINTAINERS" "$NEWTP" <<'EOF'
-import sys
-path, pat = sys.argv[1], sys.argv[2]
-lines = open(path).read().split("\n")
-i = lines.index("DRM GPU SCHEDULER")
-j = i
-while lines[j]:
-    j += 1
-fs = [l for l in lines[i:j] if l.startswith("F:\t")] + ["F:\t" + pat]
-rest = [l for l in lines[i:j] if not l.startswith("F:\t")]
-lines[i:j] = rest + sorted(fs)
-open(path, "w").write("\n".join(lines))
-EOF
+maintainers_f "$NEWTP" "DRM GPU SCHEDULER"
 grep -q '<trace/events/gpu_scheduler.h>' "$G/drivers/gpu/drm/scheduler/sched_main.c" ||
 	die "sched_main.c: no include of the trace header to move"
 commit sched-header.msg
@@ -261,15 +249,16 @@ entry = [head, "M:\t%s <%s>" % (name, email),
          "F:\tdrivers/gpu/grtrace/grtrace_*",
          "F:\tinclude/linux/grtrace.h", "F:\tinclude/uapi/linux/grtrace.h", ""]
 lines = open(path).read().split("\n")
-# Entries are in alphabetical order after the preamble's last section.
+# Entries are in alphabetical order after the preamble, give or take a
+# few: go after the last entry of the same initial that sorts before ours.
 start = next(i for i, l in enumerate(lines) if l == "3C59X NETWORK DRIVER")
-i = start
-while i < len(lines):
-    if (lines[i] and (i == 0 or not lines[i - 1]) and not lines[i][1:2] == ":"
-            and lines[i] > head):
-        break
+heads = [i for i in range(start, len(lines))
+         if lines[i] and not lines[i - 1] and lines[i][1:2] != ":"]
+before = [i for i in heads if lines[i][0] == head[0] and lines[i] < head]
+i = max(before) if before else start
+while lines[i]:
     i += 1
-lines[i:i] = entry
+lines[i + 1:i + 1] = entry
 open(path, "w").write("\n".join(lines))
 EOF
 commit core.msg
