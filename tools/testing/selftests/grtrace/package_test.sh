@@ -14,7 +14,8 @@
 #    linux-source is installed: every adapter) and, with the same .deb
 #    installed in the trixie root by the root's own apt, for 7.x (its
 #    source tarball is not there: the vendor adapters are named as not
-#    built, in make.log).
+#    built, in make.log); and for a kernel whose headers are installed
+#    after the package (DKMS's header_postinst hook).
 #  - In a VM on each kernel: modprobe loads the modules DKMS installed
 #    (updates/dkms, depmod run by the package), the packaged modprobe.d
 #    file once uncommented loads the bridge with gpu_sched, the adapters
@@ -357,6 +358,24 @@ if [[ " ${KERNELS[*]} " == *" 7 "* ]]; then
 		[ ! -s "$OUT/dkms-missing7.txt" ]
 	ok $? "dkms status in the root: grtrace $VER installed for $KVER7 and every other kernel with headers there" \
 		"$OUT/dkms-missing7.txt"
+	# A kernel's headers installed after the package: DKMS's hook
+	# (/etc/kernel/header_postinst.d/dkms) builds grtrace for it.  The
+	# root's 7.x PREEMPT_RT kernel (--also 7-rt installs it; setup.sh
+	# does here when it is missing) loses its build, then its headers
+	# package is installed again, whose postinst runs the hook as a new
+	# kernel's does.
+	OTHER=$(cat "$ROOT/.grtrace-kver-7-rt" 2>/dev/null)
+	if [ -z "$OTHER" ] || [ ! -e "$ROOT/lib/modules/$OTHER/build" ]; then
+		(grtrace_setup 7-rt) >"$OUT/setup7rt.log" 2>&1
+		OTHER=$(cat "$ROOT/.grtrace-kver-7-rt" 2>/dev/null)
+	fi
+	inroot "$ROOT" sh -c "dkms remove grtrace/$VER -k $OTHER &&
+		${APT[*]} install --reinstall linux-headers-$OTHER" >"$OUT/later.log" 2>&1 &&
+		inroot "$ROOT" dkms status -k "$OTHER" >>"$OUT/later.log" 2>&1 &&
+		grep -q "^grtrace/$VER, $OTHER, x86_64: installed" "$OUT/later.log" &&
+		ls "$ROOT/lib/modules/$OTHER/updates/dkms/grtrace.ko"* >>"$OUT/later.log"
+	ok $? "trixie root: ${OTHER:-the RT kernel}'s headers installed after the package: DKMS builds and installs grtrace for it" \
+		"$OUT/later.log"
 	for m in grtrace grtrace_aggregator grtrace_perf_mon grtrace_filter grtrace_sampling \
 		 grtrace_drm_bridge grtrace_nouveau; do
 		ls "$ROOT/lib/modules/$KVER7/updates/dkms/$m.ko"* >/dev/null 2>&1 || echo "no $m"
