@@ -17,6 +17,11 @@
 #define kmalloc_obj(v)	kmalloc(sizeof(v), GFP_KERNEL)
 #endif
 
+#ifndef kzalloc_obj
+/* kzalloc_obj() (7.0): the same, zeroed. */
+#define kzalloc_obj(v)	kzalloc(sizeof(v), GFP_KERNEL)
+#endif
+
 #ifndef GRTRACE_HAVE_TIMER_DELETE_SYNC
 #define timer_delete_sync(t)	del_timer_sync(t)
 #endif

@@ -47,10 +47,21 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include "../grtrace_compat.h"
+
 #define FLT_PIDS	16
 #define FLT_JOBS	4096
 #define FLT_BUCKETS	1024
 #define FLT_NIL		0xffff
+/*
+ * The job table is split in shards by the job's hash, each with its own
+ * lock, buckets and slots: CPUs that decide on different jobs do not
+ * serialise on one lock per event.
+ */
+#define FLT_SHARD_BITS	4
+#define FLT_SHARDS	(1 << FLT_SHARD_BITS)
+#define FLT_SHARD_JOBS	(FLT_JOBS / FLT_SHARDS)
+#define FLT_SHARD_BKTS	(FLT_BUCKETS / FLT_SHARDS)
 
 /* The settings, as one unit the event path reads under RCU. */
 struct flt_cfg {
@@ -100,9 +111,16 @@ struct flt_job {
 	u64 ctx;
 	u64 seqno;
 	u32 ring;
-	u16 next;
+	u16 next;		/* in the shard's slots */
 	bool keep;
 };
+
+struct flt_shard {
+	raw_spinlock_t lock;	/* guards the rest */
+	u16 free;
+	u16 bucket[FLT_SHARD_BKTS];
+	struct flt_job jobs[FLT_SHARD_JOBS];
+} ____cacheline_aligned_in_smp;
 
 enum flt_count {
 	FLT_SEEN, FLT_KEPT, FLT_DROP_PID, FLT_DROP_UID, FLT_DROP_EVENTS,
@@ -120,10 +138,7 @@ static struct flt_cfg __rcu *flt_cfg;
 static DEFINE_MUTEX(flt_mutex);		/* the settings and the hook */
 static bool flt_enabled;
 
-static DEFINE_RAW_SPINLOCK(flt_lock);	/* guards the job table */
-static struct flt_job *flt_jobs;
-static u16 flt_bucket[FLT_BUCKETS];
-static u16 flt_free;
+static struct flt_shard *flt_shards;	/* FLT_SHARDS of them */
 static struct grtrace_jobsum *flt_js;	/* filter_latency: the jobs' times */
 
 /* Per CPU; allocated at load, not in the modules' static per-CPU reserve. */
@@ -137,24 +152,39 @@ static struct dentry *flt_files[6];
 static void flt_table_reset(void)
 {
 	unsigned long flags;
-	int i;
+	int s, i;
 
-	raw_spin_lock_irqsave(&flt_lock, flags);
-	for (i = 0; i < FLT_BUCKETS; i++)
-		flt_bucket[i] = FLT_NIL;
-	for (i = 0; i < FLT_JOBS; i++)
-		flt_jobs[i].next = i + 1 < FLT_JOBS ? i + 1 : FLT_NIL;
-	flt_free = 0;
-	raw_spin_unlock_irqrestore(&flt_lock, flags);
+	for (s = 0; s < FLT_SHARDS; s++) {
+		struct flt_shard *sh = &flt_shards[s];
+
+		raw_spin_lock_irqsave(&sh->lock, flags);
+		for (i = 0; i < FLT_SHARD_BKTS; i++)
+			sh->bucket[i] = FLT_NIL;
+		for (i = 0; i < FLT_SHARD_JOBS; i++)
+			sh->jobs[i].next = i + 1 < FLT_SHARD_JOBS ? i + 1 : FLT_NIL;
+		sh->free = 0;
+		raw_spin_unlock_irqrestore(&sh->lock, flags);
+	}
 }
 
-static u16 *flt_find(u32 ring, u64 ctx, u64 seqno)
+/* The job's shard, and its bucket there in *@bkt. */
+static struct flt_shard *flt_shard_of(const struct grtrace_hook_event *ev,
+				      unsigned int *bkt)
 {
-	u16 *link = &flt_bucket[hash_64(ctx ^ (seqno << 20) ^ ring,
-					ilog2(FLT_BUCKETS))];
+	u32 h = hash_64(ev->ctx ^ (ev->seqno << 20) ^ ev->ring_id,
+			ilog2(FLT_BUCKETS));
+
+	*bkt = h % FLT_SHARD_BKTS;
+	return &flt_shards[h / FLT_SHARD_BKTS];
+}
+
+static u16 *flt_find(struct flt_shard *sh, unsigned int bkt, u32 ring,
+		     u64 ctx, u64 seqno)
+{
+	u16 *link = &sh->bucket[bkt];
 
 	while (*link != FLT_NIL) {
-		struct flt_job *j = &flt_jobs[*link];
+		struct flt_job *j = &sh->jobs[*link];
 
 		if (j->ctx == ctx && j->seqno == seqno && j->ring == ring)
 			return link;
@@ -184,22 +214,25 @@ static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 				      const struct flt_cfg *c)
 {
 	enum flt_count v = FLT_UNDECIDED;
+	struct flt_shard *sh;
 	struct flt_job *j;
+	unsigned int bkt;
 	u16 *link, i;
 
-	raw_spin_lock(&flt_lock);
-	link = flt_find(ev->ring_id, ev->ctx, ev->seqno);
+	sh = flt_shard_of(ev, &bkt);
+	raw_spin_lock(&sh->lock);
+	link = flt_find(sh, bkt, ev->ring_id, ev->ctx, ev->seqno);
 	if (ev->type == GRTRACE_EV_SUBMIT) {
 		/* Out of a task (an interrupt), current is nobody's. */
 		v = in_task() ? flt_judge_submitter(c) : FLT_UNDECIDED;
 		if (v == FLT_UNDECIDED) {
 			/* Nothing to follow: its events pass. */
 		} else if (*link != FLT_NIL) {
-			flt_jobs[*link].keep = v == FLT_KEPT;
-		} else if (flt_free != FLT_NIL) {
-			i = flt_free;
-			j = &flt_jobs[i];
-			flt_free = j->next;
+			sh->jobs[*link].keep = v == FLT_KEPT;
+		} else if (sh->free != FLT_NIL) {
+			i = sh->free;
+			j = &sh->jobs[i];
+			sh->free = j->next;
 			*j = (struct flt_job){ .ctx = ev->ctx, .seqno = ev->seqno,
 					       .ring = ev->ring_id,
 					       .next = FLT_NIL,
@@ -210,17 +243,17 @@ static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 			this_cpu_inc(flt_counts->n[FLT_TABLE_FULL]);
 		}
 	} else if (*link != FLT_NIL) {
-		j = &flt_jobs[*link];
+		j = &sh->jobs[*link];
 		v = j->keep ? FLT_KEPT : FLT_DROP_JOB;
 		/* The job's last event: its slot is free again. */
 		if (ev->type == GRTRACE_EV_COMPLETE) {
 			i = *link;
 			*link = j->next;
-			j->next = flt_free;
-			flt_free = i;
+			j->next = sh->free;
+			sh->free = i;
 		}
 	}
-	raw_spin_unlock(&flt_lock);
+	raw_spin_unlock(&sh->lock);
 	return v;
 }
 
@@ -508,15 +541,18 @@ static int __init flt_init(void)
 	if (IS_ERR(flt_js))
 		return PTR_ERR(flt_js);
 	flt_counts = alloc_percpu(struct flt_counts);
-	flt_jobs = vmalloc(array_size(FLT_JOBS, sizeof(*flt_jobs)));
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!flt_counts || !flt_jobs || !c) {
+	flt_shards = vmalloc(array_size(FLT_SHARDS, sizeof(*flt_shards)));
+	c = kzalloc_obj(*c);
+	if (!flt_counts || !flt_shards || !c) {
 		kfree(c);
-		vfree(flt_jobs);
+		vfree(flt_shards);
 		free_percpu(flt_counts);
 		grtrace_jobsum_destroy(flt_js);
 		return -ENOMEM;
 	}
+	for (i = 0; i < FLT_SHARDS; i++)
+		raw_spin_lock_init(&flt_shards[i].lock);
+	flt_table_reset();
 	c->uid = -1;
 	c->events = U32_MAX;
 	c->types = U32_MAX;
@@ -542,7 +578,7 @@ static void __exit flt_exit(void)
 	/* No reader of the settings is left after the unregister. */
 	kfree(rcu_dereference_protected(flt_cfg, 1));
 	grtrace_jobsum_destroy(flt_js);
-	vfree(flt_jobs);
+	vfree(flt_shards);
 	free_percpu(flt_counts);
 }
 

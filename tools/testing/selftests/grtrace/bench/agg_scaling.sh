@@ -33,7 +33,8 @@
 # in a session: perf_mon (per ring), the sampling in adaptive mode (its job
 # table and window) with a budget that keeps every job, and the filter with
 # filter_latency (the core's job summary table), which holds back every
-# event of these instant jobs, so that nothing reaches the buffers.
+# event of these instant jobs, so that nothing reaches the buffers, and
+# filter_uid (the filter's own job table).
 
 set -u -o pipefail
 
@@ -63,7 +64,7 @@ directory for the guest's kernel first).
   -M          multi-threaded TCG, with tsc=reliable (an hpet read would
               take QEMU's global lock and serialise the vCPUs)
   -x          perf_mon, the sampling (adaptive) and the filter
-              (filter_latency) on the path too, in a session (this tree's)
+              (filter_latency, filter_uid) on the path too, in a session (this tree's)
 EOF
 }
 
@@ -157,7 +158,9 @@ guest_main() {
 		echo 100000000 >"$G/sampling_budget" &&
 			echo adaptive >"$G/sampling_mode" || die "sampling adaptive"
 		insmod "$m/grtrace_filter.ko" || die "insmod filter"
-		echo 1000000 >"$G/filter_latency" &&
+		# filter_uid: every job's decision kept in the filter's
+		# job table (the bench runs as root).
+		echo 1000000 >"$G/filter_latency" && echo 0 >"$G/filter_uid" &&
 			echo 1 >"$G/filter_enabled" || die "filter_latency"
 		echo start >"$G/control" || die "start"
 	fi
@@ -165,7 +168,7 @@ guest_main() {
 	one off2
 	RES=()
 	echo "kernel: $(uname -r), aggregator: $AGG_KO ($(md5sum <"$AGG_KO" | cut -c1-12))"
-	((EXTRA)) && echo "with perf_mon, sampling (adaptive), filter (filter_latency), core $(md5sum <"$GRTRACE_KO" | cut -c1-12), in a session"
+	((EXTRA)) && echo "with perf_mon, sampling (adaptive), filter (filter_latency, filter_uid), core $(md5sum <"$GRTRACE_KO" | cut -c1-12), in a session"
 	echo "N=$N rounds=$RUNS cpus=$(nproc)"
 	head -n 1 "$G/aggregator_stats_raw"
 
