@@ -216,6 +216,14 @@ for c in start stop status stats config record report dump; do
 	result "'$c --help' and 'help $c' agree" $st
 done
 
+# The help texts are printed as they are, not as printf formats.
+st=0
+for c in start stop status stats config record report export dump top; do
+	run "$GRTRACE" $c --help
+	grep -n '%%' "$TMP/out" >/dev/null && { st=1; echo "# $c --help: %%"; }
+done
+result "no --help shows a doubled %" $st
+
 run "$GRTRACE" frobnicate
 st=0
 [ $rc -eq 2 ] || st=1
