@@ -389,10 +389,13 @@ result "tools: host tests under ASan+UBSan, all of them" $? "$OUT/tools-san.tap"
 make -C tools/grtrace clean >/dev/null 2>&1
 make -C tools/grtrace >/dev/null 2>&1
 
-say "selftests: the drm_sched comparison's own checks"
+say "selftests: the drm_sched and flight recorder comparisons' own checks"
 python3 "$HERE/sched_compare.py" --self-test >"$OUT/sched-compare.log" 2>&1
 rc=$?
 merge "$OUT/sched-compare.log" "" $rc
+python3 "$HERE/recorder_compare.py" --self-test >"$OUT/recorder-compare.log" 2>&1
+rc=$?
+merge "$OUT/recorder-compare.log" "" $rc
 
 say "README: the build commands, on the host"
 "$HERE/readme_test.sh" --host >"$OUT/readme-host.log" 2>&1
