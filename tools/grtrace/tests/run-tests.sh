@@ -280,21 +280,21 @@ fi
 
 # ---- scripts/parse_events.py against the golden vectors -----------------------
 
+# The scripts load libgrtrace.so.1 through python/grtrace.py.  Under SAN=1
+# the library is built with the sanitizers: Python loads their runtimes
+# first, and its own (normal) leaks are not the library's.
+PY_ENV=
+if [ "$GRTRACE_SAN" = 1 ]; then
+	PY_ENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
 PE=$TMP/parse-events
 mkdir -p "$PE"
-python3 "$TESTS/parse_events_check.py" "$GOLDEN" "$PE" > "$TMP/pe" 2>&1
+env $PY_ENV python3 "$TESTS/parse_events_check.py" "$GOLDEN" "$PE" > "$TMP/pe" 2>&1
 pe_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
 result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
 
 # ---- the Python binding (python/grtrace.py over lib/libgrtrace.so.1) -----------
-
-# Under SAN=1 the library is built with the sanitizers: Python loads their
-# runtimes first, and its own (normal) leaks are not the library's.
-PY_ENV=
-if [ "$GRTRACE_SAN" = 1 ]; then
-	PY_ENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
-fi
 PB=$TMP/python-binding
 mkdir -p "$PB"
 env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
@@ -307,7 +307,7 @@ result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )
 
 MT=$TMP/merge-timeline
 mkdir -p "$MT"
-python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
+env $PY_ENV python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
 mt_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
 result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
@@ -323,7 +323,7 @@ done
 if [ -z "$PYMPL" ]; then
 	not_ok "visualize checks" "no python3 with matplotlib: apt-get install python3-matplotlib (setup.sh does)"
 else
-	"$PYMPL" "$TESTS/visualize_check.py" "$GRTRACE" "$VI" > "$TMP/vi" 2>&1
+	env $PY_ENV "$PYMPL" "$TESTS/visualize_check.py" "$GRTRACE" "$VI" > "$TMP/vi" 2>&1
 	vi_rc=$?
 	grep -E '^(ok |not ok |# )' "$TMP/vi" >> "$RESULTS"
 	result "visualize checks ran cleanly" $vi_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/vi" | head -20)"
@@ -437,6 +437,13 @@ if [ -n "$RST2MAN" ]; then
 	"$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" 2>&1 | cmp -s - "$TMP/inst.rep" || st=1
 	"$inst/usr/bin/grtrace-bpf-annotate" --help > /dev/null 2>&1 || st=1
 	python3 "$inst/usr/share/grtrace/scripts/merge_timeline.py" --help > /dev/null 2>&1 || st=1
+	# The installed parse_events.py uses the installed module and library.
+	env $PY_ENV GRTRACE_LIB="$inst/usr/lib/libgrtrace.so.1" \
+		PYTHONPATH="$inst/usr/lib/python3/dist-packages" \
+		python3 "$inst/usr/share/grtrace/scripts/parse_events.py" "$GOLDEN/rings.bin" \
+		> "$TMP/inst.rows" 2>> "$TMP/out" || st=1
+	env $PY_ENV python3 "$TESTS/../scripts/parse_events.py" "$GOLDEN/rings.bin" 2>&1 |
+		cmp -s - "$TMP/inst.rows" || { st=1; echo "installed parse_events.py differs" >> "$TMP/out"; }
 	grep -q '^\.TH "\{0,1\}GRTRACE' "$inst/usr/share/man/man1/grtrace.1" || st=1
 	result "make install puts the tool, the annotator, the scripts, the man page and the completion in DESTDIR, and they run" $st "$(cat "$TMP/out")"
 
@@ -1227,7 +1234,7 @@ grep -qxF "grtrace: submitting threads: 2 named in the file's task table" "$TMP/
 grep -qxF "grtrace: DRM clients: 1 named in the file's client table" "$TMP/err" || st=1
 grep -qxF "grtrace:   1 not found (closed before record saw them): their jobs go to the submitting thread" "$TMP/err" || st=1
 "$GRTRACE" dump --header -i "$TMP/clients.dat" | head -n 1 | grep -q "^# trace file: version=3 " || st=1
-python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/clients.dat" |
+env $PY_ENV python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/clients.dat" |
 	grep '"type": "CLIENT"' > "$TMP/clients.rows" || st=1
 python3 -c '
 import json, sys
