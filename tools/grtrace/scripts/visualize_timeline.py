@@ -46,6 +46,7 @@ def binding():
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "python")
     if os.path.exists(os.path.join(here, "grtrace.py")) and here not in sys.path:
+        sys.dont_write_bytecode = True      # no __pycache__ in the tree
         sys.path.insert(0, here)
     try:
         import grtrace

@@ -607,15 +607,13 @@ else
 fi
 
 # Records of one CPU swapped: reported as out of order, still merged.
-python3 - "$RG/basic.bin" "$TMP/swap.bin" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-recs, off = [], 0
-while off < len(d):
-    size = struct.unpack_from("<H", d, off + 2)[0]
-    recs.append(d[off:off + size])
-    off += size
-cpu = [struct.unpack_from("<H", r, 4)[0] for r in recs]
+python3 - "$RG/basic.bin" "$TMP/swap.bin" "$GOLDEN" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from gen_golden import records1
+cpu, recs = zip(*records1(open(sys.argv[1], "rb").read()))
+recs = list(recs)
 i = next(k for k in range(1, len(recs)) if cpu[k] == cpu[k - 1] and len(recs[k]) == 72)
 recs[i - 1], recs[i] = recs[i], recs[i - 1]
 open(sys.argv[2], "wb").write(b"".join(recs))
@@ -731,7 +729,7 @@ result "report: a 4-CPU synthetic trace merges in order, nothing lost" $st "$(ca
 # drained first: 100 MB, so that CPU 0's data begins ~50 MB in, past any
 # look-ahead.  The merge must be exact, as for the stream in time order.
 "$GEN_TRACE" -c 2 -r 2 100 "$TMP/big.dat" > /dev/null
-python3 "$TESTS/grf.py" bare "$TMP/big.dat" "$TMP/late.dat" reverse
+python3 "$GOLDEN/gen_golden.py" bare "$TMP/big.dat" "$TMP/late.dat" reverse
 summary() {
 	"$GRTRACE" report -i "$1" --format json --limit 0 | python3 -c '
 import json, sys
@@ -764,7 +762,7 @@ else
 fi
 rm -f "$TMP/big.dat" "$TMP/late.dat" "$TMP/want.dump"
 
-# Trace files of one recording (written from the document by grf.py), in
+# Trace files of one recording (written from the document by golden/gen_golden.py), in
 # every frame order, stored and compressed: the report and the dump are
 # the bare stream's.
 "$GEN_TRACE" -c 4 -r 6 8 "$TMP/gen.dat" > /dev/null
@@ -773,7 +771,7 @@ rm -f "$TMP/big.dat" "$TMP/late.dat" "$TMP/want.dump"
 "$GRTRACE" dump -i "$TMP/gen.dat" > "$TMP/want.dump"
 for how in time cpu reverse; do
 	for z in raw zstd; do
-		python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" $how 65536 $z
+		python3 "$GOLDEN/gen_golden.py" pack "$TMP/gen.dat" "$TMP/p.grf" $how 65536 $z
 		st=0
 		"$GRTRACE" report -i "$TMP/p.grf" --format json --limit 0 --per-ring |
 			sed 's/"input":"[^"]*"//' | cmp -s - "$TMP/want.json" || st=1
@@ -784,7 +782,7 @@ for how in time cpu reverse; do
 	done
 done
 
-# Format 2 trace files of the same recording (converted by grf.py from the
+# Format 2 trace files of the same recording (converted by golden/gen_golden.py from the
 # document): the report is format 1's in every frame order, with gseq or
 # without (merged by ts then), but the losses by CPU that format 2's cseq
 # gives (this format 1 stream's features do not say its cseq counts
@@ -794,7 +792,7 @@ grep -v " STREAM_INFO " "$TMP/want.dump" > "$TMP/want2.dump"
 for how in cpu reverse; do
 	for z in raw zstd; do
 		for g in nogseq gseq; do
-			python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" $how 65536 $z $g
+			python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" $how 65536 $z $g
 			st=0
 			"$GRTRACE" report -i "$TMP/p2.grf" --format json --limit 0 --per-ring |
 				sed 's/"input":"[^"]*"//; s/"gseq_\(first\|last\)":[0-9a-z]*//g
@@ -810,20 +808,20 @@ for how in cpu reverse; do
 done
 
 # A record lost to a full buffer leaves a gap in its CPU's cseq: counted.
-python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd lose=7
+python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd lose=7
 run "$GRTRACE" report -i "$TMP/p2.grf" --format json --limit 0
 st=$rc
 python3 -c 'import json,sys; s=json.load(sys.stdin)["summary"]; sys.exit(not (s["lost_records"] == 1 and s["cseq_gaps"] == 1 and s["gseq_gaps"] == 0))' < "$TMP/out" || st=1
 run "$GRTRACE" report -i "$TMP/p2.grf"
 grep -q "^lost:     1 records in 1 gaps of the CPUs' cseq$" "$TMP/out" || st=1
-python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd
+python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd
 run "$GRTRACE" report -i "$TMP/p2.grf"
 grep -q "^lost:     none (no CPU's cseq has a gap)$" "$TMP/out" || st=1
 result "format 2: a record lost on CPU 1 is one cseq gap, reported as 1 lost; none without" $st
 
 # A bad format 2 record: one line naming the frame and the record's byte.
-python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" cpu 65536 raw
-hsize=$(python3 "$TESTS/grf.py" info "$TMP/p2.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" cpu 65536 raw
+hsize=$(python3 "$GOLDEN/gen_golden.py" info "$TMP/p2.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 printf '\022' | dd of="$TMP/p2.grf" bs=1 seek=$((hsize + 16 + 2)) conv=notrunc 2>/dev/null
 run "$GRTRACE" dump -i "$TMP/p2.grf"
 st=0
@@ -833,7 +831,7 @@ result "format 2: a corrupt record in a frame is one line naming frame and byte"
 	"exit $rc" "$(cat "$TMP/err")"
 
 # Two recordings joined with cat: two parts, merged one after the other.
-python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" reverse 65536 zstd
+python3 "$GOLDEN/gen_golden.py" pack "$TMP/gen.dat" "$TMP/p.grf" reverse 65536 zstd
 cat "$TMP/p.grf" "$TMP/p.grf" > "$TMP/pp.grf"
 "$GRTRACE" report -i "$TMP/p.grf" --format json --limit 0 > "$TMP/one.json"
 run "$GRTRACE" report -i "$TMP/pp.grf" --format json --limit 0
@@ -878,7 +876,7 @@ fi
 
 # A bad trace file: one line naming the byte and the problem; the records
 # before it are still read.  grf_bad OFFSET HEX NAME MESSAGE: patch bytes.
-python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" time 65536 zstd
+python3 "$GOLDEN/gen_golden.py" pack "$TMP/gen.dat" "$TMP/p.grf" time 65536 zstd
 grf_bad() {
 	cp "$TMP/p.grf" "$TMP/bad.grf"
 	printf "$2" | dd of="$TMP/bad.grf" bs=1 seek="$1" conv=notrunc 2>/dev/null
@@ -890,15 +888,15 @@ grf_bad() {
 	result "dump of a trace file with $3: one line naming the byte and the problem" $st \
 		"exit $rc" "want: $4" "$(cat "$TMP/err")"
 }
-hsize=$(python3 "$TESTS/grf.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+hsize=$(python3 "$GOLDEN/gen_golden.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 grf_bad 12 '\004' "a newer file version" "header at byte 0: file version 4, this grtrace reads versions 1 to 3"
 grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, this grtrace reads formats 1 to 2"
 grf_bad "$hsize" 'XXXX' "a broken frame header" "byte $hsize: no frame here"
 grf_bad $((hsize + 8)) '\377\377\377\177' "a frame longer than the file" "byte $hsize: frame of CPU [0-9]* holds"
 grf_bad $((hsize + 16)) '\000\000\000\000' "a corrupt zstd frame" "frame of CPU [0-9]* at byte $hsize: zstd: "
 # A corrupt record inside a frame: the records before it still come out.
-python3 "$TESTS/grf.py" pack "$GOLDEN/emit-basic.bin" "$TMP/r.grf" time 100000 raw
-rh=$(python3 "$TESTS/grf.py" info "$TMP/r.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+python3 "$GOLDEN/gen_golden.py" pack "$GOLDEN/emit-basic.bin" "$TMP/r.grf" time 100000 raw
+rh=$(python3 "$GOLDEN/gen_golden.py" info "$TMP/r.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 printf '\041' | dd of="$TMP/r.grf" bs=1 seek=$((rh + 16 + 240 + 2)) conv=notrunc 2>/dev/null
 run "$GRTRACE" dump -i "$TMP/r.grf"
 st=0
@@ -1094,23 +1092,23 @@ result "status without the module explains why" $st "$(cat "$TMP/err")"
 
 # The basic golden trace, one file per CPU, as the module's buffers.
 fake_split() {
-	python3 - "$RG/basic.bin" "$FAKE" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-out, off = {}, 0
-while off < len(d):
-    size, cpu = struct.unpack_from("<HH", d, off + 2)
-    out.setdefault(cpu, []).append(d[off:off + size])
-    off += size
+	python3 - "$RG/basic.bin" "$FAKE" "$GOLDEN" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from gen_golden import records1
+out = {}
+for cpu, rec in records1(open(sys.argv[1], "rb").read()):
+    out.setdefault(cpu, []).append(rec)
 for cpu, recs in out.items():
     open("%s/events%d" % (sys.argv[2], cpu), "wb").write(b"".join(recs))
 PY
 }
 
 # cpu_stream FILE CPU: CPU's records in a trace file, read by the
-# document's description of the file (tests/grf.py), not by grtrace.
+# document's description of the file (golden/gen_golden.py), not by grtrace.
 cpu_stream() {
-	python3 "$TESTS/grf.py" stream "$1" "$2"
+	python3 "$GOLDEN/gen_golden.py" stream "$1" "$2"
 }
 
 # Tracing stopped: record starts it, stops it, and copies the stream.
