@@ -13,8 +13,9 @@
 #   grtrace.py raw_records  the binding's reused ctypes record, every record
 #   grtrace.py records      a Record object per record
 #   grtrace.py jobs         every job with its metrics (the report engine)
-#   parse_events.py --json  the script, on the first 1/16 of the records
-#                           (it is slow: the ratio is what counts)
+#   parse_events.py --json  the script: the library formats its rows
+#                           (grtrace_next_rows()), Python writes them
+#   parse_events.py         the same in CSV
 # and prints each one's records/s and its ratio to dump's.
 
 set -u -o pipefail
@@ -31,11 +32,9 @@ shift $((OPTIND - 1))
 SIZE=${1:-64}
 make -s -C "$HERE" grtrace libs tests/gen-trace || exit 1
 trace=$DIR/grtrace-bench-py-$SIZE.dat
-small=$DIR/grtrace-bench-py-small.dat
-trap 'rm -f "$trace" "$small"' EXIT
+trap 'rm -f "$trace"' EXIT
 "$HERE/tests/gen-trace" -c 4 -r 8 "$SIZE" "$trace" || exit 1
-"$HERE/tests/gen-trace" -c 4 -r 8 $(( (SIZE + 15) / 16 )) "$small" || exit 1
-cat "$trace" "$small" > /dev/null
+cat "$trace" > /dev/null
 export GRTRACE_LIB=$HERE/lib/libgrtrace.so.1 PYTHONPATH=$HERE/python
 
 records() {
@@ -56,7 +55,6 @@ cpu() {
 }
 
 n=$(records "$trace")
-ns=$(records "$small")
 dump=$(cpu "$HERE/grtrace" dump -i "$trace")
 raw=$(cpu python3 -c 'import grtrace, sys
 n = 0
@@ -70,13 +68,15 @@ jobs=$(cpu python3 -c 'import grtrace, sys
 n = 0
 for j in grtrace.Trace(sys.argv[1]).jobs():
     n += 1' "$trace")
-pe=$(cpu python3 "$HERE/scripts/parse_events.py" --json "$small")
-awk -v n="$n" -v ns="$ns" -v d="$dump" -v r="$raw" -v o="$obj" -v j="$jobs" -v p="$pe" 'BEGIN {
+pe=$(cpu python3 "$HERE/scripts/parse_events.py" --json "$trace")
+pc=$(cpu python3 "$HERE/scripts/parse_events.py" "$trace")
+awk -v n="$n" -v d="$dump" -v c="$pc" -v r="$raw" -v o="$obj" -v j="$jobs" -v p="$pe" 'BEGIN {
 	line("grtrace dump", n, d)
 	line("grtrace.py raw_records", n, r)
 	line("grtrace.py records", n, o)
 	line("grtrace.py jobs", n, j)
-	line("parse_events.py --json", ns, p)
+	line("parse_events.py --json", n, p)
+	line("parse_events.py (CSV)", n, c)
 }
 function line(name, recs, t) {
 	printf "%-26s %9d records  cpu %7.2f s  %6.2f M records/s  %5.1f %% of dump\n",

@@ -20,6 +20,7 @@
 #include "include/grtrace/grtrace.h"
 #include "merge.h"
 #include "report-int.h"
+#include "rows.h"
 
 #define JOBQ	64		/* jobs a record may close at once, queued */
 
@@ -37,6 +38,13 @@ struct grtrace_trace {
 	size_t qhead, qlen, qcap;
 	int input_done;		/* 1: read to its end; -1: @pending says why */
 	struct grtrace_error pending;	/* told after the queued jobs */
+	/* grtrace_open_mem_as(): what it was told of a bare stream. */
+	unsigned int bare_format;
+	uint16_t bare_cpu;
+	/* grtrace_next_rows(): the rows handed out, where it is. */
+	struct gr_rows rows;
+	int rows_state;		/* ROWS_* */
+	struct grtrace_error rows_err;	/* told after the rows before it */
 };
 
 static void set_err(struct grtrace_error *err, int status, int sys,
@@ -81,10 +89,14 @@ static void start(grtrace_trace *t)
 {
 	if (t->fd >= 0)
 		merge_init_file(&t->m, t->fd, t->len);
+	else if (t->bare_format)
+		merge_init_buf_as(&t->m, t->buf, t->len, t->bare_format,
+				  t->bare_cpu);
 	else
 		merge_init_buf(&t->m, t->buf, t->len);
 	t->merging = 1;
 	t->part = 0;
+	t->rows_state = 0;
 }
 
 static void stop(grtrace_trace *t)
@@ -180,6 +192,35 @@ GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,
 	return NULL;
 }
 
+GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
+					       unsigned int format,
+					       unsigned int cpu,
+					       struct grtrace_error *err)
+{
+	grtrace_trace *t;
+
+	clear_err(err);
+	if (format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"stream format %u or CPU %u out of range", format, cpu);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	t->fd = -1;
+	t->buf = buf;
+	t->len = len;
+	t->bare_format = format ? format : MERGE_GUESS;
+	t->bare_cpu = (uint16_t)cpu;
+	if (!open_common(t, err)->broken)
+		return t;
+	grtrace_close(t);
+	return NULL;
+}
+
 GRTRACE_API void grtrace_close(grtrace_trace *t)
 {
 	if (!t)
@@ -188,6 +229,7 @@ GRTRACE_API void grtrace_close(grtrace_trace *t)
 	if (!t->broken)
 		stop(t);
 	free(t->q);
+	free(t->rows.buf);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -296,6 +338,80 @@ GRTRACE_API const char *grtrace_metric_name(unsigned int m)
 GRTRACE_API const char *grtrace_label_name(unsigned int l)
 {
 	return l < NR_LABELS ? rp_label_names[l] : NULL;
+}
+
+/* ---- rows: the records as text ------------------------------------------------ */
+
+#define ROWS_BATCH	(256u << 10)	/* bytes of rows handed out at once */
+
+enum { ROWS_START, ROWS_RECORDS, ROWS_ERROR, ROWS_END };
+
+/* The trace file's tables, after the records: the last part's rows. */
+static void rows_tables(grtrace_trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->m.ntasks; i++)
+		gr_rows_task(&t->rows, &t->m.tasks[i], t->part);
+	for (i = 0; i < t->m.nclients; i++)
+		gr_rows_client(&t->rows, &t->m.clients[i], t->part);
+}
+
+static void rows_fill(grtrace_trace *t)
+{
+	struct gr_rec rec;
+	int n;
+
+	if (t->rows_state == ROWS_START) {
+		gr_rows_header(&t->rows);
+		t->rows_state = ROWS_RECORDS;
+	}
+	while (t->rows_state == ROWS_RECORDS && t->rows.len < ROWS_BATCH) {
+		n = merge_next(&t->m, &rec);
+		if (n == MERGE_NEW_PART)
+			t->part++;
+		if (n > 0) {
+			gr_rows_record(&t->rows, &rec, t->part);
+		} else if (t->m.failed) {
+			merge_err(&t->m, &t->rows_err);
+			t->rows_state = ROWS_ERROR;
+		} else {
+			rows_tables(t);
+			t->rows_state = ROWS_END;
+		}
+	}
+}
+
+GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
+					  size_t *len,
+					  struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+
+	clear_err(err);
+	*len = 0;
+	if (t->rp || form > GRTRACE_ROWS_JSON) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, t->rp ?
+			"the handle is reading jobs: rewind it first" :
+			"unknown form of rows %u", form);
+		return NULL;
+	}
+	GUARD(t, g, err, NULL);
+	if (t->rows_state == ROWS_START)
+		t->rows.json = form == GRTRACE_ROWS_JSON;
+	t->rows.len = 0;
+	rows_fill(t);
+	gr_oom_pop(&g);
+	if (t->rows.len) {
+		*len = t->rows.len;
+		return t->rows.buf;
+	}
+	if (t->rows_state == ROWS_ERROR) {
+		if (err)
+			*err = t->rows_err;
+		t->rows_state = ROWS_END;	/* said once */
+	}
+	return NULL;
 }
 
 /* ---- jobs: a sink of the engine that queues them ---------------------------- */

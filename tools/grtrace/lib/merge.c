@@ -733,6 +733,31 @@ static void sort_clients(struct merge *m)
 	m->nclients = n;
 }
 
+/*
+ * The format of a bare stream merge_init_buf_as() was told of, or
+ * guessed from its first record: a STREAM_INFO says; a job event of
+ * format 1 is at least a struct grtrace_job_event, of format 2 shorter.
+ */
+static unsigned int bare_format(struct merge *m)
+{
+	uint8_t p[GR_HDR2_SIZE + 8];
+	unsigned int size;
+	int f;
+
+	if (m->bare_format != MERGE_GUESS)
+		return m->bare_format;
+	if (m->len < 4 || read_at(m, p, 0, m->len < sizeof(p) ? m->len : sizeof(p)))
+		return GRTRACE_FORMAT_V1;
+	f = m->len >= sizeof(p) ? gr_stream_info_format(p, sizeof(p)) : 0;
+	if (f)
+		return (unsigned int)f;
+	size = gr_le16(p + 2);
+	if (!gr_type_is_job(gr_le16(p)) && gr_type_is_job(p[0]) &&
+	    size >= GR_HDR2_SIZE && size < sizeof(struct grtrace_job_event))
+		return GRTRACE_FORMAT_V2;
+	return GRTRACE_FORMAT_V1;
+}
+
 static void init_input(struct merge *m)
 {
 	uint8_t magic[GRF_MAGIC_LEN], first[GR_HDR2_SIZE + 8];
@@ -747,13 +772,18 @@ static void init_input(struct merge *m)
 		scan_frames(m);
 		sort_tasks(m);
 		sort_clients(m);
-	}
-	else if (m->len >= sizeof(first) && read_at(m, first, 0, sizeof(first)) == 0 &&
-		 gr_stream_info_format(first, sizeof(first)) == GRTRACE_FORMAT_V2)
+	} else if (m->len && bare_format(m) == GRTRACE_FORMAT_V2) {
+		/* One channel: its records are converted as a frame's. */
+		push_chunk(m, m->bare_cpu,
+			   (struct chunk){ 0, m->len, 1, 0, 0, GRTRACE_FORMAT_V2 });
+	} else if (!m->bare_format && m->len >= sizeof(first) &&
+		   read_at(m, first, 0, sizeof(first)) == 0 &&
+		   gr_stream_info_format(first, sizeof(first)) == GRTRACE_FORMAT_V2) {
 		/* Its records do not say which CPU wrote them. */
 		merge_error(m, "a format 2 stream outside a trace file does not say its CPU: name it with --channel CPU, or record with 'grtrace record'");
-	else if (m->len)
+	} else if (m->len) {
 		scan_bare(m);
+	}
 	for (i = 0; i < m->ncur; i++) {
 		struct merge_cursor *c = &m->cur[i];
 
@@ -769,6 +799,18 @@ void merge_init_buf(struct merge *m, const void *buf, size_t len)
 	m->buf = buf;
 	m->len = len;
 	m->in_fd = -1;
+	init_input(m);
+}
+
+void merge_init_buf_as(struct merge *m, const void *buf, size_t len,
+		       unsigned int format, uint16_t cpu)
+{
+	memset(m, 0, sizeof(*m));
+	m->buf = buf;
+	m->len = len;
+	m->in_fd = -1;
+	m->bare_format = format;
+	m->bare_cpu = cpu;
 	init_input(m);
 }
 

@@ -93,6 +93,10 @@ struct merge {
 	struct grf_tail *heads;	/* the CPU head tables: cseq at the start */
 	size_t nheads;
 
+	/* merge_init_buf_as(): what the reader was told of a bare stream. */
+	unsigned int bare_format;	/* 0: as merge_init_buf() */
+	uint16_t bare_cpu;
+
 	/* The first error; records before it are still delivered. */
 	int failed;
 	unsigned int nerrors;
@@ -101,6 +105,17 @@ struct merge {
 
 /* Merge the @len bytes of a file in @buf. */
 void merge_init_buf(struct merge *m, const void *buf, size_t len);
+/*
+ * merge_init_buf() for a bare stream whose reader is told its format
+ * (@format 1 or 2, or MERGE_GUESS: its first record says, a STREAM_INFO or
+ * a job event's size) and, in format 2, the CPU of its one channel
+ * (@cpu).  A format 2 stream is read whole, as one frame at byte 0: its
+ * records' offsets are 0, its errors name the byte of its data.  A trace
+ * file is read as merge_init_buf() reads it.
+ */
+#define MERGE_GUESS	3
+void merge_init_buf_as(struct merge *m, const void *buf, size_t len,
+		       unsigned int format, uint16_t cpu);
 /* Merge the @len bytes of the regular file @fd, read with pread(). */
 void merge_init_file(struct merge *m, int fd, size_t len);
 /* Merge @n descriptors read to their ends; @names for messages. */

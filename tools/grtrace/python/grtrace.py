@@ -94,6 +94,8 @@ for _name, _res, _args in (
         ("grtrace_lib_version", ctypes.c_uint, []),
         ("grtrace_open", _P, [ctypes.c_char_p, _E]),
         ("grtrace_open_mem", _P, [ctypes.c_char_p, ctypes.c_size_t, _E]),
+        ("grtrace_open_mem_as", _P, [ctypes.c_char_p, ctypes.c_size_t,
+                                     ctypes.c_uint, ctypes.c_uint, _E]),
         ("grtrace_close", None, [_P]),
         ("grtrace_rewind", ctypes.c_int, [_P, _E]),
         ("grtrace_stream_format", ctypes.c_uint, [_P]),
@@ -101,6 +103,8 @@ for _name, _res, _args in (
         ("grtrace_next_record", ctypes.c_int,
          [_P, ctypes.POINTER(_Record), _E]),
         ("grtrace_next_job", ctypes.c_int, [_P, ctypes.POINTER(_Job), _E]),
+        ("grtrace_next_rows", _P, [_P, ctypes.c_uint,
+                                   ctypes.POINTER(ctypes.c_size_t), _E]),
         ("grtrace_type_name", ctypes.c_char_p,
          [ctypes.c_uint, ctypes.c_char_p, ctypes.c_size_t]),
         ("grtrace_engine_name", ctypes.c_char_p,
@@ -217,14 +221,24 @@ class Job:
                                      for k in self.__slots__)
 
 
+ROWS_CSV, ROWS_JSON = 0, 1
+
+
 class Trace:
     """A trace file of "grtrace record", or a bare stream: Trace(path) or
-    Trace(data=bytes)."""
+    Trace(data=bytes).  With data, a bare stream's format can be told
+    (stream_format 1 or 2; else its first record says) and the CPU of a
+    format 2 stream's one channel (cpu, default 0)."""
 
-    def __init__(self, path=None, data=None):
+    def __init__(self, path=None, data=None, stream_format=None, cpu=None):
         err = _Error()
         self._data = None
-        if data is not None:
+        if data is not None and (stream_format is not None or cpu is not None):
+            self._data = bytes(data)
+            self._h = _lib.grtrace_open_mem_as(self._data, len(self._data),
+                                               stream_format or 0, cpu or 0,
+                                               ctypes.byref(err))
+        elif data is not None:
             self._data = bytes(data)
             self._h = _lib.grtrace_open_mem(self._data, len(self._data),
                                             ctypes.byref(err))
@@ -273,6 +287,21 @@ class Trace:
                     raise Error(err)
                 return
             yield rec
+
+    def rows(self, form=ROWS_CSV):
+        """Every record as rows of text (ROWS_CSV or ROWS_JSON), formatted by
+        the library as scripts/parse_events.py prints them: bytes of whole
+        lines, a batch at a time."""
+        n, err = ctypes.c_size_t(), self._err
+        nxt, h, np_, ep = (_lib.grtrace_next_rows, self._h, ctypes.byref(n),
+                           ctypes.byref(err))
+        while True:
+            p = nxt(h, form, np_, ep)
+            if not p:
+                if err.status:
+                    raise Error(err)
+                return
+            yield ctypes.string_at(p, n.value)
 
     def records(self):
         """Every record, the CPUs merged in gseq order, as Record objects."""

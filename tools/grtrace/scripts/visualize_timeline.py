@@ -4,10 +4,14 @@
 
 Usage: visualize_timeline.py IN -o OUT.png [--latency-only] [--grtrace TOOL]
 
-IN is the JSON of "grtrace report --format json", or a trace file, which
-is turned into that JSON with "grtrace report" (TOOL, default the grtrace
-next to this directory, else the one in PATH).  So the jobs are the
-report's: the same ring, the same phases, the same derived starts.
+IN is the JSON of "grtrace report --format json", or a trace file (or a
+bare stream), whose report libgrtrace makes through its Python module
+(python/grtrace.py, or where "make install" put it): the JSON report
+with --per-ring, as "grtrace report" writes it.  So the jobs are the
+report's: the same ring, the same phases, the same derived starts.  Only
+where the module or its library cannot be loaded is TOOL run instead
+("grtrace report"; default the grtrace next to this directory, else the
+one in PATH).
 
 The chart has one row per ring, labelled "ring ID NAME": each job a bar
 from COMMIT to START (queued, light) and from START to END (executing,
@@ -36,6 +40,21 @@ class Bad(Exception):
     pass
 
 
+def binding():
+    """The grtrace module (the source tree's, else the installed one), or
+    None if it or its library cannot be loaded."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "python")
+    if os.path.exists(os.path.join(here, "grtrace.py")) and here not in sys.path:
+        sys.dont_write_bytecode = True      # no __pycache__ in the tree
+        sys.path.insert(0, here)
+    try:
+        import grtrace
+    except (ImportError, AttributeError):
+        return None
+    return grtrace
+
+
 def load(path, tool):
     """The report JSON of @path: read, or made by "grtrace report"."""
     try:
@@ -49,8 +68,18 @@ def load(path, tool):
                 return json.load(f)
         except ValueError as e:
             raise Bad("%s: not a grtrace report JSON: %s" % (path, e))
-    p = subprocess.run([tool, "report", "-i", path, "--format", "json",
-                        "--per-ring"], capture_output=True, text=True)
+    grtrace = binding()
+    if grtrace:
+        try:
+            with grtrace.Trace(path) as t:
+                return json.loads(t.report("json", "--per-ring"))
+        except grtrace.Error as e:
+            raise Bad("%s: %s" % (path, e.msg))
+    try:
+        p = subprocess.run([tool, "report", "-i", path, "--format", "json",
+                            "--per-ring"], capture_output=True, text=True)
+    except OSError as e:
+        raise Bad("no grtrace module, and %s: %s" % (tool, e.strerror))
     if p.returncode != 0:
         raise Bad("%s" % (p.stderr.strip().splitlines() or ["grtrace report failed"])[-1])
     return json.loads(p.stdout)

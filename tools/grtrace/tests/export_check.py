@@ -13,16 +13,20 @@ timestamps call for; the expected values are worked out in the comments.
 
 import os
 import re
-import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report_golden import Trace, GFX, COPY  # noqa: E402
-
 HERE = os.path.dirname(os.path.abspath(__file__))
-TASK = 0x0002                   # GRTRACE_HDR_TASK: pid, tid follow the job
-CLIENT = 0x0004                 # GRTRACE_HDR_CLIENT: aux0 is the DRM client
+# The encoder: the golden vectors' generator, written from the document
+# (no __pycache__ beside the golden vectors).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(HERE, "..", "..", "testing", "selftests",
+                                "grtrace", "golden"))
+import gen_golden  # noqa: E402
+from gen_golden import Trace, GFX, COPY  # noqa: E402
+
+TASK = gen_golden.HDR_TASK      # GRTRACE_HDR_TASK: pid, tid follow the job
+CLIENT = gen_golden.HDR_CLIENT  # GRTRACE_HDR_CLIENT: aux0 is the DRM client
 RINGS = [(0, GFX, 0, b"testdrv", b"0000:00:02.0", b"gfx0"),
          (1, COPY, 0, b"testdrv", b"0000:00:02.0", b"sdma0")]
 S = 1000000000
@@ -90,7 +94,7 @@ def kworker_scenario():
     t.metadata(1000, RINGS)
 
     def job(ts, seqno, task, client):
-        trailing = struct.pack("<II", *task)
+        trailing = gen_golden.task_trailing(*task)
         t.ev(ts, "submit", 100, seqno, 0, GFX, aux0=client,
              trailing=trailing, flags=TASK | CLIENT)
         t.ev(ts + 1000, "commit", 100, seqno, 0, GFX)
@@ -535,13 +539,13 @@ def main():
         for body, why in ((data[at + 16:-1], "task table of 79 bytes, not whole 40-byte entries"),
                           (None, "frame of CPU 0 has unknown flags 0x3")):
             bad = os.path.join(d, "badtasks.grf")
+            # The last frame, CPU 0's task table, rewritten.
             if body is None:
-                hdr = data[at:at + 6] + b"\x03\x00" + data[at + 8:at + 16]
-                body = data[at + 16:]
+                frame = gen_golden.grf_frame(0, 3, data[at + 16:])
             else:
-                hdr = data[at:at + 8] + struct.pack("<II", len(body), len(body))
+                frame = gen_golden.grf_frame(0, gen_golden.GRF_TASKS, body)
             with open(bad, "wb") as f:
-                f.write(data[:at] + hdr + body)
+                f.write(data[:at] + frame)
             q = subprocess.run([tool, "report", "-i", bad], capture_output=True,
                                text=True)
             expect("exit status", q.returncode, 1)
@@ -641,11 +645,10 @@ def main():
     check("report: jobs with client ids and no client table (bare stream, version 2, none found): by their task, and a note saying why", client_none)
 
     def client_v2():
-        # The same records in format 2 (grf.py: CLIENT is flags bit 5).
+        # The same records in format 2 (gen_golden.py's pack2).
         import json
-        import grf
         v2 = os.path.join(d, "clients-f2.grf")
-        grf.pack(kw_bare, v2, "time", 65536, False, (False, -1))
+        gen_golden.pack(kw_bare, v2, "time", 65536, False, (False, -1))
         got = sorted(("%d:%d" % (j["ctx"], j["seqno"]), j["pid"], j["tid"],
                       j["client_id"])
                      for j in json.loads(report("-i", v2, "--format", "json"))["jobs"])
@@ -697,9 +700,9 @@ def main():
                 (data[at + 16:], 5, "frame of CPU 0 has unknown flags 0x5"),
                 (data[at + 16:], 6, "frame of CPU 0 has unknown flags 0x6")):
             bad = os.path.join(d, "badclients.grf")
-            hdr = data[at:at + 6] + struct.pack("<HII", flags, len(body), len(body))
+            # The last frame, CPU 0's client table, rewritten.
             with open(bad, "wb") as f:
-                f.write(data[:at] + hdr + body)
+                f.write(data[:at] + gen_golden.grf_frame(0, flags, body))
             q = subprocess.run([tool, "report", "-i", bad], capture_output=True,
                                text=True)
             expect("exit status", q.returncode, 1)

@@ -67,14 +67,16 @@ static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
 	merge_free(&m);
 }
 
-/* The public interface: records, jobs, and a report through it. */
+/* The public interface: records, jobs, a report and rows through it. */
 static void api(const uint8_t *data, size_t size)
 {
 	static const char *const args[] = { "--per-ring", "--topn=2", NULL };
 	struct grtrace_record r;
 	struct grtrace_error err;
 	struct grtrace_job j;
+	unsigned int format;
 	grtrace_trace *t;
+	size_t len;
 
 	t = grtrace_open_mem(data, size, &err);
 	if (!t)
@@ -86,6 +88,17 @@ static void api(const uint8_t *data, size_t size)
 		;
 	grtrace_report(t, "json", args, devnull, &err);
 	grtrace_close(t);
+
+	/* Rows, of the input as it is and as a bare stream of each format. */
+	for (format = 0; format <= 2; format++) {
+		t = grtrace_open_mem_as(data, size, format, 1, &err);
+		if (!t)
+			continue;
+		while (grtrace_next_rows(t, format == 1 ? GRTRACE_ROWS_CSV :
+					 GRTRACE_ROWS_JSON, &len, &err))
+			;
+		grtrace_close(t);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

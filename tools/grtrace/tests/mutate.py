@@ -61,12 +61,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True      # no __pycache__ in the source tree
 import report_golden  # noqa: E402  (the scenarios, built by hand)
+# The layouts: the golden vectors' generator, written from the document.
+from gen_golden import (HDR_FMT, HDR_FIELDS as FIELDS, JOB_FIELDS,  # noqa: E402
+                        STREAM_INFO_FIELDS, METADATA_FIELDS, RING_FIELDS,
+                        TYPE_BY_NAME, records1)
 
-HDR = struct.Struct("<HHHHQQQ")     # type size cpu flags ts gseq cseq
-FIELDS = dict(type=(0, 2), size=(2, 2), cpu=(4, 2), flags=(6, 2), ts=(8, 8),
-              gseq=(16, 8), cseq=(24, 8))
+HDR = struct.Struct(HDR_FMT)        # type size cpu flags ts gseq cseq
 JOB_TYPES = range(1, 11)
-STREAM_INFO, METADATA, RING = 0x100, 0x101, 0x102
+STREAM_INFO, METADATA, RING = (TYPE_BY_NAME[n] for n in
+                               ("STREAM_INFO", "METADATA", "RING"))
+
+
+def at(table, *names):
+    """(offset, bytes, name) of fields of a record's own struct."""
+    return [table[n] + (n,) for n in names]
 U64 = (1 << 64) - 1
 TIMEOUT = 10                        # seconds a run may take, sanitizers on
 MAX_FAILS = 3                       # failing seeds shown for a source
@@ -87,14 +95,7 @@ RUNS = [
 def split(data):
     """The records of a trace, by their size fields, up to the first that
     is not whole (a corpus file may be cut)."""
-    recs, off = [], 0
-    while off + HDR.size <= len(data):
-        size = HDR.unpack_from(data, off)[1]
-        if size < HDR.size or size % 8 or off + size > len(data):
-            break
-        recs.append(bytearray(data[off:off + size]))
-        off += size
-    return recs
+    return [bytearray(r) for _, r in records1(data)]
 
 
 def get(rec, field):
@@ -262,19 +263,18 @@ def m_body(rng, recs, others):
     i, r = pick(rng, recs)
     t = get(r, "type")
     if t in JOB_TYPES and len(r) >= 72:
-        off, n, what = rng.choice([(32, 8, "ctx"), (40, 8, "seqno"),
-                                   (48, 4, "ring_id"), (52, 2, "engine"),
-                                   (56, 8, "aux0"), (64, 8, "aux1")])
+        off, n, what = rng.choice(at(JOB_FIELDS, "ctx", "seqno", "ring_id",
+                                     "engine", "aux0", "aux1"))
     elif t == STREAM_INFO and len(r) >= 64:
-        off, n, what = rng.choice([(32, 4, "magic"), (36, 2, "version"),
-                                   (38, 2, "hdr_size"), (40, 4, "clock_id"),
-                                   (48, 8, "features"), (56, 8, "session")])
+        off, n, what = rng.choice(at(STREAM_INFO_FIELDS, "magic", "version",
+                                     "hdr_size", "clock_id", "features",
+                                     "session"))
     elif t == METADATA and len(r) >= 104:
-        off, n, what = rng.choice([(32, 4, "nr_rings"), (36, 2, "ring_size"),
-                                   (40, 64, "kernel")])
+        off, n, what = rng.choice(at(METADATA_FIELDS, "nr_rings",
+                                     "ring_size", "kernel"))
     elif t == RING and len(r) >= 112:
-        off, n, what = rng.choice([(32, 4, "ring_id"), (36, 2, "engine"),
-                                   (40, 16, "driver"), (80, 24, "name")])
+        off, n, what = rng.choice(at(RING_FIELDS, "ring_id", "engine",
+                                     "driver", "name"))
     else:
         return m_flip(rng, recs, others)
     if n > 8:

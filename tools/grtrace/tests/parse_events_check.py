@@ -82,8 +82,10 @@ def main():
     p = run(cut)
     rows = p.stdout.splitlines()
     result("parse_events: a truncated stream: its whole records, then the byte",
-           p.returncode == 1 and len(rows) == 3 and p.stderr.strip() ==
-           "parse_events.py: %s: byte %d: corrupt record size 72" % (cut, offs[3]),
+           p.returncode == 1 and len(rows) == 3 and
+           p.stderr.startswith("parse_events.py: %s: byte %d: truncated record at byte %d: "
+                               % (cut, offs[3], offs[3])) and "size 72" in p.stderr and
+           len(p.stderr.splitlines()) == 1,
            "exit %d, %d rows, stderr %r" % (p.returncode, len(rows), p.stderr))
     bad = bytearray(data)
     bad[offs[2] + 2] = 70
@@ -93,8 +95,9 @@ def main():
     p = run(badp)
     result("parse_events: a corrupt record size: one line naming file and byte",
            p.returncode == 1 and len(p.stdout.splitlines()) == 2 and
-           p.stderr.strip() == "parse_events.py: %s: byte %d: corrupt record size 70"
-           % (badp, offs[2]),
+           p.stderr.startswith("parse_events.py: %s: byte %d: corrupt record at byte %d: "
+                               % (badp, offs[2], offs[2])) and "size 70" in p.stderr and
+           len(p.stderr.splitlines()) == 1,
            "exit %d, stderr %r" % (p.returncode, p.stderr))
     grf = open(os.path.join(golden, "emit-basic-v2.grf"), "rb").read()
     cutf = os.path.join(tmp, "cut.grf")

@@ -5,7 +5,9 @@
 Records against the golden vectors' dump text (gen_golden.py writes it
 from the document, not from the library); jobs and report rows against
 "grtrace report --format csv" of the same file; the error of a truncated
-stream (its byte), memory input, the formats list against the tool's.
+stream (its byte), memory input, the formats list against the tool's;
+text rows (grtrace_next_rows()) against the records, and a bare format 2
+stream told its CPU (grtrace_open_mem_as()) against its trace file.
 
     python_check.py GRTRACE GOLDEN_DIR CORPUS_DIR TMPDIR
 """
@@ -139,6 +141,53 @@ def main():
     result("python: an unknown format raises Error naming it",
            e is not None and e.status == grtrace.ERR_INVAL and "nosuch" in e.msg,
            repr(e and e.msg))
+
+    # Rows (grtrace_next_rows()): one per record, as the records say.
+    import json
+    path = os.path.join(golden, "rings.bin")
+    with grtrace.Trace(path) as t:
+        recs = [(r.offset, r.ts, r.gseq, r.type_name) for r in t.records()]
+        t.rewind()
+        js = [json.loads(l) for c in t.rows(grtrace.ROWS_JSON)
+              for l in c.splitlines()]
+        t.rewind()
+        cs = list(csv.DictReader(io.StringIO(
+            b"".join(t.rows(grtrace.ROWS_CSV)).decode())))
+    result("python: rows() in JSON and CSV: a row per record, in the records' order",
+           [(r["offset"], r["ts"], r["gseq"], r["type"]) for r in js] == recs and
+           [(int(r["offset"]), int(r["ts"]), int(r["gseq"]), r["type"])
+            for r in cs] == recs and len(recs) > 3 and
+           js[1]["fields"]["rings"] == int(cs[1]["fields"].split()[1][6:]),
+           "%r\n%r\n%r" % (recs[:2], js[:2], cs[:2]))
+    seen, err = 0, None
+    try:
+        with grtrace.Trace(data=bdata[:offs[3] + 8]) as t:
+            for c in t.rows(grtrace.ROWS_JSON):
+                seen += len(c.splitlines())
+    except grtrace.Error as x:
+        err = x
+    result("python: rows() of a truncated stream: its whole records, then Error naming the byte",
+           seen == 3 and err is not None and err.offset == offs[3] and
+           err.status == grtrace.ERR_INPUT, "%d rows, %r" % (seen, err and err.msg))
+    # A bare format 2 stream, told its CPU (grtrace_open_mem_as()).
+    v2 = open(os.path.join(golden, "emit-basic-v2.bin"), "rb").read()
+    with grtrace.Trace(os.path.join(golden, "emit-basic-v2.grf")) as t:
+        want = [(r.type_name, r.ts, r.cseq, r.ctx) for r in t.records()]
+    with grtrace.Trace(data=v2, cpu=3) as t:
+        got = [(r.type_name, r.ts, r.cseq, r.ctx) for r in t.records()]
+        cpus = set()
+        t.rewind()
+        for r in t.records():
+            cpus.add(r.cpu)
+    with grtrace.Trace(data=v2, stream_format=1) as t:
+        try:
+            list(t.records())
+            e = None
+        except grtrace.Error as x:
+            e = x
+    result("python: a bare format 2 stream told its CPU reads as its trace file, on that CPU; told format 1, an error",
+           got == want and cpus == {3} and len(got) > 3 and e is not None and
+           e.status == grtrace.ERR_INPUT, "%r\n%r\n%r %r" % (got[:3], want[:3], cpus, e))
 
     p = subprocess.run([tool, "--list-formats"], capture_output=True, text=True)
     want = [tuple(l.split("\t", 1)) for l in p.stdout.splitlines()]

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """Golden traces for "grtrace report", and the checks of its output.
 
-The traces are written from the stream format of
-Documentation/gpu/grtrace.rst, independently of the C code, and every
-expected value below was worked out by hand from the timestamps (the
-comments show the arithmetic).  Usage:
+The traces are written with the encoder of golden/gen_golden.py (from the
+stream format of Documentation/gpu/grtrace.rst, independently of the C
+code), and every expected value below was worked out by hand from the
+timestamps (the comments show the arithmetic).  Usage:
 
     report_golden.py gen DIR             write DIR/<scenario>.bin
     report_golden.py check GRTRACE DIR   run GRTRACE report on them and print
@@ -15,104 +15,17 @@ comments show the arithmetic).  Usage:
 import csv
 import io
 import json
-import struct
+import os
 import subprocess
 import sys
 
-HDR = "<HHHHQQQ"            # type size cpu flags ts gseq cseq
-JOB = "<QQIHHQQ"            # ctx seqno ring_id engine reserved aux0 aux1
-RING = "<IHH16s32s24s"      # ring_id engine instance driver device name
-TYPES = dict(submit=1, commit=2, start=3, end=4, complete=5, ctx_switch=6,
-             irq=7, sync_wait_enter=8, sync_wait_exit=9, error=10)
-GFX, COPY = 1, 3
-MASK = (1 << 64) - 1
-
-
-class Trace:
-    """Records in gseq order; written as per-CPU chunks like "record"."""
-
-    def __init__(self, version=1):
-        self.recs = []          # (cpu, bytes without the header, type, ts)
-        self.version = version
-
-    def add(self, rtype, ts, body, cpu=0, gseq=None, flags=0):
-        self.recs.append([cpu, rtype, ts, body, gseq, flags])
-
-    def stream_info(self, ts, magic=0x52545247, session=1, cpu=0,
-                    features=7):
-        self.add(0x100, ts, struct.pack("<IHHIIQQ", magic, self.version, 32,
-                                        1, 2, features, session), cpu)
-
-    def metadata(self, ts, rings, cpu=0):
-        body = struct.pack("<IHH64s", len(rings), 80, 0, b"golden")
-        for r in rings:
-            body += struct.pack(RING, *r)
-        self.add(0x101, ts, body, cpu)
-
-    def ev(self, ts, name, ctx, seqno, ring, engine, aux0=0, aux1=0, cpu=0,
-           trailing=b"", flags=0):
-        self.add(TYPES[name], ts, struct.pack(JOB, ctx, seqno, ring, engine,
-                                              0, aux0 & MASK, aux1 & MASK)
-                 + trailing, cpu, flags=flags)
-
-    def unknown(self, ts, rtype, size, cpu=0):
-        self.add(rtype, ts, b"\xa5" * (size - 32), cpu)
-
-    def chunks(self, chunk=3, swap=True):
-        """Bytes of the file: each CPU's records in order, cut into chunks
-        of @chunk records, interleaved; with @swap CPU 1 goes first, so the
-        file is not in gseq order."""
-        return b"".join(b for _, b in self.pieces(chunk, swap))
-
-    def trace_file(self, tasks=(), chunk=3, clients=()):
-        """The same records in a trace file of version 2 ("The trace
-        file"): the header, each chunk a frame, then a task table of
-        @tasks, (pid, tid, comm, process) each, if any; with @clients,
-        (id, pid, process) each, version 3 and a client table after."""
-        pieces = self.pieces(chunk, True)
-        text = (b"kernel=golden\nhost=report_golden.py\nclock=monotonic\n"
-                b"session=1\nstarted=0\n\0")
-        size = (24 + len(text) + 7) & ~7
-        out = struct.pack("<8sIHHII", b"GRTRACE\0", size,
-                          3 if clients else 2, 0, self.version,
-                          len({c for c, _ in pieces}))
-        out += text.ljust(size - 24, b"\0")
-        for cpu, blob in pieces:
-            out += struct.pack("<4sHHII", b"GRFR", cpu, 0, len(blob),
-                               len(blob)) + blob
-        body = b"".join(struct.pack("<II16s16s", pid, tid, comm.encode(),
-                                    proc.encode())
-                        for pid, tid, comm, proc in tasks)
-        if body:
-            out += struct.pack("<4sHHII", b"GRFR", 0, 2, len(body),
-                               len(body)) + body
-        body = b"".join(struct.pack("<QII16s", cid, pid, 0, proc.encode())
-                        for cid, pid, proc in clients)
-        if body:
-            out += struct.pack("<4sHHII", b"GRFR", 0, 4, len(body),
-                               len(body)) + body
-        return out
-
-    def pieces(self, chunk, swap):
-        """(cpu, bytes) of each chunk, in the order chunks() writes them."""
-        per_cpu = {}
-        cseq = {}
-        for g, (cpu, rtype, ts, body, gseq, flags) in enumerate(self.recs):
-            gseq = g if gseq is None else gseq
-            cseq[cpu] = cseq.get(cpu, -1) + 1
-            rec = struct.pack(HDR, rtype, 32 + len(body), cpu, flags, ts,
-                              gseq, cseq[cpu]) + body
-            per_cpu.setdefault(cpu, []).append(rec)
-        cpus = sorted(per_cpu, reverse=swap)
-        out = []
-        i = 0
-        while any(i < len(per_cpu[c]) for c in cpus):
-            for c in cpus:
-                if per_cpu[c][i:i + chunk]:
-                    out.append((c, b"".join(per_cpu[c][i:i + chunk])))
-            i += chunk
-        return out
-
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The encoder is the golden vectors' generator, written from the document
+# (no __pycache__ beside the golden vectors).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(HERE, "..", "..", "testing", "selftests",
+                                "grtrace", "golden"))
+from gen_golden import Trace, GFX, COPY  # noqa: E402,F401
 
 RINGS = [(0, GFX, 0, b"testdrv", b"0000:00:02.0", b"gfx0"),
          (1, COPY, 0, b"testdrv", b"0000:00:02.0", b"sdma0")]
@@ -953,12 +866,10 @@ def summary_trace():
     t.ev(14000, "error", 61, 2, 0, GFX, aux0=-62)
     # ctx seqno ring engine events derived reason pid tid waits ts[5]
     # wait_ns threshold; events: bits 1..5 (SUBMIT .. COMPLETE)
-    summ = "<QQIHHHHIII5QQQ"
-    t.add(0x103, 12600, struct.pack(summ, 61, 1, 0, GFX, 0x3e, 0, 1, 77, 78,
-                                    2, 2000, 2100, 2500, 12500, 12600, 1000,
-                                    5000))
-    t.add(0x103, 20000, struct.pack(summ, 61, 2, 0, GFX, 0x06, 0, 2, 0, 0,
-                                    1, 3000, 3200, 0, 0, 0, 700, 5000))
+    t.summary(12600, 61, 1, 0, GFX, 0x3e, 0, 1, 77, 78, 2,
+              (2000, 2100, 2500, 12500, 12600), 1000, 5000)
+    t.summary(20000, 61, 2, 0, GFX, 0x06, 0, 2, 0, 0, 1,
+              (3000, 3200, 0, 0, 0), 700, 5000)
     t.ev(21000, "end", 61, 2, 0, GFX)
     t.ev(21100, "complete", 61, 2, 0, GFX)
     return t

@@ -288,21 +288,21 @@ fi
 
 # ---- scripts/parse_events.py against the golden vectors -----------------------
 
+# The scripts load libgrtrace.so.1 through python/grtrace.py.  Under SAN=1
+# the library is built with the sanitizers: Python loads their runtimes
+# first, and its own (normal) leaks are not the library's.
+PY_ENV=
+if [ "$GRTRACE_SAN" = 1 ]; then
+	PY_ENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
+fi
 PE=$TMP/parse-events
 mkdir -p "$PE"
-python3 "$TESTS/parse_events_check.py" "$GOLDEN" "$PE" > "$TMP/pe" 2>&1
+env $PY_ENV python3 "$TESTS/parse_events_check.py" "$GOLDEN" "$PE" > "$TMP/pe" 2>&1
 pe_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
 result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
 
 # ---- the Python binding (python/grtrace.py over lib/libgrtrace.so.1) -----------
-
-# Under SAN=1 the library is built with the sanitizers: Python loads their
-# runtimes first, and its own (normal) leaks are not the library's.
-PY_ENV=
-if [ "$GRTRACE_SAN" = 1 ]; then
-	PY_ENV="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0"
-fi
 PB=$TMP/python-binding
 mkdir -p "$PB"
 env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
@@ -315,7 +315,7 @@ result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )
 
 MT=$TMP/merge-timeline
 mkdir -p "$MT"
-python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
+env $PY_ENV python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
 mt_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
 result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
@@ -331,7 +331,7 @@ done
 if [ -z "$PYMPL" ]; then
 	not_ok "visualize checks" "no python3 with matplotlib: apt-get install python3-matplotlib (setup.sh does)"
 else
-	"$PYMPL" "$TESTS/visualize_check.py" "$GRTRACE" "$VI" > "$TMP/vi" 2>&1
+	env $PY_ENV "$PYMPL" "$TESTS/visualize_check.py" "$GRTRACE" "$VI" > "$TMP/vi" 2>&1
 	vi_rc=$?
 	grep -E '^(ok |not ok |# )' "$TMP/vi" >> "$RESULTS"
 	result "visualize checks ran cleanly" $vi_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/vi" | head -20)"
@@ -445,6 +445,13 @@ if [ -n "$RST2MAN" ]; then
 	"$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" 2>&1 | cmp -s - "$TMP/inst.rep" || st=1
 	"$inst/usr/bin/grtrace-bpf-annotate" --help > /dev/null 2>&1 || st=1
 	python3 "$inst/usr/share/grtrace/scripts/merge_timeline.py" --help > /dev/null 2>&1 || st=1
+	# The installed parse_events.py uses the installed module and library.
+	env $PY_ENV GRTRACE_LIB="$inst/usr/lib/libgrtrace.so.1" \
+		PYTHONPATH="$inst/usr/lib/python3/dist-packages" \
+		python3 "$inst/usr/share/grtrace/scripts/parse_events.py" "$GOLDEN/rings.bin" \
+		> "$TMP/inst.rows" 2>> "$TMP/out" || st=1
+	env $PY_ENV python3 "$TESTS/../scripts/parse_events.py" "$GOLDEN/rings.bin" 2>&1 |
+		cmp -s - "$TMP/inst.rows" || { st=1; echo "installed parse_events.py differs" >> "$TMP/out"; }
 	grep -q '^\.TH "\{0,1\}GRTRACE' "$inst/usr/share/man/man1/grtrace.1" || st=1
 	result "make install puts the tool, the annotator, the scripts, the man page and the completion in DESTDIR, and they run" $st "$(cat "$TMP/out")"
 
@@ -608,15 +615,13 @@ else
 fi
 
 # Records of one CPU swapped: reported as out of order, still merged.
-python3 - "$RG/basic.bin" "$TMP/swap.bin" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-recs, off = [], 0
-while off < len(d):
-    size = struct.unpack_from("<H", d, off + 2)[0]
-    recs.append(d[off:off + size])
-    off += size
-cpu = [struct.unpack_from("<H", r, 4)[0] for r in recs]
+python3 - "$RG/basic.bin" "$TMP/swap.bin" "$GOLDEN" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from gen_golden import records1
+cpu, recs = zip(*records1(open(sys.argv[1], "rb").read()))
+recs = list(recs)
 i = next(k for k in range(1, len(recs)) if cpu[k] == cpu[k - 1] and len(recs[k]) == 72)
 recs[i - 1], recs[i] = recs[i], recs[i - 1]
 open(sys.argv[2], "wb").write(b"".join(recs))
@@ -732,7 +737,7 @@ result "report: a 4-CPU synthetic trace merges in order, nothing lost" $st "$(ca
 # drained first: 100 MB, so that CPU 0's data begins ~50 MB in, past any
 # look-ahead.  The merge must be exact, as for the stream in time order.
 "$GEN_TRACE" -c 2 -r 2 100 "$TMP/big.dat" > /dev/null
-python3 "$TESTS/grf.py" bare "$TMP/big.dat" "$TMP/late.dat" reverse
+python3 "$GOLDEN/gen_golden.py" bare "$TMP/big.dat" "$TMP/late.dat" reverse
 summary() {
 	"$GRTRACE" report -i "$1" --format json --limit 0 | python3 -c '
 import json, sys
@@ -765,7 +770,7 @@ else
 fi
 rm -f "$TMP/big.dat" "$TMP/late.dat" "$TMP/want.dump"
 
-# Trace files of one recording (written from the document by grf.py), in
+# Trace files of one recording (written from the document by golden/gen_golden.py), in
 # every frame order, stored and compressed: the report and the dump are
 # the bare stream's.
 "$GEN_TRACE" -c 4 -r 6 8 "$TMP/gen.dat" > /dev/null
@@ -774,7 +779,7 @@ rm -f "$TMP/big.dat" "$TMP/late.dat" "$TMP/want.dump"
 "$GRTRACE" dump -i "$TMP/gen.dat" > "$TMP/want.dump"
 for how in time cpu reverse; do
 	for z in raw zstd; do
-		python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" $how 65536 $z
+		python3 "$GOLDEN/gen_golden.py" pack "$TMP/gen.dat" "$TMP/p.grf" $how 65536 $z
 		st=0
 		"$GRTRACE" report -i "$TMP/p.grf" --format json --limit 0 --per-ring |
 			sed 's/"input":"[^"]*"//' | cmp -s - "$TMP/want.json" || st=1
@@ -785,7 +790,7 @@ for how in time cpu reverse; do
 	done
 done
 
-# Format 2 trace files of the same recording (converted by grf.py from the
+# Format 2 trace files of the same recording (converted by golden/gen_golden.py from the
 # document): the report is format 1's in every frame order, with gseq or
 # without (merged by ts then), but the losses by CPU that format 2's cseq
 # gives (this format 1 stream's features do not say its cseq counts
@@ -795,7 +800,7 @@ grep -v " STREAM_INFO " "$TMP/want.dump" > "$TMP/want2.dump"
 for how in cpu reverse; do
 	for z in raw zstd; do
 		for g in nogseq gseq; do
-			python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" $how 65536 $z $g
+			python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" $how 65536 $z $g
 			st=0
 			"$GRTRACE" report -i "$TMP/p2.grf" --format json --limit 0 --per-ring |
 				sed 's/"input":"[^"]*"//; s/"gseq_\(first\|last\)":[0-9a-z]*//g
@@ -811,20 +816,20 @@ for how in cpu reverse; do
 done
 
 # A record lost to a full buffer leaves a gap in its CPU's cseq: counted.
-python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd lose=7
+python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd lose=7
 run "$GRTRACE" report -i "$TMP/p2.grf" --format json --limit 0
 st=$rc
 python3 -c 'import json,sys; s=json.load(sys.stdin)["summary"]; sys.exit(not (s["lost_records"] == 1 and s["cseq_gaps"] == 1 and s["gseq_gaps"] == 0))' < "$TMP/out" || st=1
 run "$GRTRACE" report -i "$TMP/p2.grf"
 grep -q "^lost:     1 records in 1 gaps of the CPUs' cseq$" "$TMP/out" || st=1
-python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd
+python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" reverse 65536 zstd
 run "$GRTRACE" report -i "$TMP/p2.grf"
 grep -q "^lost:     none (no CPU's cseq has a gap)$" "$TMP/out" || st=1
 result "format 2: a record lost on CPU 1 is one cseq gap, reported as 1 lost; none without" $st
 
 # A bad format 2 record: one line naming the frame and the record's byte.
-python3 "$TESTS/grf.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" cpu 65536 raw
-hsize=$(python3 "$TESTS/grf.py" info "$TMP/p2.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+python3 "$GOLDEN/gen_golden.py" pack2 "$TMP/gen.dat" "$TMP/p2.grf" cpu 65536 raw
+hsize=$(python3 "$GOLDEN/gen_golden.py" info "$TMP/p2.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 printf '\022' | dd of="$TMP/p2.grf" bs=1 seek=$((hsize + 16 + 2)) conv=notrunc 2>/dev/null
 run "$GRTRACE" dump -i "$TMP/p2.grf"
 st=0
@@ -834,7 +839,7 @@ result "format 2: a corrupt record in a frame is one line naming frame and byte"
 	"exit $rc" "$(cat "$TMP/err")"
 
 # Two recordings joined with cat: two parts, merged one after the other.
-python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" reverse 65536 zstd
+python3 "$GOLDEN/gen_golden.py" pack "$TMP/gen.dat" "$TMP/p.grf" reverse 65536 zstd
 cat "$TMP/p.grf" "$TMP/p.grf" > "$TMP/pp.grf"
 "$GRTRACE" report -i "$TMP/p.grf" --format json --limit 0 > "$TMP/one.json"
 run "$GRTRACE" report -i "$TMP/pp.grf" --format json --limit 0
@@ -879,7 +884,7 @@ fi
 
 # A bad trace file: one line naming the byte and the problem; the records
 # before it are still read.  grf_bad OFFSET HEX NAME MESSAGE: patch bytes.
-python3 "$TESTS/grf.py" pack "$TMP/gen.dat" "$TMP/p.grf" time 65536 zstd
+python3 "$GOLDEN/gen_golden.py" pack "$TMP/gen.dat" "$TMP/p.grf" time 65536 zstd
 grf_bad() {
 	cp "$TMP/p.grf" "$TMP/bad.grf"
 	printf "$2" | dd of="$TMP/bad.grf" bs=1 seek="$1" conv=notrunc 2>/dev/null
@@ -891,15 +896,15 @@ grf_bad() {
 	result "dump of a trace file with $3: one line naming the byte and the problem" $st \
 		"exit $rc" "want: $4" "$(cat "$TMP/err")"
 }
-hsize=$(python3 "$TESTS/grf.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+hsize=$(python3 "$GOLDEN/gen_golden.py" info "$TMP/p.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 grf_bad 12 '\004' "a newer file version" "header at byte 0: file version 4, this grtrace reads versions 1 to 3"
 grf_bad 16 '\003' "a newer stream format" "header at byte 0: stream format 3, this grtrace reads formats 1 to 2"
 grf_bad "$hsize" 'XXXX' "a broken frame header" "byte $hsize: no frame here"
 grf_bad $((hsize + 8)) '\377\377\377\177' "a frame longer than the file" "byte $hsize: frame of CPU [0-9]* holds"
 grf_bad $((hsize + 16)) '\000\000\000\000' "a corrupt zstd frame" "frame of CPU [0-9]* at byte $hsize: zstd: "
 # A corrupt record inside a frame: the records before it still come out.
-python3 "$TESTS/grf.py" pack "$GOLDEN/emit-basic.bin" "$TMP/r.grf" time 100000 raw
-rh=$(python3 "$TESTS/grf.py" info "$TMP/r.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
+python3 "$GOLDEN/gen_golden.py" pack "$GOLDEN/emit-basic.bin" "$TMP/r.grf" time 100000 raw
+rh=$(python3 "$GOLDEN/gen_golden.py" info "$TMP/r.grf" | sed -n '1s/.* size=\([0-9]*\) .*/\1/p')
 printf '\041' | dd of="$TMP/r.grf" bs=1 seek=$((rh + 16 + 240 + 2)) conv=notrunc 2>/dev/null
 run "$GRTRACE" dump -i "$TMP/r.grf"
 st=0
@@ -1095,23 +1100,23 @@ result "status without the module explains why" $st "$(cat "$TMP/err")"
 
 # The basic golden trace, one file per CPU, as the module's buffers.
 fake_split() {
-	python3 - "$RG/basic.bin" "$FAKE" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-out, off = {}, 0
-while off < len(d):
-    size, cpu = struct.unpack_from("<HH", d, off + 2)
-    out.setdefault(cpu, []).append(d[off:off + size])
-    off += size
+	python3 - "$RG/basic.bin" "$FAKE" "$GOLDEN" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[3])
+from gen_golden import records1
+out = {}
+for cpu, rec in records1(open(sys.argv[1], "rb").read()):
+    out.setdefault(cpu, []).append(rec)
 for cpu, recs in out.items():
     open("%s/events%d" % (sys.argv[2], cpu), "wb").write(b"".join(recs))
 PY
 }
 
 # cpu_stream FILE CPU: CPU's records in a trace file, read by the
-# document's description of the file (tests/grf.py), not by grtrace.
+# document's description of the file (golden/gen_golden.py), not by grtrace.
 cpu_stream() {
-	python3 "$TESTS/grf.py" stream "$1" "$2"
+	python3 "$GOLDEN/gen_golden.py" stream "$1" "$2"
 }
 
 # Tracing stopped: record starts it, stops it, and copies the stream.
@@ -1235,7 +1240,7 @@ grep -qxF "grtrace: submitting threads: 2 named in the file's task table" "$TMP/
 grep -qxF "grtrace: DRM clients: 1 named in the file's client table" "$TMP/err" || st=1
 grep -qxF "grtrace:   1 not found (closed before record saw them): their jobs go to the submitting thread" "$TMP/err" || st=1
 "$GRTRACE" dump --header -i "$TMP/clients.dat" | head -n 1 | grep -q "^# trace file: version=3 " || st=1
-python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/clients.dat" |
+env $PY_ENV python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/clients.dat" |
 	grep '"type": "CLIENT"' > "$TMP/clients.rows" || st=1
 python3 -c '
 import json, sys

@@ -5,7 +5,8 @@
 Ring 0 (gfx0) ran three jobs, each with a START and an END, 24 us in a
 1.2 s window; ring 1 (sdma0) one finished job and one that started at
 40.2 us and never ended, so it is busy to the end: saturated.  The script
-says what it drew; the PNG's header gives its size.
+says what it drew; the PNG's header gives its size.  A trace is read
+through python/grtrace.py (the tool it is given is only a fallback).
 
     visualize_check.py GRTRACE TMPDIR     (run with a python3 that has
                                            matplotlib)
@@ -53,6 +54,14 @@ def main():
            "exit %d\n%s%s" % (p.returncode, p.stdout, p.stderr))
     result("visualize: the chart is a PNG of 1200 x 540 (Gantt and histograms)",
            png_size(out) == (1200, 540), png_size(out))
+
+    # The trace is read through the binding: no tool is run.
+    q = subprocess.run([sys.executable, SCRIPT, "--grtrace",
+                        os.path.join(tmp, "no-such-grtrace"), src, "-o", out],
+                       capture_output=True, text=True)
+    result("visualize: a trace file is read through libgrtrace's Python module, not by running the tool",
+           q.returncode == 0 and q.stdout.splitlines() == WANT,
+           "exit %d\n%s%s" % (q.returncode, q.stdout, q.stderr))
 
     js = os.path.join(tmp, "vis.json")
     with open(js, "w") as f:

@@ -28,7 +28,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	0
+#define GRTRACE_LIB_VERSION_MINOR	1
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -76,6 +76,19 @@ GRTRACE_API grtrace_trace *grtrace_open(const char *path,
 /* The same for @len bytes at @buf, which must outlive the handle. */
 GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,
 					    struct grtrace_error *err);
+/*
+ * Since 1.1: grtrace_open_mem() of a bare stream whose reader is told its
+ * stream format (@format 1 or 2; 0: its first record says, a STREAM_INFO,
+ * else a job event's size) and, in format 2, the CPU of its one channel
+ * (@cpu: format 2 records do not say it).  A format 2 stream is read as
+ * one frame at byte 0: its records' offset is 0, an error names the byte
+ * of the stream.  A trace file says both itself: @format and @cpu are
+ * then not used.
+ */
+GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
+					       unsigned int format,
+					       unsigned int cpu,
+					       struct grtrace_error *err);
 GRTRACE_API void grtrace_close(grtrace_trace *t);
 
 /* The input's stream format (1 or 2) and trace file version (0: a stream). */
@@ -124,6 +137,39 @@ struct grtrace_record {
 GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 				    struct grtrace_record *r,
 				    struct grtrace_error *err);
+
+/* The forms of grtrace_next_rows(). */
+enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
+
+/*
+ * Since 1.1: the next records as rows of text, about 256 KiB of whole
+ * lines at a time, in @form: GRTRACE_ROWS_CSV (a header line first) or
+ * GRTRACE_ROWS_JSON (an object per line).  Returns the rows, *@len bytes
+ * valid until the next call on @t; NULL and *@len 0 at the end, or with
+ * *@err set (err->status) after the rows before a bad record.
+ *
+ * One row per record, the CPUs merged as grtrace_next_record() merges
+ * them; after the records, a row per entry of a trace file's task table
+ * (type TASK) and client table (type CLIENT), one per tid and per client
+ * id, in the last part.  CSV columns: offset, part, cpu, ts, gseq, cseq,
+ * type, derived (0 or 1), then for a job event ctx, seqno, ring, engine
+ * (its name), aux0 (ERROR's signed), aux1, pid and tid (a SUBMIT that
+ * carries its task); "fields": key=value pairs separated by spaces (a
+ * control record's decoded body; an unknown type's size; a TASK's comm
+ * and process, a CLIENT's process); last, client (a SUBMIT flagged
+ * CLIENT; a CLIENT row's id).  JSON: the same values, null where CSV has
+ * an empty cell, "fields" an object; the keys of a job event offset, cpu,
+ * ts, gseq, cseq, derived, type, ctx, seqno, ring, engine, aux0, aux1,
+ * pid, tid, client; of other records offset ... type, fields; of a TASK
+ * or CLIENT offset (null), cpu, ts, gseq, cseq (null), type, derived
+ * (null), pid, tid or client, fields; "part" last.  Bytes of strings
+ * outside ASCII are written as "\xNN".  This is the output of
+ * scripts/parse_events.py.  Not with grtrace_next_job() on the same
+ * handle (grtrace_next_record() shares its place in the input).
+ */
+GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
+					  size_t *len,
+					  struct grtrace_error *err);
 
 /* "SUBMIT", ..., "STREAM_INFO"; unknown types as "TYPE_0x..." in @buf. */
 GRTRACE_API const char *grtrace_type_name(unsigned int type, char *buf,

@@ -1,21 +1,61 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Generate the grtrace golden stream vectors and their expected dumps.
+"""gen_golden.py - the grtrace stream and trace file from the document alone.
 
-This is deliberately independent of the C code: the record layouts below are
-written from the documentation of include/uapi/linux/grtrace.h (all fields
-little-endian, 32-byte header, record size a multiple of 8), and the
-expected "grtrace dump" text is formatted here from the same values, not by
-decoding the bytes.  So are the record boundaries in *.offsets: where each
-record was put, as this file built it, for the decoder's tests to compare
-with.  Run it from any directory; it writes next to itself:
+The one Python oracle of the format (the other is the kselftests' raw
+reader, in C): written from Documentation/gpu/grtrace.rst ("Stream
+format", "Format 2", "The trace file") and include/uapi/linux/grtrace.h,
+never from the C code, so that the tests hold the tool and the library to
+the document.  The format 2 layouts are read from the document's tables
+themselves (".. grtrace-v2-table:").  It
 
-    python3 gen_golden.py          # (re)write *.bin, *.dump and *.offsets
-    python3 gen_golden.py --check  # exit 1 if the committed files differ
+- encodes records of both formats, JOB_SUMMARY bodies, trace files and
+  their task and client tables: Trace, the encoder of the tools' tests
+  (tools/grtrace/tests: report_golden.py's scenarios, export_check.py,
+  mutate.py), and Stream / Stream2, which write the golden vectors;
+- reads a trace file by the document and packs a bare stream into one
+  (the commands below, for tools/grtrace/tests/run-tests.sh);
+- generates the golden vectors next to itself, with their expected
+  "grtrace dump" text, formatted here from the values and not by decoding
+  the bytes, and the record boundaries (*.offsets), and checks that the
+  committed ones are what it generates.
+
+Usage (run from any directory):
+
+    gen_golden.py                     (re)write *.bin, *.dump, *.offsets
+                                      and *.grf next to itself
+    gen_golden.py --check             exit 1 if the committed files differ
+    gen_golden.py info FILE           a trace file's header fields and every
+                                      frame, one a line
+    gen_golden.py stream FILE CPU     CPU's records, decompressed and joined
+                                      in file order, to standard output
+    gen_golden.py pack BARE OUT ORDER FRAME [zstd]
+                                      a trace file of the bare stream BARE:
+                                      each CPU's records in frames of at most
+                                      FRAME bytes, the frames in ORDER: "time"
+                                      (as the stream has them), "cpu" (CPU 0's
+                                      first) or "reverse" (the last CPU's
+                                      first)
+    gen_golden.py pack2 BARE OUT ORDER FRAME [zstd] [gseq] [lose=N]
+                                      as pack, the records converted to
+                                      format 2: each CPU's cseq renumbered
+                                      from 0, a SUBMIT's task and client flag
+                                      kept, gseq kept only with "gseq";
+                                      "lose=N" leaves out CPU 1's N-th job
+                                      event (from 0) as a full buffer would,
+                                      its cseq taken
+    gen_golden.py bare BARE OUT ORDER the bare stream BARE with its runs of
+                                      one CPU in ORDER, as an old "record"
+                                      would have written it had the CPUs
+                                      drained so
+
+zstd frames are compressed and decompressed with the zstd command.
 """
 
 import os
+import re
 import struct
+import subprocess
 import sys
 
 MAGIC = 0x52545247          # "GRTR"
@@ -24,7 +64,11 @@ HDR_SIZE = 32
 CLOCK_MONOTONIC = 1
 CLOCK_BOOTTIME = 7
 FEATURES = 0x5f             # GSEQ | CSEQ | RING_REC | DERIVED | CSEQ_LOSS | CLIENT
-HDR_DERIVED = 0x1          # grtrace_hdr.flags
+HDR_DERIVED = 0x1          # grtrace_hdr.flags: DERIVED, TASK, CLIENT
+HDR_TASK = 0x2
+HDR_CLIENT = 0x4
+FEAT_GSEQ = 0x1            # STREAM_INFO features: GSEQ, CSEQ_LOSS
+FEAT_CSEQ_LOSS = 0x10
 RING_DESC_SIZE = 80
 
 TYPES = {
@@ -58,10 +102,141 @@ assert struct.calcsize(HDR_FMT) + struct.calcsize(METADATA_FMT) == 104
 assert struct.calcsize(RING_DESC_FMT) == RING_DESC_SIZE
 assert struct.calcsize(HDR_FMT) + struct.calcsize(JOB_FMT) == 72
 
+# struct grtrace_job_summary payload: u64 ctx, u64 seqno, u32 ring_id,
+# u16 engine, u16 events, u16 derived, u16 reason, u32 pid, u32 tid,
+# u32 waits, u64 ts[5], u64 wait_ns, u64 threshold
+SUMMARY_FMT = "<QQIHHHHIII5QQQ"
+MASK = (1 << 64) - 1
+
+# The trace file ("The trace file"): the fixed header (magic, size,
+# version, flags, stream format, cpus) and its text; a frame header
+# ("GRFR", cpu, flags, stored, raw); task and client table entries.
+GRF_MAGIC = b"GRTRACE\0"
+GRF_FIXED = struct.Struct("<8sIHHII")
+GRF_FRAME = struct.Struct("<4sHHII")
+GRF_ZSTD = 1                # header and frame flags: compressed
+GRF_TASKS, GRF_CLIENTS = 2, 4   # frame flags: a task / client table
+GRF_TABLES = 14             # task, client and CPU tail tables: no records
+TASK_FMT = "<II16s16s"      # pid, tid, comm, process
+CLIENT_FMT = "<QII16s"      # id, pid, reserved, process
 
 def u64(v):
     """Two's complement for negative values, as the emit file stores them."""
-    return v & 0xFFFFFFFFFFFFFFFF
+    return v & MASK
+
+
+def fields(fmt, names, start=0):
+    """{name: (offset, bytes)} of the fields @names of struct format @fmt
+    at byte @start: where a test that changes one field finds it."""
+    codes = []
+    for count, code in re.findall(r"(\d*)([a-zA-Z])", fmt):
+        # "64s" is one field of 64 bytes, "5Q" five of 8.
+        codes += [count + code] if code == "s" else [code] * int(count or 1)
+    out, off = {}, start
+    for name, code in zip(names, codes):
+        n = struct.calcsize("<" + code)
+        out[name] = (off, n)
+        off += n
+    return out
+
+
+# Format 1's fields, as include/uapi/linux/grtrace.h names them.
+HDR_FIELDS = fields(HDR_FMT, ("type", "size", "cpu", "flags", "ts", "gseq",
+                              "cseq"))
+JOB_FIELDS = fields(JOB_FMT, ("ctx", "seqno", "ring_id", "engine", "reserved",
+                              "aux0", "aux1"), HDR_SIZE)
+STREAM_INFO_FIELDS = fields(STREAM_INFO_FMT, (
+    "magic", "version", "hdr_size", "clock_id", "nr_cpus", "features",
+    "session"), HDR_SIZE)
+METADATA_FIELDS = fields(METADATA_FMT, ("nr_rings", "ring_size", "reserved",
+                                        "kernel"), HDR_SIZE)
+RING_FIELDS = fields(RING_DESC_FMT, ("ring_id", "engine", "instance",
+                                     "driver", "device", "name"), HDR_SIZE)
+
+
+# ---- format 1 records ---------------------------------------------------
+
+def rec1(rtype, cpu, flags, ts, gseq, cseq, body):
+    """A record: struct grtrace_hdr, then @body."""
+    return struct.pack(HDR_FMT, rtype, HDR_SIZE + len(body), cpu, flags, ts,
+                       gseq, cseq) + body
+
+
+def job_body(ctx, seqno, ring, engine, aux0=0, aux1=0):
+    """struct grtrace_job_event after the header."""
+    return struct.pack(JOB_FMT, ctx, seqno, ring, engine, 0, u64(aux0),
+                       u64(aux1))
+
+
+def task_trailing(pid, tid):
+    """The task of a job event flagged TASK: u32 pid, u32 tid after it."""
+    return struct.pack("<II", pid, tid)
+
+
+def stream_info_body(version, clock, nr_cpus, features, session,
+                     magic=MAGIC, hdr_size=HDR_SIZE):
+    return struct.pack(STREAM_INFO_FMT, magic, version, hdr_size, clock,
+                       nr_cpus, features, session)
+
+
+def ring_desc(ring_id, engine, instance, driver, device, name):
+    return struct.pack(RING_DESC_FMT, ring_id, engine, instance, driver,
+                       device, name)
+
+
+def metadata_body(kernel, descs):
+    """METADATA: its fixed part, then the ring descriptors @descs (bytes)."""
+    return struct.pack(METADATA_FMT, len(descs), RING_DESC_SIZE, 0,
+                       kernel) + b"".join(descs)
+
+
+def summary_body(ctx, seqno, ring, engine, events, derived, reason, pid, tid,
+                 waits, ts, wait_ns, threshold):
+    """JOB_SUMMARY: @events bit (1 << type) per stamp of @ts (SUBMIT ..
+    COMPLETE), @reason 1 slow, 2 given up open."""
+    return struct.pack(SUMMARY_FMT, ctx, seqno, ring, engine, events, derived,
+                       reason, pid, tid, waits, *ts, wait_ns, threshold)
+
+
+# ---- the trace file -----------------------------------------------------
+
+def grf_header(text, version, stream_format, cpus, flags=0):
+    """A file header: the fixed part and @text (NUL-terminated key=value
+    lines), padded to a multiple of 8."""
+    size = (GRF_FIXED.size + len(text) + 7) & ~7
+    return GRF_FIXED.pack(GRF_MAGIC, size, version, flags, stream_format,
+                          cpus) + text.ljust(size - GRF_FIXED.size, b"\0")
+
+
+def grf_frame(cpu, flags, payload, raw=None):
+    """A frame header and its @payload (@raw bytes once decompressed)."""
+    return GRF_FRAME.pack(b"GRFR", cpu, flags, len(payload),
+                          len(payload) if raw is None else raw) + payload
+
+
+def task_table(tasks):
+    """A task table frame of (pid, tid, comm, process), or b"" for none."""
+    body = b"".join(struct.pack(TASK_FMT, pid, tid, comm.encode(),
+                                proc.encode())
+                    for pid, tid, comm, proc in tasks)
+    return grf_frame(0, GRF_TASKS, body) if body else b""
+
+
+def client_table(clients):
+    """A client table frame of (id, pid, process), or b"" for none."""
+    body = b"".join(struct.pack(CLIENT_FMT, cid, pid, 0, proc.encode())
+                    for cid, pid, proc in clients)
+    return grf_frame(0, GRF_CLIENTS, body) if body else b""
+
+
+def zstd(data):
+    return subprocess.run(["zstd", "-qc", "-1"], input=data,
+                          stdout=subprocess.PIPE, check=True).stdout
+
+
+def unzstd(data):
+    return subprocess.run(["zstd", "-dcq"], input=data,
+                          stdout=subprocess.PIPE, check=True).stdout
 
 
 def fmt_str(b):
@@ -87,11 +262,11 @@ class Stream:
         self.lines = []     # (gseq, insertion index, text)
         self.starts = []    # byte offset of each record, in file order
 
-    def _hdr(self, rtype, size, cpu, ts, gseq, cseq, flags=0):
-        assert size % 8 == 0 and size >= 32
+    def _rec(self, rtype, cpu, ts, gseq, cseq, body, flags=0):
+        assert len(body) % 8 == 0
         # Every record begins with its header: this is where it starts.
         self.starts.append(len(self.data))
-        return struct.pack(HDR_FMT, rtype, size, cpu, flags, ts, gseq, cseq)
+        self.data += rec1(rtype, cpu, flags, ts, gseq, cseq, body)
 
     def _line(self, ts, cpu, gseq, name, text):
         self.lines.append((gseq, len(self.lines),
@@ -99,10 +274,8 @@ class Stream:
 
     def stream_info(self, cpu, ts, gseq, cseq, nr_cpus, session,
                     clock=CLOCK_MONOTONIC, features=FEATURES):
-        body = struct.pack(STREAM_INFO_FMT, MAGIC, VERSION, HDR_SIZE, clock,
-                           nr_cpus, features, session)
-        self.data += self._hdr(0x100, 32 + len(body), cpu, ts, gseq, cseq)
-        self.data += body
+        self._rec(0x100, cpu, ts, gseq, cseq,
+                  stream_info_body(VERSION, clock, nr_cpus, features, session))
         self._line(ts, cpu, gseq, "STREAM_INFO",
                    "magic=ok version=%d clock=%s cpus=%d session=%d "
                    "features=0x%x" % (VERSION, CLOCKS[clock], nr_cpus,
@@ -110,9 +283,8 @@ class Stream:
 
     @staticmethod
     def _ring_desc(r):
-        return struct.pack(RING_DESC_FMT, r["id"], r["engine"],
-                           r["instance"], r["driver"], r["device"],
-                           r["name"])
+        return ring_desc(r["id"], r["engine"], r["instance"], r["driver"],
+                         r["device"], r["name"])
 
     @staticmethod
     def _ring_text(r):
@@ -121,30 +293,22 @@ class Stream:
             fmt_str(r["driver"]), fmt_str(r["device"]), fmt_str(r["name"]))
 
     def metadata(self, cpu, ts, gseq, cseq, kernel, rings):
-        body = struct.pack(METADATA_FMT, len(rings), RING_DESC_SIZE, 0,
-                           kernel)
-        for r in rings:
-            body += self._ring_desc(r)
-        self.data += self._hdr(0x101, 32 + len(body), cpu, ts, gseq, cseq)
-        self.data += body
+        self._rec(0x101, cpu, ts, gseq, cseq,
+                  metadata_body(kernel, [self._ring_desc(r) for r in rings]))
         text = "kernel=%s rings=%d" % (fmt_str(kernel), len(rings))
         for r in rings:
             text += "\n    ring " + self._ring_text(r)
         self._line(ts, cpu, gseq, "METADATA", text)
 
     def ring(self, cpu, ts, gseq, cseq, r):
-        body = self._ring_desc(r)
-        self.data += self._hdr(0x102, 32 + len(body), cpu, ts, gseq, cseq)
-        self.data += body
+        self._rec(0x102, cpu, ts, gseq, cseq, self._ring_desc(r))
         self._line(ts, cpu, gseq, "RING", self._ring_text(r))
 
     def job(self, name, cpu, ts, gseq, cseq, ctx, engine, ring, seqno,
             aux0=0, aux1=0, trailing=b"", flags=0):
-        body = struct.pack(JOB_FMT, ctx, seqno, ring, engine, 0, u64(aux0),
-                           u64(aux1)) + trailing
-        self.data += self._hdr(TYPE_BY_NAME[name], 32 + len(body), cpu, ts,
-                               gseq, cseq, flags)
-        self.data += body
+        self._rec(TYPE_BY_NAME[name], cpu, ts, gseq, cseq,
+                  job_body(ctx, seqno, ring, engine, aux0, aux1) + trailing,
+                  flags)
         self._line(ts, cpu, gseq, name,
                    "ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d%s" % (
                        ctx, seqno, ring, engine_name(engine),
@@ -153,8 +317,7 @@ class Stream:
                        " derived=1" if flags & HDR_DERIVED else ""))
 
     def unknown(self, rtype, size, cpu, ts, gseq, cseq, fill=0xA5):
-        self.data += self._hdr(rtype, size, cpu, ts, gseq, cseq)
-        self.data += bytes([fill]) * (size - 32)
+        self._rec(rtype, cpu, ts, gseq, cseq, bytes([fill]) * (size - 32))
         self._line(ts, cpu, gseq, "TYPE_0x%x" % rtype, "size=%d" % size)
 
     def dump_text(self):
@@ -282,6 +445,43 @@ V2_WIDE_FMT, V2_WIDE_FIELDS = layout("job-wide", V2_HDR_SIZE)
 V2_TYPES = {r[1]: int(r[0], 16) for r in doc_table("types")}
 V2_FLAGS = {r[1]: (1 << int(r[0]), int(r[2])) for r in doc_table("flags")}
 V2_FEATURES = 0x7e          # CSEQ | RING_REC | DERIVED | CSEQ_LOSS | TASK | CLIENT
+V2_UNKNOWN = 0xfe           # a type no table names
+
+
+def v2_flag(name):
+    return V2_FLAGS[name][0]
+
+
+def rec2(rtype, flags, cseq, ts, body):
+    """A format 2 record: the header of the "header" table, then @body."""
+    vals = dict(type=rtype, flags=flags, size=V2_HDR_SIZE + len(body),
+                cseq=cseq & 0xffffffff, ts=ts)
+    return struct.pack(V2_HDR_FMT, *[vals[f] for f in V2_HDR_FIELDS]) + body
+
+
+def job2_body(ctx, seqno, ring, engine, aux0=0, aux1=0, task=None,
+              derived=False, client=False):
+    """A job event's flags and body after the header: the fixed part of
+    the "job" table, or "job-wide" when a number needs more than 32 bits,
+    then AUX and TASK as the flags table says."""
+    vals = dict(ctx=ctx, seqno=seqno, ring_id=ring, engine=engine,
+                reserved=0)
+    wide = any(u64(v) >> 32 for v in (ctx, seqno, aux0, aux1))
+    fmt, fields = (V2_WIDE_FMT, V2_WIDE_FIELDS) if wide else \
+        (V2_JOB_FMT, V2_JOB_FIELDS)
+    body = struct.pack(fmt, *[vals[f] for f in fields])
+    flags = v2_flag("WIDE") if wide else 0
+    flags |= v2_flag("DERIVED") if derived else 0
+    flags |= v2_flag("CLIENT") if client else 0
+    if aux0 or aux1:
+        flags |= v2_flag("AUX")
+        body += struct.pack("<QQ" if wide else "<II", u64(aux0), u64(aux1))
+        assert V2_FLAGS["AUX"][1] == 8
+    if task is not None:
+        flags |= v2_flag("TASK")
+        body += struct.pack("<II", *task)
+        assert V2_FLAGS["TASK"][1] == 8
+    return flags, body
 
 
 class Stream2:
@@ -294,45 +494,27 @@ class Stream2:
         self.cseq = 0
 
     def _rec(self, rtype, flags, ts, body):
-        size = V2_HDR_SIZE + len(body)
-        assert size % 4 == 0
-        vals = dict(type=rtype, flags=flags, size=size, cseq=self.cseq, ts=ts)
+        assert (V2_HDR_SIZE + len(body)) % 4 == 0
         self.starts.append(len(self.data))
-        self.data += struct.pack(V2_HDR_FMT, *[vals[f] for f in V2_HDR_FIELDS])
-        self.data += body
+        self.data += rec2(rtype, flags, self.cseq, ts, body)
         self.cseq += 1
 
     def stream_info(self, ts, session):
         self._rec(V2_TYPES["STREAM_INFO"], 0, ts,
-                  struct.pack(STREAM_INFO_FMT, MAGIC, 2, V2_HDR_SIZE,
-                              CLOCK_MONOTONIC, 0, V2_FEATURES, session))
+                  stream_info_body(2, CLOCK_MONOTONIC, 0, V2_FEATURES, session,
+                                   hdr_size=V2_HDR_SIZE))
         self.lines.append("%d 0 0 STREAM_INFO magic=ok version=2 "
                           "clock=monotonic cpus=0 session=%d features=0x%x"
                           % (ts, session, V2_FEATURES))
 
     def metadata(self, ts):
         self._rec(V2_TYPES["METADATA"], 0, ts,
-                  struct.pack(METADATA_FMT, 0, RING_DESC_SIZE, 0, b""))
+                  metadata_body(b"", []))
         self.lines.append("%d 0 0 METADATA kernel= rings=0" % ts)
 
     def job(self, name, ts, ctx, engine, ring, seqno, aux0=0, aux1=0,
             task=None):
-        vals = dict(ctx=ctx, seqno=seqno, ring_id=ring, engine=engine,
-                    reserved=0)
-        # WIDE when a number needs more than 32 bits (the flags table).
-        wide = any(u64(v) >> 32 for v in (ctx, seqno, aux0, aux1))
-        fmt, fields = (V2_WIDE_FMT, V2_WIDE_FIELDS) if wide else \
-            (V2_JOB_FMT, V2_JOB_FIELDS)
-        body = struct.pack(fmt, *[vals[f] for f in fields])
-        flags = V2_FLAGS["WIDE"][0] if wide else 0
-        if aux0 or aux1:
-            flags |= V2_FLAGS["AUX"][0]
-            body += struct.pack("<QQ" if wide else "<II", u64(aux0), u64(aux1))
-            assert V2_FLAGS["AUX"][1] == 8
-        if task is not None:
-            flags |= V2_FLAGS["TASK"][0]
-            body += struct.pack("<II", *task)
-            assert V2_FLAGS["TASK"][1] == 8
+        flags, body = job2_body(ctx, seqno, ring, engine, aux0, aux1, task)
         self._rec(TYPE_BY_NAME[name], flags, ts, body)
         self.lines.append(
             "%d 0 0 %s ctx=%d seqno=%d ring=%d engine=%s aux0=%d aux1=%d%s"
@@ -344,11 +526,7 @@ class Stream2:
         """A trace file (see "The trace file") of these records: CPU 0's
         one raw frame."""
         text = b"kernel=golden\nhost=gen_golden\nclock=monotonic\nsession=1\n\0"
-        size = (24 + len(text) + 7) & ~7
-        head = struct.pack("<8sIHHII", b"GRTRACE\0", size, 1, 0, 2, 1)
-        head += text.ljust(size - 24, b"\0")
-        return head + struct.pack("<4sHHII", b"GRFR", 0, 0, len(self.data),
-                                  len(self.data)) + bytes(self.data)
+        return grf_header(text, 1, 2, 1) + grf_frame(0, 0, bytes(self.data))
 
     def dump_text(self):
         return "".join(l + "\n" for l in self.lines)
@@ -380,7 +558,275 @@ VECTORS = {"emit-basic": emit_basic, "rings": rings,
            "emit-basic-v2": emit_basic_v2}
 
 
+# ---- the encoder of the tools' tests -------------------------------------
+
+GFX, COPY = ENGINES.index("gfx"), ENGINES.index("copy")
+
+
+class Trace:
+    """Records in gseq order; written as per-CPU chunks like "record"."""
+
+    def __init__(self, version=1):
+        self.recs = []          # [cpu, type, ts, body, gseq, flags]
+        self.version = version
+
+    def add(self, rtype, ts, body, cpu=0, gseq=None, flags=0):
+        self.recs.append([cpu, rtype, ts, body, gseq, flags])
+
+    def stream_info(self, ts, magic=MAGIC, session=1, cpu=0, features=7):
+        self.add(0x100, ts, stream_info_body(self.version, CLOCK_MONOTONIC, 2,
+                                             features, session, magic=magic),
+                 cpu)
+
+    def metadata(self, ts, rings, cpu=0):
+        """@rings: (ring_id, engine, instance, driver, device, name) each."""
+        self.add(0x101, ts, metadata_body(b"golden",
+                                          [ring_desc(*r) for r in rings]), cpu)
+
+    def ev(self, ts, name, ctx, seqno, ring, engine, aux0=0, aux1=0, cpu=0,
+           trailing=b"", flags=0):
+        self.add(TYPE_BY_NAME[name.upper()], ts,
+                 job_body(ctx, seqno, ring, engine, aux0, aux1) + trailing,
+                 cpu, flags=flags)
+
+    def summary(self, ts, *fields, cpu=0):
+        """A JOB_SUMMARY record: summary_body(*@fields)."""
+        self.add(0x103, ts, summary_body(*fields), cpu)
+
+    def unknown(self, ts, rtype, size, cpu=0):
+        self.add(rtype, ts, b"\xa5" * (size - 32), cpu)
+
+    def chunks(self, chunk=3, swap=True):
+        """Bytes of the file: each CPU's records in order, cut into chunks
+        of @chunk records, interleaved; with @swap CPU 1 goes first, so the
+        file is not in gseq order."""
+        return b"".join(b for _, b in self.pieces(chunk, swap))
+
+    def trace_file(self, tasks=(), chunk=3, clients=()):
+        """The same records in a trace file of version 2 ("The trace
+        file"): the header, each chunk a frame, then a task table of
+        @tasks, (pid, tid, comm, process) each, if any; with @clients,
+        (id, pid, process) each, version 3 and a client table after."""
+        pieces = self.pieces(chunk, True)
+        # "host" as when this lived in report_golden.py: the same bytes.
+        text = (b"kernel=golden\nhost=report_golden.py\nclock=monotonic\n"
+                b"session=1\nstarted=0\n\0")
+        out = grf_header(text, 3 if clients else 2, self.version,
+                         len({c for c, _ in pieces}))
+        for cpu, blob in pieces:
+            out += grf_frame(cpu, 0, blob)
+        return out + task_table(tasks) + client_table(clients)
+
+    def pieces(self, chunk, swap):
+        """(cpu, bytes) of each chunk, in the order chunks() writes them."""
+        per_cpu = {}
+        cseq = {}
+        for g, (cpu, rtype, ts, body, gseq, flags) in enumerate(self.recs):
+            gseq = g if gseq is None else gseq
+            cseq[cpu] = cseq.get(cpu, -1) + 1
+            per_cpu.setdefault(cpu, []).append(
+                rec1(rtype, cpu, flags, ts, gseq, cseq[cpu], body))
+        cpus = sorted(per_cpu, reverse=swap)
+        out = []
+        i = 0
+        while any(i < len(per_cpu[c]) for c in cpus):
+            for c in cpus:
+                if per_cpu[c][i:i + chunk]:
+                    out.append((c, b"".join(per_cpu[c][i:i + chunk])))
+            i += chunk
+        return out
+
+
+# ---- trace files: read by the document, packed from a bare stream -----
+
+def grf_parse(data):
+    """Yield ('header', offset, dict) and ('frame', offset, cpu, flags,
+    payload, raw)."""
+    pos = 0
+    while pos < len(data):
+        if data[pos:pos + 8] == GRF_MAGIC:
+            magic, size, version, flags, fmt, cpus = \
+                GRF_FIXED.unpack_from(data, pos)
+            text = data[pos + GRF_FIXED.size:pos + size].split(b"\0", 1)[0]
+            kv = dict(l.split("=", 1) for l in text.decode().splitlines()
+                      if "=" in l)
+            kv.update(size=size, version=version, flags=flags,
+                      stream_format=fmt, cpus=cpus)
+            yield ("header", pos, kv)
+            pos += size
+            continue
+        magic, cpu, flags, stored, raw = GRF_FRAME.unpack_from(data, pos)
+        if magic != b"GRFR":
+            raise ValueError("byte %d: no frame" % pos)
+        payload = data[pos + GRF_FRAME.size:pos + GRF_FRAME.size + stored]
+        if len(payload) != stored:
+            raise ValueError("byte %d: frame cut short" % pos)
+        yield ("frame", pos, cpu, flags, payload, raw)
+        pos += GRF_FRAME.size + stored
+
+
+def frame_records(flags, payload, raw):
+    out = unzstd(payload) if flags & GRF_ZSTD else payload
+    if len(out) != raw:
+        raise ValueError("frame decompresses to %d bytes, says %d"
+                         % (len(out), raw))
+    return out
+
+
+def records1(data):
+    """The records of a bare format 1 stream: (cpu, bytes) each, by their
+    size fields, up to the first that is not whole (the input may be cut)."""
+    out, pos = [], 0
+    while pos + HDR_SIZE <= len(data):
+        _, size, cpu = struct.unpack_from(HDR_FMT[:4], data, pos)
+        if size < HDR_SIZE or size % 8 or pos + size > len(data):
+            break
+        out.append((cpu, data[pos:pos + size]))
+        pos += size
+    return out
+
+
+def runs(data):
+    """A bare format 1 stream's runs of one CPU: (cpu, bytes), in order."""
+    out, pos, start, cur = [], 0, 0, None
+    while pos < len(data):
+        _, size, cpu = struct.unpack_from(HDR_FMT[:4], data, pos)
+        if cpu != cur and pos != start:
+            out.append((cur, data[start:pos]))
+            start = pos
+        cur = cpu
+        pos += size
+    if pos != start:
+        out.append((cur, data[start:pos]))
+    return out
+
+
+def split(blob, limit):
+    """Whole records of @blob in pieces of at most @limit bytes (both
+    formats have the record's size at byte 2)."""
+    pos, start = 0, 0
+    while pos < len(blob):
+        size = struct.unpack_from("<H", blob, pos + 2)[0]
+        if pos + size - start > limit and pos != start:
+            yield blob[start:pos]
+            start = pos
+        pos += size
+    if pos != start:
+        yield blob[start:pos]
+
+
+def order(pieces, how):
+    if how == "time":
+        return pieces
+    cpus = sorted({c for c, _ in pieces}, reverse=(how == "reverse"))
+    return [p for c in cpus for p in pieces if p[0] == c]
+
+
+def to_v2(data, gseq, lose):
+    """A bare format 1 stream as format 2 runs of one CPU: (cpu, bytes)."""
+    out, cseq, jobs, pos = [], {}, {}, 0
+    while pos < len(data):
+        rtype, size, cpu, flags, ts, gs, _ = struct.unpack_from(HDR_FMT, data,
+                                                                pos)
+        body = data[pos + HDR_SIZE:pos + size]
+        pos += size
+        n = cseq.get(cpu, 0)
+        cseq[cpu] = n + 1
+        if rtype < 32:
+            j = jobs.get(cpu, 0)
+            jobs[cpu] = j + 1
+            if cpu == 1 and j == lose:
+                continue
+            ctx, seqno, ring, engine, _, aux0, aux1 = struct.unpack_from(
+                JOB_FMT, body)
+            # Format 1's pid and tid follow the job event.
+            task = struct.unpack_from("<II", body, 40) \
+                if flags & HDR_TASK and len(body) >= 48 else None
+            fl, rec = job2_body(ctx, seqno, ring, engine, aux0, aux1, task,
+                                flags & HDR_DERIVED, flags & HDR_CLIENT)
+            t2 = rtype
+        elif rtype == 0x100:
+            # STREAM_INFO: version 2, hdr_size 16; gseq only if kept, and
+            # cseq counts losses.
+            magic, _, _, clock, ncpu, feat, sid = struct.unpack_from(
+                STREAM_INFO_FMT, body)
+            feat = (feat | FEAT_CSEQ_LOSS) & ~(0 if gseq else FEAT_GSEQ)
+            fl, t2 = 0, V2_TYPES["STREAM_INFO"]
+            rec = stream_info_body(2, clock, ncpu, feat, sid, magic=magic,
+                                   hdr_size=V2_HDR_SIZE) + body[32:]
+        else:
+            # Other control types keep their low bits; unknown ones: 0xfe.
+            fl, rec = 0, body
+            t2 = rtype - 0x100 + 0x80 if 0x100 <= rtype < 0x180 else V2_UNKNOWN
+        if gseq:
+            fl |= v2_flag("GSEQ")
+            rec += struct.pack("<Q", gs)
+        rec = rec2(t2, fl, n, ts, rec)
+        if out and out[-1][0] == cpu:
+            out[-1] = (cpu, out[-1][1] + rec)
+        else:
+            out.append((cpu, rec))
+    return out
+
+
+def pack(src, dst, how, limit, compress, v2=None):
+    """A trace file of the bare stream in file @src (see the usage)."""
+    data = open(src, "rb").read()
+    pieces = [(c, b) for c, run in (runs(data) if v2 is None else
+                                    to_v2(data, *v2))
+              for b in split(run, limit)]
+    # "host" names the script this came from (tests/grf.py): the packed
+    # files, and the tests that read their header, stay as they were.
+    text = b"kernel=packed\nhost=grf.py\nclock=monotonic\nsession=1\nstarted=0\n\0"
+    out = [grf_header(text, 1, 2 if v2 else 1, len({c for c, _ in pieces}),
+                      GRF_ZSTD if compress else 0)]
+    for cpu, blob in order(pieces, how):
+        if compress:
+            out.append(grf_frame(cpu, GRF_ZSTD, zstd(blob), len(blob)))
+        else:
+            out.append(grf_frame(cpu, 0, blob))
+    open(dst, "wb").write(b"".join(out))
+
+
+def grf_command(argv):
+    """The trace file commands of the usage; False if @argv is none."""
+    if len(argv) >= 5 and argv[0] == "pack2":
+        opts = argv[5:]
+        lose = [int(o[5:]) for o in opts if o.startswith("lose=")]
+        pack(argv[1], argv[2], argv[3], int(argv[4]), "zstd" in opts,
+             ("gseq" in opts, lose[0] if lose else -1))
+    elif len(argv) >= 5 and argv[0] == "pack":
+        pack(argv[1], argv[2], argv[3], int(argv[4]),
+             len(argv) > 5 and argv[5] == "zstd")
+    elif len(argv) == 4 and argv[0] == "bare":
+        pieces = order(runs(open(argv[1], "rb").read()), argv[3])
+        open(argv[2], "wb").write(b"".join(b for _, b in pieces))
+    elif len(argv) == 2 and argv[0] == "info":
+        for item in grf_parse(open(argv[1], "rb").read()):
+            if item[0] == "header":
+                print("header at %d: %s" % (item[1], " ".join(
+                    "%s=%s" % kv for kv in sorted(item[2].items()))))
+            else:
+                _, pos, cpu, flags, payload, raw = item
+                print("frame at %d: cpu=%d flags=%d stored=%d raw=%d" %
+                      (pos, cpu, flags, len(payload), raw))
+    elif len(argv) == 3 and argv[0] == "stream":
+        for item in grf_parse(open(argv[1], "rb").read()):
+            # Task, client and CPU tail tables hold no records.
+            if item[0] == "frame" and item[2] == int(argv[2]) and \
+               not item[3] & GRF_TABLES:
+                sys.stdout.buffer.write(frame_records(*item[3:]))
+    else:
+        return False
+    return True
+
+
 def main():
+    if sys.argv[1:] and sys.argv[1] != "--check":
+        if grf_command(sys.argv[1:]):
+            return 0
+        print(__doc__, file=sys.stderr)
+        return 2
     check = "--check" in sys.argv[1:]
     here = os.path.dirname(os.path.abspath(__file__))
     bad = 0
