@@ -1235,8 +1235,11 @@ observe:
 out:
 	if (unlikely(t0))
 		grtrace_lat_end(pc, t0);
-	/* After its record: the ERROR is the last the snapshot keeps. */
-	if (unlikely(trig))
+	/*
+	 * After its record, which the snapshot keeps; one not written (the
+	 * buffers frozen already) is no trigger, but a drop by its reason.
+	 */
+	if (unlikely(trig) && reason < 0)
 		grtrace_rec_error(ring_id, ctx, seqno, aux0);
 	local_irq_restore(flags);
 }
