@@ -145,7 +145,9 @@ vgpu_submit "gfx 0 10 0 hang\n" && vgpu_idle && [ "$(info state)" = triggered ] 
 	[ "$(info later_triggers)" = 9 ] && [ "$(info cause)" = timeout ]
 ok $? "ten hangs: one snapshot (timeout), nine later triggers counted ($(info later_triggers))"
 snap "$TMP/s10" && python3 "$CHECK" "$TMP/s10" --cause timeout --later 9 >"$TMP/c10"
-ok $? "its snapshot: the same checks hold, the TRIGGER says 9 later triggers"
+rc=$?
+sed -n 's/^FAIL/# FAIL/p; s/^# TRIGGER/# ten hangs: TRIGGER/p' "$TMP/c10"
+ok $rc "its snapshot: the same checks hold, the TRIGGER says 9 later triggers"
 
 # a manual trigger, format 1; disarm.
 w disarm "$R/control" && [ "$(info state)" = off ] && "$TOOL" config format=1 &&
