@@ -16,6 +16,10 @@
 /* kmalloc_obj() (7.0): one object of the type of @v, GFP_KERNEL. */
 #define kmalloc_obj(v)	kmalloc(sizeof(v), GFP_KERNEL)
 #endif
+#ifndef kzalloc_obj
+/* kzalloc_obj() (7.0): the same, zeroed. */
+#define kzalloc_obj(v)	kzalloc(sizeof(v), GFP_KERNEL)
+#endif
 
 #ifndef GRTRACE_HAVE_TIMER_DELETE_SYNC
 #define timer_delete_sync(t)	del_timer_sync(t)

@@ -32,6 +32,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/irq_work.h>
 #include <linux/module.h>
@@ -40,9 +41,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/cpu.h>
 #include <linux/wait.h>
 
+#include "grtrace_compat.h"
 #include "grtrace_internal.h"
 
 enum grtrace_rec_state {
@@ -543,6 +544,7 @@ static int grtrace_rec_info_open(struct inode *inode, struct file *file)
 static __poll_t grtrace_rec_info_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &grtrace_rec_wait, wait);
+	/* Pairs with the release of the trigger: its record is filled. */
 	if (smp_load_acquire(&grtrace_rec.state) == GRTRACE_REC_TRIGGERED)
 		return EPOLLIN | EPOLLRDNORM | EPOLLPRI;
 	return 0;
@@ -681,10 +683,11 @@ static int grtrace_rec_snapshot_open(struct inode *inode, struct file *file)
 	struct grtrace_rec_out *o;
 	int ret;
 
-	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	o = kzalloc_obj(*o);
 	if (!o)
 		return -ENOMEM;
 	mutex_lock(&grtrace_lock);
+	/* Pairs with the release of the trigger: its record is filled. */
 	if (smp_load_acquire(&grtrace_rec.state) != GRTRACE_REC_TRIGGERED ||
 	    !grtrace_rec_channel()) {
 		ret = -ENODATA;
