@@ -95,7 +95,6 @@ static struct grtrace_rec_cpu __percpu *grtrace_rec_cpu;
  * @trig: what froze it, valid from state triggered on
  * @settled: the snapshot's records are counted (grtrace_rec_settle())
  * @format: the session's stream format
- * @gseq: the session stamps gseq
  * @buffer_size: its buffer size per CPU
  * @session: its session id
  */
@@ -105,7 +104,6 @@ struct grtrace_rec {
 	struct grtrace_trigger trig;
 	bool settled;
 	u8 format;
-	bool gseq;
 	unsigned long buffer_size;
 	u64 session;
 };
@@ -178,7 +176,12 @@ int grtrace_rec_subbuf_start(struct rchan_buf *buf)
 	size_t n = buf->chan->n_subbufs, seq = buf->subbufs_produced;
 	u64 emitted, written, dropped;
 
-	if (READ_ONCE(grtrace_rec.state) != GRTRACE_REC_ARMED) {
+	/*
+	 * Not "!= ARMED": arm publishes the state after it enabled the
+	 * session, and disarm clears it before it stops it; in between, the
+	 * buffers overwrite as when armed.
+	 */
+	if (READ_ONCE(grtrace_rec.state) >= GRTRACE_REC_FREEZING) {
 		rc->refused = true;
 		return 0;
 	}
@@ -743,7 +746,6 @@ static int grtrace_rec_arm_locked(void)
 	}
 	grtrace_rec.session = grtrace_session;
 	grtrace_rec.format = grtrace_cfg.format;
-	grtrace_rec.gseq = !grtrace_cfg.no_gseq;
 	grtrace_rec.buffer_size = grtrace_buffer_size;
 	grtrace_rec.settled = false;
 	atomic64_set(&grtrace_rec.later, 0);
