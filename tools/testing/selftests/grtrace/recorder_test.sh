@@ -58,7 +58,7 @@ dump_ok() {
 			{ sed 's/^/# /' "$f.err"; return 1; }
 	done
 }
-# fails CMD...: the write fails with EBUSY ("Device or resource busy").
+# busy CMD...: CMD fails with EBUSY ("Device or resource busy").
 busy() { ! "$@" 2>"$TMP/busy.err" && grep -q busy "$TMP/busy.err"; }
 w() { echo "$1" >"$2"; }
 
