@@ -195,8 +195,8 @@ def main():
     print("# TRIGGER cause=%d ring=%d ctx=%d seqno=%d error=%d freeze_ns=%d "
           "later=%d cpu=%d" % (t["cause"], t["ring_id"], t["ctx"], t["seqno"],
                                t["error"], freeze, t["later"], t["cpu"]))
-    verdict(int(info["freeze_ns"]) == freeze and freeze < 100000,
-            "freeze_ns %d < 100 us, as info says" % freeze)
+    verdict(int(info["freeze_ns"]) == freeze and freeze > 0,
+            "freeze_ns %d, as info says (its bound: recorder_test.sh)" % freeze)
     if a.cause:
         verdict(t["cause"] == CAUSES[a.cause] and info["cause"] == a.cause,
                 "cause %s (%d, info %s)" % (a.cause, t["cause"], info["cause"]))

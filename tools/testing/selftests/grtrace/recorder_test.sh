@@ -60,10 +60,28 @@ dump_ok() {
 }
 # busy CMD...: CMD fails with EBUSY ("Device or resource busy").
 busy() { ! "$@" 2>"$TMP/busy.err" && grep -q busy "$TMP/busy.err"; }
+# wakeups SECONDS: grtrace's timer expiries and work items in SECONDS,
+# from the timer and workqueue tracepoints (which print their functions).
+wakeups() {
+	local t=/sys/kernel/tracing e
+
+	mountpoint -q $t || mount -t tracefs none $t
+	echo 0 >$t/tracing_on && : >$t/trace || return 1
+	for e in timer/timer_expire_entry workqueue/workqueue_execute_start; do
+		echo 1 >"$t/events/$e/enable" || return 1
+	done
+	echo 1 >$t/tracing_on
+	sleep "$1"
+	echo 0 >$t/tracing_on
+	for e in timer/timer_expire_entry workqueue/workqueue_execute_start; do
+		echo 0 >"$t/events/$e/enable"
+	done
+	grep -c grtrace $t/trace
+}
 w() { echo "$1" >"$2"; }
 
 echo "TAP version 13"
-echo "1..47"
+echo "1..51"
 load_stack timeout_ms=400
 
 # the files.
@@ -77,6 +95,13 @@ ok $? "snapshot0 without a snapshot: ENODATA"
 	! w trigger "$R/control" 2>/dev/null && [ "$(info state)" = off ]
 ok $? "an unknown word, release and trigger while off: EINVAL, nothing changes"
 
+# Idle: a tracing session's poll-wake timer runs (the check can see it);
+# armed, nothing of grtrace's runs.
+w start "$D/control" && n=$(wakeups 1.5) && w stop "$D/control"
+echo "# started and idle, 1.5 s: $n timer expiries or work items of grtrace"
+[ "${n:-0}" -ge 5 ]
+ok $? "started and idle: the poll-wake timer runs ($n in 1.5 s)"
+
 # arm with 64 KB per CPU; start and a second arm refused.
 w 64K "$D/buffer_size" && w arm "$R/control" && [ "$(info state)" = armed ] &&
 	[ "$(info buffer_size)" = 65536 ] && [ "$(info format)" = 2 ]
@@ -85,6 +110,10 @@ busy w start "$D/control" && busy w arm "$R/control" && busy w 1M "$D/buffer_siz
 	[ "$(info state)" = armed ]
 ok $? "start, arm and a resize while armed: EBUSY"
 session=$(info session)
+n=$(wakeups 1.5)
+echo "# armed and idle, 1.5 s: $n timer expiries or work items of grtrace"
+[ "$n" = 0 ]
+ok $? "armed and idle: no timer or work item of grtrace runs"
 ! cat "$D/events0" >/dev/null 2>&1
 ok $? "the events files are not readable while armed (snapshots only)"
 
@@ -93,6 +122,7 @@ vgpu_submit "gfx 0 1500 5\ncompute 1 1500 5\ncopy 2 1500 5\n" && vgpu_idle
 ok $? "4500 jobs on three rings"
 over=$(awk '/^cpu/ { for (i = 2; i <= NF; i++) if ($i ~ /^overwritten=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }' "$R/info")
 sed -n 's/^cpu\([0-9]\)/# cpu\1/p' "$R/info"
+grep -E '^dropped_[a-z_]+=[1-9]' "$D/stats" | sed 's/^/# stats: /'
 [ "$over" -gt 0 ]
 ok $? "armed: the buffers wrapped ($over records overwritten), no reader"
 
@@ -171,6 +201,32 @@ ok $rc "its snapshot: cause error, errno -5, job 77:5"
 w disarm "$R/control" && w start "$D/control" && busy w arm "$R/control" &&
 	w stop "$D/control" && [ "$(info state)" = off ]
 ok $? "arm while tracing: EBUSY"
+
+# freeze_ns of 11 manual triggers (arm, trigger, release ...): the median
+# is the bound's check.  Under TCG a single one also counts what the
+# emulator does meanwhile: translating code run for the first time after
+# text was patched (each release and arm toggles a static key), or waiting
+# for its lock to emulate the clock read (hpet); each value is printed.
+w arm "$R/control"
+fz=()
+for _ in $(seq 11); do
+	if ! w trigger "$R/control"; then break; fi
+	fz+=("$(info freeze_ns)")
+	if ! w release "$R/control"; then break; fi
+done
+w disarm "$R/control"
+med=$(printf '%s\n' "${fz[@]}" | sort -n | sed -n 6p)
+echo "# freeze_ns of 11 manual triggers: ${fz[*]} (median ${med:-none})"
+[ ${#fz[@]} = 11 ] && [ "$med" -lt 100000 ]
+ok $? "freeze_ns: the median of 11 triggers is below 100 us (${med:-none} ns)"
+
+# gpu-sched unloaded and loaded again under the bridge: the kprobe follows.
+w disarm "$R/control" && rmmod grtrace_vgpu && rmmod gpu_sched &&
+	modprobe gpu-sched && insmod "$(ko grtrace_vgpu)" timeout_ms=400 &&
+	w arm "$R/control" && vgpu_submit "copy 2 1 0 hang\n" && wait_state triggered 20 &&
+	[ "$(info cause)" = timeout ] && [ "$(info ring)" != 4294967295 ] && vgpu_idle
+ok $? "gpu-sched unloaded and loaded again under the bridge: the timeout trigger follows it"
+w disarm "$R/control"
 
 # unloading grtrace while triggered.
 w arm "$R/control" && w trigger "$R/control" && [ "$(info state)" = triggered ] &&
