@@ -81,7 +81,7 @@ wakeups() {
 w() { echo "$1" >"$2"; }
 
 echo "TAP version 13"
-echo "1..51"
+echo "1..52"
 load_stack timeout_ms=400
 
 # the files.
@@ -126,26 +126,40 @@ grep -E '^dropped_[a-z_]+=[1-9]' "$D/stats" | sed 's/^/# stats: /'
 [ "$over" -gt 0 ]
 ok $? "armed: the buffers wrapped ($over records overwritten), no reader"
 
-# one job hangs; poll(2) on info wakes at the trigger.
-python3 - "$R/info" >"$TMP/poll" 2>&1 <<'EOF' &
-import select, sys, time
-f = open(sys.argv[1])
+# one job hangs; poll(2) on info, asleep before the hang, wakes at the
+# trigger, and the snapshot files are read within a second of it.
+python3 - "$R" "$TMP/poll.ready" >"$TMP/poll" 2>&1 <<'EOF' &
+import glob, os, select, sys, time
+f = open(os.path.join(sys.argv[1], "info"))
 p = select.poll()
 p.register(f, select.POLLIN | select.POLLPRI)
-t = time.monotonic()
+if p.poll(0):
+    print("awake before the hang")
+    sys.exit(1)
+open(sys.argv[2], "w").close()
+t = time.monotonic_ns()
 ev = p.poll(30000)
-print("%s %.3f" % (ev and ev[0][1] & select.POLLPRI and "pri" or "none",
-		   time.monotonic() - t))
+woke = time.monotonic_ns()
+info = dict(l.strip().split("=", 1) for l in open(f.name) if "=" in l)
+trig = int(info["trigger_ts"])
+n = sum(len(open(s, "rb").read())
+        for s in glob.glob(os.path.join(sys.argv[1], "snapshot*")))
+done = time.monotonic_ns()
+print("%s slept_ms=%d wake_after_trigger_ms=%d read_after_trigger_ms=%d bytes=%d" % (
+    "pri" if ev and ev[0][1] & select.POLLPRI else "none", (woke - t) // 1000000,
+    (woke - trig) // 1000000, (done - trig) // 1000000, n))
 EOF
 POLL=$!
-sleep 0.5
+for _ in $(seq 300); do [ -e "$TMP/poll.ready" ] && break; sleep 0.1; done
 vgpu_submit "gfx 0 20 100\ngfx 0 1 0 hang\ngfx 0 5 100\ncopy 2 10 100\n"
 wait_state triggered 20
 ok $? "a job hangs: the scheduler's timeout triggers (state triggered)"
 wait "$POLL"
 echo "# poll: $(cat "$TMP/poll")"
-grep -q '^pri ' "$TMP/poll"
-ok $? "poll(2) on info returned POLLPRI at the trigger"
+sed 's/[a-z_]*=//g' "$TMP/poll" >"$TMP/poll.v"
+read -r pri slept _ readms _ <"$TMP/poll.v"
+[ "$pri" = pri ] && [ "${slept:-0}" -ge 300 ] && [ "${readms:-9999}" -lt 1000 ]
+ok $? "poll(2) on info slept until the trigger (${slept:-?} ms), woke with POLLPRI; snapshots read ${readms:-?} ms after it"
 vgpu_idle
 hung=$(dmesg | sed -n 's/.*vgpu0-gfx: job \([0-9]*:[0-9]*\) timed out.*/\1/p' | tail -1)
 echo "# hung job (vgpu's log): $hung"
@@ -228,7 +242,11 @@ w disarm "$R/control" && rmmod grtrace_vgpu && rmmod gpu_sched &&
 ok $? "gpu-sched unloaded and loaded again under the bridge: the timeout trigger follows it"
 w disarm "$R/control"
 
-# unloading grtrace while triggered.
+# unloading grtrace while armed, and while triggered.
+w arm "$R/control" && vgpu_submit "gfx 0 100 5\n" && vgpu_idle &&
+	rmmod grtrace_vgpu grtrace_drm_bridge grtrace && ! [ -e "$R" ]
+ok $? "rmmod while armed"
+load_stack timeout_ms=400
 w arm "$R/control" && w trigger "$R/control" && [ "$(info state)" = triggered ] &&
 	rmmod grtrace_vgpu grtrace_drm_bridge grtrace && ! [ -e "$R" ]
 ok $? "rmmod while triggered"
