@@ -622,9 +622,11 @@ static void grtrace_rec_copy_one(void *arg, const void *rec, u16 size)
 /*
  * The snapshot stream of @cpu: STREAM_INFO and METADATA written afresh
  * (RING records for rings beyond one record), stamped with the first kept
- * record's time and the two cseqs before the session's first (so that the
- * records overwritten are a gap after them), the kept records, RECORDER
- * and, on the CPU that triggered, TRIGGER, stamped after the last kept.
+ * record's time and the two cseqs right before its (the records
+ * overwritten are counted in RECORDER, not left as a gap), the kept
+ * records, RECORDER stamped with the last kept record's time and the next
+ * cseq and, on the CPU that triggered, TRIGGER with the cseq after and
+ * the time the trigger was called, as its uapi says.
  */
 static int grtrace_rec_build(struct grtrace_rec_out *o, int cpu)
 {
@@ -665,13 +667,14 @@ static int grtrace_rec_build(struct grtrace_rec_out *o, int cpu)
 		grtrace_rec_put(o, &rr, sizeof(rr), ts, cseq - 1, cpu);
 	}
 	grtrace_rec_walk(chan, cpu, grtrace_rec_copy_one, o);
-	ts = rc->kept ? max(rc->last_ts, trig.hdr.ts) : trig.hdr.ts;
+	ts = rc->kept ? rc->last_ts : trig.hdr.ts;
 	cseq = rc->kept ? rc->last_cseq + 1 : rc->base_cseq;
 	grtrace_rec_cpu_record(&rcpu, cpu, &a[cpu]);
 	grtrace_rec_put(o, &rcpu, sizeof(rcpu), ts, cseq, cpu);
 	if (cpu == trig.cpu) {
 		trig.later_triggers = atomic64_read(&grtrace_rec.later);
-		grtrace_rec_put(o, &trig, sizeof(trig), ts, cseq + 1, cpu);
+		grtrace_rec_put(o, &trig, sizeof(trig), trig.hdr.ts, cseq + 1,
+				cpu);
 	}
 	ret = 0;
 out:
