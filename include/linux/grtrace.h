@@ -57,6 +57,8 @@ void grtrace_sync_wait_enter(u32 ring_id, u64 ctx, u64 seqno,
 void grtrace_sync_wait_exit(u32 ring_id, u64 ctx, u64 seqno,
 			    u64 dep_ctx, u64 dep_seqno);
 void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err, u64 reason);
+void grtrace_recorder_trigger(u32 cause, u32 ring_id, u64 ctx, u64 seqno,
+			      s64 error);
 /* Or'ed into grtrace_job_event()'s type: see GRTRACE_HDR_DERIVED. */
 #define GRTRACE_JOB_DERIVED	0x8000
 /* Or'ed into a SUBMIT's type: its aux0 is a DRM client id (GRTRACE_HDR_CLIENT). */

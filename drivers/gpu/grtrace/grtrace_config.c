@@ -44,6 +44,7 @@ const char * const grtrace_drop_names[GRTRACE_NR_DROPS] = {
 	[GRTRACE_DROP_NMI]		= "nmi",
 	[GRTRACE_DROP_NESTED]		= "nested",
 	[GRTRACE_DROP_INVALID]		= "invalid",
+	[GRTRACE_DROP_FROZEN]		= "frozen",
 };
 
 /* Value names, indexed by value, NULL-terminated. */
@@ -89,6 +90,9 @@ void grtrace_config_derive(void)
 	if (c->sample < 100 || c->sample_every > 1 || c->max_eps ||
 	    c->clock != GRTRACE_CLK_MONOTONIC)
 		types = 0;
+	/* The flight recorder's ERROR trigger is on the full path only. */
+	if (grtrace_rec_on)
+		types &= ~BIT(GRTRACE_EV_ERROR);
 	WRITE_ONCE(grtrace_cfg.plain_types, types);
 	if (!grtrace_enabled || c->format == GRTRACE_FORMAT_V1 ||
 	    !c->no_gseq || c->measure_latency || c->bp_threshold)

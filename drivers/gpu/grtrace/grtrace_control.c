@@ -87,7 +87,11 @@ static int grtrace_control_cmd(char *buf)
 	int ret;
 
 	mutex_lock(&grtrace_lock);
-	if (!strcmp(cmd, "start")) {
+	if (grtrace_rec_on && (!strcmp(cmd, "start") || !strcmp(cmd, "stop"))) {
+		/* Its session is the flight recorder's: disarm it first. */
+		pr_debug("control: %s: the flight recorder is armed\n", cmd);
+		ret = -EBUSY;
+	} else if (!strcmp(cmd, "start")) {
 		ret = grtrace_start_locked();
 		/* Starting twice is not an error: the state is as asked. */
 		if (ret == -EALREADY)
@@ -830,17 +834,32 @@ static ssize_t buffer_size_sysfs_store(struct kobject *kobj,
 	return grtrace_sysfs_cmd(buf, count, grtrace_buffer_size_cmd);
 }
 
+static ssize_t recorder_sysfs_show(struct kobject *kobj,
+				   struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", grtrace_recorder_state());
+}
+
+static ssize_t recorder_sysfs_store(struct kobject *kobj,
+				    struct kobj_attribute *attr,
+				    const char *buf, size_t count)
+{
+	return grtrace_sysfs_cmd(buf, count, grtrace_recorder_cmd);
+}
+
 static struct kobj_attribute grtrace_sysfs_attrs[] = {
 	__ATTR(control, 0600, control_sysfs_show, control_sysfs_store),
 	__ATTR(config, 0600, config_sysfs_show, config_sysfs_store),
 	__ATTR(buffer_size, 0600, buffer_size_sysfs_show,
 	       buffer_size_sysfs_store),
+	__ATTR(recorder, 0600, recorder_sysfs_show, recorder_sysfs_store),
 };
 
 static struct attribute *grtrace_sysfs_list[] = {
 	&grtrace_sysfs_attrs[0].attr,
 	&grtrace_sysfs_attrs[1].attr,
 	&grtrace_sysfs_attrs[2].attr,
+	&grtrace_sysfs_attrs[3].attr,
 	NULL,
 };
 
@@ -903,10 +922,15 @@ static int __init grtrace_init(void)
 		goto err_dir;
 	grtrace_create_files(dir);
 	grtrace_debugfs = dir;
-	ret = grtrace_sysfs_init();
+	ret = grtrace_recorder_init(dir);
 	if (ret)
 		goto err_files;
+	ret = grtrace_sysfs_init();
+	if (ret)
+		goto err_recorder;
 	return 0;
+err_recorder:
+	grtrace_recorder_exit();
 err_files:
 	grtrace_core_exit();
 	debugfs_remove(dir);
@@ -928,6 +952,7 @@ static void __exit grtrace_exit(void)
 	 * can start tracing again.  The relay files go with the channel.
 	 */
 	grtrace_sysfs_exit();
+	grtrace_recorder_exit();
 	grtrace_core_exit();
 	debugfs_remove(grtrace_debugfs);
 	grtrace_core_free();

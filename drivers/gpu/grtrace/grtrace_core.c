@@ -74,7 +74,20 @@ u64 grtrace_session;
 unsigned long grtrace_buffer_size;
 
 static atomic64_t grtrace_gseq = ATOMIC64_INIT(0);
+/*
+ * The channel, as the event path sees it: NULL while stopped and while
+ * the flight recorder holds a snapshot (grtrace_rec_freeze()).  The
+ * channel itself is grtrace_relay, which the control plane owns.
+ */
 static struct rchan *grtrace_chan;
+static struct rchan *grtrace_relay;
+/*
+ * The session is the flight recorder's (armed or triggered): its relay
+ * buffers overwrite their oldest sub-buffer instead of refusing a full
+ * one, and no reader or timer runs.  Set and cleared under grtrace_lock
+ * while no session runs.
+ */
+bool grtrace_rec_on;
 /*
  * The form of the records in the channel: the format and gseq setting of
  * its session, kept after it stops (the config may change then, for the
@@ -105,8 +118,6 @@ static atomic64_t grtrace_rl_tat = ATOMIC64_INIT(0);
  * in the generation it was taken in.  Starts at 1: a CPU's is 0.
  */
 static unsigned long grtrace_rl_gen = 1;
-
-#define GRTRACE_NR_SUBBUFS	8
 
 u64 grtrace_now(void)
 {
@@ -461,7 +472,8 @@ static noinline bool grtrace_backpressure_on(struct grtrace_pcpu *pc,
 {
 	u32 fill = grtrace_fill_pct(chan);
 
-	if (fill < thr) {
+	/* An overwriting buffer is always full: the reader is not behind. */
+	if (fill < thr || READ_ONCE(grtrace_rec_on)) {
 		pc->bp_shift = 0;
 		return false;
 	}
@@ -541,14 +553,26 @@ static __always_inline void *grtrace_reserve(struct rchan *chan, size_t size)
 	void *p;
 
 	if (unlikely(buf->offset + size > chan->subbuf_size)) {
+		/* The flight recorder overwrites: grtrace_rec_subbuf_start(). */
 		if (buf->subbufs_produced + 1 -
-		    READ_ONCE(buf->subbufs_consumed) >= chan->n_subbufs)
+		    READ_ONCE(buf->subbufs_consumed) >= chan->n_subbufs &&
+		    !READ_ONCE(grtrace_rec_on))
 			return NULL;
 		return grtrace_reserve_switch(buf, size);
 	}
 	p = buf->data + buf->offset;
 	buf->offset += size;
 	return p;
+}
+
+/*
+ * Why an event finds no channel: stopped, or the flight recorder's
+ * buffers are frozen.
+ */
+static noinline int grtrace_no_chan_drop(void)
+{
+	return READ_ONCE(grtrace_rec_on) ? GRTRACE_DROP_FROZEN :
+					   GRTRACE_DROP_DISABLED;
 }
 
 /*
@@ -844,7 +868,7 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 						  d->ring_id, d->engine,
 						  d->ctx, d->seqno, d->aux0,
 						  d->aux1, d->ts) :
-				GRTRACE_DROP_DISABLED;
+				grtrace_no_chan_drop();
 		if (reason >= 0)
 			pc->cnt.dropped[reason]++;
 		if (unlikely(d->hooked))
@@ -1018,7 +1042,8 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	if (unlikely(buf->offset + size > chan->subbuf_size)) {
 		pc = this_cpu_ptr(grtrace_pcpu);
 		if (buf->subbufs_produced + 1 -
-		    READ_ONCE(buf->subbufs_consumed) < chan->n_subbufs) {
+		    READ_ONCE(buf->subbufs_consumed) < chan->n_subbufs ||
+		    READ_ONCE(grtrace_rec_on)) {
 			grtrace_fast_giveup(pc, what, ring_id, ctx, seqno,
 					    aux0, aux1);
 			goto done;
@@ -1073,7 +1098,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
-	bool hooked = false, usual, plain, quick;
+	bool hooked = false, usual, plain, quick, trig = false;
 	u64 t0 = 0, ts = 0;
 	u16 hflags = 0;
 	int reason;
@@ -1156,6 +1181,8 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	if (likely(plain)) {
 		ts = ktime_get_ns();
 	} else {
+		/* Not plain while armed: grtrace_config_derive(). */
+		trig = type == GRTRACE_EV_ERROR && READ_ONCE(grtrace_rec_on);
 		if (grtrace_sampled_out(pc)) {
 			reason = GRTRACE_DROP_SAMPLED;
 			goto drop;
@@ -1173,7 +1200,7 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	/* Only NULL while stopped: start publishes it before enabling. */
 	chan = READ_ONCE(grtrace_chan);
 	if (unlikely(!chan)) {
-		reason = GRTRACE_DROP_DISABLED;
+		reason = grtrace_no_chan_drop();
 		goto drop;
 	}
 	if (grtrace_backpressure(pc, chan)) {
@@ -1208,6 +1235,12 @@ observe:
 out:
 	if (unlikely(t0))
 		grtrace_lat_end(pc, t0);
+	/*
+	 * After its record, which the snapshot keeps; one not written (the
+	 * buffers frozen already) is no trigger, but a drop by its reason.
+	 */
+	if (unlikely(trig) && reason < 0)
+		grtrace_rec_error(ring_id, ctx, seqno, aux0);
 	local_irq_restore(flags);
 }
 
@@ -1406,9 +1439,16 @@ int grtrace_write_job_summary(struct grtrace_job_summary *js)
 }
 EXPORT_SYMBOL_GPL(grtrace_write_job_summary);
 
-static int grtrace_write_stream_info(void)
+/**
+ * grtrace_stream_info_fill() - the STREAM_INFO record of the session
+ * @si: filled in format 1, its header but the type zero
+ *
+ * Context: grtrace_lock held; the settings it reads do not change while a
+ * session runs.
+ */
+void grtrace_stream_info_fill(struct grtrace_stream_info *si)
 {
-	struct grtrace_stream_info si = {
+	*si = (struct grtrace_stream_info){
 		.hdr.type = GRTRACE_REC_STREAM_INFO,
 		.magic = GRTRACE_MAGIC,
 		.version = grtrace_cfg.format,
@@ -1426,7 +1466,13 @@ static int grtrace_write_stream_info(void)
 			     GRTRACE_FEAT_TASK),
 		.session_id = grtrace_session,
 	};
+}
 
+static int grtrace_write_stream_info(void)
+{
+	struct grtrace_stream_info si;
+
+	grtrace_stream_info_fill(&si);
 	return grtrace_write_control(&si, sizeof(si));
 }
 
@@ -1444,6 +1490,8 @@ static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 				void *prev_subbuf, size_t prev_padding)
 #endif
 {
+	if (READ_ONCE(grtrace_rec_on))
+		return grtrace_rec_subbuf_start(buf);
 	return !relay_buf_full(buf);
 }
 
@@ -1487,6 +1535,9 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 	ssize_t ret;
 	u64 avail;
 
+	/* The flight recorder's buffers are read as snapshots only. */
+	if (READ_ONCE(grtrace_rec_on))
+		return -EBUSY;
 	mutex_lock(&grtrace_read_lock);
 	/* Pairs with the release in grtrace_committed(). */
 	avail = smp_load_acquire(&pc->committed) - pc->consumed;
@@ -1516,7 +1567,7 @@ static int grtrace_events_open(struct inode *inode, struct file *file)
 	 * ready once its channel is published, and stays alive while it is
 	 * being closed: the removal of the file waits for this open.
 	 */
-	if (buf->chan != smp_load_acquire(&grtrace_chan))
+	if (buf->chan != smp_load_acquire(&grtrace_relay))
 		return -EAGAIN;
 	return relay_file_operations.open(inode, file);
 }
@@ -1603,18 +1654,20 @@ static int grtrace_open_channel(unsigned long size)
 		return -ENOMEM;
 	WRITE_ONCE(grtrace_chan_format, 0);
 	/* Pairs with the acquire in grtrace_events_open(). */
-	smp_store_release(&grtrace_chan, chan);
+	smp_store_release(&grtrace_relay, chan);
+	WRITE_ONCE(grtrace_chan, chan);
 	return 0;
 }
 
 static void grtrace_close_channel(void)
 {
-	struct rchan *chan = grtrace_chan;
+	struct rchan *chan = grtrace_relay;
 	int cpu;
 
 	if (!chan)
 		return;
 	WRITE_ONCE(grtrace_chan, NULL);
+	WRITE_ONCE(grtrace_relay, NULL);
 	/*
 	 * Event paths run with interrupts or preemption off: wait for those
 	 * in flight.
@@ -1652,7 +1705,7 @@ int grtrace_start_locked(void)
 	if (grtrace_enabled)
 		return -EALREADY;
 	/* The buffers exist from the first start on, not from load. */
-	if (!grtrace_chan) {
+	if (!grtrace_relay) {
 		ret = grtrace_open_channel(grtrace_buffer_size);
 		if (ret) {
 			pr_debug("start failed: no memory for %u buffers of %lu bytes\n",
@@ -1684,13 +1737,90 @@ int grtrace_start_locked(void)
 			 ret);
 		return ret;
 	}
+	/* Its accounting starts after its description, before its events. */
+	if (grtrace_rec_on)
+		grtrace_rec_base();
 	WRITE_ONCE(grtrace_enabled, true);
 	grtrace_config_derive();
 	/* Counted: live hooks keep it on too. */
 	static_branch_inc(&grtrace_tracing_key);
-	mod_timer(&grtrace_wake_timer,
-		  jiffies + msecs_to_jiffies(GRTRACE_WAKE_MS));
+	/* The flight recorder has no reader to wake, and costs no timer. */
+	if (!grtrace_rec_on)
+		mod_timer(&grtrace_wake_timer,
+			  jiffies + msecs_to_jiffies(GRTRACE_WAKE_MS));
 	return 0;
+}
+
+/**
+ * grtrace_arm_locked() - start a flight recorder session
+ *
+ * Fresh buffers of the current size (the old ones' unread records are
+ * discarded and counted), in overwrite mode, then a session as
+ * grtrace_start_locked() starts one, without the readers' wake timer.
+ * Context: grtrace_lock held, no session running; sleeps.
+ * Return: 0, -EBUSY while tracing, -ENOMEM, or the start's error.
+ */
+int grtrace_arm_locked(void)
+{
+	int ret;
+
+	lockdep_assert_held(&grtrace_lock);
+	if (grtrace_enabled)
+		return -EBUSY;
+	grtrace_close_channel();
+	ret = grtrace_open_channel(grtrace_buffer_size);
+	if (ret)
+		return ret;
+	WRITE_ONCE(grtrace_rec_on, true);
+	ret = grtrace_start_locked();
+	if (ret) {
+		grtrace_close_channel();
+		WRITE_ONCE(grtrace_rec_on, false);
+	}
+	return ret;
+}
+
+/**
+ * grtrace_disarm_locked() - end the flight recorder's session
+ *
+ * Stops it and frees its buffers, the snapshot with them.  The next start
+ * of tracing gets fresh buffers.
+ * Context: grtrace_lock held; sleeps.
+ */
+void grtrace_disarm_locked(void)
+{
+	lockdep_assert_held(&grtrace_lock);
+	grtrace_stop_locked();
+	grtrace_close_channel();
+	WRITE_ONCE(grtrace_rec_on, false);
+	grtrace_config_derive();
+}
+
+/**
+ * grtrace_rec_freeze() - stop the event path's writes, at once
+ *
+ * From then on every event finds no channel and is dropped, reason
+ * ``frozen``; an event that read the channel before may still finish its
+ * record (the snapshot's reader waits for those: synchronize_rcu()).
+ * Context: any; the flight recorder's trigger.
+ */
+void grtrace_rec_freeze(void)
+{
+	WRITE_ONCE(grtrace_chan, NULL);
+	/* The store before the caller's clock read: freeze_ns. */
+	smp_mb();
+}
+
+/**
+ * grtrace_rec_channel() - the flight recorder's relay channel
+ *
+ * Context: grtrace_lock held, so the channel stays.
+ * Return: the channel or NULL.
+ */
+struct rchan *grtrace_rec_channel(void)
+{
+	lockdep_assert_held(&grtrace_lock);
+	return grtrace_relay;
 }
 
 /**
@@ -1734,7 +1864,7 @@ int grtrace_resize_locked(unsigned long size)
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
 		return -EBUSY;
-	if (!grtrace_chan) {
+	if (!grtrace_relay) {
 		grtrace_buffer_size = size;
 		return 0;
 	}
@@ -1777,7 +1907,7 @@ int grtrace_core_init(struct dentry *dir)
 unsigned long grtrace_buffers_allocated(void)
 {
 	/* Not dereferenced: it may be closed under us. */
-	if (!READ_ONCE(grtrace_chan))
+	if (!READ_ONCE(grtrace_relay))
 		return 0;
 	return num_possible_cpus() * PAGE_ALIGN(READ_ONCE(grtrace_buffer_size));
 }
@@ -1787,6 +1917,7 @@ void grtrace_core_exit(void)
 	mutex_lock(&grtrace_lock);
 	grtrace_stop_locked();
 	grtrace_close_channel();
+	WRITE_ONCE(grtrace_rec_on, false);
 	mutex_unlock(&grtrace_lock);
 }
 

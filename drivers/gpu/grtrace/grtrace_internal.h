@@ -33,6 +33,7 @@ enum grtrace_drop {
 	GRTRACE_DROP_NMI,
 	GRTRACE_DROP_NESTED,
 	GRTRACE_DROP_INVALID,
+	GRTRACE_DROP_FROZEN,
 	GRTRACE_NR_DROPS,
 };
 
@@ -426,6 +427,9 @@ struct grtrace_config {
 	u32 state_types;
 };
 
+/* Sub-buffers of each CPU's relay buffer. */
+#define GRTRACE_NR_SUBBUFS	8
+
 extern struct grtrace_config grtrace_cfg;
 void grtrace_config_derive(void);
 extern struct mutex grtrace_lock;
@@ -468,6 +472,27 @@ void grtrace_error(u32 ring_id, u64 ctx, u64 seqno, int err,
 #define GRTRACE_EV_ENGINE(engine)	(((u32)(engine) + 1) << 16)
 int grtrace_start_locked(void);
 void grtrace_stop_locked(void);
+void grtrace_stream_info_fill(struct grtrace_stream_info *si);
+
+/*
+ * The flight recorder.  grtrace_core.c: the overwrite mode of the relay
+ * channel, its session and its freeze; grtrace_recorder.c: its state, its
+ * triggers, its accounting and its files.
+ */
+struct rchan;
+struct rchan_buf;
+extern bool grtrace_rec_on;
+int grtrace_arm_locked(void);
+void grtrace_disarm_locked(void);
+void grtrace_rec_freeze(void);
+struct rchan *grtrace_rec_channel(void);
+int grtrace_rec_subbuf_start(struct rchan_buf *buf);
+void grtrace_rec_base(void);
+void grtrace_rec_error(u32 ring_id, u64 ctx, u64 seqno, u64 err);
+int grtrace_recorder_init(struct dentry *dir);
+void grtrace_recorder_exit(void);
+int grtrace_recorder_cmd(char *buf);
+const char *grtrace_recorder_state(void);
 int grtrace_resize_locked(unsigned long size);
 unsigned long grtrace_buffers_allocated(void);
 int grtrace_write_control(const void *rec, u16 size);
@@ -524,6 +549,7 @@ static inline u16 grtrace_ring_engine(u32 ring_id)
 int grtrace_rings_init(void);
 void grtrace_rings_exit(void);
 int grtrace_rings_write_metadata(void);
+struct grtrace_metadata *grtrace_rings_metadata(u32 *nr);
 void grtrace_rings_quiesce(void);
 int grtrace_rings_show(struct seq_file *m);
 

@@ -530,6 +530,38 @@ int grtrace_rings_write_metadata(void)
 	return ret;
 }
 
+/**
+ * grtrace_rings_metadata() - a METADATA record of every ring registered now
+ * @nr: set to the number of rings in it
+ *
+ * For the flight recorder's snapshot, written afresh: the record is built,
+ * not written, its header zero but the type, @nr_rings the whole table
+ * (which the caller splits into METADATA and RING records as
+ * grtrace_rings_write_metadata() does).
+ * Context: process context.
+ * Return: the record, to be kvfree()d, or NULL without memory.
+ */
+struct grtrace_metadata *grtrace_rings_metadata(u32 *nr)
+{
+	struct grtrace_metadata *md;
+	unsigned long flags;
+
+	mutex_lock(&grtrace_rings_grow_lock);
+	md = grtrace_rings_room(sizeof(*md));
+	if (md) {
+		md->hdr.type = GRTRACE_REC_METADATA;
+		md->ring_size = sizeof(struct grtrace_ring_desc);
+		strscpy(md->kernel, init_utsname()->release,
+			sizeof(md->kernel));
+		raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
+		*nr = __grtrace_rings_snapshot(md->rings);
+		raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
+		md->nr_rings = *nr;
+	}
+	mutex_unlock(&grtrace_rings_grow_lock);
+	return md;
+}
+
 int grtrace_rings_show(struct seq_file *m)
 {
 	struct grtrace_ring_desc *r;

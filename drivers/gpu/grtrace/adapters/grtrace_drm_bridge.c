@@ -25,6 +25,13 @@
  * (the scheduler found a dependency still unsignalled when it tried to run
  * the job) names a fence add_dep named already, so the bridge does not
  * attach to it.
+ *
+ * No version of the scheduler has a timeout tracepoint: the flight
+ * recorder's timeout trigger is a kprobe on the entry of
+ * drm_sched_job_timedout(), the work item that calls the driver's
+ * timedout_job(), so it fires while the hung job is still open, before the
+ * driver's reset.  It is registered while gpu-sched is loaded (a module
+ * notifier follows its load and unload).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -33,6 +40,7 @@
 #include <linux/dma-fence.h>
 #include <linux/grtrace.h>
 #include <linux/irq_work.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/module.h>
@@ -281,15 +289,146 @@ static void sched_waits_cancel(void)
 #endif
 #define TP_DONE		GRTRACE_SCHED_TP_DONE
 
+#ifdef CONFIG_KPROBES
+/*
+ * The scheduler's job timeout, at the entry of drm_sched_job_timedout():
+ * the flight recorder's timeout trigger, naming the scheduler's ring and,
+ * where its list lock can be taken here, the job that timed out (the
+ * oldest pending one, which the function is about to take).  A kprobe
+ * handler runs with preemption off: on PREEMPT_RT the list lock sleeps,
+ * so the job is not named there (readers take the oldest unfinished job
+ * of the ring).  The lock is never taken from interrupts (the scheduler
+ * takes it with spin_lock()), so a trylock here cannot deadlock.
+ */
+static void sched_timeout_job(struct drm_gpu_scheduler *sched, u64 *ctx,
+			      u64 *seqno)
+{
+	struct drm_sched_job *job;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) ||
+	    !spin_trylock(&sched->job_list_lock))
+		return;
+	job = list_first_entry_or_null(&sched->pending_list,
+				       struct drm_sched_job, list);
+	if (job && job->s_fence) {
+		*ctx = job->s_fence->finished.context;
+		*seqno = job->s_fence->finished.seqno;
+	}
+	spin_unlock(&sched->job_list_lock);
+}
+
+static int sched_timeout_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct work_struct *work = (void *)regs_get_kernel_argument(regs, 0);
+	struct drm_gpu_scheduler *sched;
+	u64 ctx = 0, seqno = 0;
+	int ring = -ENODATA;
+
+	sched = container_of(work, struct drm_gpu_scheduler, work_tdr.work);
+	if (grtrace_tracing())
+		ring = sched_ring(sched);
+	sched_timeout_job(sched, &ctx, &seqno);
+	grtrace_recorder_trigger(GRTRACE_TRIGGER_TIMEOUT,
+				 ring >= 0 ? ring : U32_MAX, ctx, seqno, 0);
+	return 0;
+}
+
+static struct kprobe sched_timeout_kp;
+/* Serialises the kprobe's registration: module load, unload, notifier. */
+static DEFINE_MUTEX(sched_timeout_lock);
+static bool sched_timeout_on;
+
+static void sched_timeout_attach(void)
+{
+	int ret;
+
+	mutex_lock(&sched_timeout_lock);
+	if (!sched_timeout_on) {
+		sched_timeout_kp = (struct kprobe){
+			.symbol_name = "drm_sched_job_timedout",
+			.pre_handler = sched_timeout_pre,
+		};
+		ret = register_kprobe(&sched_timeout_kp);
+		sched_timeout_on = !ret;
+		/* -ENOENT: gpu-sched is not loaded; its load attaches. */
+		if (ret && ret != -ENOENT)
+			pr_warn("no timeout trigger: kprobe on drm_sched_job_timedout: %d\n",
+				ret);
+	}
+	mutex_unlock(&sched_timeout_lock);
+}
+
+static void sched_timeout_detach(void)
+{
+	mutex_lock(&sched_timeout_lock);
+	if (sched_timeout_on)
+		unregister_kprobe(&sched_timeout_kp);
+	sched_timeout_on = false;
+	mutex_unlock(&sched_timeout_lock);
+}
+
+static int sched_timeout_module(struct notifier_block *nb, unsigned long state,
+				void *data)
+{
+	struct module *mod = data;
+
+	if (strcmp(mod->name, "gpu_sched"))
+		return NOTIFY_DONE;
+	if (state == MODULE_STATE_LIVE)
+		sched_timeout_attach();
+	else if (state == MODULE_STATE_GOING)
+		sched_timeout_detach();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sched_timeout_nb = {
+	.notifier_call = sched_timeout_module,
+};
+
+static int sched_timeout_setup(void)
+{
+	int ret = register_module_notifier(&sched_timeout_nb);
+
+	if (!ret)
+		sched_timeout_attach();
+	return ret;
+}
+
+static void sched_timeout_teardown(void)
+{
+	unregister_module_notifier(&sched_timeout_nb);
+	sched_timeout_detach();
+}
+#else
+static int sched_timeout_setup(void)
+{
+	pr_info("no timeout trigger for the flight recorder: CONFIG_KPROBES is not set\n");
+	return 0;
+}
+
+static void sched_timeout_teardown(void)
+{
+}
+#endif
+
 static int sched_setup(void)
 {
-	return grtrace_pool_init(&sched_waits_pool, sizeof(struct sched_wait),
-				 SCHED_WAITS_POOL);
+	int ret;
+
+	ret = grtrace_pool_init(&sched_waits_pool, sizeof(struct sched_wait),
+				SCHED_WAITS_POOL);
+	if (ret)
+		return ret;
+	ret = sched_timeout_setup();
+	if (ret)
+		grtrace_pool_destroy(&sched_waits_pool);
+	return ret;
 }
 
 /* The probes are gone: no wait is added any more. */
 static void sched_teardown(void)
 {
+	sched_timeout_teardown();
 	/* The waits the last probes took get their callbacks first. */
 	irq_work_sync(&sched_waits_work);
 	sched_waits_cancel();

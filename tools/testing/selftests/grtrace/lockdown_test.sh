@@ -13,7 +13,10 @@
 #    and report work as without lockdown, on jobs submitted through the
 #    virtual GPU's render node (its debugfs submit file is refused too);
 #  - where no sysfs twin is found, the CLI says in one line that lockdown
-#    refused it and what to do.
+#    refused it and what to do;
+#  - the flight recorder: armed and triggered through its sysfs twin, its
+#    info and snapshot<cpu> read from debugfs and checked, released and
+#    disarmed (recorder_test.sh has the rest).
 # Lockdown cannot be turned off again: this is the guest's last suite.
 # TAP output; runs as root inside the test VM.
 
@@ -33,7 +36,7 @@ jobs() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summa
 submit() { "$CLIENT" "$NODE" "gfx 0 $1 100"$'\n' >/dev/null; }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..12"
 mountpoint -q /sys/kernel/security || mount -t securityfs none /sys/kernel/security
 load_stack render_node=1
 NODE=
@@ -88,5 +91,26 @@ sed 's/^/# /' "$TMP/e.err"
 [ $rc != 0 ] && [ "$(wc -l <"$TMP/e.err")" = 1 ] &&
 	grep -q 'refused by kernel lockdown (integrity)' "$TMP/e.err"
 ok $? "without the sysfs files, the CLI says in one line that lockdown refused it"
+
+# 7-11: the flight recorder through /sys/kernel/grtrace/recorder.
+R=$D/recorder
+! cat "$R/control" >/dev/null 2>&1 && cat "$R/info" >/dev/null &&
+	[ "$(stat -c %a $S/recorder)" = 600 ] && [ "$(cat $S/recorder)" = off ]
+ok $? "recorder: debugfs refuses its control, reads info; $S/recorder there, root-only"
+echo arm >$S/recorder && [ "$(cat $S/recorder)" = armed ] && submit 50 && vgpu_idle &&
+	echo trigger >$S/recorder && [ "$(cat $S/recorder)" = triggered ]
+ok $? "recorder: arm and trigger through $S/recorder"
+mkdir "$TMP/rec" && cat "$R/info" >"$TMP/rec/info"
+rc=$?
+for f in "$R"/snapshot*; do cat "$f" >"$TMP/rec/${f##*/}" || rc=1; done
+[ $rc = 0 ] && python3 "$HERE/recorder_check.py" "$TMP/rec" --cause manual >"$TMP/rec.out"
+rc=$?
+sed -n 's/^FAIL/# FAIL/p' "$TMP/rec.out"
+ok $rc "recorder: info and snapshot<cpu> read under lockdown, the snapshot checks hold"
+echo release >$S/recorder && [ "$(cat $S/recorder)" = armed ] &&
+	echo disarm >$S/recorder && [ "$(cat $S/recorder)" = off ]
+ok $? "recorder: release and disarm through sysfs"
+! echo bogus 2>/dev/null >$S/recorder && [ "$(cat $S/recorder)" = off ]
+ok $? "recorder: an unknown word through sysfs is refused (EINVAL)"
 
 module_suite_end
