@@ -8,7 +8,9 @@
 #    the hung job (SUBMIT, COMMIT, no END) before a TRIGGER (cause
 #    timeout, its ring), with emitted == kept + overwritten + dropped
 #    exactly per CPU (recorder_check.py, its own reader; "grtrace dump"
-#    reads each stream too);
+#    reads each stream too); every job ftrace saw submitted inside the
+#    snapshot's window is in it, with its events (recorder_compare.py,
+#    against a tracefs instance recording the gpu_scheduler events);
 #  - ten hangs give one snapshot and nine counted later triggers;
 #  - a manual trigger (format 1), an ERROR event's trigger; release
 #    re-arms, start while armed and arm while tracing are refused (EBUSY);
@@ -79,9 +81,27 @@ wakeups() {
 	grep -c grtrace $t/trace
 }
 w() { echo "$1" >"$2"; }
+# ftrace_on / ftrace_off FILE: the gpu_scheduler events in a tracefs
+# instance of its own (what trace-cmd records), mono clock, buffers big
+# enough for the whole run; off writes its text to FILE and says whether
+# it lost any event.
+FT=/sys/kernel/tracing/instances/grtrace_recorder
+ftrace_on() {
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
+	mkdir -p $FT && echo mono >$FT/trace_clock && echo 16384 >$FT/buffer_size_kb &&
+		echo 1 >$FT/events/gpu_scheduler/enable && echo 1 >$FT/tracing_on
+}
+ftrace_off() {
+	echo 0 >$FT/tracing_on && echo 0 >$FT/events/gpu_scheduler/enable &&
+		cat $FT/trace >"$1" || return 1
+	awk '$1 == "overrun:" { s += $2 } END { exit s != 0 }' $FT/per_cpu/cpu*/stats
+	local rc=$?
+	rmdir $FT
+	return $rc
+}
 
 echo "TAP version 13"
-echo "1..52"
+echo "1..57"
 load_stack timeout_ms=400
 
 # the files.
@@ -118,6 +138,8 @@ ok $? "armed and idle: no timer or work item of grtrace runs"
 ok $? "the events files are not readable while armed (snapshots only)"
 
 # three rings, several wraps of every buffer that takes their events.
+ftrace_on
+ok $? "ftrace: the gpu_scheduler events in a tracefs instance, mono clock"
 vgpu_submit "gfx 0 1500 5\ncompute 1 1500 5\ncopy 2 1500 5\n" && vgpu_idle
 ok $? "4500 jobs on three rings"
 over=$(awk '/^cpu/ { for (i = 2; i <= NF; i++) if ($i ~ /^overwritten=/) { split($i, a, "="); s += a[2] } } END { print s + 0 }' "$R/info")
@@ -161,6 +183,8 @@ read -r pri slept _ readms _ <"$TMP/poll.v"
 [ "$pri" = pri ] && [ "${slept:-0}" -ge 300 ] && [ "${readms:-9999}" -lt 1000 ]
 ok $? "poll(2) on info slept until the trigger (${slept:-?} ms), woke with POLLPRI; snapshots read ${readms:-?} ms after it"
 vgpu_idle
+ftrace_off "$TMP/ftrace"
+ok $? "ftrace: stopped after the hang, no event lost ($(grep -c drm_ "$TMP/ftrace") lines)"
 hung=$(dmesg | sed -n 's/.*vgpu0-gfx: job \([0-9]*:[0-9]*\) timed out.*/\1/p' | tail -1)
 echo "# hung job (vgpu's log): $hung"
 
@@ -177,6 +201,9 @@ check "timeout snapshot" python3 "$CHECK" "$TMP/s1" --cause timeout \
 	--ring vgpu0-gfx --hang --later 0 --format 2 --wrapped --session "$session" --job "$job"
 dump_ok "$TMP/s1"
 ok $? "grtrace dump reads each snapshot stream unchanged"
+cat "$TMP"/s1/snapshot*.txt >"$TMP/s1.dump"
+check "against ftrace" python3 "$HERE/recorder_compare.py" "$TMP/ftrace" \
+	"$TMP/s1.dump" "$TMP/s1/info"
 
 # release re-arms; ten hangs: one snapshot, nine later triggers.
 w release "$R/control" && [ "$(info state)" = armed ] &&
