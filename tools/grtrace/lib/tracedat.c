@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libgrtrace: the ioctls of a trace-cmd trace.dat, through libtracecmd
+ * (include/grtrace/timeline.h).  Built only when libtracecmd is found.
+ *
+ * libtracecmd reads the file (version 6 or 7, its sections compressed or
+ * not) and hands over every CPU's events in time order; here each
+ * sys_enter_ioctl is kept open under its thread until that thread's
+ * sys_exit_ioctl closes it, as merge_timeline.py pairs the text of
+ * "trace-cmd report".  The result is columns, sorted by the enter.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <trace-cmd.h>
+
+#define GRTRACE_BUILD
+#include "include/grtrace/timeline.h"
+#include "lib.h"
+#include "u64map.h"
+
+struct pairing {
+	struct tep_handle *tep;
+	int enter_id, exit_id;
+	/* sys_enter_ioctl's cmd field */
+	int cmd_off, cmd_size;
+	int64_t offset;
+	struct grtrace_ioctls *io;
+	size_t cap;
+	/* Ioctls open, by thread: index + 1 into @io's columns (0: none). */
+	struct u64map *open;
+	/* Threads seen, by tid: index into @io->comm. */
+	struct u64map *tasks;
+	size_t tcap;
+};
+
+static void td_err(struct grtrace_error *err, int status, int sys,
+		   const char *fmt, ...) GR_PRINTF(4, 5);
+
+static void td_err(struct grtrace_error *err, int status, int sys,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	memset(err, 0, sizeof(*err));
+	err->status = status;
+	err->sys = sys;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static void grow(struct pairing *p)
+{
+	struct grtrace_ioctls *io = p->io;
+	size_t cap = p->cap ? 2 * p->cap : 65536;
+
+	io->enter = xrealloc(io->enter, cap * sizeof(*io->enter));
+	io->exit = xrealloc(io->exit, cap * sizeof(*io->exit));
+	io->tid = xrealloc(io->tid, cap * sizeof(*io->tid));
+	io->cmd = xrealloc(io->cmd, cap * sizeof(*io->cmd));
+	io->task = xrealloc(io->task, cap * sizeof(*io->task));
+	p->cap = cap;
+}
+
+/* The index of @tid's name in io->comm, added on its first ioctl. */
+static uint32_t task_of(struct pairing *p, uint32_t tid)
+{
+	struct grtrace_ioctls *io = p->io;
+	int64_t k = u64map_get(p->tasks, tid);
+	const char *comm;
+
+	if (k >= 0)
+		return (uint32_t)k;
+	if (io->ntask == p->tcap) {
+		p->tcap = p->tcap ? 2 * p->tcap : 64;
+		io->comm = xrealloc(io->comm, p->tcap * GRTRACE_COMM_LEN);
+	}
+	comm = tep_data_comm_from_pid(p->tep, (int)tid);
+	snprintf(io->comm + io->ntask * GRTRACE_COMM_LEN, GRTRACE_COMM_LEN,
+		 "%s", comm ? comm : "<...>");
+	u64map_set(p->tasks, tid, (uint32_t)io->ntask);
+	return (uint32_t)io->ntask++;
+}
+
+static int on_record(struct tracecmd_input *h, struct tep_record *rec,
+		     int cpu, void *data)
+{
+	struct pairing *p = data;
+	struct grtrace_ioctls *io = p->io;
+	int type = tep_data_type(p->tep, rec);
+	uint64_t ts = rec->ts + (uint64_t)p->offset;
+	int64_t open;
+	uint32_t tid;
+	size_t i;
+
+	(void)h;
+	(void)cpu;
+	if (type != p->enter_id && type != p->exit_id)
+		return 0;
+	io->events++;
+	tid = (uint32_t)tep_data_pid(p->tep, rec);
+	open = u64map_get(p->open, tid);
+	if (type == p->exit_id) {
+		if (open <= 0) {
+			io->stray++;
+			return 0;
+		}
+		io->exit[open - 1] = ts;
+		u64map_set(p->open, tid, 0);
+		return 0;
+	}
+	/* An enter before the exit of the one open leaves it open: stray. */
+	if (rec->size < p->cmd_off + p->cmd_size)
+		return 0;
+	if (io->n == p->cap)
+		grow(p);
+	i = io->n++;
+	io->enter[i] = ts;
+	io->exit[i] = UINT64_MAX;
+	io->tid[i] = tid;
+	io->cmd[i] = (uint32_t)tep_read_number(p->tep,
+					       (char *)rec->data + p->cmd_off,
+					       p->cmd_size);
+	io->task[i] = task_of(p, tid);
+	u64map_set(p->open, tid, (uint32_t)(i + 1));
+	return 0;
+}
+
+/*
+ * Drop the ioctls never closed -- an enter followed by another of its
+ * thread, or still open at the end -- and count them as stray.
+ */
+static void drop_open(struct pairing *p)
+{
+	struct grtrace_ioctls *io = p->io;
+	size_t i, o = 0;
+
+	for (i = 0; i < io->n; i++) {
+		if (io->exit[i] == UINT64_MAX) {
+			io->stray++;
+			continue;
+		}
+		io->enter[o] = io->enter[i];
+		io->exit[o] = io->exit[i];
+		io->tid[o] = io->tid[i];
+		io->cmd[o] = io->cmd[i];
+		io->task[o] = io->task[i];
+		o++;
+	}
+	io->n = o;
+}
+
+static struct grtrace_ioctls *sort_io;
+
+static int by_enter(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct grtrace_ioctls *io = sort_io;
+
+	if (io->enter[x] != io->enter[y])
+		return io->enter[x] < io->enter[y] ? -1 : 1;
+	if (io->tid[x] != io->tid[y])
+		return io->tid[x] < io->tid[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Enters come in time order, so the columns are sorted already but where
+ * two share a time; only then is a permutation applied.
+ */
+static void sort_enter(struct pairing *p)
+{
+	struct grtrace_ioctls *io = p->io;
+	uint32_t *perm;
+	size_t i;
+	int sorted = 1;
+
+	for (i = 1; i < io->n; i++) {
+		if (io->enter[i] < io->enter[i - 1] ||
+		    (io->enter[i] == io->enter[i - 1] &&
+		     io->tid[i] < io->tid[i - 1]))
+			sorted = 0;
+		if (io->enter[i] == io->enter[i - 1])
+			io->ties = 1;
+	}
+	if (sorted)
+		return;
+	perm = xmalloc(io->n * sizeof(*perm));
+	for (i = 0; i < io->n; i++)
+		perm[i] = (uint32_t)i;
+	sort_io = io;
+	qsort(perm, io->n, sizeof(*perm), by_enter);
+	{
+		uint64_t *e = xmalloc(io->n * sizeof(*e));
+		uint64_t *x = xmalloc(io->n * sizeof(*x));
+		uint32_t *t = xmalloc(io->n * sizeof(*t));
+		uint32_t *c = xmalloc(io->n * sizeof(*c));
+		uint32_t *k = xmalloc(io->n * sizeof(*k));
+
+		for (i = 0; i < io->n; i++) {
+			e[i] = io->enter[perm[i]];
+			x[i] = io->exit[perm[i]];
+			t[i] = io->tid[perm[i]];
+			c[i] = io->cmd[perm[i]];
+			k[i] = io->task[perm[i]];
+		}
+		free(io->enter);
+		free(io->exit);
+		free(io->tid);
+		free(io->cmd);
+		free(io->task);
+		io->enter = e;
+		io->exit = x;
+		io->tid = t;
+		io->cmd = c;
+		io->task = k;
+	}
+	free(perm);
+}
+
+GRTRACE_API void grtrace_ioctls_free(struct grtrace_ioctls *io)
+{
+	if (!io)
+		return;
+	free(io->enter);
+	free(io->exit);
+	free(io->tid);
+	free(io->cmd);
+	free(io->task);
+	free(io->comm);
+	free(io);
+}
+
+/* The ioctl events of @h; 0, or -1 if it has none (no ioctls then). */
+static int find_events(struct pairing *p, struct tracecmd_input *h)
+{
+	struct tep_event *enter, *exit_ev;
+	struct tep_format_field *cmd;
+
+	p->tep = tracecmd_get_tep(h);
+	enter = tep_find_event_by_name(p->tep, "syscalls", "sys_enter_ioctl");
+	exit_ev = tep_find_event_by_name(p->tep, "syscalls", "sys_exit_ioctl");
+	cmd = enter ? tep_find_field(enter, "cmd") : NULL;
+	if (!enter || !exit_ev || !cmd)
+		return -1;
+	p->enter_id = enter->id;
+	p->exit_id = exit_ev->id;
+	p->cmd_off = cmd->offset;
+	p->cmd_size = cmd->size;
+	return 0;
+}
+
+/*
+ * libtracecmd 3.1 trusts the file's sizes: a version 6 file cut in its CPU
+ * data is mapped past its end and faults, a version 7 file cut in its first
+ * header is freed twice.  So the sizes are checked here first, from
+ * trace-cmd.dat.v6(5) and .v7(5): the first header whole, and in version 6
+ * each section's size, then every CPU's data, inside the file.  Returns
+ * NULL, or what is wrong.
+ */
+struct cur {
+	const uint8_t *p;
+	size_t len, at;
+};
+
+static int skip(struct cur *c, size_t n)
+{
+	if (n > c->len - c->at)
+		return -1;
+	c->at += n;
+	return 0;
+}
+
+static int skip_str(struct cur *c)
+{
+	const uint8_t *z = memchr(c->p + c->at, 0, c->len - c->at);
+
+	if (!z)
+		return -1;
+	c->at = (size_t)(z - c->p) + 1;
+	return 0;
+}
+
+static int get(struct cur *c, unsigned int size, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned int i;
+
+	if (size > c->len - c->at)
+		return -1;
+	for (i = 0; i < size; i++)
+		x |= (uint64_t)c->p[c->at + i] << (8 * i);
+	c->at += size;
+	*v = x;
+	return 0;
+}
+
+/* Skip a block of data whose size comes first, in @size bytes. */
+static int skip_sized(struct cur *c, unsigned int size)
+{
+	uint64_t n;
+
+	return get(c, size, &n) || skip(c, n);
+}
+
+static const char *check_v6(struct cur *c)
+{
+	uint64_t n, m, cpus, off, size, opt;
+
+	/* version, endianness, long size, page size, header_page/event */
+	if (skip_str(c) || skip(c, 6) || skip_str(c) || skip_sized(c, 8) ||
+	    skip_str(c) || skip_sized(c, 8))
+		return "its headers are cut short";
+	if (get(c, 4, &n))
+		return "its headers are cut short";
+	while (n--)
+		if (skip_sized(c, 8))
+			return "its ftrace event formats are cut short";
+	if (get(c, 4, &n))
+		return "its event formats are cut short";
+	while (n--) {
+		if (skip_str(c) || get(c, 4, &m))
+			return "its event formats are cut short";
+		while (m--)
+			if (skip_sized(c, 8))
+				return "its event formats are cut short";
+	}
+	if (skip_sized(c, 4) || skip_sized(c, 4) || skip_sized(c, 8) ||
+	    get(c, 4, &cpus) || c->len - c->at < 10)
+		return "its headers are cut short";
+	if (!memcmp(c->p + c->at, "options  ", 10)) {
+		c->at += 10;
+		do {
+			if (get(c, 2, &opt) || (opt && skip_sized(c, 4)))
+				return "its options are cut short";
+		} while (opt);
+	}
+	if (c->len - c->at < 10)
+		return "its headers are cut short";
+	if (memcmp(c->p + c->at, "flyrecord", 10))
+		return NULL;	/* latency: text, whatever its length */
+	c->at += 10;
+	while (cpus--) {
+		if (get(c, 8, &off) || get(c, 8, &size))
+			return "its CPU table is cut short";
+		if (off > c->len || size > c->len - off)
+			return "its CPU data is cut short (the file is truncated)";
+	}
+	return NULL;
+}
+
+static const char *check_sizes(int fd)
+{
+	struct stat st;
+	struct cur c;
+	const char *why = NULL;
+	void *map;
+
+	if (fstat(fd, &st) || st.st_size < 12)
+		return "its first header is cut short";
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return "it cannot be mapped";
+	c.p = map;
+	c.len = (size_t)st.st_size;
+	c.at = 10;
+	if (!memcmp(c.p + 10, "6", 2)) {
+		why = check_v6(&c);
+	} else if (skip_str(&c) || skip(&c, 6) || skip_str(&c) ||
+		   skip_str(&c) || skip(&c, 8)) {
+		/* 7: endianness, long size, page size, compression, offset */
+		why = "its first header is cut short";
+	}
+	munmap(map, (size_t)st.st_size);
+	return why;
+}
+
+GRTRACE_API int grtrace_tracedat_ioctls(const char *path, int64_t offset_ns,
+					struct grtrace_ioctls **out,
+					struct grtrace_error *err)
+{
+	struct pairing p = { .offset = offset_ns };
+	struct tracecmd_input *h = NULL;
+	struct gr_oom_guard g;
+	const char *why;
+	int fd;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		td_err(err, GRTRACE_ERR_IO, errno, "%s", strerror(errno));
+		return -1;
+	}
+	why = check_sizes(fd);
+	close(fd);
+	if (why) {
+		td_err(err, GRTRACE_ERR_INPUT, 0, "a trace.dat, but %s", why);
+		return -1;
+	}
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	errno = 0;
+	h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+			       TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (h && tracecmd_init_data(h) < 0) {
+		tracecmd_close(h);
+		td_err(err, GRTRACE_ERR_INPUT, 0,
+		       "its CPU data cannot be read (truncated?)");
+		return -1;
+	}
+	if (!h) {
+		td_err(err, GRTRACE_ERR_INPUT, errno,
+		       "not a trace.dat libtracecmd can read (truncated or corrupt headers%s%s)",
+		       errno ? ": " : "", errno ? strerror(errno) : "");
+		return -1;
+	}
+	p.io = calloc(1, sizeof(*p.io));
+	if (!p.io) {
+		tracecmd_close(h);
+		td_err(err, GRTRACE_ERR_NOMEM, ENOMEM, "out of memory");
+		return -1;
+	}
+	if (setjmp(g.env)) {
+		/* Half built: leak it rather than free what is unknown. */
+		td_err(err, GRTRACE_ERR_NOMEM, ENOMEM, "out of memory");
+		return -1;
+	}
+	gr_oom_push(&g);
+	if (!find_events(&p, h)) {
+		p.open = u64map_new();
+		p.tasks = u64map_new();
+		tracecmd_iterate_events(h, NULL, 0, on_record, &p);
+		drop_open(&p);
+		sort_enter(&p);
+		u64map_free(p.open);
+		u64map_free(p.tasks);
+	}
+	gr_oom_pop(&g);
+	tracecmd_close(h);
+	*out = p.io;
+	return 0;
+}
