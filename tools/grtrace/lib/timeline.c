@@ -243,3 +243,139 @@ fail:
 	grtrace_gpu_events_free(c.ev);
 	return -1;
 }
+
+static const struct grtrace_ioctls *find_io;
+
+static int by_tid_enter(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct grtrace_ioctls *io = find_io;
+
+	if (io->tid[x] != io->tid[y])
+		return io->tid[x] < io->tid[y] ? -1 : 1;
+	return x < y ? -1 : x > y;	/* @io is sorted by enter */
+}
+
+GRTRACE_API long grtrace_ioctls_find(struct grtrace_ioctls *io, uint32_t tid,
+				     uint64_t ts, struct grtrace_error *err)
+{
+	size_t lo = 0, hi, i;
+	uint32_t *ix;
+
+	if (!io->by_tid && io->n) {
+		ix = malloc(io->n * sizeof(*ix));
+		if (!ix) {
+			tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0,
+			       "out of memory");
+			return -1;
+		}
+		for (i = 0; i < io->n; i++)
+			ix[i] = (uint32_t)i;
+		find_io = io;
+		qsort(ix, io->n, sizeof(*ix), by_tid_enter);
+		io->by_tid = ix;
+	}
+	ix = io->by_tid;
+	/* The last ioctl of @tid that began at or before @ts. */
+	hi = io->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t t = io->tid[ix[mid]];
+
+		if (t < tid || (t == tid && io->enter[ix[mid]] <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || io->tid[ix[lo - 1]] != tid)
+		return -1;
+	i = ix[lo - 1];
+	return ts <= io->exit[i] ? (long)i : -1;
+}
+
+/* @v in decimal at @p; the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static char *put_hex(char *p, uint32_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[8];
+	int n = 0;
+
+	do {
+		tmp[n++] = hex[v & 15];
+		v >>= 4;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
+				      const char *const *text, int verbose,
+				      char **buf, size_t *len, uint64_t **off,
+				      struct grtrace_error *err)
+{
+	static const char mid[] = " cpu ioctl ", dur[] = " dur=";
+	size_t *tlen, i, cap = 0;
+	char *b, *p;
+	uint64_t *o;
+
+	*buf = NULL;
+	*off = NULL;
+	tlen = malloc((io->nkind + 1) * sizeof(*tlen));
+	o = malloc((io->n + 1) * sizeof(*o));
+	for (i = 0; tlen && i < io->nkind; i++) {
+		tlen[i] = strlen(text[i]);
+		if (cap < tlen[i])
+			cap = tlen[i];
+	}
+	/* The longest line: 2 times of 20 digits, the text, the words. */
+	cap = io->n * (cap + 2 * 20 + sizeof(mid) + sizeof(dur) +
+		       (verbose ? 16 + 20 + 8 : 0)) + 1;
+	b = tlen && o ? malloc(cap) : NULL;
+	if (!b) {
+		free(tlen);
+		free(o);
+		tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return -1;
+	}
+	p = b;
+	for (i = 0; i < io->n; i++) {
+		uint32_t k = io->kind[i];
+
+		o[i] = (uint64_t)(p - b);
+		p = put_u64(p, io->enter[i]);
+		memcpy(p, mid, sizeof(mid) - 1);
+		p += sizeof(mid) - 1;
+		memcpy(p, text[k], tlen[k]);
+		p += tlen[k];
+		memcpy(p, dur, sizeof(dur) - 1);
+		p = put_u64(p + sizeof(dur) - 1, io->exit[i] - io->enter[i]);
+		if (verbose) {
+			memcpy(p, " cmd=0x", 7);
+			p = put_hex(p + 7, io->cmd[i]);
+			memcpy(p, " exit=", 6);
+			p = put_u64(p + 6, io->exit[i]);
+		}
+		*p++ = '\n';
+	}
+	o[io->n] = (uint64_t)(p - b);
+	free(tlen);
+	*buf = b;
+	*len = (size_t)(p - b);
+	*off = o;
+	return 0;
+}

@@ -38,6 +38,9 @@ struct pairing {
 	/* Threads seen, by tid: index into @io->comm. */
 	struct u64map *tasks;
 	size_t tcap;
+	/* (thread, command) pairs seen: index into @io->kind_*. */
+	struct u64map *kinds;
+	size_t kcap;
 };
 
 static void td_err(struct grtrace_error *err, int status, int sys,
@@ -68,7 +71,34 @@ static void grow(struct pairing *p)
 	io->tid = xrealloc(io->tid, cap * sizeof(*io->tid));
 	io->cmd = xrealloc(io->cmd, cap * sizeof(*io->cmd));
 	io->task = xrealloc(io->task, cap * sizeof(*io->task));
+	io->kind = xrealloc(io->kind, cap * sizeof(*io->kind));
 	p->cap = cap;
+}
+
+/* The index of the pair (@tid, @cmd), added on its first ioctl. */
+static uint32_t kind_of(struct pairing *p, uint32_t tid, uint32_t cmd,
+			uint32_t task)
+{
+	struct grtrace_ioctls *io = p->io;
+	uint64_t key = (uint64_t)tid << 32 | cmd;
+	int64_t k = u64map_get(p->kinds, key);
+
+	if (k >= 0)
+		return (uint32_t)k;
+	if (io->nkind == p->kcap) {
+		p->kcap = p->kcap ? 2 * p->kcap : 64;
+		io->kind_tid = xrealloc(io->kind_tid,
+					p->kcap * sizeof(*io->kind_tid));
+		io->kind_cmd = xrealloc(io->kind_cmd,
+					p->kcap * sizeof(*io->kind_cmd));
+		io->kind_task = xrealloc(io->kind_task,
+					 p->kcap * sizeof(*io->kind_task));
+	}
+	io->kind_tid[io->nkind] = tid;
+	io->kind_cmd[io->nkind] = cmd;
+	io->kind_task[io->nkind] = task;
+	u64map_set(p->kinds, key, (uint32_t)io->nkind);
+	return (uint32_t)io->nkind++;
 }
 
 /* The index of @tid's name in io->comm, added on its first ioctl. */
@@ -131,6 +161,7 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 					       (char *)rec->data + p->cmd_off,
 					       p->cmd_size);
 	io->task[i] = task_of(p, tid);
+	io->kind[i] = kind_of(p, tid, io->cmd[i], io->task[i]);
 	u64map_set(p->open, tid, (uint32_t)(i + 1));
 	return 0;
 }
@@ -154,6 +185,7 @@ static void drop_open(struct pairing *p)
 		io->tid[o] = io->tid[i];
 		io->cmd[o] = io->cmd[i];
 		io->task[o] = io->task[i];
+		io->kind[o] = io->kind[i];
 		o++;
 	}
 	io->n = o;
@@ -205,6 +237,7 @@ static void sort_enter(struct pairing *p)
 		uint32_t *t = xmalloc(io->n * sizeof(*t));
 		uint32_t *c = xmalloc(io->n * sizeof(*c));
 		uint32_t *k = xmalloc(io->n * sizeof(*k));
+		uint32_t *d = xmalloc(io->n * sizeof(*d));
 
 		for (i = 0; i < io->n; i++) {
 			e[i] = io->enter[perm[i]];
@@ -212,17 +245,20 @@ static void sort_enter(struct pairing *p)
 			t[i] = io->tid[perm[i]];
 			c[i] = io->cmd[perm[i]];
 			k[i] = io->task[perm[i]];
+			d[i] = io->kind[perm[i]];
 		}
 		free(io->enter);
 		free(io->exit);
 		free(io->tid);
 		free(io->cmd);
 		free(io->task);
+		free(io->kind);
 		io->enter = e;
 		io->exit = x;
 		io->tid = t;
 		io->cmd = c;
 		io->task = k;
+		io->kind = d;
 	}
 	free(perm);
 }
@@ -237,6 +273,11 @@ GRTRACE_API void grtrace_ioctls_free(struct grtrace_ioctls *io)
 	free(io->cmd);
 	free(io->task);
 	free(io->comm);
+	free(io->kind);
+	free(io->kind_tid);
+	free(io->kind_cmd);
+	free(io->kind_task);
+	free(io->by_tid);
 	free(io);
 }
 
@@ -438,11 +479,13 @@ GRTRACE_API int grtrace_tracedat_ioctls(const char *path, int64_t offset_ns,
 	if (!find_events(&p, h)) {
 		p.open = u64map_new();
 		p.tasks = u64map_new();
+		p.kinds = u64map_new();
 		tracecmd_iterate_events(h, NULL, 0, on_record, &p);
 		drop_open(&p);
 		sort_enter(&p);
 		u64map_free(p.open);
 		u64map_free(p.tasks);
+		u64map_free(p.kinds);
 	}
 	gr_oom_pop(&g);
 	tracecmd_close(h);

@@ -32,7 +32,10 @@ class _Ioctls(ctypes.Structure):
                 ("tid", _u32p), ("cmd", _u32p), ("task", _u32p),
                 ("stray", ctypes.c_uint64), ("events", ctypes.c_uint64),
                 ("ntask", ctypes.c_size_t), ("comm", ctypes.c_void_p),
-                ("ties", ctypes.c_int)]
+                ("ties", ctypes.c_int), ("kind", _u32p),
+                ("nkind", ctypes.c_size_t), ("kind_tid", _u32p),
+                ("kind_cmd", _u32p), ("kind_task", _u32p),
+                ("by_tid", _u32p)]
 
 
 class _Gpu(ctypes.Structure):
@@ -60,6 +63,16 @@ if TRACEDAT:
         ctypes.c_char_p, ctypes.c_int64,
         ctypes.POINTER(ctypes.POINTER(_Ioctls)), _E]
     _lib.grtrace_ioctls_free.argtypes = [ctypes.POINTER(_Ioctls)]
+_lib.grtrace_ioctls_find.restype = ctypes.c_long
+_lib.grtrace_ioctls_find.argtypes = [ctypes.POINTER(_Ioctls), ctypes.c_uint32,
+                                     ctypes.c_uint64, _E]
+_lib.grtrace_ioctls_format.restype = ctypes.c_int
+_lib.grtrace_ioctls_format.argtypes = [
+    ctypes.POINTER(_Ioctls), ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+    ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
+    ctypes.POINTER(_u64p), _E]
+_libc = ctypes.CDLL(None)
+_libc.free.argtypes = [ctypes.c_void_p]
 
 
 _CODES = {8: "Q", 4: "I", 2: "H", 1: "B"}
@@ -96,25 +109,101 @@ class Columns:
     pass
 
 
+class Ioctls:
+    """The ioctls of a trace.dat, held by the library, sorted by enter.
+
+    .n, .stray, .events, .ties (some share an enter); .enter, .exit,
+    .tid, .cmd, .kind: sequences indexed by ioctl (the library's arrays,
+    read in place); .comm(i); .kinds: [(tid, cmd, comm)] of the
+    (thread, command) pairs that .kind indexes; .find(tid, ts);
+    .format(texts, verbose); .columns() copies all to lists.
+    """
+
+    def __init__(self, p):
+        self._p = p
+        s = p.contents
+        self.n, self.stray, self.events = s.n, s.stray, s.events
+        self.ties = bool(s.ties)
+        self._names = _strings(s.comm, s.ntask, COMM_LEN)
+        self.kinds = list(zip(_col(s.kind_tid, s.nkind),
+                              _col(s.kind_cmd, s.nkind),
+                              [self._names[t] for t in
+                               _col(s.kind_task, s.nkind)]))
+
+        def arr(ptr):
+            return ctypes.cast(ptr, ctypes.POINTER(ptr._type_ * s.n)
+                               ).contents if s.n else []
+        self.enter, self.exit = arr(s.enter), arr(s.exit)
+        self.tid, self.cmd, self.kind = arr(s.tid), arr(s.cmd), arr(s.kind)
+        self._task = arr(s.task)
+
+    def comm(self, i):
+        return self._names[self._task[i]]
+
+    def columns(self):
+        """(enter, exit, tid, cmd, comm) as lists."""
+        s = self._p.contents
+        return (_col(s.enter, s.n), _col(s.exit, s.n), _col(s.tid, s.n),
+                _col(s.cmd, s.n),
+                [self._names[k] for k in _col(s.task, s.n)])
+
+    def find(self, tid, ts):
+        """The index of @tid's ioctl whose interval holds @ts, or None."""
+        err = grtrace._Error()
+        i = _lib.grtrace_ioctls_find(self._p, tid, ts, ctypes.byref(err))
+        if i < 0:
+            if err.status:
+                raise grtrace.Error(err)
+            return None
+        return i
+
+    def format(self, texts, verbose=False):
+        """The ioctls' lines as the library prints them, "ENTER cpu ioctl
+        TEXT dur=NS", TEXT = texts[kind]: (data, offsets) where line i is
+        data[offsets[i]:offsets[i + 1]]; data is a memoryview of the
+        library's buffer, valid until the next format() or close()."""
+        err = grtrace._Error()
+        tv = (ctypes.c_char_p * max(len(texts), 1))(
+            *[t.encode("utf-8", "backslashreplace") for t in texts])
+        buf, size, off = ctypes.c_void_p(), ctypes.c_size_t(), _u64p()
+        if _lib.grtrace_ioctls_format(self._p, tv, int(verbose),
+                                      ctypes.byref(buf), ctypes.byref(size),
+                                      ctypes.byref(off), ctypes.byref(err)):
+            raise grtrace.Error(err)
+        try:
+            offs = array.array("Q")
+            offs.frombytes(ctypes.string_at(off, 8 * (self.n + 1)))
+        finally:
+            _libc.free(off)
+        self._free_buf()
+        self._buf = buf
+        return memoryview((ctypes.c_char * size.value).from_address(
+            buf.value) if size.value else b"").cast("B"), offs
+
+    def _free_buf(self):
+        if getattr(self, "_buf", None):
+            _libc.free(self._buf)
+            self._buf = None
+
+    def close(self):
+        self._free_buf()
+        if self._p:
+            _lib.grtrace_ioctls_free(self._p)
+            self._p = None
+
+    def __del__(self):
+        self.close()
+
+
 def tracedat_ioctls(path, offset_ns=0):
-    """The ioctls of a trace.dat, paired per thread, sorted by enter:
-    .enter .exit .tid .cmd .comm (lists), .stray, .events, .ties."""
+    """The ioctls of a trace.dat, paired per thread (an Ioctls)."""
     if not TRACEDAT:
         raise RuntimeError(TRACEDAT_MISSING)
     err, p = grtrace._Error(), ctypes.POINTER(_Ioctls)()
     if _lib.grtrace_tracedat_ioctls(os_path(path), offset_ns,
                                     ctypes.byref(p), ctypes.byref(err)) < 0:
         raise grtrace.Error(err)
-    try:
-        s, c = p.contents, Columns()
-        c.enter, c.exit = _col(s.enter, s.n), _col(s.exit, s.n)
-        c.tid, c.cmd = _col(s.tid, s.n), _col(s.cmd, s.n)
-        names = _strings(s.comm, s.ntask, COMM_LEN)
-        c.comm = [names[k] for k in _col(s.task, s.n)] if s.ntask else []
-        c.stray, c.events, c.ties = s.stray, s.events, bool(s.ties)
-    finally:
-        _lib.grtrace_ioctls_free(p)
-    return c
+    return Ioctls(p)
 
 
 def os_path(path):

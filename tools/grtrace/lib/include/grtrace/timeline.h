@@ -47,6 +47,10 @@ GRTRACE_API int grtrace_is_tracedat(const char *path,
  *	where the file's saved cmdlines do not know the thread),
  *	NUL-terminated, GRTRACE_COMM_LEN bytes each
  * @ties: some ioctls begin at the same time as the one before them
+ * @kind: index of the ioctl's (thread, command) pair, into @kind_tid,
+ *	@kind_cmd and @kind_task, which have @nkind entries: the ioctls of
+ *	one pair print alike but for their times (grtrace_ioctls_format())
+ * @by_tid: built by grtrace_ioctls_find(), not to be touched
  *
  * Sorted by @enter, then by @tid.
  */
@@ -59,6 +63,10 @@ struct grtrace_ioctls {
 	size_t ntask;
 	char *comm;
 	int ties;
+	uint32_t *kind;
+	size_t nkind;
+	uint32_t *kind_tid, *kind_cmd, *kind_task;
+	uint32_t *by_tid;
 };
 
 /*
@@ -71,6 +79,26 @@ GRTRACE_API int grtrace_tracedat_ioctls(const char *path, int64_t offset_ns,
 					struct grtrace_ioctls **out,
 					struct grtrace_error *err);
 GRTRACE_API void grtrace_ioctls_free(struct grtrace_ioctls *io);
+
+/*
+ * The ioctl of thread @tid whose interval [enter, exit] holds @ts: its
+ * index, or -1.  The first call indexes the ioctls by thread (0 and
+ * *@err if it cannot).
+ */
+GRTRACE_API long grtrace_ioctls_find(struct grtrace_ioctls *io, uint32_t tid,
+				     uint64_t ts, struct grtrace_error *err);
+
+/*
+ * One line per ioctl, in @io's order, as merge_timeline.py prints them:
+ * "ENTER cpu ioctl TEXT dur=NS\n", TEXT being @text[kind] (the caller
+ * names the pairs of @io->kind), and with @verbose " cmd=0x%x exit=NS"
+ * before the newline.  0, *@buf (malloc()ed, @len bytes) and *@off (n + 1
+ * entries: where each line begins, and the end); or -1 and *@err.
+ */
+GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
+				      const char *const *text, int verbose,
+				      char **buf, size_t *len, uint64_t **off,
+				      struct grtrace_error *err);
 
 /* Why a JOB_SUMMARY was written: grtrace_gpu_events.summary. */
 enum { GRTRACE_SUMMARY_NONE, GRTRACE_SUMMARY_SLOW, GRTRACE_SUMMARY_OPEN };
