@@ -305,12 +305,25 @@ result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )
 
 # ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
 
+# The script reads both sides through libgrtrace (grtrace_timeline.py).
 MT=$TMP/merge-timeline
 mkdir -p "$MT"
-python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
+env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
 mt_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
 result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
+
+# ... and on trace-cmd's trace.dat (libtracecmd), with the library built
+# without it for the refusal.
+MD=$TMP/merge-tracedat
+mkdir -p "$MD"
+env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/merge_tracedat_check.py" "$MD" \
+	"$(cd "$(dirname "$GRTRACE")" && pwd)/lib/notracecmd/libgrtrace.so.1" > "$TMP/md" 2>&1
+md_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/md" >> "$RESULTS"
+result "merge_tracedat checks ran cleanly" $md_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/md" | head -20)"
 
 # ---- scripts/visualize_timeline.py (matplotlib: Debian's python3 has it) -------
 
