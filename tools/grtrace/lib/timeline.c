@@ -244,12 +244,10 @@ fail:
 	return -1;
 }
 
-static const struct grtrace_ioctls *find_io;
-
-static int by_tid_enter(const void *a, const void *b)
+static int by_tid_enter(const void *a, const void *b, void *arg)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct grtrace_ioctls *io = find_io;
+	const struct grtrace_ioctls *io = arg;
 
 	if (io->tid[x] != io->tid[y])
 		return io->tid[x] < io->tid[y] ? -1 : 1;
@@ -271,8 +269,7 @@ GRTRACE_API long grtrace_ioctls_find(struct grtrace_ioctls *io, uint32_t tid,
 		}
 		for (i = 0; i < io->n; i++)
 			ix[i] = (uint32_t)i;
-		find_io = io;
-		qsort(ix, io->n, sizeof(*ix), by_tid_enter);
+		qsort_r(ix, io->n, sizeof(*ix), by_tid_enter, io);
 		io->by_tid = ix;
 	}
 	ix = io->by_tid;

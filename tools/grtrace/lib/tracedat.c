@@ -191,12 +191,10 @@ static void drop_open(struct pairing *p)
 	io->n = o;
 }
 
-static struct grtrace_ioctls *sort_io;
-
-static int by_enter(const void *a, const void *b)
+static int by_enter(const void *a, const void *b, void *arg)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct grtrace_ioctls *io = sort_io;
+	const struct grtrace_ioctls *io = arg;
 
 	if (io->enter[x] != io->enter[y])
 		return io->enter[x] < io->enter[y] ? -1 : 1;
@@ -229,8 +227,7 @@ static void sort_enter(struct pairing *p)
 	perm = xmalloc(io->n * sizeof(*perm));
 	for (i = 0; i < io->n; i++)
 		perm[i] = (uint32_t)i;
-	sort_io = io;
-	qsort(perm, io->n, sizeof(*perm), by_enter);
+	qsort_r(perm, io->n, sizeof(*perm), by_enter, io);
 	{
 		uint64_t *e = xmalloc(io->n * sizeof(*e));
 		uint64_t *x = xmalloc(io->n * sizeof(*x));
