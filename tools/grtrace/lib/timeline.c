@@ -321,6 +321,7 @@ static char *put_hex(char *p, uint32_t v)
 }
 
 GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
+				      size_t first, size_t count,
 				      const char *const *text, int verbose,
 				      char **buf, size_t *len, uint64_t **off,
 				      struct grtrace_error *err)
@@ -332,15 +333,20 @@ GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
 
 	*buf = NULL;
 	*off = NULL;
+	if (first > io->n || count > io->n - first) {
+		tl_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+		       "ioctls %zu to %zu of %zu", first, first + count, io->n);
+		return -1;
+	}
 	tlen = malloc((io->nkind + 1) * sizeof(*tlen));
-	o = malloc((io->n + 1) * sizeof(*o));
+	o = malloc((count + 1) * sizeof(*o));
 	for (i = 0; tlen && i < io->nkind; i++) {
 		tlen[i] = strlen(text[i]);
 		if (cap < tlen[i])
 			cap = tlen[i];
 	}
 	/* The longest line: 2 times of 20 digits, the text, the words. */
-	cap = io->n * (cap + 2 * 20 + sizeof(mid) + sizeof(dur) +
+	cap = count * (cap + 2 * 20 + sizeof(mid) + sizeof(dur) +
 		       (verbose ? 16 + 20 + 8 : 0)) + 1;
 	b = tlen && o ? malloc(cap) : NULL;
 	if (!b) {
@@ -350,10 +356,10 @@ GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
 		return -1;
 	}
 	p = b;
-	for (i = 0; i < io->n; i++) {
+	for (i = first; i < first + count; i++) {
 		uint32_t k = io->kind[i];
 
-		o[i] = (uint64_t)(p - b);
+		o[i - first] = (uint64_t)(p - b);
 		p = put_u64(p, io->enter[i]);
 		memcpy(p, mid, sizeof(mid) - 1);
 		p += sizeof(mid) - 1;
@@ -369,7 +375,7 @@ GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
 		}
 		*p++ = '\n';
 	}
-	o[io->n] = (uint64_t)(p - b);
+	o[count] = (uint64_t)(p - b);
 	free(tlen);
 	*buf = b;
 	*len = (size_t)(p - b);

@@ -68,7 +68,8 @@ _lib.grtrace_ioctls_find.argtypes = [ctypes.POINTER(_Ioctls), ctypes.c_uint32,
                                      ctypes.c_uint64, _E]
 _lib.grtrace_ioctls_format.restype = ctypes.c_int
 _lib.grtrace_ioctls_format.argtypes = [
-    ctypes.POINTER(_Ioctls), ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+    ctypes.POINTER(_Ioctls), ctypes.c_size_t, ctypes.c_size_t,
+    ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
     ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
     ctypes.POINTER(_u64p), _E]
 _libc = ctypes.CDLL(None)
@@ -157,25 +158,32 @@ class Ioctls:
             return None
         return i
 
-    def format(self, texts, verbose=False):
-        """The ioctls' lines as the library prints them, "ENTER cpu ioctl
-        TEXT dur=NS", TEXT = texts[kind]: (data, offsets) where line i is
-        data[offsets[i]:offsets[i + 1]]; data is a memoryview of the
-        library's buffer, valid until the next format() or close()."""
+    def format(self, texts, verbose=False, first=0, count=None):
+        """The lines of ioctls @first .. @first + @count - 1 (default: to
+        the last) as the library prints them, "ENTER cpu ioctl TEXT
+        dur=NS", TEXT = texts[kind]: (data, offsets) where line i is
+        data[offsets[i - first]:offsets[i - first + 1]]; data is a
+        memoryview of the library's buffer, valid until the next format()
+        or close()."""
+        if count is None:
+            count = self.n - first
+        if getattr(self, "_texts", (None,))[0] is not texts:
+            tv = (ctypes.c_char_p * max(len(texts), 1))(
+                *[t.encode("utf-8", "backslashreplace") for t in texts])
+            self._texts = (texts, tv)
         err = grtrace._Error()
-        tv = (ctypes.c_char_p * max(len(texts), 1))(
-            *[t.encode("utf-8", "backslashreplace") for t in texts])
         buf, size, off = ctypes.c_void_p(), ctypes.c_size_t(), _u64p()
-        if _lib.grtrace_ioctls_format(self._p, tv, int(verbose),
-                                      ctypes.byref(buf), ctypes.byref(size),
-                                      ctypes.byref(off), ctypes.byref(err)):
+        self._free_buf()
+        if _lib.grtrace_ioctls_format(self._p, first, count, self._texts[1],
+                                      int(verbose), ctypes.byref(buf),
+                                      ctypes.byref(size), ctypes.byref(off),
+                                      ctypes.byref(err)):
             raise grtrace.Error(err)
         try:
             offs = array.array("Q")
-            offs.frombytes(ctypes.string_at(off, 8 * (self.n + 1)))
+            offs.frombytes(ctypes.string_at(off, 8 * (count + 1)))
         finally:
             _libc.free(off)
-        self._free_buf()
         self._buf = buf
         return memoryview((ctypes.c_char * size.value).from_address(
             buf.value) if size.value else b"").cast("B"), offs

@@ -389,14 +389,18 @@ def timeline(cpu, lines, glines):
     return "\n".join(out) + "\n" if out else ""
 
 
+# Ioctls the library writes at a time (smaller for the tests' sake).
+SLICE = int(os.environ.get("GRTRACE_MERGE_SLICE", 1 << 16))
+
+
 def timeline_lib(out, io, glines, jobs, driver, verbose):
     """timeline() of a trace.dat's ioctls into the binary file @out: their
-    lines written by the library (given a text per thread and command),
-    but those of the ioctls that jobs name, and the job events in between,
-    written here."""
+    lines written by the library (given a text per thread and command), a
+    slice at a time, but those of the ioctls that jobs name, and the job
+    events in between, written here."""
     texts = ["%s/%d %s" % (comm, tid, ioctl_name(cmd))
              for tid, cmd, comm in io.kinds]
-    data, off = io.format(texts, verbose)
+    # (line, 1, 0, text) replaces a line; (line, 0, n, text) goes before it
     points = [(i, 1, 0, cpu_line(io, i, io.comm(i), jobs, driver, verbose))
               for i in jobs]
     prev = 0
@@ -404,13 +408,21 @@ def timeline_lib(out, io, glines, jobs, driver, verbose):
         prev = bisect.bisect_right(io.enter, ts, prev)
         points.append((prev, 0, n, s))
     points.sort()
-    cur = 0
-    for pos, replace, _, s in points:
-        out.write(data[off[cur]:off[pos]])
+    cur, k = 0, 0
+    for first in range(0, io.n, SLICE):
+        last = min(io.n, first + SLICE)
+        data, off = io.format(texts, verbose, first, last - first)
+        while k < len(points) and points[k][0] < last:
+            pos, replace, _, s = points[k]
+            out.write(data[off[cur - first]:off[pos - first]])
+            out.write(s.encode() + b"\n")
+            cur = pos + replace
+            k += 1
+        out.write(data[off[cur - first]:])
+        cur = last
+        data.release()
+    for _, _, _, s in points[k:]:
         out.write(s.encode() + b"\n")
-        cur = pos + replace
-    out.write(data[off[cur]:])
-    data.release()
     io.close()
 
 

@@ -120,6 +120,18 @@ def main():
         b = run("--cpu", os.path.join(tmp, "gen.dat"), "--gpu", gpu, *args)
         result("merge_tracedat: %s gives the text path's output" % args[0],
                b.returncode == 0 and a.stdout == b.stdout, b.stdout + b.stderr)
+    # The library writes the lines a slice of ioctls at a time: job
+    # events and linked ioctls at the slices' edges.
+    bad = []
+    for n in (1, 2, 3, 4):
+        for args in ([], ["--verbose"]):
+            a = run("--cpu", os.path.join(tmp, "cpu.txt"), "--gpu", gpu, *args)
+            b = run("--cpu", os.path.join(tmp, "gen.dat"), "--gpu", gpu, *args,
+                    env={"GRTRACE_MERGE_SLICE": str(n)})
+            if b.returncode or a.stdout != b.stdout:
+                bad.append("slices of %d %s: %s" % (n, args, b.stdout + b.stderr))
+    result("merge_tracedat: written in slices of 1 to 4 ioctls, the same timeline",
+           not bad, "\n".join(bad))
     q = run("--cpu", gen(os.path.join(tmp, "shift.dat"), 7000), "--gpu", gpu,
             "--clock-offset", "-7000")
     result("merge_tracedat: --clock-offset moves a trace.dat's times",

@@ -89,13 +89,16 @@ GRTRACE_API long grtrace_ioctls_find(struct grtrace_ioctls *io, uint32_t tid,
 				     uint64_t ts, struct grtrace_error *err);
 
 /*
- * One line per ioctl, in @io's order, as merge_timeline.py prints them:
- * "ENTER cpu ioctl TEXT dur=NS\n", TEXT being @text[kind] (the caller
- * names the pairs of @io->kind), and with @verbose " cmd=0x%x exit=NS"
- * before the newline.  0, *@buf (malloc()ed, @len bytes) and *@off (n + 1
- * entries: where each line begins, and the end); or -1 and *@err.
+ * One line per ioctl @first .. @first + @count - 1 of @io, as
+ * merge_timeline.py prints them: "ENTER cpu ioctl TEXT dur=NS\n", TEXT
+ * being @text[kind] (the caller names the pairs of @io->kind), and with
+ * @verbose " cmd=0x%x exit=NS" before the newline.  0, *@buf (malloc()ed,
+ * @len bytes) and *@off (@count + 1 entries: where each line begins in
+ * @buf, and its end); or -1 and *@err.  A caller writes a long trace a
+ * slice at a time.
  */
 GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
+				      size_t first, size_t count,
 				      const char *const *text, int verbose,
 				      char **buf, size_t *len, uint64_t **off,
 				      struct grtrace_error *err);
