@@ -50,9 +50,9 @@ MT=$HERE/scripts/merge_timeline.py
 
 # cpu CMD...: the least CPU time (s) of 3 runs of CMD.
 cpu() {
-	local i t best= f
+	local t best='' f
 	f=$(mktemp)
-	for i in 1 2 3; do
+	for _ in 1 2 3; do
 		/usr/bin/time -f '%U %S' -o "$f" "$@" > /dev/null || { rm -f "$f"; return 1; }
 		t=$(awk 'END { print $1 + $2 }' "$f")
 		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')

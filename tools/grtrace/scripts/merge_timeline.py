@@ -202,7 +202,8 @@ def read_cpu(path, offset, tl=None, grtrace=None):
     """The ioctls of the CPU side (a Cpu): a trace.dat when @tl (the
     binding) says it is one, else text."""
     try:
-        if tl and tl.is_tracedat(path):
+        # A pipe is text: looking would eat its first bytes.
+        if tl and os.path.isfile(path) and tl.is_tracedat(path):
             return read_tracedat(tl, grtrace, path, offset)
     except grtrace.Error as e:
         raise Bad("%s: %s" % (path, e.msg))

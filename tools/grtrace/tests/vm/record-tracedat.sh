@@ -6,7 +6,7 @@
 # tools/testing/selftests/grtrace/vmtest.sh; writes into $GRTRACE_OUT.
 set -eu
 out=${GRTRACE_OUT:?run me through vmtest.sh}
-ev="-e syscalls:sys_enter_ioctl -e syscalls:sys_exit_ioctl"
+ev=(-e syscalls:sys_enter_ioctl -e syscalls:sys_exit_ioctl)
 t=/sys/kernel/tracing
 mountpoint -q $t || mount -t tracefs nodev $t
 cat $t/events/header_page > "$out/header_page"
@@ -23,9 +23,9 @@ for i in range(20):
         pass
     fcntl.ioctl(r, termios.FIONREAD, struct.pack("i", 0))'
 for v in 6 7; do
-	extra=""
-	[ $v = 7 ] && extra="--compression zstd"
-	trace-cmd record -q -C mono --file-version $v $extra $ev \
+	extra=()
+	[ $v = 7 ] && extra=(--compression zstd)
+	trace-cmd record -q -C mono --file-version $v "${extra[@]}" "${ev[@]}" \
 		-o "$out/ioctl-v$v.dat" python3 -c "$load" > "$out/record-v$v.log" 2>&1
 	trace-cmd report -i "$out/ioctl-v$v.dat" > "$out/ioctl-v$v.txt" 2>&1
 done
