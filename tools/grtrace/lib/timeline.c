@@ -69,7 +69,7 @@ struct gpu_cols {
 static void gpu_grow(struct gpu_cols *c)
 {
 	struct grtrace_gpu_events *ev = c->ev;
-	size_t cap = c->cap ? 2 * c->cap : 4096;
+	size_t cap = c->cap ? 2 * c->cap : 256;
 
 	ev->ts = xrealloc(ev->ts, cap * sizeof(*ev->ts));
 	ev->ctx = xrealloc(ev->ctx, cap * sizeof(*ev->ctx));
@@ -186,62 +186,79 @@ GRTRACE_API void grtrace_gpu_events_free(struct grtrace_gpu_events *ev)
 	free(ev);
 }
 
-GRTRACE_API int grtrace_gpu_events(const char *path,
-				   struct grtrace_gpu_events **out,
-				   struct grtrace_error *err)
+/* The columns of the merge @m, set up by the caller and freed here. */
+static int gpu_walk(struct merge *m, struct grtrace_gpu_events **out,
+		    struct grtrace_error *err)
 {
 	struct gpu_cols c = { 0 };
 	struct gr_oom_guard g;
 	struct gr_rec rec;
+
+	c.ev = calloc(1, sizeof(*c.ev));
+	if (!c.ev) {
+		merge_free(m);
+		tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return -1;
+	}
+	/* An allocation failure below: the half-built columns leak. */
+	if (setjmp(g.env)) {
+		tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return -1;
+	}
+	gr_oom_push(&g);
+	while (merge_next(m, &rec) > 0)
+		gpu_record(&c, &rec);
+	gr_oom_pop(&g);
+	if (m->failed) {
+		const char *at = strstr(m->errmsg, "byte ");
+
+		tl_err(err, GRTRACE_ERR_INPUT, 0,
+		       at ? strtoull(at + 5, NULL, 10) : 0, "%s", m->errmsg);
+		merge_free(m);
+		grtrace_gpu_events_free(c.ev);
+		return -1;
+	}
+	merge_free(m);
+	*out = c.ev;
+	return 0;
+}
+
+GRTRACE_API int grtrace_gpu_events(const char *path,
+				   struct grtrace_gpu_events **out,
+				   struct grtrace_error *err)
+{
 	struct merge m;
 	struct stat st;
-	int fd, merging = 0;
+	int fd, ret;
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
 		tl_err(err, GRTRACE_ERR_IO, errno, 0, "%s", strerror(errno));
-		goto fail;
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		tl_err(err, GRTRACE_ERR_IO, EINVAL, 0, "not a regular file");
-		goto fail;
-	}
-	c.ev = calloc(1, sizeof(*c.ev));
-	if (!c.ev) {
-		tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
-		goto fail;
-	}
-	/* An allocation failure below: the half-built columns leak. */
-	if (setjmp(g.env)) {
-		tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
 		close(fd);
 		return -1;
 	}
-	gr_oom_push(&g);
 	merge_init_file(&m, fd, (size_t)st.st_size);
-	merging = 1;
-	while (merge_next(&m, &rec) > 0)
-		gpu_record(&c, &rec);
-	gr_oom_pop(&g);
-	if (m.failed) {
-		const char *at = strstr(m.errmsg, "byte ");
-
-		tl_err(err, GRTRACE_ERR_INPUT, 0,
-		       at ? strtoull(at + 5, NULL, 10) : 0, "%s", m.errmsg);
-		goto fail;
-	}
-	merge_free(&m);
+	ret = gpu_walk(&m, out, err);
 	close(fd);
-	*out = c.ev;
-	return 0;
-fail:
-	if (merging)
-		merge_free(&m);
-	if (fd >= 0)
-		close(fd);
-	grtrace_gpu_events_free(c.ev);
-	return -1;
+	return ret;
+}
+
+GRTRACE_API int grtrace_gpu_events_mem(const void *buf, size_t len,
+				       struct grtrace_gpu_events **out,
+				       struct grtrace_error *err)
+{
+	struct merge m;
+
+	*out = NULL;
+	merge_init_buf(&m, buf, len);
+	return gpu_walk(&m, out, err);
 }
 
 static int by_tid_enter(const void *a, const void *b, void *arg)

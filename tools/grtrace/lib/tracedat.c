@@ -23,6 +23,7 @@
 #define GRTRACE_BUILD
 #include "include/grtrace/timeline.h"
 #include "lib.h"
+#include "tracedat.h"
 #include "u64map.h"
 
 struct pairing {
@@ -297,110 +298,11 @@ static int find_events(struct pairing *p, struct tracecmd_input *h)
 	return 0;
 }
 
-/*
- * libtracecmd 3.1 trusts the file's sizes: a version 6 file cut in its CPU
- * data is mapped past its end and faults, a version 7 file cut in its first
- * header is freed twice.  So the sizes are checked here first, from
- * trace-cmd.dat.v6(5) and .v7(5): the first header whole, and in version 6
- * each section's size, then every CPU's data, inside the file.  Returns
- * NULL, or what is wrong.
- */
-struct cur {
-	const uint8_t *p;
-	size_t len, at;
-};
-
-static int skip(struct cur *c, size_t n)
-{
-	if (n > c->len - c->at)
-		return -1;
-	c->at += n;
-	return 0;
-}
-
-static int skip_str(struct cur *c)
-{
-	const uint8_t *z = memchr(c->p + c->at, 0, c->len - c->at);
-
-	if (!z)
-		return -1;
-	c->at = (size_t)(z - c->p) + 1;
-	return 0;
-}
-
-static int get(struct cur *c, unsigned int size, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned int i;
-
-	if (size > c->len - c->at)
-		return -1;
-	for (i = 0; i < size; i++)
-		x |= (uint64_t)c->p[c->at + i] << (8 * i);
-	c->at += size;
-	*v = x;
-	return 0;
-}
-
-/* Skip a block of data whose size comes first, in @size bytes. */
-static int skip_sized(struct cur *c, unsigned int size)
-{
-	uint64_t n;
-
-	return get(c, size, &n) || skip(c, n);
-}
-
-static const char *check_v6(struct cur *c)
-{
-	uint64_t n, m, cpus, off, size, opt;
-
-	/* version, endianness, long size, page size, header_page/event */
-	if (skip_str(c) || skip(c, 6) || skip_str(c) || skip_sized(c, 8) ||
-	    skip_str(c) || skip_sized(c, 8))
-		return "its headers are cut short";
-	if (get(c, 4, &n))
-		return "its headers are cut short";
-	while (n--)
-		if (skip_sized(c, 8))
-			return "its ftrace event formats are cut short";
-	if (get(c, 4, &n))
-		return "its event formats are cut short";
-	while (n--) {
-		if (skip_str(c) || get(c, 4, &m))
-			return "its event formats are cut short";
-		while (m--)
-			if (skip_sized(c, 8))
-				return "its event formats are cut short";
-	}
-	if (skip_sized(c, 4) || skip_sized(c, 4) || skip_sized(c, 8) ||
-	    get(c, 4, &cpus) || c->len - c->at < 10)
-		return "its headers are cut short";
-	if (!memcmp(c->p + c->at, "options  ", 10)) {
-		c->at += 10;
-		do {
-			if (get(c, 2, &opt) || (opt && skip_sized(c, 4)))
-				return "its options are cut short";
-		} while (opt);
-	}
-	if (c->len - c->at < 10)
-		return "its headers are cut short";
-	if (memcmp(c->p + c->at, "flyrecord", 10))
-		return NULL;	/* latency: text, whatever its length */
-	c->at += 10;
-	while (cpus--) {
-		if (get(c, 8, &off) || get(c, 8, &size))
-			return "its CPU table is cut short";
-		if (off > c->len || size > c->len - off)
-			return "its CPU data is cut short (the file is truncated)";
-	}
-	return NULL;
-}
-
+/* The file's sizes checked (tracedat-check.c) before libtracecmd reads it. */
 static const char *check_sizes(int fd)
 {
 	struct stat st;
-	struct cur c;
-	const char *why = NULL;
+	const char *why;
 	void *map;
 
 	if (fstat(fd, &st) || st.st_size < 12)
@@ -408,16 +310,7 @@ static const char *check_sizes(int fd)
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
 		return "it cannot be mapped";
-	c.p = map;
-	c.len = (size_t)st.st_size;
-	c.at = 10;
-	if (!memcmp(c.p + 10, "6", 2)) {
-		why = check_v6(&c);
-	} else if (skip_str(&c) || skip(&c, 6) || skip_str(&c) ||
-		   skip_str(&c) || skip(&c, 8)) {
-		/* 7: endianness, long size, page size, compression, offset */
-		why = "its first header is cut short";
-	}
+	why = gr_tracedat_check(map, (size_t)st.st_size);
 	munmap(map, (size_t)st.st_size);
 	return why;
 }

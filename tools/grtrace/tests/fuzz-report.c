@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: libgrtrace's entry points -- the stream decoder, the
- * whole report path from the per-CPU merge to every output format, and
- * the public interface of grtrace.h -- on arbitrary bytes taken as a file
- * written by "grtrace record".
+ * whole report path from the per-CPU merge to every output format, the
+ * public interface of grtrace.h, merge_timeline's GPU side and the size
+ * check of a trace-cmd trace.dat (grtrace/timeline.h) -- on arbitrary
+ * bytes taken as a file written by "grtrace record" (or trace-cmd).
  *
  * Built with clang -fsanitize=fuzzer,address,undefined by "make fuzz".
  */
@@ -13,8 +14,10 @@
 #include <string.h>
 
 #include "../lib/include/grtrace/grtrace.h"
+#include "../lib/include/grtrace/timeline.h"
 #include "../lib/merge.h"
 #include "../lib/report.h"
+#include "../lib/tracedat.h"
 
 static FILE *devnull;
 
@@ -88,6 +91,17 @@ static void api(const uint8_t *data, size_t size)
 	grtrace_close(t);
 }
 
+/* merge_timeline's GPU side, and the size check of a trace.dat. */
+static void timeline(const uint8_t *data, size_t size)
+{
+	struct grtrace_gpu_events *ev;
+	struct grtrace_error err;
+
+	if (!grtrace_gpu_events_mem(data, size, &ev, &err))
+		grtrace_gpu_events_free(ev);
+	gr_tracedat_check(data, size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -98,6 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	decode_all(data, size);
 	api(data, size);
+	timeline(data, size);
 
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);

@@ -1499,12 +1499,12 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 
 if [ -x "$FUZZ" ]; then
 	mkdir -p "$TMP/fuzz"
-	echo "# fuzz smoke: libFuzzer -seed=1 -runs=3000 on $TESTS/corpus" >> "$RESULTS"
+	echo "# fuzz smoke: libFuzzer -seed=1 -runs=3000 on $TESTS/corpus and $TESTS/tracedat" >> "$RESULTS"
 	"$FUZZ" -runs=3000 -max_len=16384 -seed=1 -artifact_prefix="$TMP/fuzz/" \
-		"$TMP/fuzz" "$TESTS/corpus" > "$TMP/fuzz.log" 2>&1
+		"$TMP/fuzz" "$TESTS/corpus" "$TESTS/tracedat" > "$TMP/fuzz.log" 2>&1
 	result "fuzz smoke: the corpus and 3000 mutations (seed 1)" $? \
 		"$(tail -20 "$TMP/fuzz.log")" \
-		"replay (in $PWD): mkdir -p fuzz-new && $FUZZ -runs=3000 -max_len=16384 -seed=1 -artifact_prefix=./fuzz- fuzz-new $TESTS/corpus"
+		"replay (in $PWD): mkdir -p fuzz-new && $FUZZ -runs=3000 -max_len=16384 -seed=1 -artifact_prefix=./fuzz- fuzz-new $TESTS/corpus $TESTS/tracedat"
 else
 	ok "fuzz smoke # SKIP the fuzz target needs clang (apt-get install clang)"
 fi

@@ -138,6 +138,10 @@ struct grtrace_gpu_events {
 GRTRACE_API int grtrace_gpu_events(const char *path,
 				   struct grtrace_gpu_events **out,
 				   struct grtrace_error *err);
+/* The same for the @len bytes at @buf. */
+GRTRACE_API int grtrace_gpu_events_mem(const void *buf, size_t len,
+				       struct grtrace_gpu_events **out,
+				       struct grtrace_error *err);
 GRTRACE_API void grtrace_gpu_events_free(struct grtrace_gpu_events *ev);
 
 #ifdef __cplusplus
