@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: libgrtrace's entry points -- the stream decoder, the
- * whole report path from the per-CPU merge to every output format, the
- * public interface of grtrace.h, merge_timeline's GPU side and the size
- * check of a trace-cmd trace.dat (grtrace/timeline.h) -- on arbitrary
- * bytes taken as a file written by "grtrace record" (or trace-cmd).
+ * whole report path from the per-CPU merge to every output format, and
+ * the public interface of grtrace.h -- on arbitrary bytes taken as a file
+ * written by "grtrace record".
  *
  * Built with clang -fsanitize=fuzzer,address,undefined by "make fuzz".
  */
@@ -91,7 +90,10 @@ static void api(const uint8_t *data, size_t size)
 	grtrace_close(t);
 }
 
-/* merge_timeline's GPU side, and the size check of a trace.dat. */
+/*
+ * merge_timeline's GPU side (grtrace/timeline.h), and the size check of a
+ * trace-cmd trace.dat (the corpus has two: tests/tracedat).
+ */
 static void timeline(const uint8_t *data, size_t size)
 {
 	struct grtrace_gpu_events *ev;
