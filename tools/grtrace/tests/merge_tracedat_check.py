@@ -4,7 +4,8 @@
 
     merge_tracedat_check.py TMPDIR [NO_TRACECMD_LIB]
 
-tracedat/ioctl-v6.dat was recorded in the QEMU guest by
+tracedat/ioctl-v6.dat was recorded in the QEMU guest (vmtest.sh's
+default kernel then, 7.3.4+deb13-rt-amd64) by
 tests/vm/record-tracedat.sh (trace-cmd 3.1.6, "record -C mono -e
 syscalls:sys_enter_ioctl -e syscalls:sys_exit_ioctl" around 40 ioctls of
 python3), then stripped of kallsyms and the ftrace plugins' formats
