@@ -5,16 +5,17 @@
 Usage: merge_timeline.py --cpu CPU_TRACE --gpu GRTRACE_FILE [--output OUT]
                          [--clock-offset NS] [--stats-only] [--verbose]
 
-CPU_TRACE is the output of grtrace-bpf-annotate (tools/grtrace/bpf: DRM
-ioctls on grtrace's clock, named as the kernel names them), or text from
+CPU_TRACE is trace-cmd's trace.dat with the syscalls:sys_enter_ioctl and
+sys_exit_ioctl events (record them with "trace-cmd record -C mono -e
+syscalls:sys_enter_ioctl -e syscalls:sys_exit_ioctl", so that their clock
+is grtrace's, or give the difference with --clock-offset, added to the CPU
+side's times), read through libtracecmd by libgrtrace (built with it when
+libtracecmd-dev is installed); or, told apart by its content, the output
+of grtrace-bpf-annotate (tools/grtrace/bpf: DRM ioctls on grtrace's clock,
+named as the kernel names them), or text of the same events from
 "trace-cmd report" or "perf script" (or ftrace's trace file; times in
-microseconds count an exit as late as it may be) with the
-syscalls:sys_enter_ioctl and sys_exit_ioctl events (record them with
-"trace-cmd record -C mono -e syscalls:sys_enter_ioctl -e
-syscalls:sys_exit_ioctl", so that their clock is grtrace's, or give the
-difference with --clock-offset, added to the CPU side's times).
-GRTRACE_FILE is a file written by "grtrace record" (read with
-parse_events.py).
+microseconds count an exit as late as it may be).  GRTRACE_FILE is a file
+written by "grtrace record", read by libgrtrace (python/grtrace_timeline.py).
 
 Each ioctl is the interval from its enter to its exit on one thread; a GPU
 job is linked to the ioctl during which its thread wrote its SUBMIT (format
@@ -43,10 +44,10 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import parse_events  # noqa: E402
-
 PROG = "merge_timeline.py"
+# The binding: python/ in the source tree, else where make install put it.
+sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "python"))
 
 # trace-cmd report and ftrace: "comm-tid [cpu] [flags] secs.frac: rest"
 TRACE_CMD = re.compile(r"^\s*(?P<comm>.+?)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]"
@@ -143,7 +144,73 @@ def ioctl_name(cmd, driver=None):
     return "DRM_IOCTL_" + CORE[nr] if nr in CORE else "DRM_IOCTL_0x%02x" % nr
 
 
-def read_cpu(path, offset):
+class Cpu:
+    """The ioctls as columns, sorted by enter: enter, exit (ns), tid,
+    comm, cmd, name (the annotator's, else None); stray: enters and
+    exits without their pair, or lost."""
+
+    def __init__(self, ioctls, stray):
+        ioctls.sort(key=lambda io: io["enter"])
+        for k in ("enter", "exit", "tid", "comm", "cmd"):
+            setattr(self, k, [io[k] for io in ioctls])
+        names = [io.get("name") for io in ioctls]
+        self.name = names if any(names) else None
+        self.stray, self.ties = stray, True
+        self.by_tid = None
+
+    def find(self, tid, ts):
+        """The index of @tid's ioctl whose interval holds @ts, or None."""
+        if self.by_tid is None:
+            self.by_tid = {}
+            for i, t in enumerate(self.tid):
+                self.by_tid.setdefault(t, []).append(i)
+            self.starts = {t: [self.enter[i] for i in lst]
+                           for t, lst in self.by_tid.items()}
+        lst = self.by_tid.get(tid)
+        if not lst:
+            return None
+        j = bisect.bisect_right(self.starts[tid], ts) - 1
+        if j >= 0 and ts <= self.exit[lst[j]]:
+            return lst[j]
+        return None
+
+    @classmethod
+    def of_columns(cls, io):
+        """The trace.dat's ioctls (grtrace_timeline.Ioctls) as lists."""
+        self = cls([], io.stray)
+        self.enter, self.exit, self.tid, self.cmd, self.comm = io.columns()
+        return self
+
+
+def read_tracedat(tl, grtrace, path, offset):
+    """The ioctls of a trace.dat, read and paired by libgrtrace."""
+    if not tl.TRACEDAT:
+        raise Bad("%s: a trace-cmd trace.dat, but %s; or give the text of "
+                  "\"trace-cmd report\"" % (path, tl.TRACEDAT_MISSING))
+    try:
+        io = tl.tracedat_ioctls(path, offset)
+    except grtrace.Error as e:
+        raise Bad("%s: %s" % (path, e.msg))
+    if io.ties:
+        # Ioctls of one time go by their text: the lines in Python.
+        return Cpu.of_columns(io)
+    io.name = None
+    return io
+
+
+def read_cpu(path, offset, tl=None, grtrace=None):
+    """The ioctls of the CPU side (a Cpu): a trace.dat when @tl (the
+    binding) says it is one, else text."""
+    try:
+        # A pipe is text: looking would eat its first bytes.
+        if tl and os.path.isfile(path) and tl.is_tracedat(path):
+            return read_tracedat(tl, grtrace, path, offset)
+    except grtrace.Error as e:
+        raise Bad("%s: %s" % (path, e.msg))
+    return Cpu(*read_text(path, offset))
+
+
+def read_text(path, offset):
     """The ioctls of a trace-cmd or perf text file: a list of dicts with
     tid, comm, enter, exit (ns), cmd; unmatched enters and exits counted."""
     open_by_tid, ioctls, stray = {}, [], 0
@@ -206,85 +273,175 @@ def read_cpu(path, offset):
     return ioctls, stray
 
 
-def summary_events(r, fl):
-    """A JOB_SUMMARY's stamps as the job events it stands for.
-
-    The sampler writes a slow job (or one it gave up open) as one record
-    instead of its events; on the timeline it is the same job, so each
-    stamp it holds becomes that event, marked with the summary's reason.
-    Its pid and tid are 0 when the submitter was not known.
-    """
-    evs = []
-    for i, st in enumerate(parse_events.STAMPS):
-        if st not in fl:
-            continue
-        e = dict(r, type=st.upper(), ts=fl[st], ctx=fl["ctx"],
-                 seqno=fl["seqno"], ring=fl["ring"], pid=None, tid=None,
-                 summary=fl["reason"])
-        if i == 0 and fl["tid"]:
-            e.update(pid=fl["pid"], tid=fl["tid"])
-        evs.append(e)
-    return evs
+class Gpu:
+    """The job events as columns, in the merge's order (grtrace_timeline's
+    gpu_events()), a JOB_SUMMARY spread into the events it stands for."""
 
 
-def read_gpu(path):
-    """Job events and ring names of a grtrace file, in merge order."""
+def read_gpu(tl, grtrace, path):
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise Bad("%s: %s" % (path, e.strerror))
-    rings, events = {}, []
-    try:
-        for r in parse_events.parse(data, 0, None):
-            fl = r.get("fields") or {}
-            if r["type"] == "RING":
-                rings[fl["id"]] = (fl["name"], fl["driver"])
-            elif r["type"] == "METADATA":
-                for i in range(fl["rings"]):
-                    rings[fl["ring%d.id" % i]] = (fl["ring%d.name" % i],
-                                                  fl["ring%d.driver" % i])
-            elif r["type"] == "JOB_SUMMARY":
-                events.extend(summary_events(r, fl))
-            elif "ctx" in r:
-                events.append(r)
-    except parse_events.Bad as e:
-        raise Bad("%s: %s" % (path, e))
-    return events, rings
+        g = tl.gpu_events(path)
+    except grtrace.Error as e:
+        # "what at byte N: why" as this script has always said it
+        m = re.match(r"(.*?) at byte (\d+): (.*)$", e.msg)
+        raise Bad("%s: %s" % (path, "byte %s: %s: %s" % (m.group(2), m.group(1),
+                                                         m.group(3))
+                              if m else e.msg))
+    return g
 
 
-def link(ioctls, events, rings):
-    """Each SUBMIT with a thread to the ioctl of that thread covering it."""
-    by_tid = {}
-    for io in ioctls:
-        by_tid.setdefault(io["tid"], []).append(io)
-    for lst in by_tid.values():
-        lst.sort(key=lambda io: io["enter"])
-    starts = {t: [io["enter"] for io in lst] for t, lst in by_tid.items()}
+def link(cpu, gpu):
+    """Each SUBMIT with a thread to the ioctl of that thread covering it:
+    {ioctl index: [jobs]}, {ioctl index: driver}, {event index: ioctl
+    index}, counts."""
     st = dict(jobs=0, linked=0, unlinked=0, no_task=0)
-    for e in events:
-        if e["type"] != "SUBMIT":
+    jobs, driver, of_event = {}, {}, {}
+    for k, t in enumerate(gpu.type):
+        if t != "SUBMIT":
             continue
         st["jobs"] += 1
-        if e["tid"] is None:
+        if gpu.tid[k] is None:
             st["no_task"] += 1
             continue
-        lst = by_tid.get(e["tid"], [])
-        i = bisect.bisect_right(starts.get(e["tid"], []), e["ts"]) - 1
-        if i >= 0 and lst[i]["enter"] <= e["ts"] <= lst[i]["exit"]:
-            io = lst[i]
-            io["jobs"].append("%d:%d" % (e["ctx"], e["seqno"]))
-            io.setdefault("driver", rings.get(e["ring"], ("", ""))[1])
-            e["ioctl"] = io
-            st["linked"] += 1
-        else:
+        i = cpu.find(gpu.tid[k], gpu.ts[k])
+        if i is None:
             st["unlinked"] += 1
-    return st
+            continue
+        jobs.setdefault(i, []).append("%d:%d" % (gpu.ctx[k], gpu.seqno[k]))
+        driver.setdefault(i, gpu.rings.get(gpu.ring[k], ("", ""))[1])
+        of_event[k] = i
+        st["linked"] += 1
+    return jobs, driver, of_event, st
+
+
+class Names(dict):
+    """ioctl_name() of a command without a driver, remembered."""
+
+    def __missing__(self, cmd):
+        v = self[cmd] = ioctl_name(cmd)
+        return v
+
+
+def cpu_lines(cpu, jobs, driver, verbose):
+    """The ioctls' lines, in @cpu's order."""
+    names = Names()
+    given = cpu.name
+    if given is None and not verbose:
+        lines = ["%d cpu ioctl %s/%d %s dur=%d" % (e, c, t, names[k], x - e)
+                 for e, c, t, k, x in zip(cpu.enter, cpu.comm, cpu.tid,
+                                          cpu.cmd, cpu.exit)]
+        redo = jobs
+    else:
+        lines, redo = [None] * len(cpu.enter), range(len(cpu.enter))
+    for i in redo:
+        lines[i] = cpu_line(cpu, i, cpu.comm[i], jobs, driver, verbose)
+    return lines
+
+
+def cpu_line(cpu, i, comm, jobs, driver, verbose):
+    """The line of ioctl @i."""
+    name = (cpu.name and cpu.name[i]) or ioctl_name(cpu.cmd[i], driver.get(i))
+    s = "%d cpu ioctl %s/%d %s dur=%d" % (
+        cpu.enter[i], comm, cpu.tid[i], name, cpu.exit[i] - cpu.enter[i])
+    if i in jobs:
+        s += " jobs=" + ",".join(jobs[i])
+    if verbose:
+        s += " cmd=0x%x exit=%d" % (cpu.cmd[i], cpu.exit[i])
+    return s
+
+
+def gpu_lines(cpu, gpu, driver, of_event):
+    """(ts, index, line) of the job events."""
+    out = []
+    for k in range(len(gpu.ts)):
+        s = "%d gpu %s %d:%d ring=%s" % (
+            gpu.ts[k], gpu.type[k], gpu.ctx[k], gpu.seqno[k],
+            gpu.rings.get(gpu.ring[k], (str(gpu.ring[k]), ""))[0])
+        if gpu.tid[k] is not None:
+            s += " pid=%d tid=%d" % (gpu.pid[k], gpu.tid[k])
+        if gpu.summary[k]:
+            s += " summary=" + gpu.summary[k]
+        i = of_event.get(k)
+        if i is not None:
+            s += " ioctl=" + ((cpu.name and cpu.name[i]) or
+                              ioctl_name(cpu.cmd[i], driver.get(i)))
+        out.append((gpu.ts[k], k, s))
+    out.sort()
+    return out
+
+
+def timeline(cpu, lines, glines):
+    """Every line in time order: at one time the ioctls first (those of
+    one time by their text), then the job events in the merge's order."""
+    enter = cpu.enter
+    if cpu.ties:
+        order = sorted(range(len(lines)), key=lambda i: (enter[i], lines[i]))
+        lines = [lines[i] for i in order]
+        enter = [enter[i] for i in order]
+    out, prev = [], 0
+    for ts, _, s in glines:
+        pos = bisect.bisect_right(enter, ts, prev)
+        if pos > prev:
+            out.append("\n".join(lines[prev:pos]))
+            prev = pos
+        out.append(s)
+    if prev < len(lines):
+        out.append("\n".join(lines[prev:]))
+    return "\n".join(out) + "\n" if out else ""
+
+
+# Ioctls the library writes at a time (smaller for the tests' sake).
+SLICE = int(os.environ.get("GRTRACE_MERGE_SLICE", 1 << 16))
+
+
+def timeline_lib(out, io, glines, jobs, driver, verbose):
+    """timeline() of a trace.dat's ioctls into the binary file @out: their
+    lines written by the library (given a text per thread and command), a
+    slice at a time, but those of the ioctls that jobs name, and the job
+    events in between, written here."""
+    texts = ["%s/%d %s" % (comm, tid, ioctl_name(cmd))
+             for tid, cmd, comm in io.kinds]
+    # (line, 1, 0, text) replaces a line; (line, 0, n, text) goes before it
+    points = [(i, 1, 0, cpu_line(io, i, io.comm(i), jobs, driver, verbose))
+              for i in jobs]
+    prev = 0
+    for n, (ts, _, s) in enumerate(glines):
+        prev = bisect.bisect_right(io.enter, ts, prev)
+        points.append((prev, 0, n, s))
+    points.sort()
+    cur, k = 0, 0
+    for first in range(0, io.n, SLICE):
+        last = min(io.n, first + SLICE)
+        data, off = io.format(texts, verbose, first, last - first)
+        while k < len(points) and points[k][0] < last:
+            pos, replace, _, s = points[k]
+            out.write(data[off[cur - first]:off[pos - first]])
+            out.write(s.encode() + b"\n")
+            cur = pos + replace
+            k += 1
+        out.write(data[off[cur - first]:])
+        cur = last
+        data.release()
+    for _, _, _, s in points[k:]:
+        out.write(s.encode() + b"\n")
+    io.close()
+
+
+def load():
+    """The binding (grtrace, grtrace_timeline), or Bad saying why not."""
+    try:
+        import grtrace
+        import grtrace_timeline
+    except (ImportError, OSError) as e:
+        raise Bad("cannot load libgrtrace's Python binding: %s" % e)
+    return grtrace, grtrace_timeline
 
 
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
-    ap.add_argument("--cpu", required=True, help="trace-cmd report or perf script text")
+    ap.add_argument("--cpu", required=True,
+                    help="trace-cmd's trace.dat, or trace-cmd report, perf "
+                    "script or grtrace-bpf-annotate text")
     ap.add_argument("--gpu", required=True, help="a grtrace trace file")
     ap.add_argument("--output", help="the merged timeline (default: standard output)")
     ap.add_argument("--clock-offset", type=int, default=0,
@@ -294,45 +451,28 @@ def main():
                     help="also the ioctl command in hex and the ioctl's CPU times")
     a = ap.parse_args()
     try:
-        ioctls, stray = read_cpu(a.cpu, a.clock_offset)
-        events, rings = read_gpu(a.gpu)
+        grtrace, tl = load()
+        cpu = read_cpu(a.cpu, a.clock_offset, tl, grtrace)
+        gpu = read_gpu(tl, grtrace, a.gpu)
     except Bad as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
-    st = link(ioctls, events, rings)
+    jobs, driver, of_event, st = link(cpu, gpu)
     try:
         out = open(a.output, "w") if a.output else sys.stdout
     except OSError as e:
         print("%s: %s: %s" % (PROG, a.output, e.strerror), file=sys.stderr)
         return 1
     if not a.stats_only:
-        lines = []
-        for io in ioctls:
-            name = io.get("name") or ioctl_name(io["cmd"], io.get("driver"))
-            s = "%d cpu ioctl %s/%d %s dur=%d" % (
-                io["enter"], io["comm"], io["tid"], name,
-                io["exit"] - io["enter"])
-            if io["jobs"]:
-                s += " jobs=" + ",".join(io["jobs"])
-            if a.verbose:
-                s += " cmd=0x%x exit=%d" % (io["cmd"], io["exit"])
-            lines.append((io["enter"], 0, s))
-        for k, e in enumerate(events):
-            s = "%d gpu %s %d:%d ring=%s" % (
-                e["ts"], e["type"], e["ctx"], e["seqno"],
-                rings.get(e["ring"], (str(e["ring"]), ""))[0])
-            if e["tid"] is not None:
-                s += " pid=%d tid=%d" % (e["pid"], e["tid"])
-            if "summary" in e:
-                s += " summary=" + e["summary"]
-            if "ioctl" in e:
-                s += " ioctl=" + (e["ioctl"].get("name") or
-                                  ioctl_name(e["ioctl"]["cmd"],
-                                             e["ioctl"].get("driver")))
-            lines.append((e["ts"], 1 + k, s))
-        for _, _, s in sorted(lines):
-            out.write(s + "\n")
-    out.write("ioctls: %d (%d enter or exit without its pair, or lost)\n" % (len(ioctls), stray))
+        glines = gpu_lines(cpu, gpu, driver, of_event)
+        if isinstance(cpu, Cpu):
+            out.write(timeline(cpu, cpu_lines(cpu, jobs, driver, a.verbose),
+                               glines))
+        else:
+            out.flush()
+            timeline_lib(out.buffer, cpu, glines, jobs, driver, a.verbose)
+            out.buffer.flush()
+    out.write("ioctls: %d (%d enter or exit without its pair, or lost)\n" % (len(cpu.enter), cpu.stray))
     out.write("jobs: %d; linked to their ioctl: %d; submitter named but no ioctl of it covers the SUBMIT: %d; no submitter data: %d\n"
               % (st["jobs"], st["linked"], st["unlinked"], st["no_task"]))
     if st["jobs"] and st["no_task"] == st["jobs"]:

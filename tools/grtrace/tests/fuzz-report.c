@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "../lib/include/grtrace/grtrace.h"
+#include "../lib/include/grtrace/timeline.h"
 #include "../lib/merge.h"
 #include "../lib/report.h"
+#include "../lib/tracedat.h"
 
 static FILE *devnull;
 
@@ -101,6 +103,20 @@ static void api(const uint8_t *data, size_t size)
 	}
 }
 
+/*
+ * merge_timeline's GPU side (grtrace/timeline.h), and the size check of a
+ * trace-cmd trace.dat (the corpus has two: tests/tracedat).
+ */
+static void timeline(const uint8_t *data, size_t size)
+{
+	struct grtrace_gpu_events *ev;
+	struct grtrace_error err;
+
+	if (!grtrace_gpu_events_mem(data, size, &ev, &err))
+		grtrace_gpu_events_free(ev);
+	gr_tracedat_check(data, size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -111,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	decode_all(data, size);
 	api(data, size);
+	timeline(data, size);
 
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);

@@ -313,12 +313,24 @@ result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )
 
 # ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
 
+# The script reads both sides through libgrtrace (grtrace_timeline.py).
 MT=$TMP/merge-timeline
 mkdir -p "$MT"
 env $PY_ENV python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
 mt_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
 result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
+
+# ... and on trace-cmd's trace.dat (libtracecmd), with the library built
+# without it for the refusal.
+MD=$TMP/merge-tracedat
+mkdir -p "$MD"
+env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/merge_tracedat_check.py" "$MD" \
+	"$(cd "$(dirname "$GRTRACE")" && pwd)/lib/notracecmd/libgrtrace.so.1" > "$TMP/md" 2>&1
+md_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/md" >> "$RESULTS"
+result "merge_tracedat checks ran cleanly" $md_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/md" | head -20)"
 
 # ---- scripts/visualize_timeline.py (matplotlib: Debian's python3 has it) -------
 
@@ -1499,12 +1511,12 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 
 if [ -x "$FUZZ" ]; then
 	mkdir -p "$TMP/fuzz"
-	echo "# fuzz smoke: libFuzzer -seed=1 -runs=3000 on $TESTS/corpus" >> "$RESULTS"
+	echo "# fuzz smoke: libFuzzer -seed=1 -runs=3000 on $TESTS/corpus and $TESTS/tracedat" >> "$RESULTS"
 	"$FUZZ" -runs=3000 -max_len=16384 -seed=1 -artifact_prefix="$TMP/fuzz/" \
-		"$TMP/fuzz" "$TESTS/corpus" > "$TMP/fuzz.log" 2>&1
+		"$TMP/fuzz" "$TESTS/corpus" "$TESTS/tracedat" > "$TMP/fuzz.log" 2>&1
 	result "fuzz smoke: the corpus and 3000 mutations (seed 1)" $? \
 		"$(tail -20 "$TMP/fuzz.log")" \
-		"replay (in $PWD): mkdir -p fuzz-new && $FUZZ -runs=3000 -max_len=16384 -seed=1 -artifact_prefix=./fuzz- fuzz-new $TESTS/corpus"
+		"replay (in $PWD): mkdir -p fuzz-new && $FUZZ -runs=3000 -max_len=16384 -seed=1 -artifact_prefix=./fuzz- fuzz-new $TESTS/corpus $TESTS/tracedat"
 else
 	ok "fuzz smoke # SKIP the fuzz target needs clang (apt-get install clang)"
 fi
