@@ -35,7 +35,6 @@ it, then one line "parse_events.py: FILE: byte N: ..." on standard
 error (the library's message), and exit status 1.
 """
 import argparse
-import json
 import os
 import sys
 
@@ -70,20 +69,6 @@ def bad(e):
     if e.msg.startswith("byte ") or e.status != binding().ERR_INPUT:
         return Bad(e.msg)
     return Bad("byte %d: %s" % (e.offset, e.msg))
-
-
-def parse(data, cpu_opt=0, fmt_opt=None):
-    """The rows of @data as dicts (the JSON rows), for scripts importing
-    this one (merge_timeline.py); raises Bad after yielding those before."""
-    grtrace = binding()
-    try:
-        t = grtrace.Trace(data=data, stream_format=fmt_opt or 0,
-                          cpu=cpu_opt or 0)
-        for chunk in t.rows(grtrace.ROWS_JSON):
-            for line in chunk.splitlines():
-                yield json.loads(line)
-    except grtrace.Error as e:
-        raise bad(e)
 
 
 def main():
