@@ -49,6 +49,12 @@
  * @GRTRACE_REC_JOB_SUMMARY: one whole job in one record, written instead
  *	of its events by an optional module (grtrace_sampling's threshold
  *	mode): struct grtrace_job_summary
+ * @GRTRACE_REC_TRIGGER: what froze a flight recorder snapshot, written
+ *	once, in the snapshot stream of the CPU that triggered:
+ *	struct grtrace_trigger
+ * @GRTRACE_REC_RECORDER: one CPU's accounting of a flight recorder
+ *	snapshot, the last record but the TRIGGER of each snapshot stream:
+ *	struct grtrace_recorder_cpu
  *
  * Job event types are below %GRTRACE_EV_NR_JOB_TYPES so that bit (1 << type)
  * of a 32-bit mask selects them.  Control records start at 0x100 and are
@@ -71,6 +77,8 @@ enum grtrace_type {
 	GRTRACE_REC_METADATA		= 0x101,
 	GRTRACE_REC_RING		= 0x102,
 	GRTRACE_REC_JOB_SUMMARY		= 0x103,
+	GRTRACE_REC_TRIGGER		= 0x104,
+	GRTRACE_REC_RECORDER		= 0x105,
 };
 
 /**
@@ -294,12 +302,75 @@ struct grtrace_job_summary {
 	__u64 threshold;
 };
 
+/* What froze a flight recorder snapshot (grtrace_trigger.cause). */
+#define GRTRACE_TRIGGER_MANUAL	1	/* the "trigger" control word */
+#define GRTRACE_TRIGGER_TIMEOUT	2	/* the DRM scheduler's job timeout */
+#define GRTRACE_TRIGGER_ERROR	3	/* an ERROR job event */
+
+/**
+ * struct grtrace_trigger - what froze a flight recorder snapshot (88 bytes)
+ * @hdr: header; @hdr.ts is when the trigger was called
+ * @cause: GRTRACE_TRIGGER_*
+ * @ring_id: the ring the trigger names, 0xffffffff for none (manual)
+ * @ctx: fence context of the job the trigger names; 0 with @seqno 0 when
+ *	it names none (readers then take the oldest unfinished job of @ring_id)
+ * @seqno: fence seqno of the job the trigger names
+ * @error: the negative errno of an ERROR trigger, else 0
+ * @frozen_ts: when the buffers stopped taking records, same clock as @hdr.ts
+ * @later_triggers: triggers counted while the snapshot was kept, at the
+ *	time the snapshot was read
+ * @cpu: CPU that triggered
+ * @reserved: written as 0
+ */
+struct grtrace_trigger {
+	struct grtrace_hdr hdr;
+	__u32 cause;
+	__u32 ring_id;
+	__u64 ctx;
+	__u64 seqno;
+	__s64 error;
+	__u64 frozen_ts;
+	__u64 later_triggers;
+	__u32 cpu;
+	__u32 reserved;
+};
+
+/**
+ * struct grtrace_recorder_cpu - one CPU's accounting in a flight recorder
+ *	snapshot (96 bytes)
+ * @hdr: header
+ * @cpu: the CPU whose stream this is
+ * @reserved: written as 0
+ * @first_ts: timestamp of the first kept record, 0 if none
+ * @last_ts: timestamp of the last kept record, 0 if none
+ * @emitted: events that entered this CPU's event path since arm
+ * @kept: of those, records kept in this snapshot
+ * @overwritten: of those, records overwritten by newer ones before the freeze
+ * @dropped: of those, events dropped with a named reason (frozen included)
+ * @buffer_size: the buffer size in bytes of this CPU
+ *
+ * @emitted == @kept + @overwritten + @dropped holds exactly.
+ */
+struct grtrace_recorder_cpu {
+	struct grtrace_hdr hdr;
+	__u32 cpu;
+	__u32 reserved;
+	__u64 first_ts;
+	__u64 last_ts;
+	__u64 emitted;
+	__u64 kept;
+	__u64 overwritten;
+	__u64 dropped;
+	__u64 buffer_size;
+};
+
 /*
  * Format 2: compact records.  A v2 record starts with a 16-byte header and
  * its size is a multiple of %GRTRACE_ALIGN2; no field is aligned beyond 4
  * bytes.  Records do not name their CPU: the channel (events<cpu>, or a
- * trace file's frame) does.  The bodies of STREAM_INFO, METADATA, RING
- * and JOB_SUMMARY are those of format 1, after the shorter header.
+ * trace file's frame) does.  The bodies of STREAM_INFO, METADATA, RING,
+ * JOB_SUMMARY, TRIGGER and RECORDER are those of format 1, after the
+ * shorter header.
  */
 #define GRTRACE_ALIGN2		4
 
@@ -308,6 +379,8 @@ struct grtrace_job_summary {
 #define GRTRACE_REC2_METADATA		0x81
 #define GRTRACE_REC2_RING		0x82
 #define GRTRACE_REC2_JOB_SUMMARY	0x83
+#define GRTRACE_REC2_TRIGGER		0x84
+#define GRTRACE_REC2_RECORDER		0x85
 
 /*
  * Bits of grtrace_hdr2.flags.  A job event's fixed part is struct
