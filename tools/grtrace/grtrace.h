@@ -31,6 +31,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_recorder(int argc, char **argv);
 
 /*
  * Open the input file @path ('-': standard input, spooled to a temporary
