@@ -1482,6 +1482,10 @@ st=$rc
 grep -v '^    ' "$TMP/out" | cmp -s - "$GOLDEN/emit-basic.dump" || st=1
 result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 
+# ---- the flight recorder --------------------------------------------------------
+
+. "$TESTS/recorder-tests.sh"
+
 # ---- fuzz smoke ----------------------------------------------------------------
 
 if [ -x "$FUZZ" ]; then
