@@ -683,8 +683,9 @@ static void text_recorder(struct rp *rp)
 			gr_recorder_balanced(a) ? "holds" :
 			"DOES NOT HOLD (emitted != kept + overwritten + dropped)");
 	}
-	fprintf(rp->out, "  not lost:   %" PRIu64 " records overwritten before the CPUs' first kept ones, %" PRIu64 " dropped at the freeze (cseq gaps the RECORDER records account for)\n",
-		fr->overwritten, fr->dropped);
+	if (fr->overwritten || fr->dropped)
+		fprintf(rp->out, "  not lost:   %" PRIu64 " records overwritten before the CPUs' first kept ones, %" PRIu64 " dropped at the freeze (cseq gaps the RECORDER records account for)\n",
+			fr->overwritten, fr->dropped);
 	fprintf(rp->out, "  jobs:       %" PRIu64 " began before the window (their SUBMIT overwritten), %" PRIu64 " open at the freeze\n",
 		rp->jobs_no_submit, fr->open_at_end);
 	if (fr->unbalanced)

@@ -1414,7 +1414,7 @@ static void flush_head_gaps(struct rp *rp)
 
 /*
  * A gap of @n in @cpu's cseq before a record of @type.  Right after the
- * CPU's STREAM_INFO and METADATA it may be a flight recorder snapshot's
+ * CPU's STREAM_INFO and METADATA (and RING records) it may be a flight recorder snapshot's
  * overwritten records: held until the CPU's RECORDER says (on_recorder()),
  * which also decides on the gap just before itself (returned).  Any other
  * gap is records lost.
@@ -1425,7 +1425,7 @@ static uint64_t cseq_gap(struct rp *rp, uint16_t cpu, uint64_t n, uint64_t ts,
 	if (type == GRTRACE_REC_RECORDER)
 		return n;
 	if (rp->cseq_head[cpu] && type != GRTRACE_REC_STREAM_INFO &&
-	    type != GRTRACE_REC_METADATA) {
+	    type != GRTRACE_REC_METADATA && type != GRTRACE_REC_RING) {
 		rp->cseq_head[cpu] = 0;
 		rp->head_gap[cpu] = n;
 		rp->head_gap_ts[cpu] = ts;
@@ -1472,17 +1472,26 @@ static uint64_t note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
 	if (next && cseq + 1 > next)
 		return cseq_gap(rp, cpu, cseq + 1 - next, ts, type);
 	if (rp->cseq_head[cpu] && type != GRTRACE_REC_STREAM_INFO &&
-	    type != GRTRACE_REC_METADATA && type != GRTRACE_REC_RECORDER)
+	    type != GRTRACE_REC_METADATA && type != GRTRACE_REC_RING &&
+	    type != GRTRACE_REC_RECORDER)
 		rp->cseq_head[cpu] = 0;
 	return 0;
 }
 
-static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
+/*
+ * A control record with gseq 0 after the first record has none: a flight
+ * recorder's snapshot writes its STREAM_INFO, METADATA, RECORDER and
+ * TRIGGER afresh, without gseq.  (gseq 0 is otherwise the first record
+ * of a module load, which comes first.)
+ */
+static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq, int job)
 {
+	int has_gseq = gseq || job || !rp->have_first;
+
 	rp->records++;
 	if (!rp->have_first) {
 		note_first(rp, ts, gseq);
-	} else if (!rp->gseq_off) {
+	} else if (!rp->gseq_off && has_gseq) {
 		if (gseq > rp->gseq_prev + 1) {
 			rp->gseq_gaps++;
 			if (rp->o.sink->lost && !rp->cseq_loss)
@@ -1504,7 +1513,8 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 	} else {
 		rp->ts_max = ts;
 	}
-	rp->gseq_prev = gseq;
+	if (has_gseq)
+		rp->gseq_prev = gseq;
 }
 
 void rp_restart(struct rp *rp)
@@ -1744,7 +1754,8 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 
 	uint64_t gap = 0;
 
-	note_header(rp, ts, gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)));
+	note_header(rp, ts, gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)),
+		    gr_type_is_job(rec->type));
 	if (rp->cseq_loss)
 		gap = note_cseq(rp, rec->cpu, rec->cseq, ts, rec->type);
 	if (gr_type_is_job(rec->type)) {
