@@ -285,8 +285,7 @@ static int read_info(struct rec_info *in)
 
 /* ---- the control words -------------------------------------------------------- */
 
-/* The state in info, quietly: "" when it cannot be read. */
-static void quiet_state(char *buf, size_t len)
+void recorder_state(char *buf, size_t len)
 {
 	char path[4096];
 	struct rec_info in;
@@ -311,13 +310,13 @@ static void explain_refusal(const char *word, int err, const char *path)
 		err_debugfs(path, "cannot open");
 		return;
 	}
-	quiet_state(state, sizeof(state));
+	recorder_state(state, sizeof(state));
 	debugfs_path(ctl, sizeof(ctl), "control");
 	if (!strcmp(word, "arm")) {
-		if (!access(ctl, R_OK) && control_state() == 1)
-			why = "tracing is started: 'grtrace stop' first";
-		else if (!strcmp(state, "armed") || !strcmp(state, "triggered"))
+		if (!strcmp(state, "armed") || !strcmp(state, "triggered"))
 			why = "the recorder is armed already ('grtrace recorder disarm' first)";
+		else if (!access(ctl, R_OK) && control_state() == 1)
+			why = "tracing is started: 'grtrace stop' first";
 	} else if (!strcmp(word, "trigger") && !strcmp(state, "off")) {
 		why = "the recorder is not armed";
 	} else if (!strcmp(word, "release") && state[0] &&
