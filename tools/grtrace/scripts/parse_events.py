@@ -69,9 +69,15 @@ V2_CLIENT = 0x20
 # Frame flags: compressed records, a task table, a client table.
 F_ZSTD, F_TASKS, F_CLIENTS, F_TAIL, F_HEAD = 0x1, 0x2, 0x4, 0x8, 0x10
 V1_CONTROL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
-              0x103: "JOB_SUMMARY"}
+              0x103: "JOB_SUMMARY", 0x104: "TRIGGER", 0x105: "RECORDER"}
 V2_CONTROL = {0x80: "STREAM_INFO", 0x81: "METADATA", 0x82: "RING",
-              0x83: "JOB_SUMMARY"}
+              0x83: "JOB_SUMMARY", 0x84: "TRIGGER", 0x85: "RECORDER"}
+# A flight recorder snapshot's TRIGGER: cause ring ctx seqno error
+# frozen_ts later_triggers cpu reserved; its RECORDER: cpu reserved
+# first_ts last_ts emitted kept overwritten dropped buffer_size.
+TRIGGER = struct.Struct("<IIQQqQQII")
+RECORDER = struct.Struct("<IIQQQQQQQ")
+CAUSES = {1: "manual", 2: "timeout", 3: "error"}
 # ctx seqno ring engine events derived reason pid tid waits ts[5] wait_ns
 # threshold
 SUMMARY = struct.Struct("<QQIHHHHIII5QQQ")
@@ -136,6 +142,21 @@ def control(name, body, at):
         f.update(pid=v[7], tid=v[8], waits=v[9], wait_ns=v[15],
                  threshold=v[16])
         return f
+    if name == "TRIGGER":
+        if len(body) < TRIGGER.size:
+            raise Bad(at, "TRIGGER too short")
+        v = TRIGGER.unpack_from(body)
+        return {"cause": CAUSES.get(v[0], str(v[0])),
+                "ring": None if v[1] == 0xffffffff else v[1], "ctx": v[2],
+                "seqno": v[3], "error": v[4], "frozen_ts": v[5],
+                "later_triggers": v[6], "trigger_cpu": v[7]}
+    if name == "RECORDER":
+        if len(body) < RECORDER.size:
+            raise Bad(at, "RECORDER too short")
+        v = RECORDER.unpack_from(body)
+        return {"cpu": v[0], "first_ts": v[2], "last_ts": v[3],
+                "emitted": v[4], "kept": v[5], "overwritten": v[6],
+                "dropped": v[7], "buffer_size": v[8]}
     if len(body) < RING.size:
         raise Bad(at, "RING too short")
     return ring(body)

@@ -154,6 +154,55 @@ grep -q " RECORDER of_cpu=1 .* dropped=3 buffer_size=65536 balanced=no\$" "$TMP/
 result "a snapshot whose accounting does not hold: the CPU marked, one warning" $st \
 	"$(grep -i -e hold -e warning "$TMP/out")"
 
+# scripts/parse_events.py (written from the document) names and decodes
+# the two records, in both formats.
+for fmt in 1 2; do
+	rec_snap $fmt error
+	run "$GRTRACE" recorder wait -t 30 -o "$TMP/snapp.dat"
+	python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/snapp.dat" > "$TMP/pe.json" 2> "$TMP/err"
+	st=$?
+	python3 - "$TMP/pe.json" > "$TMP/pe.err" 2>&1 <<'EOF' || st=1
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+trg = [r for r in rows if r["type"] == "TRIGGER"]
+rec = [r for r in rows if r["type"] == "RECORDER"]
+assert len(trg) == 1 and len(rec) == 2, [r["type"] for r in rows]
+assert trg[0]["fields"] == {"cause": "error", "ring": 1, "ctx": 10, "seqno": 2,
+                            "error": -62, "frozen_ts": 1008050000,
+                            "later_triggers": 3, "trigger_cpu": 0}, trg[0]
+assert [(r["cpu"], r["fields"]["emitted"], r["fields"]["kept"],
+         r["fields"]["overwritten"], r["fields"]["dropped"]) for r in rec] == \
+    [(0, 53, 11, 38, 4), (1, 20, 10, 8, 2)], rec
+assert rows[-1]["type"] == "RECORDER" and rows[-2]["type"] == "TRIGGER"
+EOF
+	result "parse_events.py decodes TRIGGER and RECORDER (format $fmt)" $st \
+		"$(cat "$TMP/err" "$TMP/pe.err")"
+done
+
+# Snapshots the rec-kernel module wrote in the VM (recorder_cli_test.sh,
+# kept in the fuzz corpus): 64 KB buffers wrapped, a manual trigger; an
+# ERROR trigger in each format.
+C=$TESTS/corpus
+run "$GRTRACE" report -i "$C/recorder-vm-wrapped-v1.grf"
+st=$rc
+for line in "lost:     none (no CPU's cseq has a gap)" \
+	"  cause:      manual on CPU 0" \
+	"  0     96429342290 .. 98430221730       9207        847         8360          0  holds" \
+	"  1     91056535150 .. 95935252760       5800        828         4972          0  holds" \
+	"  jobs:       1 began before the window (their SUBMIT overwritten), 3 open at the freeze"; do
+	grep -qxF "$line" "$TMP/out" || st=1
+done
+grep -q "^order:\|DOES NOT HOLD" "$TMP/out" && st=1
+for f in 1 2; do
+	run "$GRTRACE" report -i "$C/recorder-vm-error-v$f.grf"
+	[ $rc -eq 0 ] || st=1
+	grep -q "^  hung job:   400:5 (SUBMIT .*), named by the trigger\$" "$TMP/out" || st=1
+	grep -qx "  cause:      error (error -62) on CPU [01]" "$TMP/out" || st=1
+	grep -q "^lost:     none" "$TMP/out" || st=1
+done
+result "snapshots of the module (VM): wrapped, no loss, identities hold; ERROR names its job" $st \
+	"$(sed -n 1,20p "$TMP/out")"
+
 # A recording's report has no flight recorder section.
 run "$GRTRACE" report -i "$GOLDEN/emit-basic.bin"
 st=$rc
