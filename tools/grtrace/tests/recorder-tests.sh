@@ -321,6 +321,24 @@ run "$GRTRACE" recorder disarm
 result "a refused control word: one line naming the state, arm's settings put back; no recorder: one line" $st \
 	"exit $rc" "$(cat "$TMP/err")"
 
+# Lockdown: debugfs refuses to open the control file for writing (EPERM,
+# made here with an immutable file); the words go to sysfs's recorder.
+rec_snap 1 timeout armed
+mkdir -p "$TMP/sysfs"
+printf 'armed\n' > "$TMP/sysfs/recorder"
+if command -v chattr > /dev/null 2>&1 && chattr +i "$RDBG/recorder/control" 2> /dev/null; then
+	GRTRACE_SYSFS=$TMP/sysfs run "$GRTRACE" recorder trigger
+	st=$rc
+	[ "$(cat "$TMP/sysfs/recorder")" = trigger ] || st=1
+	[ "$(cat "$RDBG/recorder/control")" = armed ] || st=1
+	[ -s "$TMP/err" ] && st=1
+	chattr -i "$RDBG/recorder/control"
+	result "under lockdown (EPERM from debugfs) the control word goes to sysfs's recorder" $st \
+		"exit $rc" "$(cat "$TMP/err")"
+else
+	ok "under lockdown the control word goes to sysfs's recorder # SKIP chattr +i not supported on $TMP's file system: EPERM cannot be made here"
+fi
+
 # Bad arguments: exit 2, one line and the hint, nothing written.
 rec_snap 1 timeout armed
 for c in "recorder|a subcommand is needed" \
