@@ -2,6 +2,7 @@
 /*
  * grtrace start / stop / status.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,32 @@ static int parse_noargs(int argc, char **argv, const char *help)
 	return 0;
 }
 
+/*
+ * Write "start"; the module refuses it (EBUSY) while the flight recorder
+ * is armed or holds a snapshot: say so rather than just "busy".
+ */
+static int start(void)
+{
+	char state[16], path[4096];
+	int err = debugfs_write_quiet("control", "start");
+
+	if (err == -EBUSY) {
+		recorder_state(state, sizeof(state));
+		if (!strcmp(state, "armed") || !strcmp(state, "triggered")) {
+			err_msg("start: refused (%s): the flight recorder is %s ('grtrace recorder disarm' first)",
+				strerror(-err), state);
+			return -1;
+		}
+	}
+	if (!err)
+		return 0;
+	errno = -err;
+	debugfs_path(path, sizeof(path), "control");
+	err_debugfs(path, err == -ENOENT || err == -EACCES || err == -EPERM ?
+		    "cannot open" : "cannot write to");
+	return -1;
+}
+
 int cmd_start(int argc, char **argv)
 {
 	if (parse_noargs(argc, argv,
@@ -48,7 +75,7 @@ int cmd_start(int argc, char **argv)
 			 "Start tracing: writes \"start\" to the control file.  Each start\n"
 			 "begins a new session (STREAM_INFO and METADATA records).\n"))
 		return 0;
-	return control_write("start") < 0;
+	return start() < 0;
 }
 
 int cmd_stop(int argc, char **argv)

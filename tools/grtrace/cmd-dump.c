@@ -105,6 +105,38 @@ static void print_summary(const struct gr_rec *rec)
 	putchar('\n');
 }
 
+/* What froze a flight recorder snapshot. */
+static void print_trigger(const struct gr_rec *rec)
+{
+	struct gr_trigger tr;
+	char cbuf[16];
+
+	gr_decode_trigger(rec, &tr);
+	printf(" cause=%s", gr_trigger_cause_name(tr.cause, cbuf, sizeof(cbuf)));
+	if (tr.ring_id == GR_TRIGGER_NO_RING)
+		printf(" ring=none");
+	else
+		printf(" ring=%" PRIu32, tr.ring_id);
+	printf(" ctx=%" PRIu64 " seqno=%" PRIu64 " error=%" PRId64
+	       " frozen_ts=%" PRIu64 " later_triggers=%" PRIu64
+	       " trigger_cpu=%" PRIu32 "\n", tr.ctx, tr.seqno, tr.error,
+	       tr.frozen_ts, tr.later_triggers, tr.cpu);
+}
+
+/* One CPU's accounting of a snapshot, and whether it adds up. */
+static void print_recorder(const struct gr_rec *rec)
+{
+	struct gr_recorder rc;
+
+	gr_decode_recorder(rec, &rc);
+	printf(" of_cpu=%" PRIu32 " first_ts=%" PRIu64 " last_ts=%" PRIu64
+	       " emitted=%" PRIu64 " kept=%" PRIu64 " overwritten=%" PRIu64
+	       " dropped=%" PRIu64 " buffer_size=%" PRIu64 " balanced=%s\n",
+	       rc.cpu, rc.first_ts, rc.last_ts, rc.emitted, rc.kept,
+	       rc.overwritten, rc.dropped, rc.buffer_size,
+	       gr_recorder_balanced(&rc) ? "yes" : "no");
+}
+
 static void print_record(const struct gr_rec *rec)
 {
 	char tbuf[16], ebuf[16];
@@ -188,6 +220,12 @@ static void print_record(const struct gr_rec *rec)
 	}
 	case GRTRACE_REC_JOB_SUMMARY:
 		print_summary(rec);
+		return;
+	case GRTRACE_REC_TRIGGER:
+		print_trigger(rec);
+		return;
+	case GRTRACE_REC_RECORDER:
+		print_recorder(rec);
 		return;
 	}
 	printf(" size=%u\n", (unsigned int)rec->size);

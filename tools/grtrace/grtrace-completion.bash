@@ -5,8 +5,11 @@
 
 _grtrace_words() {
 	case $1 in
-	commands)	echo "start stop status stats top config record report export dump help
-			      --version" ;;
+	commands)	echo "start stop status stats top config record recorder report export
+			      dump help --version" ;;
+	recorder)	echo "arm trigger release disarm status wait -h --help" ;;
+	recorder-arm)	echo "--size --format -h --help" ;;
+	recorder-wait)	echo "-o --output -t --timeout --release --no-compress -h --help" ;;
 	record)		echo "-o --output -d --duration -b --buffer-size --no-compress -h --help" ;;
 	dump)		echo "-i --input --raw --header --channel -h --help" ;;
 	stats)		echo "-p --prometheus -o --output -h --help" ;;
@@ -24,6 +27,32 @@ _grtrace_words() {
 	esac
 }
 
+# grtrace recorder SUBCOMMAND [OPTIONS]: its own words and values.
+_grtrace_recorder() {
+	local sub=${COMP_WORDS[2]}
+
+	if [ "$COMP_CWORD" -eq 2 ]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words recorder)" -- "$cur")
+		return
+	fi
+	case $prev in
+	--format)
+		mapfile -t COMPREPLY < <(compgen -W "1 2" -- "$cur")
+		return ;;
+	-o|--output)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return ;;
+	--size|-t|--timeout)
+		return ;;
+	esac
+	case $sub in
+	arm|wait)
+		mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words "recorder-$sub")" -- "$cur") ;;
+	*)
+		mapfile -t COMPREPLY < <(compgen -W "-h --help" -- "$cur") ;;
+	esac
+}
+
 _grtrace() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local cmd=${COMP_WORDS[1]}
@@ -31,6 +60,10 @@ _grtrace() {
 	COMPREPLY=()
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words commands)" -- "$cur")
+		return
+	fi
+	if [ "$cmd" = recorder ]; then
+		_grtrace_recorder
 		return
 	fi
 	case $prev in

@@ -31,6 +31,9 @@ int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_config(int argc, char **argv);
+int cmd_recorder(int argc, char **argv);
+/* The flight recorder's state ("off", ...), quietly; "" when unknown. */
+void recorder_state(char *buf, size_t len);
 
 /*
  * Open the input file @path ('-': standard input, spooled to a temporary

@@ -225,12 +225,14 @@ const char *sysfs_dir(void)
 
 /*
  * Open debugfs file @name; refused by kernel lockdown (EPERM), its twin
- * in sysfs if it has one (control, config, buffer_size).  @path (4096
- * bytes) gets the path opened, or tried.
+ * in sysfs if it has one: @twin there, or @name when @twin is NULL
+ * (control, config, buffer_size; recorder/control is sysfs's recorder).
+ * @path (4096 bytes) gets the path opened, or tried.
  */
-static int open_setting(const char *name, int flags, char *path)
+static int open_setting_twin(const char *name, const char *twin, int flags,
+			     char *path)
 {
-	char twin[4096];
+	char alt[4096];
 	int fd, errnum;
 
 	debugfs_path(path, 4096, name);
@@ -238,14 +240,19 @@ static int open_setting(const char *name, int flags, char *path)
 	if (fd >= 0 || errno != EPERM)
 		return fd;
 	errnum = errno;
-	snprintf(twin, sizeof(twin), "%s/%s", sysfs_dir(), name);
-	fd = open(twin, flags | O_CLOEXEC);
+	snprintf(alt, sizeof(alt), "%s/%s", sysfs_dir(), twin ? twin : name);
+	fd = open(alt, flags | O_CLOEXEC);
 	if (fd >= 0) {
-		snprintf(path, 4096, "%s", twin);
+		snprintf(path, 4096, "%s", alt);
 		return fd;
 	}
 	errno = errnum;
 	return -1;
+}
+
+static int open_setting(const char *name, int flags, char *path)
+{
+	return open_setting_twin(name, NULL, flags, path);
 }
 
 void err_debugfs(const char *path, const char *what)
@@ -311,12 +318,12 @@ unsigned int kernel_stream_format(void)
 	return v ? (unsigned int)strtoul(v + 8, NULL, 10) : GRTRACE_FORMAT_V1;
 }
 
-int debugfs_write_quiet(const char *name, const char *text)
+int debugfs_write_twin(const char *name, const char *twin, const char *text,
+		       char *path)
 {
-	char path[4096];
 	int fd, err = 0;
 
-	fd = open_setting(name, O_WRONLY | O_TRUNC, path);
+	fd = open_setting_twin(name, twin, O_WRONLY | O_TRUNC, path);
 	if (fd < 0)
 		return -errno;
 	if (write_all(fd, text, strlen(text)) < 0)
@@ -324,6 +331,13 @@ int debugfs_write_quiet(const char *name, const char *text)
 	if (close(fd) < 0 && !err)
 		err = -errno;
 	return err;
+}
+
+int debugfs_write_quiet(const char *name, const char *text)
+{
+	char path[4096];
+
+	return debugfs_write_twin(name, NULL, text, path);
 }
 
 int debugfs_write(const char *name, const char *text)

@@ -60,6 +60,12 @@ int debugfs_read(const char *name, char *buf, size_t len);
 int debugfs_write(const char *name, const char *text);
 /* The same, unreported: 0 or -errno. */
 int debugfs_write_quiet(const char *name, const char *text);
+/*
+ * The same, with its sysfs twin named @twin (NULL: @name) for lockdown;
+ * @path (4096 bytes) gets the file written, or tried.
+ */
+int debugfs_write_twin(const char *name, const char *twin, const char *text,
+		       char *path);
 
 /* 1 if tracing is started, 0 if stopped, -1 on error (reported). */
 int control_state(void);

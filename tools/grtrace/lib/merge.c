@@ -110,13 +110,30 @@ static inline int key_less(const struct merge_key *x,
 	return x->cur < y->cur;
 }
 
+/*
+ * The gseq a record without one sorts by: a flight recorder snapshot's
+ * RECORDER and TRIGGER, written afresh after the CPU's kept records and
+ * stamped no earlier than the last of them, go after every record with
+ * a gseq (its fresh STREAM_INFO and METADATA, at 0, go first).
+ */
+static uint64_t key_gseq0(const uint8_t *p)
+{
+	uint16_t type = gr_le16(p + offsetof(struct grtrace_hdr, type));
+
+	return type == GRTRACE_REC_RECORDER || type == GRTRACE_REC_TRIGGER ?
+	       UINT64_MAX : 0;
+}
+
 /* The key of the record at @p, which cursor @c is at, in @part. */
 static inline struct merge_key key_at(const uint8_t *p, unsigned int c,
 				      unsigned int part)
 {
+	uint64_t gseq = gr_le64(p + offsetof(struct grtrace_hdr, gseq));
+
+	if (__builtin_expect(!gseq, 0))
+		gseq = key_gseq0(p);
 	return (struct merge_key){
-		gr_le64(p + offsetof(struct grtrace_hdr, gseq)),
-		gr_le64(p + offsetof(struct grtrace_hdr, ts)), c, part };
+		gseq, gr_le64(p + offsetof(struct grtrace_hdr, ts)), c, part };
 }
 
 static struct merge_key key_of(const struct merge *m, unsigned int c)

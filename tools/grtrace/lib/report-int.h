@@ -213,6 +213,46 @@ struct held {
 	uint64_t due;		/* finished without END once the input is past */
 };
 
+/*
+ * A flight recorder's snapshot: its TRIGGER, each CPU's RECORDER, and
+ * what rp_finish() found of the hung job (report.c, fr_settle()).
+ */
+#define RP_FR_BEHIND	16	/* jobs queued behind the hung one, listed */
+
+struct fr_cpu {
+	struct gr_recorder acc;
+	uint64_t head_gap;	/* cseq gap after its fresh STREAM_INFO, METADATA */
+	uint64_t tail_gap;	/* cseq gap just before its RECORDER */
+	uint64_t lost;		/* of the two, what the accounting does not cover */
+};
+
+/* A job of the snapshot as rp_finish() found it open. */
+struct fr_job {
+	uint64_t ctx;
+	uint64_t seqno;
+	uint8_t have;		/* bit per ST_* */
+	uint64_t ts[NR_STAMPS];
+};
+
+struct fr {
+	uint64_t triggers;	/* TRIGGER records read (one per snapshot) */
+	struct gr_trigger trig;	/* the first */
+	struct fr_cpu *cpus;	/* by RECORDER record read */
+	uint32_t ncpus;
+	uint64_t overwritten;	/* head gaps: overwritten, not lost */
+	uint64_t dropped;	/* tail gaps: dropped at the freeze, not lost */
+	uint64_t unbalanced;	/* CPUs whose accounting does not add up */
+	/* rp_finish(): the trigger's ring, its hung job, what queued behind. */
+	uint32_t ring;		/* index in rp->rings, or NIL */
+	int hung;		/* the hung job was found open */
+	struct fr_job job;	/* ... it, or the key the TRIGGER named */
+	int ran_from;		/* ST_START or ST_COMMIT: its run began; -1 */
+	uint64_t ran_ns;	/* from then to the trigger */
+	uint32_t nbehind;	/* committed behind it and not ended */
+	struct fr_job behind[RP_FR_BEHIND];	/* the first, by COMMIT */
+	uint64_t open_at_end;	/* jobs open when the input ended */
+};
+
 /* Timestamps out of gseq order by less than this are routine (report-out.c). */
 #define RP_TS_BACK_WARN_NS	1000000ULL
 
@@ -242,6 +282,17 @@ struct rp {
 	uint32_t lost_ncpu;
 	uint64_t *cseq_next;	/* by CPU: the cseq expected next, + 1; 0 none */
 	uint32_t cseq_ncpu;
+	/*
+	 * By CPU: 1 while its records since its STREAM_INFO are a session's
+	 * description only; the first cseq gap after it (a flight recorder's
+	 * overwritten records, if a RECORDER comes) is held in @head_gap,
+	 * counted lost only if no RECORDER accounts for it.
+	 */
+	uint8_t *cseq_head;
+	uint64_t *head_gap;
+	uint64_t *head_gap_ts;
+	struct fr fr;
+	uint64_t jobs_no_submit;	/* finished jobs without their SUBMIT */
 	/* The file's CPU tails, and what they showed lost (in cseq_lost). */
 	const struct grf_tail *tails;
 	size_t ntails;

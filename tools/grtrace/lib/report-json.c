@@ -104,6 +104,12 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	l_u64(&l, rp->metadatas);
 	l_str(&l, ",\"RING\":");
 	l_u64(&l, rp->ring_recs);
+	if (rp->fr.triggers || rp->fr.ncpus) {
+		l_str(&l, ",\"TRIGGER\":");
+		l_u64(&l, rp->fr.triggers);
+		l_str(&l, ",\"RECORDER\":");
+		l_u64(&l, rp->fr.ncpus);
+	}
 	l_ch(&l, '}');
 	f_u64(&f, "unknown_records", rp->unknown);
 	f_opt(&f, "gseq_first", rp->records && !rp->gseq_off, rp_gseq_first(rp));
@@ -160,6 +166,110 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_str(&f, "error", in->error);
 	l_ch(&l, '}');
 	fwrite(l.b, 1, l.n, rp->out);
+}
+
+/* ---- a flight recorder's snapshot ----------------------------------------------------------- */
+
+/* A job of the snapshot: its key and the stamps it has (null: none kept). */
+static void json_fr_job(struct fields *f, const struct fr_job *j)
+{
+	static const char *const keys[] = {
+		"submit_ns", "commit_ns", "start_ns",
+	};
+	struct fields o = { .l = f->l, .json = 1, .header = 0 };
+	int k;
+
+	l_ch(f->l, '{');
+	f_u64(&o, "ctx", j->ctx);
+	f_u64(&o, "seqno", j->seqno);
+	for (k = ST_SUBMIT; k <= ST_START; k++)
+		f_opt(&o, keys[k], j->have & (1u << k), j->ts[k]);
+	l_ch(f->l, '}');
+}
+
+static void json_fr_cpus(struct rp *rp, struct fields *f)
+{
+	const struct fr *fr = &rp->fr;
+	uint32_t i;
+
+	f_key(f, "cpus");
+	l_ch(f->l, '[');
+	for (i = 0; i < fr->ncpus; i++) {
+		const struct fr_cpu *c = &fr->cpus[i];
+		struct fields o = { .l = f->l, .json = 1, .header = 0 };
+
+		l_str(f->l, i ? ",\n {" : "\n {");
+		f_u64(&o, "cpu", c->acc.cpu);
+		f_u64(&o, "first_ts_ns", c->acc.first_ts);
+		f_u64(&o, "last_ts_ns", c->acc.last_ts);
+		f_u64(&o, "emitted", c->acc.emitted);
+		f_u64(&o, "kept", c->acc.kept);
+		f_u64(&o, "overwritten", c->acc.overwritten);
+		f_u64(&o, "dropped", c->acc.dropped);
+		f_u64(&o, "buffer_size", c->acc.buffer_size);
+		f_bool(&o, "identity_holds", gr_recorder_balanced(&c->acc));
+		f_u64(&o, "head_gap", c->head_gap);
+		f_u64(&o, "tail_gap", c->tail_gap);
+		f_u64(&o, "lost", c->lost);
+		l_ch(f->l, '}');
+		l_flush_raw(f->l, rp->out);
+	}
+	l_ch(f->l, ']');
+}
+
+/* "flight_recorder": present only for an input with a snapshot in it. */
+static void json_recorder(struct rp *rp)
+{
+	const struct fr *fr = &rp->fr;
+	const struct gr_trigger *t = &fr->trig;
+	const struct ring *r = fr->ring != NIL ? &rp->rings[fr->ring] : NULL;
+	struct line l = { .n = 0 };
+	struct fields f = { .l = &l, .json = 1, .header = 0 };
+	char cbuf[16];
+	uint32_t i;
+
+	if (!fr->triggers && !fr->ncpus)
+		return;
+	l_str(&l, ",\n\"flight_recorder\": {");
+	f_u64(&f, "triggers", fr->triggers);
+	if (fr->triggers) {
+		f_str(&f, "cause", gr_trigger_cause_name(t->cause, cbuf, sizeof(cbuf)));
+		f_u64(&f, "trigger_cpu", t->cpu);
+		f_u64(&f, "trigger_ts_ns", t->ts);
+		f_u64(&f, "frozen_ts_ns", t->frozen_ts);
+		f_u64(&f, "later_triggers", t->later_triggers);
+		f_key(&f, "error");
+		l_i64(&l, t->error);
+		f_opt(&f, "ring_id", t->ring_id != GR_TRIGGER_NO_RING, t->ring_id);
+		f_str(&f, "ring_name", r && r->name[0] ? r->name : NULL);
+		f_bool(&f, "job_named", t->ctx || t->seqno);
+		f_key(&f, "hung_job");
+		if (fr->hung)
+			json_fr_job(&f, &fr->job);
+		else
+			l_str(&l, "null");
+		f_opt(&f, "ran_ns", fr->hung && fr->ran_from >= 0, fr->ran_ns);
+		f_str(&f, "ran_from", fr->ran_from == ST_START ? "START" :
+		      fr->ran_from == ST_COMMIT ? "COMMIT" : NULL);
+		f_u64(&f, "queued_behind", fr->nbehind);
+		f_key(&f, "behind");
+		l_ch(&l, '[');
+		for (i = 0; i < fr->nbehind && i < RP_FR_BEHIND; i++) {
+			if (i)
+				l_ch(&l, ',');
+			json_fr_job(&f, &fr->behind[i]);
+			l_flush_raw(&l, rp->out);
+		}
+		l_ch(&l, ']');
+	}
+	json_fr_cpus(rp, &f);
+	f_u64(&f, "unbalanced_cpus", fr->unbalanced);
+	f_u64(&f, "overwritten_not_lost", fr->overwritten);
+	f_u64(&f, "dropped_at_freeze", fr->dropped);
+	f_u64(&f, "jobs_began_before_window", rp->jobs_no_submit);
+	f_u64(&f, "jobs_open_at_freeze", fr->open_at_end);
+	l_ch(&l, '}');
+	l_flush_raw(&l, rp->out);
 }
 
 static void json_rules(struct rp *rp)
@@ -236,6 +346,7 @@ static int json_report(struct rp *rp, const struct rp_input *in)
 	unsigned int i;
 
 	json_summary(rp, in);
+	json_recorder(rp);
 	json_rules(rp);
 	if (rp->o.per_ring) {
 		fputs(",\n\"rings\": [", rp->out);

@@ -189,6 +189,9 @@ static void text_types(struct rp *rp)
 		rp->stream_infos, rp->metadatas, rp->ring_recs);
 	if (rp->summaries)
 		fprintf(rp->out, ", JOB_SUMMARY %" PRIu64, rp->summaries);
+	if (rp->fr.triggers || rp->fr.ncpus)
+		fprintf(rp->out, ", TRIGGER %" PRIu64 ", RECORDER %" PRIu32,
+			rp->fr.triggers, rp->fr.ncpus);
 	fprintf(rp->out, "; unknown type %" PRIu64 " (skipped)\n", rp->unknown);
 }
 
@@ -578,11 +581,127 @@ static void text_jobs(struct rp *rp)
 			rp->rows_out, rp->jobs_done);
 }
 
+/* ---- a flight recorder's snapshot ------------------------------------------------------ */
+
+/* "10:2 (SUBMIT 1.2 ms, COMMIT ..., START ... before the trigger)" */
+static void text_fr_job(struct rp *rp, const struct fr_job *j)
+{
+	static const char *const names[] = { "SUBMIT", "COMMIT", "START" };
+	const char *sep = " (";
+	char d[32];
+	int k;
+
+	fprintf(rp->out, "%" PRIu64 ":%" PRIu64, j->ctx, j->seqno);
+	for (k = ST_SUBMIT; k <= ST_START; k++) {
+		if (!(j->have & (1u << k)))
+			continue;
+		if (j->ts[k] <= rp->fr.trig.ts)
+			fmt_ns(d, sizeof(d), rp->fr.trig.ts - j->ts[k]);
+		else
+			snprintf(d, sizeof(d), "after the trigger:");
+		fprintf(rp->out, "%s%s %s", sep, names[k], d);
+		sep = ", ";
+	}
+	fputs(*sep == ',' ? " before the trigger)" : " (no SUBMIT, COMMIT or START kept)",
+	      rp->out);
+}
+
+static void text_fr_hung(struct rp *rp)
+{
+	const struct fr *fr = &rp->fr;
+	const struct ring *r = fr->ring != NIL ? &rp->rings[fr->ring] : NULL;
+	char ran[32];
+	uint32_t i;
+
+	if (fr->trig.ring_id == GR_TRIGGER_NO_RING) {
+		fprintf(rp->out, "  ring:       none named (a %s trigger)\n",
+			fr->trig.cause == GRTRACE_TRIGGER_MANUAL ? "manual" : "ringless");
+		return;
+	}
+	fprintf(rp->out, "  ring:       %" PRIu32 " %s%s\n", fr->trig.ring_id,
+		r && r->name[0] ? r->name : "(unnamed)",
+		r ? "" : " (no record of it in the snapshot)");
+	fprintf(rp->out, "  hung job:   ");
+	if (fr->hung) {
+		text_fr_job(rp, &fr->job);
+		fprintf(rp->out, ", %s\n", fr->trig.ctx || fr->trig.seqno ?
+			"named by the trigger" :
+			"the oldest unfinished job of the ring (the trigger named none)");
+	} else if (fr->trig.ctx || fr->trig.seqno) {
+		fprintf(rp->out, "%" PRIu64 ":%" PRIu64 ", named by the trigger: not open in the snapshot (its events overwritten, or it ended)\n",
+			fr->trig.ctx, fr->trig.seqno);
+	} else {
+		fprintf(rp->out, "none: no job of the ring committed or started and not ended\n");
+	}
+	if (fr->hung && fr->ran_from >= 0) {
+		fmt_ns(ran, sizeof(ran), fr->ran_ns);
+		fprintf(rp->out, "  ran:        %s from its %s to the trigger\n",
+			ran, fr->ran_from == ST_START ? "START" : "COMMIT (no START kept)");
+	}
+	fprintf(rp->out, "  behind it:  %" PRIu32 " jobs committed on the ring, not ended%s\n",
+		fr->nbehind, fr->nbehind ? ":" : "");
+	for (i = 0; i < fr->nbehind && i < RP_FR_BEHIND; i++) {
+		fputs("              ", rp->out);
+		text_fr_job(rp, &fr->behind[i]);
+		fputc('\n', rp->out);
+	}
+	if (fr->nbehind > RP_FR_BEHIND)
+		fprintf(rp->out, "              (%" PRIu32 " more)\n",
+			fr->nbehind - RP_FR_BEHIND);
+}
+
+static void text_recorder(struct rp *rp)
+{
+	const struct fr *fr = &rp->fr;
+	const struct gr_trigger *t = &fr->trig;
+	char cbuf[16], d[32];
+	uint32_t i;
+
+	if (!fr->triggers && !fr->ncpus)
+		return;
+	fprintf(rp->out, "\nFlight recorder snapshot:\n");
+	if (fr->triggers) {
+		fprintf(rp->out, "  cause:      %s", gr_trigger_cause_name(t->cause, cbuf, sizeof(cbuf)));
+		if (t->error)
+			fprintf(rp->out, " (error %" PRId64 ")", t->error);
+		fprintf(rp->out, " on CPU %" PRIu32 "\n", t->cpu);
+		fmt_ns(d, sizeof(d), t->frozen_ts > t->ts ? t->frozen_ts - t->ts : 0);
+		fprintf(rp->out, "  trigger:    at %" PRIu64 " ns; buffers frozen %s later; %" PRIu64 " later triggers counted\n",
+			t->ts, d, t->later_triggers);
+		text_fr_hung(rp);
+	} else {
+		fprintf(rp->out, "  cause:      unknown: no TRIGGER record (the triggering CPU's stream is missing)\n");
+	}
+	fprintf(rp->out, "  cpu   first_ts .. last_ts (ns)            emitted       kept  overwritten    dropped  identity\n");
+	for (i = 0; i < fr->ncpus; i++) {
+		const struct fr_cpu *c = &fr->cpus[i];
+		const struct gr_recorder *a = &c->acc;
+
+		fprintf(rp->out, "  %-5" PRIu32 " %" PRIu64 " .. %" PRIu64 " %10" PRIu64 " %10" PRIu64 " %12" PRIu64 " %10" PRIu64 "  %s\n",
+			a->cpu, a->first_ts, a->last_ts, a->emitted, a->kept,
+			a->overwritten, a->dropped,
+			gr_recorder_balanced(a) ? "holds" :
+			"DOES NOT HOLD (emitted != kept + overwritten + dropped)");
+	}
+	if (fr->overwritten || fr->dropped)
+		fprintf(rp->out, "  not lost:   %" PRIu64 " records overwritten before the CPUs' first kept ones, %" PRIu64 " dropped at the freeze (cseq gaps the RECORDER records account for)\n",
+			fr->overwritten, fr->dropped);
+	fprintf(rp->out, "  jobs:       %" PRIu64 " began before the window (their SUBMIT overwritten), %" PRIu64 " open at the freeze\n",
+		rp->jobs_no_submit, fr->open_at_end);
+	if (fr->unbalanced)
+		fprintf(rp->out, "warning:  %" PRIu64 " CPUs' accounting does not hold (emitted != kept + overwritten + dropped)\n",
+			fr->unbalanced);
+	if (fr->triggers > 1)
+		fprintf(rp->out, "warning:  %" PRIu64 " TRIGGER records (snapshots joined?): the first one is reported\n",
+			fr->triggers);
+}
+
 static int text_report(struct rp *rp, const struct rp_input *in)
 {
 	unsigned int i;
 
 	text_header(rp, in);
+	text_recorder(rp);
 	text_rules(rp);
 	if (rp->o.per_ring)
 		text_rings(rp);

@@ -761,6 +761,9 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 	rp->jobs_done++;
 	if ((row->have & ((1u << NR_STAMPS) - 1)) != (1u << NR_STAMPS) - 1)
 		rp->jobs_incomplete++;
+	/* In a snapshot: a job that began before the window. */
+	if (!(row->have & (1u << ST_SUBMIT)))
+		rp->jobs_no_submit++;
 	for (k = 0; k < NR_LABELS && row->labels; k++)
 		if (row->labels & (1u << k))
 			rp->label_hits[k]++;
@@ -1380,44 +1383,115 @@ void rp_set_format(struct rp *rp, unsigned int format)
 	}
 }
 
-/* A gap in a CPU's cseq is records lost; a fall is a module reload. */
-static void note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
-		      uint64_t ts)
+/* @n records lost before @ts on @cpu: counted, and told to the sink. */
+static void count_lost(struct rp *rp, uint32_t cpu, uint64_t n, uint64_t ts)
+{
+	cpu_lost(rp, cpu, n);
+	if (rp->o.sink->lost)
+		rp->o.sink->lost(rp, ts, n, (int)cpu);
+}
+
+/* A CPU's head gap held back, with no RECORDER to account for it: lost. */
+static void flush_head_gap(struct rp *rp, uint32_t cpu)
+{
+	uint64_t n = rp->head_gap[cpu];
+
+	if (!n)
+		return;
+	rp->head_gap[cpu] = 0;
+	count_lost(rp, cpu, n, rp->head_gap_ts[cpu]);
+}
+
+static void flush_head_gaps(struct rp *rp)
+{
+	uint32_t c;
+
+	for (c = 0; c < rp->cseq_ncpu; c++) {
+		flush_head_gap(rp, c);
+		rp->cseq_head[c] = 0;
+	}
+}
+
+/*
+ * A gap of @n in @cpu's cseq before a record of @type.  Right after the
+ * CPU's STREAM_INFO and METADATA (and RING records) it may be a flight recorder snapshot's
+ * overwritten records: held until the CPU's RECORDER says (on_recorder()),
+ * which also decides on the gap just before itself (returned).  Any other
+ * gap is records lost.
+ */
+static uint64_t cseq_gap(struct rp *rp, uint16_t cpu, uint64_t n, uint64_t ts,
+			 uint16_t type)
+{
+	if (type == GRTRACE_REC_RECORDER)
+		return n;
+	if (rp->cseq_head[cpu] && type != GRTRACE_REC_STREAM_INFO &&
+	    type != GRTRACE_REC_METADATA && type != GRTRACE_REC_RING) {
+		rp->cseq_head[cpu] = 0;
+		rp->head_gap[cpu] = n;
+		rp->head_gap_ts[cpu] = ts;
+		return 0;
+	}
+	count_lost(rp, cpu, n, ts);
+	return 0;
+}
+
+static void *grow_zero(void *p, uint32_t from, uint32_t to, size_t size)
+{
+	p = xrealloc(p, to * size);
+	memset((char *)p + from * size, 0, (to - from) * size);
+	return p;
+}
+
+/*
+ * A gap in a CPU's cseq is records lost; a fall is a module reload.
+ * Returns the gap before a RECORDER, for on_recorder(); else 0.
+ */
+static uint64_t note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
+			  uint64_t ts, uint16_t type)
 {
 	uint64_t next;
 
 	if (cpu >= rp->cseq_ncpu) {
-		uint32_t n = (uint32_t)cpu + 1;
+		uint32_t n = (uint32_t)cpu + 1, o = rp->cseq_ncpu;
 
-		rp->cseq_next = xrealloc(rp->cseq_next, n * sizeof(uint64_t));
-		memset(rp->cseq_next + rp->cseq_ncpu, 0,
-		       (n - rp->cseq_ncpu) * sizeof(uint64_t));
+		rp->cseq_next = grow_zero(rp->cseq_next, o, n, sizeof(uint64_t));
+		rp->cseq_head = grow_zero(rp->cseq_head, o, n, sizeof(uint8_t));
+		rp->head_gap = grow_zero(rp->head_gap, o, n, sizeof(uint64_t));
+		rp->head_gap_ts = grow_zero(rp->head_gap_ts, o, n,
+					    sizeof(uint64_t));
 		rp->cseq_ncpu = n;
 	}
 	next = rp->cseq_next[cpu];
 	if (!next && rp->nheads) {
 		uint64_t lost = head_lost(rp, cpu, cseq);
 
-		if (lost) {
-			cpu_lost(rp, cpu, lost);
-			if (rp->o.sink->lost)
-				rp->o.sink->lost(rp, ts, lost, cpu);
-		}
-	}
-	if (next && cseq + 1 > next) {
-		cpu_lost(rp, cpu, cseq + 1 - next);
-		if (rp->o.sink->lost)
-			rp->o.sink->lost(rp, ts, cseq + 1 - next, cpu);
+		if (lost)
+			count_lost(rp, cpu, lost, ts);
 	}
 	rp->cseq_next[cpu] = cseq + 2;
+	if (next && cseq + 1 > next)
+		return cseq_gap(rp, cpu, cseq + 1 - next, ts, type);
+	if (rp->cseq_head[cpu] && type != GRTRACE_REC_STREAM_INFO &&
+	    type != GRTRACE_REC_METADATA && type != GRTRACE_REC_RING &&
+	    type != GRTRACE_REC_RECORDER)
+		rp->cseq_head[cpu] = 0;
+	return 0;
 }
 
-static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
+/*
+ * A control record with gseq 0 after the first record has none: a flight
+ * recorder's snapshot writes its STREAM_INFO, METADATA, RECORDER and
+ * TRIGGER afresh, without gseq.  (gseq 0 is otherwise the first record
+ * of a module load, which comes first.)
+ */
+static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq, int job)
 {
+	int has_gseq = gseq || job || !rp->have_first;
+
 	rp->records++;
 	if (!rp->have_first) {
 		note_first(rp, ts, gseq);
-	} else if (!rp->gseq_off) {
+	} else if (!rp->gseq_off && has_gseq) {
 		if (gseq > rp->gseq_prev + 1) {
 			rp->gseq_gaps++;
 			if (rp->o.sink->lost && !rp->cseq_loss)
@@ -1439,7 +1513,8 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq)
 	} else {
 		rp->ts_max = ts;
 	}
-	rp->gseq_prev = gseq;
+	if (has_gseq)
+		rp->gseq_prev = gseq;
 }
 
 void rp_restart(struct rp *rp)
@@ -1449,6 +1524,7 @@ void rp_restart(struct rp *rp)
 
 	if (!rp->have_first)
 		return;
+	flush_head_gaps(rp);
 	release_held(rp, 1);
 	/* The jobs of the part before never end in this one. */
 	while (rp->lru_head != NIL) {
@@ -1492,6 +1568,180 @@ static int on_stream_info(struct rp *rp, const struct gr_rec *rec)
 	return 0;
 }
 
+/* ---- the flight recorder's snapshot ---------------------------------------------------------- */
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * A CPU's RECORDER, the end of its snapshot stream: its head gap (the
+ * first after its fresh STREAM_INFO and METADATA) is records overwritten
+ * up to its count of them, the gap just before the RECORDER @gap records
+ * dropped at the freeze up to that count; the rest is lost.  With nothing
+ * kept the two are one gap.
+ */
+static void on_recorder(struct rp *rp, const struct gr_rec *rec, uint64_t gap)
+{
+	struct fr *fr = &rp->fr;
+	uint64_t head = 0, over, drop;
+	uint32_t cpu = rec->cpu;
+	struct fr_cpu *c;
+	int one = 0;
+
+	if (!(fr->ncpus & (fr->ncpus + 1)))
+		fr->cpus = xrealloc(fr->cpus, (2 * fr->ncpus + 1) * sizeof(*c));
+	c = &fr->cpus[fr->ncpus];
+	memset(c, 0, sizeof(*c));
+	if (gr_decode_recorder(rec, &c->acc) < 0)
+		return;
+	fr->ncpus++;
+	if (!gr_recorder_balanced(&c->acc))
+		fr->unbalanced++;
+	if (cpu < rp->cseq_ncpu) {
+		head = rp->head_gap[cpu];
+		rp->head_gap[cpu] = 0;
+		if (rp->cseq_head[cpu]) {
+			head = gap;
+			gap = 0;
+			one = 1;
+			rp->cseq_head[cpu] = 0;
+		}
+	}
+	over = min_u64(head, c->acc.overwritten);
+	drop = one ? min_u64(head - over, c->acc.dropped) :
+	       min_u64(gap, c->acc.dropped);
+	c->head_gap = head;
+	c->tail_gap = gap;
+	c->lost = head + gap - over - drop;
+	fr->overwritten += over;
+	fr->dropped += drop;
+	if (c->lost)
+		count_lost(rp, cpu, c->lost, rec->ts);
+}
+
+static void on_trigger(struct rp *rp, const struct gr_rec *rec)
+{
+	struct gr_trigger tr;
+
+	if (gr_decode_trigger(rec, &tr) < 0)
+		return;
+	if (!rp->fr.triggers++)
+		rp->fr.trig = tr;
+}
+
+static void fr_copy(struct fr_job *f, const struct job *j)
+{
+	f->ctx = j->ctx;
+	f->seqno = j->seqno;
+	f->have = j->have;
+	memcpy(f->ts, j->ts, sizeof(f->ts));
+}
+
+/* When a job began to hold its ring: its COMMIT, else its START. */
+static uint64_t ring_since(const struct job *j)
+{
+	return j->ts[j->have & (1u << ST_COMMIT) ? ST_COMMIT : ST_START];
+}
+
+/* The open job the TRIGGER names, else the oldest unfinished on @ring. */
+static uint32_t fr_hung(struct rp *rp, uint32_t ring)
+{
+	const struct gr_trigger *t = &rp->fr.trig;
+	uint32_t i, best = NIL;
+
+	if (t->ctx || t->seqno) {
+		i = hash_slot(rp, job_hash(t->ctx, t->seqno), t->ctx,
+			      t->seqno)->job;
+		return i != NIL && !(rp->jobs[i].have & (1u << ST_END)) ? i : NIL;
+	}
+	for (i = rp->lru_head; i != NIL; i = rp->jobs[i].lru_next) {
+		const struct job *j = &rp->jobs[i];
+
+		if (j->ring != ring || (j->have & (1u << ST_END)) ||
+		    !(j->have & (1u << ST_COMMIT | 1u << ST_START)))
+			continue;
+		if (best == NIL || ring_since(j) < ring_since(&rp->jobs[best]))
+			best = i;
+	}
+	return best;
+}
+
+static int cmp_commit(const void *a, const void *b)
+{
+	const struct fr_job *x = a, *y = b;
+
+	return x->ts[ST_COMMIT] < y->ts[ST_COMMIT] ? -1 :
+	       x->ts[ST_COMMIT] > y->ts[ST_COMMIT];
+}
+
+/* The jobs committed on @ring, not ended, after the hung one @h (or NIL). */
+static void fr_behind(struct rp *rp, uint32_t ring, uint32_t h)
+{
+	struct fr *fr = &rp->fr;
+	struct fr_job *all = NULL;
+	uint32_t i, cap = 0;
+
+	for (i = rp->lru_head; i != NIL; i = rp->jobs[i].lru_next) {
+		const struct job *j = &rp->jobs[i];
+
+		if (i == h || j->ring != ring || (j->have & (1u << ST_END)) ||
+		    !(j->have & (1u << ST_COMMIT)) ||
+		    (h != NIL && ring_since(j) < ring_since(&rp->jobs[h])))
+			continue;
+		if (fr->nbehind == cap) {
+			cap = cap ? 2 * cap : 64;
+			all = xrealloc(all, cap * sizeof(*all));
+		}
+		fr_copy(&all[fr->nbehind++], j);
+	}
+	if (!all)
+		return;
+	qsort(all, fr->nbehind, sizeof(*all), cmp_commit);
+	memcpy(fr->behind, all, (fr->nbehind < RP_FR_BEHIND ? fr->nbehind :
+				 RP_FR_BEHIND) * sizeof(*all));
+	free(all);
+}
+
+/*
+ * The input is read, its jobs still open: the TRIGGER's ring, the job
+ * that hung it and the ones queued behind, before they are closed.
+ */
+static void fr_settle(struct rp *rp)
+{
+	struct fr *fr = &rp->fr;
+	const struct gr_trigger *t = &fr->trig;
+	uint32_t i, h;
+
+	fr->ring = NIL;
+	fr->ran_from = -1;
+	if (!fr->triggers && !fr->ncpus)
+		return;
+	fr->open_at_end = rp->open;
+	if (!fr->triggers || t->ring_id == GR_TRIGGER_NO_RING)
+		return;
+	for (i = 0; i < rp->nrings; i++)
+		if (rp->rings[i].ring_id == t->ring_id)
+			fr->ring = i;
+	fr->job.ctx = t->ctx;
+	fr->job.seqno = t->seqno;
+	if (fr->ring == NIL)
+		return;
+	h = fr_hung(rp, fr->ring);
+	if (h != NIL) {
+		const struct job *j = &rp->jobs[h];
+
+		fr->hung = 1;
+		fr_copy(&fr->job, j);
+		fr->ran_from = j->have & (1u << ST_START) ? ST_START :
+			       j->have & (1u << ST_COMMIT) ? ST_COMMIT : -1;
+		if (fr->ran_from >= 0 && t->ts > j->ts[fr->ran_from])
+			fr->ran_ns = t->ts - j->ts[fr->ran_from];
+	}
+	fr_behind(rp, fr->ring, h);
+}
+
 int rp_record(struct rp *rp, const struct gr_rec *rec)
 {
 	struct gr_ring d;
@@ -1502,9 +1752,12 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 	 */
 	uint64_t ts = gr_le64(rec->data + offsetof(struct grtrace_hdr, ts));
 
-	note_header(rp, ts, gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)));
+	uint64_t gap = 0;
+
+	note_header(rp, ts, gr_le64(rec->data + offsetof(struct grtrace_hdr, gseq)),
+		    gr_type_is_job(rec->type));
 	if (rp->cseq_loss)
-		note_cseq(rp, rec->cpu, rec->cseq, ts);
+		gap = note_cseq(rp, rec->cpu, rec->cseq, ts, rec->type);
 	if (gr_type_is_job(rec->type)) {
 		rp->by_type[rec->type]++;
 		on_job_event(rp, rec);
@@ -1516,7 +1769,12 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 
 		/* Format 1: its own cseq counts once it says cseq counts loss. */
 		if (!had && rp->cseq_loss)
-			note_cseq(rp, rec->cpu, rec->cseq, ts);
+			note_cseq(rp, rec->cpu, rec->cseq, ts, rec->type);
+		/* A session's description begins: a snapshot's head may follow. */
+		if (rp->cseq_loss && rec->cpu < rp->cseq_ncpu) {
+			flush_head_gap(rp, rec->cpu);
+			rp->cseq_head[rec->cpu] = 1;
+		}
 		return ret;
 	}
 	case GRTRACE_REC_METADATA:
@@ -1529,6 +1787,12 @@ int rp_record(struct rp *rp, const struct gr_rec *rec)
 		return 0;
 	case GRTRACE_REC_JOB_SUMMARY:
 		on_summary(rp, rec);
+		return 0;
+	case GRTRACE_REC_RECORDER:
+		on_recorder(rp, rec, gap);
+		return 0;
+	case GRTRACE_REC_TRIGGER:
+		on_trigger(rp, rec);
 		return 0;
 	}
 	rp->unknown++;
@@ -1622,9 +1886,12 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 	uint64_t end = rp_window_end(rp);
 	uint32_t i;
 
+	/* Head gaps no RECORDER accounted for are records lost. */
+	flush_head_gaps(rp);
 	note_tails(rp);
 	/* A job held for its END is done: it is not running. */
 	release_held(rp, 1);
+	fr_settle(rp);
 	note_running(rp, end);
 	for (i = 0; i < rp->nrings && rp->o.per_ring; i++)
 		group_settle(rp, &rp->rings[i].g);
@@ -1667,6 +1934,10 @@ void rp_free(struct rp *rp)
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);
+	free(rp->cseq_head);
+	free(rp->head_gap);
+	free(rp->head_gap_ts);
+	free(rp->fr.cpus);
 	free(rp->lost_cpu);
 	free(rp->held);
 	u64map_free(rp->ring_map);

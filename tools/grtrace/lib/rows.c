@@ -347,6 +347,42 @@ static void summary_fields(struct row *r, const struct gr_summary *js)
 	field_u64(r, "threshold", js->threshold);
 }
 
+/* A flight recorder snapshot's TRIGGER and its CPUs' RECORDERs. */
+static int recorder_fields(struct row *r, const struct gr_rec *rec)
+{
+	struct gr_recorder rc;
+	struct gr_trigger tr;
+	char buf[32];
+
+	if (!gr_decode_trigger(rec, &tr)) {
+		field_str(r, "cause", gr_trigger_cause_name(tr.cause, buf,
+							   sizeof(buf)));
+		if (tr.ring_id != GR_TRIGGER_NO_RING)
+			field_u64(r, "ring", tr.ring_id);
+		field_u64(r, "ctx", tr.ctx);
+		field_u64(r, "seqno", tr.seqno);
+		snprintf(buf, sizeof(buf), "%" PRId64, tr.error);
+		field_key(r, "error");
+		puts_(&r->fields, buf);
+		field_u64(r, "frozen_ts", tr.frozen_ts);
+		field_u64(r, "later_triggers", tr.later_triggers);
+		field_u64(r, "trigger_cpu", tr.cpu);
+		return 0;
+	}
+	if (!gr_decode_recorder(rec, &rc)) {
+		field_u64(r, "cpu", rc.cpu);
+		field_u64(r, "first_ts", rc.first_ts);
+		field_u64(r, "last_ts", rc.last_ts);
+		field_u64(r, "emitted", rc.emitted);
+		field_u64(r, "kept", rc.kept);
+		field_u64(r, "overwritten", rc.overwritten);
+		field_u64(r, "dropped", rc.dropped);
+		field_u64(r, "buffer_size", rc.buffer_size);
+		return 0;
+	}
+	return -1;
+}
+
 /* The fields of a control record, or its size if it is of no known type. */
 static void control_fields(struct row *r, const struct gr_rec *rec)
 {
@@ -378,6 +414,8 @@ static void control_fields(struct row *r, const struct gr_rec *rec)
 		ring_fields(r, "", &ring);
 	} else if (!gr_decode_summary(rec, &js)) {
 		summary_fields(r, &js);
+	} else if (!recorder_fields(r, rec)) {
+		/* Its fields are in. */
 	} else {
 		field_u64(r, "size", rec->size);
 	}

@@ -18,6 +18,8 @@ _Static_assert(sizeof(struct grtrace_metadata) == 104, "metadata size");
 _Static_assert(sizeof(struct grtrace_ring_desc) == 80, "ring desc size");
 _Static_assert(sizeof(struct grtrace_ring_record) == 112, "ring record size");
 _Static_assert(sizeof(struct grtrace_job_summary) == 128, "summary size");
+_Static_assert(sizeof(struct grtrace_trigger) == 88, "trigger size");
+_Static_assert(sizeof(struct grtrace_recorder_cpu) == 96, "recorder size");
 _Static_assert(GRTRACE_MAX_RECORD <= UINT16_MAX, "max record fits in size");
 
 static const char *const type_names[] = {
@@ -56,6 +58,10 @@ const char *gr_type_name(uint16_t type, char *buf, size_t len)
 		return "RING";
 	case GRTRACE_REC_JOB_SUMMARY:
 		return "JOB_SUMMARY";
+	case GRTRACE_REC_TRIGGER:
+		return "TRIGGER";
+	case GRTRACE_REC_RECORDER:
+		return "RECORDER";
 	}
 	snprintf(buf, len, "TYPE_0x%x", (unsigned int)type);
 	return buf;
@@ -94,6 +100,10 @@ size_t gr_type_min_size(uint16_t type)
 		return sizeof(struct grtrace_ring_record);
 	case GRTRACE_REC_JOB_SUMMARY:
 		return sizeof(struct grtrace_job_summary);
+	case GRTRACE_REC_TRIGGER:
+		return sizeof(struct grtrace_trigger);
+	case GRTRACE_REC_RECORDER:
+		return sizeof(struct grtrace_recorder_cpu);
 	}
 	return 0;
 }
@@ -502,6 +512,72 @@ int gr_decode_summary(const struct gr_rec *rec, struct gr_summary *js)
 	js->threshold = gr_le64(p + SUM_OFF(threshold));
 #undef SUM_OFF
 	return 0;
+}
+
+int gr_decode_trigger(const struct gr_rec *rec, struct gr_trigger *tr)
+{
+	const uint8_t *p = rec->data;
+
+#define TRG_OFF(f)	offsetof(struct grtrace_trigger, f)
+	if (rec->type != GRTRACE_REC_TRIGGER ||
+	    rec->size < sizeof(struct grtrace_trigger))
+		return -1;
+	tr->ts = rec->ts;
+	tr->cause = gr_le32(p + TRG_OFF(cause));
+	tr->ring_id = gr_le32(p + TRG_OFF(ring_id));
+	tr->ctx = gr_le64(p + TRG_OFF(ctx));
+	tr->seqno = gr_le64(p + TRG_OFF(seqno));
+	tr->error = (int64_t)gr_le64(p + TRG_OFF(error));
+	tr->frozen_ts = gr_le64(p + TRG_OFF(frozen_ts));
+	tr->later_triggers = gr_le64(p + TRG_OFF(later_triggers));
+	tr->cpu = gr_le32(p + TRG_OFF(cpu));
+#undef TRG_OFF
+	return 0;
+}
+
+int gr_decode_recorder(const struct gr_rec *rec, struct gr_recorder *rc)
+{
+	const uint8_t *p = rec->data;
+
+#define REC_OFF(f)	offsetof(struct grtrace_recorder_cpu, f)
+	if (rec->type != GRTRACE_REC_RECORDER ||
+	    rec->size < sizeof(struct grtrace_recorder_cpu))
+		return -1;
+	rc->cpu = gr_le32(p + REC_OFF(cpu));
+	rc->first_ts = gr_le64(p + REC_OFF(first_ts));
+	rc->last_ts = gr_le64(p + REC_OFF(last_ts));
+	rc->emitted = gr_le64(p + REC_OFF(emitted));
+	rc->kept = gr_le64(p + REC_OFF(kept));
+	rc->overwritten = gr_le64(p + REC_OFF(overwritten));
+	rc->dropped = gr_le64(p + REC_OFF(dropped));
+	rc->buffer_size = gr_le64(p + REC_OFF(buffer_size));
+#undef REC_OFF
+	return 0;
+}
+
+const char *gr_trigger_cause_name(uint32_t cause, char *buf, size_t len)
+{
+	switch (cause) {
+	case GRTRACE_TRIGGER_MANUAL:
+		return "manual";
+	case GRTRACE_TRIGGER_TIMEOUT:
+		return "timeout";
+	case GRTRACE_TRIGGER_ERROR:
+		return "error";
+	}
+	snprintf(buf, len, "cause_%" PRIu32, cause);
+	return buf;
+}
+
+int gr_recorder_balanced(const struct gr_recorder *rc)
+{
+	uint64_t sum;
+
+	/* A sum that wraps must not match by accident. */
+	if (__builtin_add_overflow(rc->kept, rc->overwritten, &sum) ||
+	    __builtin_add_overflow(sum, rc->dropped, &sum))
+		return 0;
+	return sum == rc->emitted;
 }
 
 void gr_escape(const char *s, char *buf, size_t len)

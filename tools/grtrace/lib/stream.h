@@ -178,6 +178,39 @@ int gr_decode_metadata_ring(const struct gr_rec *rec,
 int gr_decode_ring(const struct gr_rec *rec, struct gr_ring *ring);
 int gr_decode_summary(const struct gr_rec *rec, struct gr_summary *js);
 
+/* A flight recorder's TRIGGER (struct grtrace_trigger), decoded. */
+#define GR_TRIGGER_NO_RING	0xffffffffu
+struct gr_trigger {
+	uint64_t ts;		/* the record's: when the trigger was called */
+	uint32_t cause;		/* GRTRACE_TRIGGER_* */
+	uint32_t ring_id;	/* GR_TRIGGER_NO_RING: none */
+	uint64_t ctx;		/* with @seqno both 0: no job named */
+	uint64_t seqno;
+	int64_t error;
+	uint64_t frozen_ts;
+	uint64_t later_triggers;
+	uint32_t cpu;
+};
+
+/* One CPU's accounting in a snapshot (struct grtrace_recorder_cpu). */
+struct gr_recorder {
+	uint32_t cpu;
+	uint64_t first_ts;
+	uint64_t last_ts;
+	uint64_t emitted;
+	uint64_t kept;
+	uint64_t overwritten;
+	uint64_t dropped;
+	uint64_t buffer_size;
+};
+
+int gr_decode_trigger(const struct gr_rec *rec, struct gr_trigger *tr);
+int gr_decode_recorder(const struct gr_rec *rec, struct gr_recorder *rc);
+/* "manual", "timeout", "error"; others get "cause_N" in @buf. */
+const char *gr_trigger_cause_name(uint32_t cause, char *buf, size_t len);
+/* 1 if emitted == kept + overwritten + dropped, exactly. */
+int gr_recorder_balanced(const struct gr_recorder *rc);
+
 
 /*
  * Write @s to @buf (capacity @len) as dump prints strings: bytes outside

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: libgrtrace's entry points -- the stream decoder, the
- * whole report path from the per-CPU merge to every output format, and
- * the public interface of grtrace.h -- on arbitrary bytes taken as a file
- * written by "grtrace record".
+ * libFuzzer target: libgrtrace's entry points -- the stream decoder (a
+ * flight recorder's TRIGGER and RECORDER included: the corpus has
+ * snapshots in both formats), the whole report path from the per-CPU
+ * merge to every output format, and the public interface of grtrace.h --
+ * on arbitrary bytes taken as a file written by "grtrace record" or
+ * "grtrace recorder wait".
  *
  * Built with clang -fsanitize=fuzzer,address,undefined by "make fuzz".
  */
@@ -24,6 +26,8 @@ static FILE *devnull;
 static void decode_all(const uint8_t *data, size_t size)
 {
 	struct gr_stream_info si;
+	struct gr_recorder rc;
+	struct gr_trigger tr;
 	struct gr_metadata md;
 	struct gr_ring ring;
 	struct gr_job job;
@@ -36,6 +40,9 @@ static void decode_all(const uint8_t *data, size_t size)
 		gr_decode_job(&rec, &job);
 		gr_decode_stream_info(&rec, &si);
 		gr_decode_ring(&rec, &ring);
+		if (gr_decode_recorder(&rec, &rc) == 0)
+			gr_recorder_balanced(&rc);
+		gr_decode_trigger(&rec, &tr);
 		if (gr_decode_metadata(&rec, &md) == 0)
 			for (i = 0; i < md.nr_rings; i++)
 				gr_decode_metadata_ring(&rec, &md, i, &ring);

@@ -200,7 +200,7 @@ fi
 run "$GRTRACE" help
 st=$rc
 grep -q '^Usage: grtrace COMMAND' "$TMP/out" || st=1
-for c in start stop status stats config record report dump help; do
+for c in start stop status stats config record recorder report dump help; do
 	grep -q "^  $c " "$TMP/out" || st=1
 done
 result "help lists the commands" $st
@@ -395,7 +395,7 @@ result "report and export --help, the man page and the completion name every opt
 
 st=0
 missing=
-for c in start stop status stats config record report dump help; do
+for c in start stop status stats config record recorder report dump help; do
 	grep -q "^$c\$" Documentation/grtrace.rst || { st=1; missing="$missing man:$c"; }
 	grep -q "$c" grtrace-completion.bash || { st=1; missing="$missing completion:$c"; }
 done
@@ -532,9 +532,15 @@ if command -v bash > /dev/null 2>&1; then
 		COMP_WORDS=(grtrace re); COMP_CWORD=1; _grtrace
 		echo "${COMPREPLY[*]}"
 		COMP_WORDS=(grtrace report --hist ""); COMP_CWORD=3; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace recorder ""); COMP_CWORD=2; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace recorder wait --r); COMP_CWORD=3; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace recorder arm --format ""); COMP_CWORD=4; _grtrace
 		echo "${COMPREPLY[*]}"' 2>&1)
 	st=0
-	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record report" "lat size result")" ] || st=1
+	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record recorder report" "lat size result" "arm trigger release disarm status wait -h --help" "--release" "1 2")" ] || st=1
 	result "bash completion completes commands, options and values" $st "$out"
 
 	# The formats come from the library's table: --list-formats gives
@@ -1506,6 +1512,10 @@ st=$rc
 [ "$(grep -c '^    00[0-9a-f]0:' "$TMP/out")" -eq 51 ] || st=1
 grep -v '^    ' "$TMP/out" | cmp -s - "$GOLDEN/emit-basic.dump" || st=1
 result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
+
+# ---- the flight recorder --------------------------------------------------------
+
+. "$TESTS/recorder-tests.sh"
 
 # ---- fuzz smoke ----------------------------------------------------------------
 

@@ -562,6 +562,10 @@ static void test_smaller_than_struct(void)
 			 "corrupt record at byte 0: METADATA record of size 96 is smaller than its 104-byte struct");
 	expect_too_small(GRTRACE_REC_RING, 104,
 			 "corrupt record at byte 0: RING record of size 104 is smaller than its 112-byte struct");
+	expect_too_small(GRTRACE_REC_TRIGGER, 80,
+			 "corrupt record at byte 0: TRIGGER record of size 80 is smaller than its 88-byte struct");
+	expect_too_small(GRTRACE_REC_RECORDER, 88,
+			 "corrupt record at byte 0: RECORDER record of size 88 is smaller than its 96-byte struct");
 }
 
 static void test_metadata_table(void)
@@ -677,7 +681,9 @@ static void test_names(void)
 	CHECK_STR(gr_type_name(0x101, buf, sizeof(buf)), "METADATA");
 	CHECK_STR(gr_type_name(0x102, buf, sizeof(buf)), "RING");
 	CHECK_STR(gr_type_name(0x103, buf, sizeof(buf)), "JOB_SUMMARY");
-	CHECK_STR(gr_type_name(0x104, buf, sizeof(buf)), "TYPE_0x104");
+	CHECK_STR(gr_type_name(0x104, buf, sizeof(buf)), "TRIGGER");
+	CHECK_STR(gr_type_name(0x105, buf, sizeof(buf)), "RECORDER");
+	CHECK_STR(gr_type_name(0x106, buf, sizeof(buf)), "TYPE_0x106");
 	CHECK(!gr_type_is_job(0x100));
 	for (i = 0; i < 7; i++)
 		CHECK_STR(gr_engine_name((uint16_t)i, buf, sizeof(buf)), engines[i]);
@@ -817,6 +823,138 @@ static void test_v2_rules(void)
 	gr_v2_convert(&st, r, 64, out, &olen, why, sizeof(why));
 	gr_parse_hdr(out, &rec);
 	CHECK_U64(rec.cseq, (1ull << 32) + 1);
+}
+
+/* The body of a TRIGGER (56 bytes) and of a RECORDER (64), as in uapi. */
+static void put_trigger_body(uint8_t *p)
+{
+	gr_put32(p, GRTRACE_TRIGGER_TIMEOUT);
+	gr_put32(p + 4, 7);			/* ring */
+	gr_put64(p + 8, 0x1234567890ull);	/* ctx */
+	gr_put64(p + 16, 42);			/* seqno */
+	gr_put64(p + 24, (uint64_t)-62);	/* error */
+	gr_put64(p + 32, 5000);			/* frozen_ts */
+	gr_put64(p + 40, 9);			/* later_triggers */
+	gr_put32(p + 48, 1);			/* cpu */
+}
+
+static void put_recorder_body(uint8_t *p)
+{
+	gr_put32(p, 1);
+	gr_put64(p + 8, 100);		/* first_ts */
+	gr_put64(p + 16, 4900);		/* last_ts */
+	gr_put64(p + 24, 1000);		/* emitted */
+	gr_put64(p + 32, 300);		/* kept */
+	gr_put64(p + 40, 650);		/* overwritten */
+	gr_put64(p + 48, 50);		/* dropped */
+	gr_put64(p + 56, 65536);	/* buffer_size */
+}
+
+static void check_trigger(const struct gr_rec *rec)
+{
+	struct gr_trigger tr;
+	char buf[16];
+
+	CHECK_U64(gr_decode_trigger(rec, &tr), 0);
+	CHECK_U64(tr.cause, GRTRACE_TRIGGER_TIMEOUT);
+	CHECK_STR(gr_trigger_cause_name(tr.cause, buf, sizeof(buf)), "timeout");
+	CHECK_U64(tr.ring_id, 7);
+	CHECK_U64(tr.ctx, 0x1234567890ull);
+	CHECK_U64(tr.seqno, 42);
+	CHECK_U64((uint64_t)tr.error, (uint64_t)-62);
+	CHECK_U64(tr.frozen_ts, 5000);
+	CHECK_U64(tr.later_triggers, 9);
+	CHECK_U64(tr.cpu, 1);
+}
+
+static void check_recorder(const struct gr_rec *rec)
+{
+	struct gr_recorder rc;
+
+	CHECK_U64(gr_decode_recorder(rec, &rc), 0);
+	CHECK_U64(rc.cpu, 1);
+	CHECK_U64(rc.first_ts, 100);
+	CHECK_U64(rc.last_ts, 4900);
+	CHECK_U64(rc.emitted, 1000);
+	CHECK_U64(rc.kept, 300);
+	CHECK_U64(rc.overwritten, 650);
+	CHECK_U64(rc.dropped, 50);
+	CHECK_U64(rc.buffer_size, 65536);
+	CHECK(gr_recorder_balanced(&rc));
+	rc.dropped++;
+	CHECK(!gr_recorder_balanced(&rc));
+	/* A sum that wraps to emitted is no balance. */
+	rc.kept = UINT64_MAX;
+	rc.overwritten = 1001;
+	rc.dropped = 0;
+	CHECK(!gr_recorder_balanced(&rc));
+}
+
+/*
+ * Flight recorder records: TRIGGER and RECORDER decode in format 1 and,
+ * converted, in format 2 (the v1 body after the 16-byte header); other
+ * types are refused by their decoders; short ones name their size.
+ */
+static void test_recorder_records(void)
+{
+	uint8_t r[96] = { 0 }, out[GR_V1_MAX];
+	struct gr_v2_cpu st = { .cpu = 1 };
+	struct sb b = { .len = 0 };
+	struct gr_trigger tr;
+	struct gr_recorder rc;
+	char why[GR_WHY_LEN], buf[16];
+	struct gr_rec rec;
+	struct gr_iter it;
+	size_t olen;
+
+	put_trigger_body(sb_rec(&b, GRTRACE_REC_TRIGGER, 88, 1) + 32);
+	put_recorder_body(sb_rec(&b, GRTRACE_REC_RECORDER, 96, 2) + 32);
+	gr_iter_init(&it, b.buf, b.len);
+	CHECK(gr_iter_next(&it, &rec) == 1);
+	check_trigger(&rec);
+	CHECK_U64(gr_decode_recorder(&rec, &rc), (uint64_t)-1);
+	CHECK(gr_iter_next(&it, &rec) == 1);
+	check_recorder(&rec);
+	CHECK_U64(gr_decode_trigger(&rec, &tr), (uint64_t)-1);
+	CHECK(gr_iter_next(&it, &rec) == 0);
+
+	r[0] = GRTRACE_REC2_TRIGGER;
+	gr_put16(r + 2, 72);
+	gr_put64(r + 8, 4000);
+	put_trigger_body(r + 16);
+	CHECK_U64(gr_v2_convert(&st, r, 72, out, &olen, why, sizeof(why)), 72);
+	CHECK_U64(olen, 88);
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.type, GRTRACE_REC_TRIGGER);
+	CHECK_U64(rec.cpu, 1);
+	check_trigger(&rec);
+	CHECK_U64(gr_decode_trigger(&rec, &tr), 0);
+	CHECK_U64(tr.ts, 4000);
+	memset(r, 0, sizeof(r));
+	r[0] = GRTRACE_REC2_RECORDER;
+	r[1] = GRTRACE_HDR2_GSEQ;
+	gr_put16(r + 2, 88);
+	put_recorder_body(r + 16);
+	gr_put64(r + 80, 99);
+	CHECK_U64(gr_v2_convert(&st, r, 88, out, &olen, why, sizeof(why)), 88);
+	CHECK_U64(olen, 96);
+	gr_parse_hdr(out, &rec);
+	CHECK_U64(rec.gseq, 99);
+	check_recorder(&rec);
+	/* Short: a v2 RECORDER of 76 bytes lacks the last field. */
+	gr_put16(r + 2, 76);
+	r[1] = 0;
+	CHECK_U64(gr_v2_convert(&st, r, 96, out, &olen, why, sizeof(why)),
+		  (uint64_t)-1);
+	CHECK_STR(why, "RECORDER record of size 76 with flags 0x0 is smaller than its 80 bytes");
+	r[0] = GRTRACE_REC2_TRIGGER;
+	gr_put16(r + 2, 68);
+	CHECK_U64(gr_v2_convert(&st, r, 96, out, &olen, why, sizeof(why)),
+		  (uint64_t)-1);
+	CHECK_STR(why, "TRIGGER record of size 68 with flags 0x0 is smaller than its 72 bytes");
+	CHECK_STR(gr_trigger_cause_name(GRTRACE_TRIGGER_MANUAL, buf, sizeof(buf)), "manual");
+	CHECK_STR(gr_trigger_cause_name(GRTRACE_TRIGGER_ERROR, buf, sizeof(buf)), "error");
+	CHECK_STR(gr_trigger_cause_name(9, buf, sizeof(buf)), "cause_9");
 }
 
 /*
@@ -1136,6 +1274,7 @@ int main(int argc, char **argv)
 	run("type, engine and clock names", test_names);
 	run("format 2: golden records convert at their boundaries", test_v2_golden);
 	run("format 2: sizes, flags, gseq and cseq past 2^32", test_v2_rules);
+	run("flight recorder: TRIGGER and RECORDER decode in formats 1 and 2, short ones refused", test_recorder_records);
 	run("DRM client: a SUBMIT flagged CLIENT (v1, v2 narrow and wide) has its aux0 as client id", test_client_flag);
 	run("trace file: client table entries, whole 32-byte entries only, version 3", test_client_table);
 	run("record: the drm-client-id line of an fdinfo", test_drm_client_id);

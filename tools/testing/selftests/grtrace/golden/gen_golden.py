@@ -722,16 +722,21 @@ def order(pieces, how):
     return [p for c in cpus for p in pieces if p[0] == c]
 
 
-def to_v2(data, gseq, lose):
-    """A bare format 1 stream as format 2 runs of one CPU: (cpu, bytes)."""
+def to_v2(data, gseq, lose, keep_cseq=False):
+    """A bare format 1 stream as format 2 runs of one CPU: (cpu, bytes).
+    With keep_cseq, each record keeps the low 32 bits of its cseq (a
+    flight recorder's snapshot, whose gaps mean something) instead of
+    being renumbered from 0."""
     out, cseq, jobs, pos = [], {}, {}, 0
     while pos < len(data):
-        rtype, size, cpu, flags, ts, gs, _ = struct.unpack_from(HDR_FMT, data,
-                                                                pos)
+        rtype, size, cpu, flags, ts, gs, cs = struct.unpack_from(HDR_FMT,
+                                                                 data, pos)
         body = data[pos + HDR_SIZE:pos + size]
         pos += size
         n = cseq.get(cpu, 0)
         cseq[cpu] = n + 1
+        if keep_cseq:
+            n = cs & 0xffffffff
         if rtype < 32:
             j = jobs.get(cpu, 0)
             jobs[cpu] = j + 1
@@ -755,7 +760,8 @@ def to_v2(data, gseq, lose):
             rec = stream_info_body(2, clock, ncpu, feat, sid, magic=magic,
                                    hdr_size=V2_HDR_SIZE) + body[32:]
         else:
-            # Other control types keep their low bits; unknown ones: 0xfe.
+            # Other control types keep their low bits (TRIGGER 0x104 is
+            # 0x84, RECORDER 0x105 0x85); unknown ones: 0xfe.
             fl, rec = 0, body
             t2 = rtype - 0x100 + 0x80 if 0x100 <= rtype < 0x180 else V2_UNKNOWN
         if gseq:
