@@ -101,7 +101,7 @@ ftrace_off() {
 }
 
 echo "TAP version 13"
-echo "1..57"
+echo "1..61"
 load_stack timeout_ms=400
 
 # the files.
@@ -204,6 +204,32 @@ ok $? "grtrace dump reads each snapshot stream unchanged"
 cat "$TMP"/s1/snapshot*.txt >"$TMP/s1.dump"
 check "against ftrace" python3 "$HERE/recorder_compare.py" "$TMP/ftrace" \
 	"$TMP/s1.dump" "$TMP/s1/info"
+# The user's way: the CLI writes the kept snapshot as a trace file, and
+# the report names the hung job, its ring, how long it ran, what queued.
+"$TOOL" recorder wait -o "$TMP/hang.dat" -t 5 >"$TMP/wait.out" 2>&1 &&
+	"$TOOL" report -i "$TMP/hang.dat" --format json --limit 0 >"$TMP/hang.json" 2>"$TMP/hang.err"
+sed 's/^/# wait: /' "$TMP/wait.out"
+check "grtrace recorder wait, report" python3 - "$TMP/hang.json" "$hung" <<'EOF'
+import json
+import sys
+d = json.load(open(sys.argv[1]))
+fr, s = d["flight_recorder"], d["summary"]
+hj = fr.get("hung_job") or {}
+job = "%s:%s" % (hj.get("ctx"), hj.get("seqno"))
+print("%s cause %s on ring %s, hung job %s (the vgpu's log: %s)" % (
+    "PASS" if fr["cause"] == "timeout" and fr["ring_name"] == "vgpu0-gfx"
+    and job == sys.argv[2] else "FAIL", fr["cause"], fr["ring_name"], job,
+    sys.argv[2]))
+ran = fr.get("ran_ns") or 0
+print("%s it ran %.1f ms (from its %s) until the trigger: the 400 ms timeout"
+      % ("PASS" if 350e6 <= ran <= 2e9 else "FAIL", ran / 1e6, fr["ran_from"]))
+print("%s the 5 jobs submitted behind it on its ring queued: %d"
+      % ("PASS" if fr["queued_behind"] == 5 else "FAIL", fr["queued_behind"]))
+over = sum(c["overwritten"] for c in fr["cpus"])
+print("%s no CPU unbalanced (%d), no record lost (%d); %d overwritten, not lost"
+      % ("PASS" if fr["unbalanced_cpus"] == 0 and s["lost_records"] == 0 and
+         over > 0 else "FAIL", fr["unbalanced_cpus"], s["lost_records"], over))
+EOF
 
 # release re-arms; ten hangs: one snapshot, nine later triggers.
 w release "$R/control" && [ "$(info state)" = armed ] &&
