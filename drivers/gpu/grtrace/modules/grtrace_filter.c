@@ -58,8 +58,7 @@
  * lock, buckets and slots: CPUs that decide on different jobs do not
  * serialise on one lock per event.
  */
-#define FLT_SHARD_BITS	4
-#define FLT_SHARDS	(1 << FLT_SHARD_BITS)
+#define FLT_SHARDS	16
 #define FLT_SHARD_JOBS	(FLT_JOBS / FLT_SHARDS)
 #define FLT_SHARD_BKTS	(FLT_BUCKETS / FLT_SHARDS)
 
