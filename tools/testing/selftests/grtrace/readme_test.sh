@@ -10,7 +10,9 @@
 # takes minutes.  Without it, every other block runs as root inside the
 # test VM, in a writable copy of the tree (the shared root is read-only);
 # while the block that records runs, the virtual GPU is kept busy so that
-# there is something to record, and the trace must then hold jobs.  The
+# there is something to record, and the trace must then hold jobs; while
+# the block that waits for the flight recorder runs, a job of the virtual
+# GPU hangs, and its snapshot must then name a hung job.  The
 # two set-up commands (vm-demo.sh and run_tests.sh) boot VMs of their own:
 # run_tests.sh runs the first as its main-job step and is the second, so
 # they are not run again here.  TAP output.
@@ -78,6 +80,7 @@ for f in "$WORK"/block*.sh; do
 	[ "$(where "$f")" = "$mine" ] || continue
 	plan=$((plan + 1))
 	grep -q 'grtrace record' "$f" && plan=$((plan + 1))
+	grep -q 'grtrace recorder wait' "$f" && plan=$((plan + 1))
 done
 echo "TAP version 13"
 echo "1..$plan"
@@ -97,7 +100,17 @@ for f in "$WORK"/block*.sh; do
 	*) [ $HOST = 1 ] || echo "# run on the host: $first"
 	   continue ;;
 	esac
-	if grep -q 'grtrace record' "$f"; then
+	hang=
+	if grep -q 'grtrace recorder wait' "$f"; then
+		# A job hangs a few seconds in: the scheduler's timeout
+		# triggers the recorder the block armed and waits on.
+		[ -d /sys/kernel/debug/grtrace_vgpu ] ||
+			{ modprobe gpu-sched && insmod "$(ko grtrace_vgpu)"; } ||
+			{ echo "Bail out! cannot load the virtual GPU"; exit 1; }
+		(sleep 3; printf 'gfx 0 20 100\ngfx 0 1 0 hang\n' \
+			>/sys/kernel/debug/grtrace_vgpu/submit) &
+		hang=$!
+	elif grep -q 'grtrace record' "$f"; then
 		modprobe gpu-sched && insmod "$(ko grtrace_vgpu)" ||
 			{ echo "Bail out! cannot load the virtual GPU"; exit 1; }
 		vgpu_busy &
@@ -107,6 +120,15 @@ for f in "$WORK"/block*.sh; do
 	rc=$?
 	ok $rc "README: $first"
 	[ $rc -eq 0 ] || sed 's/^/#   /' "$f.log" | tail -n 15
+	if [ -n "$hang" ]; then
+		wait "$hang"
+		tools/grtrace/grtrace report -i hang.dat --format json >"$WORK/h.json"
+		python3 -c 'import json, sys
+fr = json.load(open(sys.argv[1]))["flight_recorder"]
+print("# flight recorder: cause %s, ring %s, hung job %s" % (fr["cause"], fr["ring_name"], fr["hung_job"]))
+sys.exit(0 if fr["cause"] == "timeout" and fr["hung_job"] else 1)' "$WORK/h.json"
+		ok $? "README: the snapshot names the virtual GPU's hung job"
+	fi
 	if [ -n "$busy" ]; then
 		touch "$WORK/stop"
 		wait "$busy"
