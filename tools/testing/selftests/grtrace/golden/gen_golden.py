@@ -12,7 +12,8 @@ themselves (".. grtrace-v2-table:").  It
 - encodes records of both formats, JOB_SUMMARY bodies, trace files and
   their task and client tables: Trace, the encoder of the tools' tests
   (tools/grtrace/tests: report_golden.py's scenarios, export_check.py,
-  mutate.py), and Stream / Stream2, which write the golden vectors;
+  mutate.py, recorder_snap.py's flight recorder snapshots), and Stream /
+  Stream2, which write the golden vectors;
 - reads a trace file by the document and packs a bare stream into one
   (the commands below, for tools/grtrace/tests/run-tests.sh);
 - generates the golden vectors next to itself, with their expected
@@ -75,6 +76,7 @@ TYPES = {
     1: "SUBMIT", 2: "COMMIT", 3: "START", 4: "END", 5: "COMPLETE",
     6: "CTX_SWITCH", 7: "IRQ", 8: "SYNC_WAIT_ENTER", 9: "SYNC_WAIT_EXIT",
     10: "ERROR", 0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
+    0x103: "JOB_SUMMARY", 0x104: "TRIGGER", 0x105: "RECORDER",
 }
 TYPE_BY_NAME = {v: k for k, v in TYPES.items()}
 ENGINES = ["unknown", "gfx", "compute", "copy", "video", "display", "control"]
@@ -106,7 +108,22 @@ assert struct.calcsize(HDR_FMT) + struct.calcsize(JOB_FMT) == 72
 # u16 engine, u16 events, u16 derived, u16 reason, u32 pid, u32 tid,
 # u32 waits, u64 ts[5], u64 wait_ns, u64 threshold
 SUMMARY_FMT = "<QQIHHHHIII5QQQ"
+# struct grtrace_trigger payload: u32 cause, u32 ring_id, u64 ctx,
+# u64 seqno, s64 error, u64 frozen_ts, u64 later_triggers, u32 cpu,
+# u32 reserved
+TRIGGER_FMT = "<IIQQqQQII"
+# struct grtrace_recorder_cpu payload: u32 cpu, u32 reserved,
+# u64 first_ts, u64 last_ts, u64 emitted, u64 kept, u64 overwritten,
+# u64 dropped, u64 buffer_size
+RECORDER_FMT = "<IIQQQQQQQ"
 MASK = (1 << 64) - 1
+
+assert struct.calcsize(HDR_FMT) + struct.calcsize(SUMMARY_FMT) == 128
+assert struct.calcsize(HDR_FMT) + struct.calcsize(TRIGGER_FMT) == 88
+assert struct.calcsize(HDR_FMT) + struct.calcsize(RECORDER_FMT) == 96
+
+# grtrace_trigger.cause
+TRIGGER_CAUSES = {1: "manual", 2: "timeout", 3: "error"}
 
 # The trace file ("The trace file"): the fixed header (magic, size,
 # version, flags, stream format, cpus) and its text; a frame header
@@ -152,6 +169,16 @@ METADATA_FIELDS = fields(METADATA_FMT, ("nr_rings", "ring_size", "reserved",
                                         "kernel"), HDR_SIZE)
 RING_FIELDS = fields(RING_DESC_FMT, ("ring_id", "engine", "instance",
                                      "driver", "device", "name"), HDR_SIZE)
+SUMMARY_FIELDS = fields(SUMMARY_FMT, (
+    "ctx", "seqno", "ring_id", "engine", "events", "derived", "reason", "pid",
+    "tid", "waits", "ts0", "ts1", "ts2", "ts3", "ts4", "wait_ns", "threshold"),
+    HDR_SIZE)
+TRIGGER_FIELDS = fields(TRIGGER_FMT, (
+    "cause", "ring_id", "ctx", "seqno", "error", "frozen_ts", "later_triggers",
+    "cpu", "reserved"), HDR_SIZE)
+RECORDER_FIELDS = fields(RECORDER_FMT, (
+    "cpu", "reserved", "first_ts", "last_ts", "emitted", "kept", "overwritten",
+    "dropped", "buffer_size"), HDR_SIZE)
 
 
 # ---- format 1 records ---------------------------------------------------
@@ -196,6 +223,20 @@ def summary_body(ctx, seqno, ring, engine, events, derived, reason, pid, tid,
     COMPLETE), @reason 1 slow, 2 given up open."""
     return struct.pack(SUMMARY_FMT, ctx, seqno, ring, engine, events, derived,
                        reason, pid, tid, waits, *ts, wait_ns, threshold)
+
+
+def trigger_body(cause, ring, ctx, seqno, error, frozen_ts, later, cpu):
+    """TRIGGER: @cause a TRIGGER_CAUSES number, @ring 0xffffffff for
+    none, @error a negative errno or 0."""
+    return struct.pack(TRIGGER_FMT, cause, ring, ctx, seqno, error,
+                       frozen_ts, later, cpu, 0)
+
+
+def recorder_body(cpu, first_ts, last_ts, emitted, kept, overwritten,
+                  dropped, buffer_size):
+    """RECORDER: one CPU's accounting of a flight recorder snapshot."""
+    return struct.pack(RECORDER_FMT, cpu, 0, first_ts, last_ts, emitted,
+                       kept, overwritten, dropped, buffer_size)
 
 
 # ---- the trace file -----------------------------------------------------
@@ -772,6 +813,27 @@ def to_v2(data, gseq, lose, keep_cseq=False):
             out[-1] = (cpu, out[-1][1] + rec)
         else:
             out.append((cpu, rec))
+    return out
+
+
+def snapshot_v2(data):
+    """A flight recorder's snapshot stream, given in format 1, as the
+    module writes it in format 2 ("Flight recorder"): each record keeps
+    the low 32 bits of its cseq, one whose gseq is 0 (the fresh records)
+    has no GSEQ part, and STREAM_INFO says GSEQ: the session's job
+    events carry it, though the fresh STREAM_INFO does not."""
+    out, pos = b"", 0
+    while pos < len(data):
+        size = struct.unpack_from("<H", data, pos + 2)[0]
+        rec = data[pos:pos + size]
+        gs = struct.unpack_from("<Q", rec, HDR_FIELDS["gseq"][0])[0]
+        b2 = b"".join(b for _, b in to_v2(rec, gs != 0, -1, keep_cseq=True))
+        if b2[0] == V2_TYPES["STREAM_INFO"]:
+            off = STREAM_INFO_FIELDS["features"][0] - HDR_SIZE + V2_HDR_SIZE
+            feat = struct.unpack_from("<Q", b2, off)[0] | FEAT_GSEQ
+            b2 = b2[:off] + struct.pack("<Q", feat) + b2[off + 8:]
+        out += b2
+        pos += size
     return out
 
 
