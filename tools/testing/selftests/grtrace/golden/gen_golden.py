@@ -16,6 +16,9 @@ themselves (".. grtrace-v2-table:").  It
   Stream2, which write the golden vectors;
 - reads a trace file by the document and packs a bare stream into one
   (the commands below, for tools/grtrace/tests/run-tests.sh);
+- decodes the records of a bare stream of either format by the document
+  (decode(): the flight recorder snapshots of the guest's
+  recorder_check.py), TRIGGER and RECORDER included;
 - generates the golden vectors next to itself, with their expected
   "grtrace dump" text, formatted here from the values and not by decoding
   the bytes, and the record boundaries (*.offsets), and checks that the
@@ -678,6 +681,136 @@ class Trace:
         return out
 
 
+# ---- records read by the document ---------------------------------------
+
+# Control record bodies, the same in both formats: struct format and the
+# {field: (offset, bytes)} table above, whose order is the struct's.
+CONTROL = {
+    "STREAM_INFO": (STREAM_INFO_FMT, STREAM_INFO_FIELDS),
+    "METADATA": (METADATA_FMT, METADATA_FIELDS),
+    "RING": (RING_DESC_FMT, RING_FIELDS),
+    "JOB_SUMMARY": (SUMMARY_FMT, SUMMARY_FIELDS),
+    "TRIGGER": (TRIGGER_FMT, TRIGGER_FIELDS),
+    "RECORDER": (RECORDER_FMT, RECORDER_FIELDS),
+}
+V2_NAMES = {v: k for k, v in V2_TYPES.items()}
+
+
+def ring_fields(blob):
+    """A ring descriptor as a dict, its strings up to their NUL."""
+    r = dict(zip(RING_FIELDS, struct.unpack_from(RING_DESC_FMT, blob)))
+    for k in ("driver", "device", "name"):
+        r[k] = r[k].split(b"\0", 1)[0].decode(errors="replace")
+    return r
+
+
+def control_fields(name, body, where):
+    """The fields of control record @name's @body (format 1's, in both
+    formats) by their uapi names; METADATA's and RING's ring descriptors
+    as "rings", a list of ring_fields() (only that for RING, whose
+    "name" would hide the record's)."""
+    fmt, names = CONTROL[name]
+    need = struct.calcsize(fmt)
+    if len(body) < need:
+        raise ValueError("%s: %s body of %d bytes, below its %d"
+                         % (where, name, len(body), need))
+    if name == "RING":
+        return {"rings": [ring_fields(body)]}
+    r = dict(zip(names, struct.unpack_from(fmt, body)))
+    if name == "METADATA":
+        size, n = r["ring_size"], r["nr_rings"]
+        if size < RING_DESC_SIZE or len(body) < need + n * size:
+            raise ValueError("%s: METADATA of %d rings of %d bytes in %d"
+                             % (where, n, size, len(body)))
+        r["rings"] = [ring_fields(body[need + i * size:]) for i in range(n)]
+        r["kernel"] = r["kernel"].split(b"\0", 1)[0].decode(errors="replace")
+    return r
+
+
+def job1_fields(flags, body, where):
+    if len(body) < struct.calcsize(JOB_FMT):
+        raise ValueError("%s: job event body of %d bytes" % (where, len(body)))
+    r = dict(zip(JOB_FIELDS, struct.unpack_from(JOB_FMT, body)))
+    if flags & HDR_TASK and len(body) >= 48:
+        r["pid"], r["tid"] = struct.unpack_from("<II", body, 40)
+    return r
+
+
+def job2_fields(flags, body, where):
+    """A format 2 job event's fixed part, then AUX and TASK, as the flags
+    table says."""
+    wide = flags & v2_flag("WIDE")
+    fmt, names = (V2_WIDE_FMT, V2_WIDE_FIELDS) if wide else \
+        (V2_JOB_FMT, V2_JOB_FIELDS)
+    parts = [(fmt, names)]
+    if flags & v2_flag("AUX"):
+        parts.append(("<QQ" if wide else "<II", ("aux0", "aux1")))
+    if flags & v2_flag("TASK"):
+        parts.append(("<II", ("pid", "tid")))
+    need = sum(struct.calcsize(f) for f, _ in parts)
+    if len(body) < need:
+        raise ValueError("%s: job event of %d bytes, its parts need %d"
+                         % (where, len(body), need))
+    r, off = dict(aux0=0, aux1=0), 0
+    for f, n in parts:
+        r.update(zip(n, struct.unpack_from(f, body, off)))
+        off += struct.calcsize(f)
+    return r
+
+
+def decode(data, fmt=None, cpu=0):
+    """The records of a bare stream of format @fmt (None: its first record
+    tells, format 2's STREAM_INFO being type 0x80), one CPU's in format 2
+    (@cpu, the channel's).  A dict each: offset, type, name (TYPE_0x...
+    for a type no table names), size, flags, ts, cseq (format 2: its low
+    32 bits), gseq (None where a format 2 record has none), channel (the
+    CPU), and its body's fields by their uapi names.  ValueError, naming
+    the byte, at the first record that is corrupt."""
+    if fmt is None:
+        fmt = 2 if data[:1] == bytes([V2_TYPES["STREAM_INFO"]]) else 1
+    hsz = V2_HDR_SIZE if fmt == 2 else HDR_SIZE
+    recs, off = [], 0
+    while off < len(data):
+        if off + hsz > len(data):
+            raise ValueError("bad record size: a header cut short at "
+                             "offset %d" % off)
+        if fmt == 2:
+            r = dict(zip(V2_HDR_FIELDS,
+                         struct.unpack_from(V2_HDR_FMT, data, off)))
+            r["channel"] = cpu
+            bad = r["size"] % 4 or r["size"] > 8192
+        else:
+            r = dict(zip(HDR_FIELDS, struct.unpack_from(HDR_FMT, data, off)))
+            r["channel"] = r.pop("cpu")
+            bad = False
+        size, flags = r["size"], r["flags"]
+        if bad or size < hsz or off + size > len(data):
+            raise ValueError("bad record size %d at offset %d" % (size, off))
+        body = data[off + hsz:off + size]
+        where = "byte %d" % off
+        r["offset"] = off
+        if fmt == 2:
+            r["gseq"] = None
+            if flags & v2_flag("GSEQ"):
+                if len(body) < 8:
+                    raise ValueError("%s: no room for its gseq" % where)
+                r["gseq"] = struct.unpack_from("<Q", body, len(body) - 8)[0]
+                body = body[:-8]
+            name = V2_NAMES.get(r["type"], TYPES.get(r["type"])
+                                if r["type"] < 32 else None)
+        else:
+            name = TYPES.get(r["type"])
+        r["name"] = name or "TYPE_0x%x" % r["type"]
+        if name in CONTROL:
+            r.update(control_fields(name, body, where))
+        elif name:
+            r.update((job2_fields if fmt == 2 else job1_fields)(flags, body,
+                                                                where))
+        recs.append(r)
+        off += size
+    return fmt, recs
+
+
 # ---- trace files: read by the document, packed from a bare stream -----
 
 def grf_parse(data):
@@ -905,6 +1038,13 @@ def main():
                  (".offsets", s.offsets_text().encode())]
         if isinstance(s, Stream2):
             files.append((".grf", s.grf()))
+        # The reader against the writer: a record where one was written.
+        fmt = 2 if isinstance(s, Stream2) else 1
+        got = [r["offset"] for r in decode(bytes(s.data), fmt)[1]]
+        if got != s.starts:
+            print("gen_golden: decode() of %s: records at %s, written at %s"
+                  % (name, got, s.starts), file=sys.stderr)
+            bad = 1
         for ext, content in files:
             path = os.path.join(here, name + ext)
             if check:
