@@ -159,7 +159,7 @@ result "a snapshot whose accounting does not hold: the CPU marked, one warning" 
 for fmt in 1 2; do
 	rec_snap $fmt error
 	run "$GRTRACE" recorder wait -t 30 -o "$TMP/snapp.dat"
-	python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/snapp.dat" > "$TMP/pe.json" 2> "$TMP/err"
+	env $PY_ENV python3 "$TESTS/../scripts/parse_events.py" --json "$TMP/snapp.dat" > "$TMP/pe.json" 2> "$TMP/err"
 	st=$?
 	python3 - "$TMP/pe.json" > "$TMP/pe.err" 2>&1 <<'EOF' || st=1
 import json, sys
