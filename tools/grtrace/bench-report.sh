@@ -3,7 +3,7 @@
 #
 # bench-report.sh - throughput and memory of "grtrace report".
 #
-# Usage: bench-report.sh [-d DIR] [-c CPUS] [-r RINGS] [-k] [SIZE_MB...]
+# Usage: bench-report.sh [-d DIR] [-c CPUS] [-r RINGS] [-k] [-b REV] [SIZE_MB...]
 #        bench-report.sh -T SIZE_DIR
 #
 # Writes a synthetic trace of each size (default 1024 and 2048 MB) with
@@ -14,6 +14,10 @@
 # slows the first only) and the peak RSS.  The same RSS at both sizes
 # shows that memory does not grow with the trace.  -k keeps the traces.
 # The trace is read once before timing, so it comes from the page cache.
+# -b REV: before and after in one run: also builds the tool of git
+# revision REV (tools/grtrace and include/uapi of it, in a temporary
+# directory) and runs each report with it right before this tree's, on
+# the same trace; its lines are marked "REV", this tree's "tree".
 #
 # -T: against trace-cmd.  SIZE_DIR is the output of
 # tools/testing/selftests/grtrace/bench/file_size.sh, which recorded one
@@ -27,22 +31,34 @@ set -u -o pipefail
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOOL=$HERE/grtrace
 GEN=$HERE/tests/gen-trace
-DIR=/var/tmp CPUS=4 RINGS=8 KEEP=0 VS=
+DIR=/var/tmp CPUS=4 RINGS=8 KEEP=0 VS= BASE=
 
-while getopts 'd:c:r:kT:h' opt; do
+while getopts 'd:c:r:kT:b:h' opt; do
 	case $opt in
 	d) DIR=$OPTARG ;;
 	c) CPUS=$OPTARG ;;
 	r) RINGS=$OPTARG ;;
 	k) KEEP=1 ;;
 	T) VS=$OPTARG ;;
-	*) sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	b) BASE=$OPTARG ;;
+	*) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -gt 0 ] || set -- 1024 2048
 [ -x /usr/bin/time ] || { echo "bench-report: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 make -s -C "$HERE" grtrace tests/gen-trace || exit 1
+TOOLS=("$TOOL") MARKS=("")
+if [ -n "$BASE" ]; then
+	BTREE=$(mktemp -d)
+	trap 'rm -rf "$BTREE"' EXIT
+	git -C "$HERE/../.." archive "$BASE" -- tools/grtrace include/uapi |
+		tar -x -C "$BTREE" &&
+	make -s -C "$BTREE/tools/grtrace" grtrace >/dev/null ||
+		{ echo "bench-report: cannot build the tool of $BASE" >&2; exit 1; }
+	TOOLS=("$BTREE/tools/grtrace/grtrace" "$TOOL")
+	MARKS=("$(git -C "$HERE" rev-parse --short "$BASE")" "tree")
+fi
 
 # run NAME TRACE ARGS...: one timed report; prints its line of figures.
 run() {
@@ -50,7 +66,7 @@ run() {
 	shift 2
 
 	log=$(mktemp)
-	/usr/bin/time -v "$TOOL" report -i "$trace" "$@" 2>"$log" >/dev/null ||
+	/usr/bin/time -v "$RTOOL" report -i "$trace" "$@" 2>"$log" >/dev/null ||
 		{ echo "bench-report: report failed:" >&2; cat "$log" >&2; exit 1; }
 	records=$("$TOOL" report -i "$trace" --limit 0 | sed -n 's/^records:  \([0-9]*\):.*/\1/p')
 	wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$log" |
@@ -62,7 +78,7 @@ run() {
 	awk -v n="$name" -v mb="$mb" -v r="$records" -v w="$wall" -v u="$user" \
 	    -v s="$sys" -v rss="$rss" 'BEGIN {
 		c = u + s
-		printf "%-22s %6d MB %10d records  wall %6.2f s: %5.1f M events/s %6.0f MB/s  cpu %6.2f s: %5.1f M events/s %6.0f MB/s  peak RSS %6.1f MB\n",
+		printf "%-26s %6d MB %10d records  wall %6.2f s: %5.1f M events/s %6.0f MB/s  cpu %6.2f s: %5.1f M events/s %6.0f MB/s  peak RSS %6.1f MB\n",
 		       n, mb, r, w, r / w / 1e6, mb / w, c, r / c / 1e6, mb / c, rss / 1024
 	}'
 	rm -f "$log"
@@ -113,8 +129,17 @@ for size in "$@"; do
 	trace=$DIR/grtrace-bench-$size.dat
 	[ -s "$trace" ] || "$GEN" -c "$CPUS" -r "$RINGS" "$size" "$trace" || exit 1
 	cat "$trace" > /dev/null
-	run "summaries" "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0
-	run "csv of every job" "$trace" --format csv
-	run "json of every job" "$trace" --format json
+	for i in "${!TOOLS[@]}"; do
+		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}
+		run "summaries$M" "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0
+	done
+	for i in "${!TOOLS[@]}"; do
+		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}
+		run "csv of every job$M" "$trace" --format csv
+	done
+	for i in "${!TOOLS[@]}"; do
+		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}
+		run "json of every job$M" "$trace" --format json
+	done
 	[ "$KEEP" = 1 ] || rm -f "$trace"
 done

@@ -6,9 +6,10 @@ Usage: recorder_snap.py DIR FORMAT CAUSE [STATE] [bad=TYPE] [unbalanced] [gaps]
 
 Writes DIR/recorder/info and DIR/recorder/snapshot0 and snapshot1: the
 snapshot streams of a session the flight recorder froze, in FORMAT (1, or
-2 converted by gen_golden.py), records encoded from the uapi header's layout
-(include/uapi/linux/grtrace.h), not from the tool's code.  CAUSE is
-timeout (ring 1, no job named), error (ring 1, job 10:2 named, -62) or
+2 converted as the module writes it), encoded by gen_golden.py (the
+Python oracle of the format, written from the document and the uapi
+header, not from the tool's code): this file is only the scenario.
+CAUSE is timeout (ring 1, no job named), error (ring 1, job 10:2 named, -62) or
 manual (no ring).  STATE (default triggered) goes into info; with
 "armed" no snapshot files are written.  bad=trigger or bad=recorder
 makes that record 8 bytes short (its size field and its bytes);
@@ -54,36 +55,35 @@ FEATURES = 0x1f          # GSEQ, CSEQ, RING_REC, DERIVED, CSEQ_LOSS
 SESSION = 7
 
 
-def hdr(rtype, size, cpu, ts, gseq, cseq):
-    return struct.pack("<HHHHQQQ", rtype, size, cpu, 0, ts, gseq, cseq)
+G = gen_golden
 
 
 def stream_info(cpu, ts, gseq, cseq):
-    body = struct.pack("<IHHIIQQ", 0x52545247, 1, 32, 1, 2, FEATURES, SESSION)
-    return hdr(0x100, 64, cpu, ts, gseq, cseq) + body
+    return G.rec1(0x100, cpu, 0, ts, gseq, cseq,
+                  G.stream_info_body(1, G.CLOCK_MONOTONIC, 2, FEATURES,
+                                     SESSION))
 
 
 def ring_desc(ring, engine, name):
-    return struct.pack("<IHH16s32s24s", ring, engine, 0, b"vgpu", b"vgpu0",
-                       name.encode())
+    return G.ring_desc(ring, engine, 0, b"vgpu", b"vgpu0", name.encode())
 
 
 def metadata(cpu, ts, gseq, cseq):
-    rings = ring_desc(1, 1, "gfx") + ring_desc(2, 3, "sdma0")
-    body = struct.pack("<IHH64s", 2, 80, 0, b"6.1.0-test") + rings
-    return hdr(0x101, 32 + len(body), cpu, ts, gseq, cseq) + body
+    rings = [ring_desc(1, 1, "gfx"), ring_desc(2, 3, "sdma0")]
+    return G.rec1(0x101, cpu, 0, ts, gseq, cseq,
+                  G.metadata_body(b"6.1.0-test", rings))
 
 
 def job(rtype, cpu, ts, gseq, cseq, ctx, seqno, ring):
     engine = 1 if ring == 1 else 3
-    body = struct.pack("<QQIHHQQ", ctx, seqno, ring, engine, 0, 0, 0)
-    return hdr(rtype, 72, cpu, ts, gseq, cseq) + body
+    return G.rec1(rtype, cpu, 0, ts, gseq, cseq,
+                  G.job_body(ctx, seqno, ring, engine))
 
 
 def recorder(cpu, ts, gseq, cseq, first, last, emitted, kept, over, dropped):
-    body = struct.pack("<IIQQQQQQQ", cpu, 0, first, last, emitted, kept,
-                       over, dropped, 65536)
-    return hdr(0x105, 96, cpu, ts, gseq, cseq) + body
+    return G.rec1(0x105, cpu, 0, ts, gseq, cseq,
+                  G.recorder_body(cpu, first, last, emitted, kept, over,
+                                  dropped, 65536))
 
 
 def trigger(cpu, ts, gseq, cseq, cause):
@@ -92,9 +92,9 @@ def trigger(cpu, ts, gseq, cseq, cause):
         "error": (1, 10, 2, -62, 3),
         "manual": (0xffffffff, 0, 0, 0, 1),
     }[cause]
-    body = struct.pack("<IIQQqQQII", code, ring, ctx, seqno, err,
-                       BASE + 8050 * US, 3, cpu, 0)
-    return hdr(0x104, 88, cpu, ts, gseq, cseq) + body
+    return G.rec1(0x104, cpu, 0, ts, gseq, cseq,
+                  G.trigger_body(code, ring, ctx, seqno, err,
+                                 BASE + 8050 * US, 3, cpu))
 
 
 def shorten(rec):
@@ -140,26 +140,6 @@ def cpu1(dropped, gaps):
     for k, ty in enumerate(seq):
         out += job(ty, 1, t(3100 + 100 * k), 330 + k, 37 + k, 20, 6, 2)
     out += recorder(1, end[0], end[1], 42, t(2050), t(3500), 20, 10, 8, dropped)
-    return out
-
-
-def v2(stream):
-    """Format 2; a record whose gseq is 0 gets no GSEQ part, as the
-    module writes its fresh records."""
-    out, pos = b"", 0
-    while pos < len(stream):
-        size = struct.unpack_from("<H", stream, pos + 2)[0]
-        rec = stream[pos:pos + size]
-        gseq = struct.unpack_from("<Q", rec, 16)[0]
-        runs = gen_golden.to_v2(rec, gseq != 0, -1, keep_cseq=True)
-        b2 = b"".join(b for _, b in runs)
-        if b2[0] == 0x80:
-            # The session has gseq (its job events carry it): say so,
-            # though its fresh STREAM_INFO carries none.
-            feat = struct.unpack_from("<Q", b2, 32)[0] | 1
-            b2 = b2[:32] + struct.pack("<Q", feat) + b2[40:]
-        out += b2
-        pos += size
     return out
 
 
@@ -217,7 +197,7 @@ def main():
         return
     for cpu, data in ((0, cpu0(cause, bad, gaps)), (1, cpu1(dropped, gaps))):
         if fmt == 2:
-            data = v2(data)
+            data = G.snapshot_v2(data)
         with open(os.path.join(rd, "snapshot%d" % cpu), "wb") as f:
             f.write(data)
 

@@ -1517,6 +1517,44 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 
 . "$TESTS/recorder-tests.sh"
 
+# ---- the tool's layout ---------------------------------------------------------
+
+# No include circle among the tool's C files: each #include "..." resolved
+# as the compiler does (beside the including file), a cycle printed.
+if command -v python3 > /dev/null 2>&1; then
+	python3 - . > "$TMP/out" 2>&1 <<'PY'
+import os, re, sys
+top, edges = sys.argv[1], {}
+for d, dirs, files in os.walk(top):
+    for f in files:
+        if f.endswith((".c", ".h")):
+            p = os.path.normpath(os.path.join(d, f))
+            src = open(p, errors="replace").read()
+            edges[p] = [os.path.normpath(os.path.join(d, i)) for i in
+                        re.findall(r'^\s*#\s*include\s+"([^"]+)"', src, re.M)]
+state, path = {}, []
+def walk(p):
+    state[p] = 1
+    path.append(p)
+    for q in edges.get(p, ()):
+        if state.get(q) == 1:
+            sys.exit("include circle: " + " -> ".join(path[path.index(q):] + [q]))
+        if q in edges and not state.get(q):
+            walk(q)
+    path.pop()
+    state[p] = 2
+for p in sorted(edges):
+    if not state.get(p):
+        walk(p)
+n = sum(len(v) for v in edges.values())
+print("%d files, %d includes" % (len(edges), n))
+sys.exit(0 if n > 20 else "only %d includes found" % n)
+PY
+	result "no include circle among the tool's C files" $? "$(cat "$TMP/out")"
+else
+	ok "no include circle among the tool's C files # SKIP no python3"
+fi
+
 # ---- fuzz smoke ----------------------------------------------------------------
 
 if [ -x "$FUZZ" ]; then

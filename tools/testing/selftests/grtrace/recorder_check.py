@@ -8,8 +8,10 @@ usage: recorder_check.py DIR [--cause C] [--ring NAME] [--hang] [--later N]
 
 DIR holds info (the recorder's info file) and snapshot<cpu> (each CPU's
 snapshot stream, as read from debugfs).  Prints "PASS what" / "FAIL what"
-lines for tap_lib.sh's check(), "# ..." comments.  Its own stream reader,
-independent of the CLI's: struct layouts of include/uapi/linux/grtrace.h.
+lines for tap_lib.sh's check(), "# ..." comments.  The streams are read
+by golden/gen_golden.py, the Python oracle of the format (written from
+Documentation/gpu/grtrace.rst and the uapi header, independent of the
+CLI's library).
 """
 
 import argparse
@@ -18,13 +20,13 @@ import os
 import struct
 import sys
 
-V1_CTL = {0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
-          0x103: "JOB_SUMMARY", 0x104: "TRIGGER", 0x105: "RECORDER"}
-V2_CTL = {t - 0x100 + 0x80: n for t, n in V1_CTL.items()}
-JOB = {1: "SUBMIT", 2: "COMMIT", 3: "START", 4: "END", 5: "COMPLETE",
-       6: "CTX_SWITCH", 7: "IRQ", 8: "SYNC_WAIT_ENTER", 9: "SYNC_WAIT_EXIT",
-       10: "ERROR"}
-CAUSES = {"manual": 1, "timeout": 2, "error": 3}
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "golden"))
+sys.dont_write_bytecode = True
+import gen_golden  # noqa: E402
+
+JOB = {t: n for t, n in gen_golden.TYPES.items() if t < 32}
+CAUSES = {n: c for c, n in gen_golden.TRIGGER_CAUSES.items()}
 
 results = []
 
@@ -35,64 +37,13 @@ def verdict(ok, what):
 
 
 def parse(data):
-    """Records of one stream: dicts with name, ts, cseq and fields."""
-    recs, off, fmt = [], 0, None
-    while off < len(data):
-        if fmt is None:
-            # The first record is STREAM_INFO: v1 type 0x100, v2 0x80.
-            fmt = 2 if data[off] == 0x80 else 1
-        if fmt == 2:
-            typ, flags, size, cseq, ts = struct.unpack_from("<BBHIQ", data, off)
-            hsz = 16
-        else:
-            typ, size, _cpu, flags, ts, _gseq, cseq = struct.unpack_from(
-                "<HHHHQQQ", data, off)
-            hsz = 32
-        if size < hsz or off + size > len(data):
-            raise ValueError("bad record size %d at offset %d" % (size, off))
-        r = {"ts": ts, "cseq": cseq, "size": size}
-        body = data[off + hsz:off + size]
-        ctl = (V2_CTL if fmt == 2 else V1_CTL).get(typ)
-        if ctl:
-            r["name"] = ctl
-            if ctl == "STREAM_INFO":
-                (r["magic"], r["version"], _h, _c, _n, _f,
-                 r["session"]) = struct.unpack_from("<IHHIIQQ", body)
-            elif ctl == "METADATA":
-                n, rsz = struct.unpack_from("<IH", body)
-                r["rings"] = [ring_desc(body, 72 + i * rsz) for i in range(n)]
-            elif ctl == "RING":
-                r["rings"] = [ring_desc(body, 0)]
-            elif ctl == "TRIGGER":
-                (r["cause"], r["ring_id"], r["ctx"], r["seqno"], r["error"],
-                 r["frozen_ts"], r["later"], r["cpu"]) = struct.unpack_from(
-                     "<IIQQqQQI", body)
-            elif ctl == "RECORDER":
-                (r["cpu"], _res, r["first_ts"], r["last_ts"], r["emitted"],
-                 r["kept"], r["overwritten"], r["dropped"],
-                 r["buffer_size"]) = struct.unpack_from("<IIQQQQQQQ", body)
-        elif typ in JOB:
-            r["name"] = JOB[typ]
-            if fmt == 2 and flags & 0x10:
-                r["ctx"], r["seqno"], r["ring_id"] = struct.unpack_from(
-                    "<QQH", data, off + 16)
-            elif fmt == 2:
-                r["ctx"], r["seqno"], r["ring_id"] = struct.unpack_from(
-                    "<IIH", data, off + 16)
-            else:
-                r["ctx"], r["seqno"], r["ring_id"] = struct.unpack_from(
-                    "<QQI", data, off + 32)
-        else:
-            r["name"] = "type%#x" % typ
-        recs.append(r)
-        off += size
+    """Records of one stream, format 1 or 2 as its first record says:
+    gen_golden.decode()'s dicts, its rings as (ring_id, name)."""
+    fmt, recs = gen_golden.decode(data)
+    for r in recs:
+        if "rings" in r:
+            r["rings"] = [(d["ring_id"], d["name"]) for d in r["rings"]]
     return fmt, recs
-
-
-def ring_desc(body, off):
-    rid, = struct.unpack_from("<I", body, off)
-    name = body[off + 56:off + 80].split(b"\0")[0].decode()
-    return rid, name
 
 
 def read_info(path):
@@ -192,17 +143,18 @@ def main():
         return 1
     t = trig[0]
     freeze = t["frozen_ts"] - t["ts"]
+    later = t["later_triggers"]
     print("# TRIGGER cause=%d ring=%d ctx=%d seqno=%d error=%d freeze_ns=%d "
           "later=%d cpu=%d" % (t["cause"], t["ring_id"], t["ctx"], t["seqno"],
-                               t["error"], freeze, t["later"], t["cpu"]))
+                               t["error"], freeze, later, t["cpu"]))
     verdict(int(info["freeze_ns"]) == freeze and freeze > 0,
             "freeze_ns %d, as info says (its bound: recorder_test.sh)" % freeze)
     if a.cause:
         verdict(t["cause"] == CAUSES[a.cause] and info["cause"] == a.cause,
                 "cause %s (%d, info %s)" % (a.cause, t["cause"], info["cause"]))
     if a.later is not None:
-        verdict(t["later"] == a.later and int(info["later_triggers"]) == a.later,
-                "later triggers %d (%d, info %s)" % (a.later, t["later"],
+        verdict(later == a.later and int(info["later_triggers"]) == a.later,
+                "later triggers %d (%d, info %s)" % (a.later, later,
                                                    info["later_triggers"]))
     if a.error is not None:
         verdict(t["error"] == a.error and int(info["error"]) == a.error,

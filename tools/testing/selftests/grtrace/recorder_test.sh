@@ -7,10 +7,11 @@
 #    with no reader running; poll(2) on info wakes, and the snapshot holds
 #    the hung job (SUBMIT, COMMIT, no END) before a TRIGGER (cause
 #    timeout, its ring), with emitted == kept + overwritten + dropped
-#    exactly per CPU (recorder_check.py, its own reader; "grtrace dump"
-#    reads each stream too); every job ftrace saw submitted inside the
-#    snapshot's window is in it, with its events (recorder_compare.py,
-#    against a tracefs instance recording the gpu_scheduler events);
+#    exactly per CPU (recorder_check.py, reading through
+#    golden/gen_golden.py; "grtrace dump" reads each stream too); every
+#    job ftrace saw submitted inside the snapshot's window is in it,
+#    with its events (recorder_compare.py, against a tracefs instance
+#    recording the gpu_scheduler events);
 #  - ten hangs give one snapshot and nine counted later triggers;
 #  - a manual trigger (format 1), an ERROR event's trigger; release
 #    re-arms, start while armed and arm while tracing are refused (EBUSY);

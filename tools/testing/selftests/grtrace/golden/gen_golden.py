@@ -12,9 +12,13 @@ themselves (".. grtrace-v2-table:").  It
 - encodes records of both formats, JOB_SUMMARY bodies, trace files and
   their task and client tables: Trace, the encoder of the tools' tests
   (tools/grtrace/tests: report_golden.py's scenarios, export_check.py,
-  mutate.py), and Stream / Stream2, which write the golden vectors;
+  mutate.py, recorder_snap.py's flight recorder snapshots), and Stream /
+  Stream2, which write the golden vectors;
 - reads a trace file by the document and packs a bare stream into one
   (the commands below, for tools/grtrace/tests/run-tests.sh);
+- decodes the records of a bare stream of either format by the document
+  (decode(): the flight recorder snapshots of the guest's
+  recorder_check.py), TRIGGER and RECORDER included;
 - generates the golden vectors next to itself, with their expected
   "grtrace dump" text, formatted here from the values and not by decoding
   the bytes, and the record boundaries (*.offsets), and checks that the
@@ -75,6 +79,7 @@ TYPES = {
     1: "SUBMIT", 2: "COMMIT", 3: "START", 4: "END", 5: "COMPLETE",
     6: "CTX_SWITCH", 7: "IRQ", 8: "SYNC_WAIT_ENTER", 9: "SYNC_WAIT_EXIT",
     10: "ERROR", 0x100: "STREAM_INFO", 0x101: "METADATA", 0x102: "RING",
+    0x103: "JOB_SUMMARY", 0x104: "TRIGGER", 0x105: "RECORDER",
 }
 TYPE_BY_NAME = {v: k for k, v in TYPES.items()}
 ENGINES = ["unknown", "gfx", "compute", "copy", "video", "display", "control"]
@@ -106,7 +111,22 @@ assert struct.calcsize(HDR_FMT) + struct.calcsize(JOB_FMT) == 72
 # u16 engine, u16 events, u16 derived, u16 reason, u32 pid, u32 tid,
 # u32 waits, u64 ts[5], u64 wait_ns, u64 threshold
 SUMMARY_FMT = "<QQIHHHHIII5QQQ"
+# struct grtrace_trigger payload: u32 cause, u32 ring_id, u64 ctx,
+# u64 seqno, s64 error, u64 frozen_ts, u64 later_triggers, u32 cpu,
+# u32 reserved
+TRIGGER_FMT = "<IIQQqQQII"
+# struct grtrace_recorder_cpu payload: u32 cpu, u32 reserved,
+# u64 first_ts, u64 last_ts, u64 emitted, u64 kept, u64 overwritten,
+# u64 dropped, u64 buffer_size
+RECORDER_FMT = "<IIQQQQQQQ"
 MASK = (1 << 64) - 1
+
+assert struct.calcsize(HDR_FMT) + struct.calcsize(SUMMARY_FMT) == 128
+assert struct.calcsize(HDR_FMT) + struct.calcsize(TRIGGER_FMT) == 88
+assert struct.calcsize(HDR_FMT) + struct.calcsize(RECORDER_FMT) == 96
+
+# grtrace_trigger.cause
+TRIGGER_CAUSES = {1: "manual", 2: "timeout", 3: "error"}
 
 # The trace file ("The trace file"): the fixed header (magic, size,
 # version, flags, stream format, cpus) and its text; a frame header
@@ -152,6 +172,16 @@ METADATA_FIELDS = fields(METADATA_FMT, ("nr_rings", "ring_size", "reserved",
                                         "kernel"), HDR_SIZE)
 RING_FIELDS = fields(RING_DESC_FMT, ("ring_id", "engine", "instance",
                                      "driver", "device", "name"), HDR_SIZE)
+SUMMARY_FIELDS = fields(SUMMARY_FMT, (
+    "ctx", "seqno", "ring_id", "engine", "events", "derived", "reason", "pid",
+    "tid", "waits", "ts0", "ts1", "ts2", "ts3", "ts4", "wait_ns", "threshold"),
+    HDR_SIZE)
+TRIGGER_FIELDS = fields(TRIGGER_FMT, (
+    "cause", "ring_id", "ctx", "seqno", "error", "frozen_ts", "later_triggers",
+    "cpu", "reserved"), HDR_SIZE)
+RECORDER_FIELDS = fields(RECORDER_FMT, (
+    "cpu", "reserved", "first_ts", "last_ts", "emitted", "kept", "overwritten",
+    "dropped", "buffer_size"), HDR_SIZE)
 
 
 # ---- format 1 records ---------------------------------------------------
@@ -196,6 +226,20 @@ def summary_body(ctx, seqno, ring, engine, events, derived, reason, pid, tid,
     COMPLETE), @reason 1 slow, 2 given up open."""
     return struct.pack(SUMMARY_FMT, ctx, seqno, ring, engine, events, derived,
                        reason, pid, tid, waits, *ts, wait_ns, threshold)
+
+
+def trigger_body(cause, ring, ctx, seqno, error, frozen_ts, later, cpu):
+    """TRIGGER: @cause a TRIGGER_CAUSES number, @ring 0xffffffff for
+    none, @error a negative errno or 0."""
+    return struct.pack(TRIGGER_FMT, cause, ring, ctx, seqno, error,
+                       frozen_ts, later, cpu, 0)
+
+
+def recorder_body(cpu, first_ts, last_ts, emitted, kept, overwritten,
+                  dropped, buffer_size):
+    """RECORDER: one CPU's accounting of a flight recorder snapshot."""
+    return struct.pack(RECORDER_FMT, cpu, 0, first_ts, last_ts, emitted,
+                       kept, overwritten, dropped, buffer_size)
 
 
 # ---- the trace file -----------------------------------------------------
@@ -637,6 +681,136 @@ class Trace:
         return out
 
 
+# ---- records read by the document ---------------------------------------
+
+# Control record bodies, the same in both formats: struct format and the
+# {field: (offset, bytes)} table above, whose order is the struct's.
+CONTROL = {
+    "STREAM_INFO": (STREAM_INFO_FMT, STREAM_INFO_FIELDS),
+    "METADATA": (METADATA_FMT, METADATA_FIELDS),
+    "RING": (RING_DESC_FMT, RING_FIELDS),
+    "JOB_SUMMARY": (SUMMARY_FMT, SUMMARY_FIELDS),
+    "TRIGGER": (TRIGGER_FMT, TRIGGER_FIELDS),
+    "RECORDER": (RECORDER_FMT, RECORDER_FIELDS),
+}
+V2_NAMES = {v: k for k, v in V2_TYPES.items()}
+
+
+def ring_fields(blob):
+    """A ring descriptor as a dict, its strings up to their NUL."""
+    r = dict(zip(RING_FIELDS, struct.unpack_from(RING_DESC_FMT, blob)))
+    for k in ("driver", "device", "name"):
+        r[k] = r[k].split(b"\0", 1)[0].decode(errors="replace")
+    return r
+
+
+def control_fields(name, body, where):
+    """The fields of control record @name's @body (format 1's, in both
+    formats) by their uapi names; METADATA's and RING's ring descriptors
+    as "rings", a list of ring_fields() (only that for RING, whose
+    "name" would hide the record's)."""
+    fmt, names = CONTROL[name]
+    need = struct.calcsize(fmt)
+    if len(body) < need:
+        raise ValueError("%s: %s body of %d bytes, below its %d"
+                         % (where, name, len(body), need))
+    if name == "RING":
+        return {"rings": [ring_fields(body)]}
+    r = dict(zip(names, struct.unpack_from(fmt, body)))
+    if name == "METADATA":
+        size, n = r["ring_size"], r["nr_rings"]
+        if size < RING_DESC_SIZE or len(body) < need + n * size:
+            raise ValueError("%s: METADATA of %d rings of %d bytes in %d"
+                             % (where, n, size, len(body)))
+        r["rings"] = [ring_fields(body[need + i * size:]) for i in range(n)]
+        r["kernel"] = r["kernel"].split(b"\0", 1)[0].decode(errors="replace")
+    return r
+
+
+def job1_fields(flags, body, where):
+    if len(body) < struct.calcsize(JOB_FMT):
+        raise ValueError("%s: job event body of %d bytes" % (where, len(body)))
+    r = dict(zip(JOB_FIELDS, struct.unpack_from(JOB_FMT, body)))
+    if flags & HDR_TASK and len(body) >= 48:
+        r["pid"], r["tid"] = struct.unpack_from("<II", body, 40)
+    return r
+
+
+def job2_fields(flags, body, where):
+    """A format 2 job event's fixed part, then AUX and TASK, as the flags
+    table says."""
+    wide = flags & v2_flag("WIDE")
+    fmt, names = (V2_WIDE_FMT, V2_WIDE_FIELDS) if wide else \
+        (V2_JOB_FMT, V2_JOB_FIELDS)
+    parts = [(fmt, names)]
+    if flags & v2_flag("AUX"):
+        parts.append(("<QQ" if wide else "<II", ("aux0", "aux1")))
+    if flags & v2_flag("TASK"):
+        parts.append(("<II", ("pid", "tid")))
+    need = sum(struct.calcsize(f) for f, _ in parts)
+    if len(body) < need:
+        raise ValueError("%s: job event of %d bytes, its parts need %d"
+                         % (where, len(body), need))
+    r, off = dict(aux0=0, aux1=0), 0
+    for f, n in parts:
+        r.update(zip(n, struct.unpack_from(f, body, off)))
+        off += struct.calcsize(f)
+    return r
+
+
+def decode(data, fmt=None, cpu=0):
+    """The records of a bare stream of format @fmt (None: its first record
+    tells, format 2's STREAM_INFO being type 0x80), one CPU's in format 2
+    (@cpu, the channel's).  A dict each: offset, type, name (TYPE_0x...
+    for a type no table names), size, flags, ts, cseq (format 2: its low
+    32 bits), gseq (None where a format 2 record has none), channel (the
+    CPU), and its body's fields by their uapi names.  ValueError, naming
+    the byte, at the first record that is corrupt."""
+    if fmt is None:
+        fmt = 2 if data[:1] == bytes([V2_TYPES["STREAM_INFO"]]) else 1
+    hsz = V2_HDR_SIZE if fmt == 2 else HDR_SIZE
+    recs, off = [], 0
+    while off < len(data):
+        if off + hsz > len(data):
+            raise ValueError("bad record size: a header cut short at "
+                             "offset %d" % off)
+        if fmt == 2:
+            r = dict(zip(V2_HDR_FIELDS,
+                         struct.unpack_from(V2_HDR_FMT, data, off)))
+            r["channel"] = cpu
+            bad = r["size"] % 4 or r["size"] > 8192
+        else:
+            r = dict(zip(HDR_FIELDS, struct.unpack_from(HDR_FMT, data, off)))
+            r["channel"] = r.pop("cpu")
+            bad = False
+        size, flags = r["size"], r["flags"]
+        if bad or size < hsz or off + size > len(data):
+            raise ValueError("bad record size %d at offset %d" % (size, off))
+        body = data[off + hsz:off + size]
+        where = "byte %d" % off
+        r["offset"] = off
+        if fmt == 2:
+            r["gseq"] = None
+            if flags & v2_flag("GSEQ"):
+                if len(body) < 8:
+                    raise ValueError("%s: no room for its gseq" % where)
+                r["gseq"] = struct.unpack_from("<Q", body, len(body) - 8)[0]
+                body = body[:-8]
+            name = V2_NAMES.get(r["type"], TYPES.get(r["type"])
+                                if r["type"] < 32 else None)
+        else:
+            name = TYPES.get(r["type"])
+        r["name"] = name or "TYPE_0x%x" % r["type"]
+        if name in CONTROL:
+            r.update(control_fields(name, body, where))
+        elif name:
+            r.update((job2_fields if fmt == 2 else job1_fields)(flags, body,
+                                                                where))
+        recs.append(r)
+        off += size
+    return fmt, recs
+
+
 # ---- trace files: read by the document, packed from a bare stream -----
 
 def grf_parse(data):
@@ -775,6 +949,27 @@ def to_v2(data, gseq, lose, keep_cseq=False):
     return out
 
 
+def snapshot_v2(data):
+    """A flight recorder's snapshot stream, given in format 1, as the
+    module writes it in format 2 ("Flight recorder"): each record keeps
+    the low 32 bits of its cseq, one whose gseq is 0 (the fresh records)
+    has no GSEQ part, and STREAM_INFO says GSEQ: the session's job
+    events carry it, though the fresh STREAM_INFO does not."""
+    out, pos = b"", 0
+    while pos < len(data):
+        size = struct.unpack_from("<H", data, pos + 2)[0]
+        rec = data[pos:pos + size]
+        gs = struct.unpack_from("<Q", rec, HDR_FIELDS["gseq"][0])[0]
+        b2 = b"".join(b for _, b in to_v2(rec, gs != 0, -1, keep_cseq=True))
+        if b2[0] == V2_TYPES["STREAM_INFO"]:
+            off = STREAM_INFO_FIELDS["features"][0] - HDR_SIZE + V2_HDR_SIZE
+            feat = struct.unpack_from("<Q", b2, off)[0] | FEAT_GSEQ
+            b2 = b2[:off] + struct.pack("<Q", feat) + b2[off + 8:]
+        out += b2
+        pos += size
+    return out
+
+
 def pack(src, dst, how, limit, compress, v2=None):
     """A trace file of the bare stream in file @src (see the usage)."""
     data = open(src, "rb").read()
@@ -843,6 +1038,13 @@ def main():
                  (".offsets", s.offsets_text().encode())]
         if isinstance(s, Stream2):
             files.append((".grf", s.grf()))
+        # The reader against the writer: a record where one was written.
+        fmt = 2 if isinstance(s, Stream2) else 1
+        got = [r["offset"] for r in decode(bytes(s.data), fmt)[1]]
+        if got != s.starts:
+            print("gen_golden: decode() of %s: records at %s, written at %s"
+                  % (name, got, s.starts), file=sys.stderr)
+            bad = 1
         for ext, content in files:
             path = os.path.join(here, name + ext)
             if check:
