@@ -796,27 +796,12 @@ static int write_header(int nr_cpus, const struct gr_stats *st)
 
 /* ---- -b: the buffer size for this recording ------------------------------------ */
 
-#define BUF_MIN		(64ull << 10)
-#define BUF_MAX		(256ull << 20)
-#define BUF_STEP	(32ull << 10)
-
 /* "4M", "65536", "512K": bytes, checked as the module checks them. */
-static uint64_t parse_buffer_size(const char *s)
+static uint64_t record_buffer_size(const char *s)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end == 'K' || *end == 'k') {
-		v <<= 10;
-		end++;
-	} else if (*end == 'M' || *end == 'm') {
-		v <<= 20;
-		end++;
-	}
-	if (*s < '0' || *s > '9' || errno || *end || v > BUF_MAX ||
-	    v < BUF_MIN || v % BUF_STEP)
+	if (parse_buffer_size(s, &v) < 0)
 		usage_error("record", "record: invalid buffer size '%s': a multiple of 32K in [64K, 256M]",
 			    s);
 	return v;
@@ -1096,7 +1081,7 @@ static int parse_record_args(int argc, char **argv, struct record_args *a)
 			break;
 		}
 		case 'b':
-			a->bufsize = parse_buffer_size(optarg);
+			a->bufsize = record_buffer_size(optarg);
 			break;
 		case 'Z':
 			rec.compress = 0;

@@ -345,27 +345,12 @@ static int control(const char *word)
 
 /* ---- arm -------------------------------------------------------------------------- */
 
-#define BUF_MIN		(64ull << 10)
-#define BUF_MAX		(256ull << 20)
-#define BUF_STEP	(32ull << 10)
-
 /* "4M", "65536", "512K", as record -b and the module check them. */
 static uint64_t parse_size(const char *s)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end == 'K' || *end == 'k') {
-		v <<= 10;
-		end++;
-	} else if (*end == 'M' || *end == 'm') {
-		v <<= 20;
-		end++;
-	}
-	if (*s < '0' || *s > '9' || errno || *end || v > BUF_MAX ||
-	    v < BUF_MIN || v % BUF_STEP)
+	if (parse_buffer_size(s, &v) < 0)
 		usage_error("recorder", "recorder arm: invalid size '%s': a multiple of 32K in [64K, 256M]",
 			    s);
 	return v;

@@ -89,4 +89,10 @@ uint64_t stats_get(const struct gr_stats *st, const char *key, int *found);
 /* Flush stdout and report a write error on it; returns 0 or 1. */
 int finish_stdout(void);
 
+/*
+ * A buffer size per CPU as the module takes it ("4M", "65536", "512K": a
+ * multiple of 32K in [64K, 256M]) in *@bytes; -1 if it is not one.
+ */
+int parse_buffer_size(const char *s, uint64_t *bytes);
+
 #endif /* GRTRACE_UTIL_H */
