@@ -211,7 +211,7 @@ commit sched-export.msg
 # ---- 3: the core ------------------------------------------------------------
 CORE="grtrace_core.c grtrace_control.c grtrace_config.c grtrace_attach.c
 	grtrace_rings.c grtrace_pool.c grtrace_hooks.c grtrace_jobsum.c
-	grtrace_internal.h"
+	grtrace_recorder.c grtrace_internal.h"
 for f in $CORE; do
 	in_tree "drivers/gpu/grtrace/$f"
 done
@@ -226,6 +226,7 @@ cat >"$G/drivers/gpu/grtrace/Makefile" <<'EOF'
 obj-$(CONFIG_GRTRACE) += grtrace.o
 grtrace-y := grtrace_core.o grtrace_config.o grtrace_rings.o grtrace_control.o
 grtrace-y += grtrace_attach.o grtrace_pool.o grtrace_hooks.o grtrace_jobsum.o
+grtrace-y += grtrace_recorder.o
 EOF
 printf 'obj-$(CONFIG_GRTRACE)\t\t+= grtrace/\n' >>"$G/drivers/gpu/Makefile"
 python3 - "$G/drivers/video/Kconfig" <<'EOF'
