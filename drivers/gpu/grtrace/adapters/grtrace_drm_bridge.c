@@ -129,30 +129,39 @@ static void sched_job_event(struct grtrace_tp *gtp, u16 type,
 				  grtrace_sched_job_owner(job), depth);
 }
 
+/*
+ * The queue lengths the stable tracepoints print (job_count, hw_job_count);
+ * 0 where the events have no such field.
+ */
+static u64 sched_queued(struct drm_sched_entity *entity)
+{
 #ifdef GRTRACE_SCHED_TP_STABLE
-/* The queue lengths the stable tracepoints print: job_count, hw_job_count. */
-#define SCHED_QUEUED(entity)	spsc_queue_count(&(entity)->job_queue)
-#ifdef GRTRACE_HAVE_SCHED_CREDITS
-#define SCHED_IN_FLIGHT(job)	atomic_read(&(job)->sched->credit_count)
+	return spsc_queue_count(&entity->job_queue);
 #else
-#define SCHED_IN_FLIGHT(job)	0
+	return 0;
 #endif
+}
+
+static u64 sched_in_flight(struct drm_sched_job *job)
+{
+#if defined(GRTRACE_SCHED_TP_STABLE) && defined(GRTRACE_HAVE_SCHED_CREDITS)
+	return atomic_read(&job->sched->credit_count);
 #else
-#define SCHED_QUEUED(entity)	0
-#define SCHED_IN_FLIGHT(job)	0
+	return 0;
 #endif
+}
 
 static void probe_queue(void *data, struct drm_sched_job *job,
 			struct drm_sched_entity *entity)
 {
 	sched_job_event(data, grtrace_sched_submit_type(job), job,
-			SCHED_QUEUED(entity));
+			sched_queued(entity));
 }
 
 static void probe_run(void *data, struct drm_sched_job *job,
 		      struct drm_sched_entity *entity)
 {
-	sched_job_event(data, GRTRACE_EV_COMMIT, job, SCHED_IN_FLIGHT(job));
+	sched_job_event(data, GRTRACE_EV_COMMIT, job, sched_in_flight(job));
 }
 
 /* In the hardware fence's signalling path: see grtrace_sched_job_done(). */
