@@ -70,18 +70,25 @@ grtrace_sched_ring_register(struct grtrace_ring_map *map,
  * grtrace_sched_job_owner() - what SUBMIT and COMMIT carry in aux0
  * @job: an armed scheduler job
  *
- * The DRM client id of the job's owner where the scheduler keeps it (6.16+:
- * the ``drm-client-id`` of the submitting file in /proc/PID/fdinfo, and the
- * ``client_id`` of the stable tracepoints), else the scheduler's job id,
- * the number the older tracepoints print.
+ * The DRM client id of the job's owner where the scheduler keeps one for
+ * it (6.16+, and stable kernels it was backported to, such as Debian's
+ * 6.12.117: the ``drm-client-id`` of the submitting file in
+ * /proc/PID/fdinfo, and the ``client_id`` of the stable tracepoints).
+ * Otherwise, a kernel-internal job (client id 0) or an older scheduler,
+ * the scheduler's job id, the number the older tracepoints print: a kernel
+ * with the client id but the older tracepoints still gets its internal
+ * jobs matched to ftrace's.  grtrace_sched_submit_type() flags which of
+ * the two a job's SUBMIT carries.  From 6.17 the job has no id (0).
  *
  * Return: that number.
  */
 static inline u64 grtrace_sched_job_owner(struct drm_sched_job *job)
 {
 #if defined(GRTRACE_HAVE_SCHED_CLIENT_ID)
-	return job->s_fence->drm_client_id;
-#elif defined(GRTRACE_HAVE_SCHED_JOB_ID)
+	if (job->s_fence->drm_client_id)
+		return job->s_fence->drm_client_id;
+#endif
+#if defined(GRTRACE_HAVE_SCHED_JOB_ID)
 	return job->id;
 #else
 	return 0;
