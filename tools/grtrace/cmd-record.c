@@ -348,15 +348,17 @@ static int write_clients(void)
 }
 
 /*
- * The CPU tail and head tables, for a record that stopped the session it
- * started and read every channel to its end: each CPU's next cseq (the
+ * The CPU tail and head tables, for a record that read every channel to
+ * its end after the session had stopped: each CPU's next cseq (the
  * module's "cseq" file), which shows the records a CPU lost after its
- * last written one, and its cseq when the session started ("start=",
- * where the module has it), which shows those lost before its first.
- * Nothing when the module has no such file, or the session runs or is
- * another one by now.  -1 on an error.
+ * last written one, and, with @heads (a record that started the session
+ * itself, so read it from its start), its cseq when the session started
+ * ("start=", where the module has it), which shows those lost before its
+ * first.  A record that joined a session may have missed its beginning to
+ * an earlier reader: no heads there.  Nothing when the module has no such
+ * file, or the session runs or is another one by now.  -1 on an error.
  */
-static int write_tails(const struct cpu_reader *rd, int n)
+static int write_tails(const struct cpu_reader *rd, int n, int heads)
 {
 	char text[16384], path[4096], *line, *save = NULL;
 	unsigned long long session = 0, next, start;
@@ -384,7 +386,7 @@ static int write_tails(const struct cpu_reader *rd, int n)
 			t.cpu = (uint32_t)cpu;
 			t.next = next;
 			grf_encode_tail(&t, buf + (size_t)k++ * GRF_TAIL_SIZE);
-			if (f < 3)
+			if (f < 3 || !heads)
 				continue;
 			t.next = start;
 			grf_encode_tail(&t, hbuf + (size_t)h++ * GRF_TAIL_SIZE);
@@ -1130,16 +1132,47 @@ static int start_readers(struct cpu_reader *rd, int n)
  * Stop the session if we started it (the readers then read until the
  * buffers are empty), wake the readers and wait for them.
  */
-static int stop_readers(struct cpu_reader *rd, int nthreads, int started)
+/*
+ * 1 if the session this record joined has been stopped by now (by its
+ * owner): the module shows "enabled=0" only once the stop has finished,
+ * so every record of the session is in the channels, and a final drain to
+ * their end has them all.
+ */
+static int joined_session_ended(void)
+{
+	unsigned long long session;
+	char text[256];
+	int enabled;
+
+	if (debugfs_read("cseq", text, sizeof(text)) < 0 ||
+	    sscanf(text, "session=%llu enabled=%d", &session, &enabled) != 2)
+		return 0;
+	return !enabled && session == rec.session;
+}
+
+/*
+ * Stop the session if this record started it, wake the readers for their
+ * final drain and wait for them.  That drain reads each channel to its
+ * end once the session has stopped (ours, or one we joined whose owner
+ * stopped it); while a joined session runs, it stops at the first short
+ * read, as it would never end.  *@ended: the session had stopped.
+ */
+static int stop_readers(struct cpu_reader *rd, int nthreads, int started,
+			int *ended)
 {
 	int i, ret = 0;
 
+	*ended = 0;
 	if (started) {
 		if (control_write("stop") < 0)
 			ret = 1;
 		else
-			atomic_store(&rec.final_until_empty, 1);
+			*ended = 1;
+	} else {
+		*ended = joined_session_ended();
 	}
+	if (*ended)
+		atomic_store(&rec.final_until_empty, 1);
 	atomic_store(&rec.stopping, 1);
 	if (write(rec.stop_pipe[1], "x", 1) < 0)
 		err_errno("cannot wake the readers");
@@ -1238,7 +1271,7 @@ int cmd_record(int argc, char **argv)
 	int cstatus = CHILD_RUNNING;
 	char old_bufsize[64] = "";
 	struct progress prog = { .on = isatty(STDERR_FILENO) };
-	int have_stats = 1, started = 0, state, n, ret = 0, nthreads;
+	int have_stats = 1, started = 0, ended = 0, state, n, ret = 0, nthreads;
 	sigset_t sigs, oldsigs;
 
 	if (parse_record_args(argc, argv, &a))
@@ -1290,7 +1323,7 @@ int cmd_record(int argc, char **argv)
 
 	if (have_stats && stats_read(&after) < 0)
 		have_stats = 0;
-	ret |= stop_readers(rd, nthreads, started);
+	ret |= stop_readers(rd, nthreads, started, &ended);
 	if (child > 0 && cstatus == CHILD_EXITED)
 		end_command(a.command[0], child, cstatus);
 	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
@@ -1299,7 +1332,7 @@ int cmd_record(int argc, char **argv)
 		ret = 1;
 	if (!atomic_load(&rec.abort) && (write_tasks() < 0 ||
 					 write_clients() < 0 ||
-					 (started && write_tails(rd, n) < 0)))
+					 (ended && write_tails(rd, n, started) < 0)))
 		ret = 1;
 	if (rec.out_fd != STDOUT_FILENO && close(rec.out_fd) < 0) {
 		err_errno("cannot write %s", rec.out_name);

@@ -256,13 +256,18 @@ static int pc_stats_show(struct seq_file *m, void *v)
  * after its last written one (each took its cseq, or will: those dropped
  * in NMI are counted in), which no later record shows as a gap; and its
  * cseq when the session started, which shows those lost before its first.
+ * Under grtrace_lock, "enabled=0" shows only a finished stop: no event that
+ * saw tracing on is still being written, so a reader that has seen it, and
+ * then reads each channel to its end, has every record (a session's owner
+ * may stop it while a recording that joined it runs).
  */
 static int cseq_show(struct seq_file *m, void *v)
 {
 	int cpu;
 
-	seq_printf(m, "session=%llu enabled=%d\n", READ_ONCE(grtrace_session),
-		   READ_ONCE(grtrace_enabled));
+	mutex_lock(&grtrace_lock);
+	seq_printf(m, "session=%llu enabled=%d\n", grtrace_session,
+		   grtrace_enabled);
 	for_each_possible_cpu(cpu) {
 		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
 
@@ -271,6 +276,7 @@ static int cseq_show(struct seq_file *m, void *v)
 			   READ_ONCE(per_cpu_ptr(grtrace_pcpu_cold,
 						 cpu)->cseq_start));
 	}
+	mutex_unlock(&grtrace_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(cseq);

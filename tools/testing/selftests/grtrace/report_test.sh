@@ -34,7 +34,7 @@ emit_jobs() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 rmmod grtrace 2>/dev/null
 insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 
@@ -85,21 +85,23 @@ echo 64K >"$D/buffer_size" && echo start >"$D/control" && emit_jobs 0 300 600
 ok $? "64K buffer, started, 3000 events emitted on CPU 0"
 
 # Joined once it says it is recording, then given a second (SLOW times
-# more on a debug kernel) to drain the full buffer.
-record_join "$TMP/drop.dat" -d $((3 * SLOW)) ||
-	echo "# grtrace record did not start"
+# more on a debug kernel) to drain the full buffer.  One more event on
+# CPU 0 then: once the buffer was drained, the gap before its cseq (format
+# 2, the default) shows the loss; had it not been drained yet, that event
+# is lost too and the loss comes after CPU 0's last record.  Either way
+# the session's owner (this script) stops it, and the record, ended after
+# that, reads every channel to its end and keeps each CPU's next cseq:
+# the loss is one gap of exactly the records dropped, whatever the timing.
+record_join "$TMP/drop.dat" || echo "# grtrace record did not start"
 rec=$REC
 sleep "$SLOW"
-# One more event on CPU 0 once the buffer was drained: the gap before its
-# cseq (format 2, the default) shows the loss.  Stopping flushes it: a
-# partial sub-buffer is not readable while tracing runs, and record leaves
-# alone a session it did not start.
 taskset -c 0 sh -c "echo 'submit 301 1 0 1' >$D/emit"
-sleep 0.5
 echo stop >"$D/control"
-wait $rec
+kill -INT "$rec" && wait "$rec"
+rc=$?
 full=$(stat_of dropped_buffer_full)
-[ "${full:-0}" -gt 0 ] && grep -q "buffer_full $full" "$TMP/drop.dat.err" &&
+[ $rc -eq 0 ] && [ "${full:-0}" -gt 0 ] &&
+	grep -q "buffer_full $full" "$TMP/drop.dat.err" &&
 	grep -q "WARNING" "$TMP/drop.dat.err"
 ok $? "record reports dropped_buffer_full=$full with a warning"
 
@@ -107,6 +109,23 @@ ok $? "record reports dropped_buffer_full=$full with a warning"
 got=$(jq_py "$TMP/drop.json" '"%d %d" % (d["summary"]["lost_records"], d["summary"]["cseq_gaps"])')
 [ "$got" = "$full 1" ]
 ok $? "report: CPU 0's cseq gap holds exactly the $full dropped events (lost gaps: $got)"
+
+# A session someone else started and stopped: every loss comes after CPU
+# 0's last record, so no record of the recording shows it; the file's CPU
+# tail table does, because the owner's stop came before the record ended.
+echo start >"$D/control" && emit_jobs 0 300 600 &&
+	record_join "$TMP/tail.dat" || echo "# grtrace record did not start"
+rec=$REC
+echo stop >"$D/control"
+kill -INT "$rec" && wait "$rec"
+rc=$?
+lost=$(( $(stat_of dropped_buffer_full) - full ))
+"$TOOL" report -i "$TMP/tail.dat" >"$TMP/tail.txt" 2>&1 &&
+	"$TOOL" report -i "$TMP/tail.dat" --format json >"$TMP/tail.json"
+got=$(jq_py "$TMP/tail.json" '"%d %d" % (d["summary"]["lost_records"], d["summary"]["cseq_gaps"])')
+[ $rc -eq 0 ] && [ "$lost" -gt 0 ] && [ "$got" = "$lost 1" ] &&
+	grep -q "($lost of them after a CPU's last record" "$TMP/tail.txt"
+ok $? "joined record of a session its owner stopped: the $lost losses after CPU 0's last record are in the file's tail (lost gaps: $got)"
 
 rmmod grtrace
 [ $FAILED -eq 0 ] || { tail -n 5 "$TMP"/*.err | sed 's/^/# /'; }
