@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# guest_tests.sh [INTREE_KO] - the part of the suite that runs inside the test VM (as
-# root, on the distribution kernel): the kselftests and the shell tests, in
-# TAP.  The VM runner checks the kernel log for panics, Oopses and WARNs
-# afterwards.
+# guest_tests.sh [--part K/N] [INTREE_KO] - the part of the suite that runs
+# inside the test VM (as root, on the distribution kernel): the kselftests
+# and the shell tests, in TAP.  The VM runner checks the kernel log for
+# panics, Oopses and WARNs afterwards.  With --part K/N, only every Nth
+# sub-suite from the Kth on (and the in-tree build with part 1), then
+# the kernel checkers' verdict: N guests share the suite (a debug kernel
+# under TCG is too slow for one).
 #
 # Each sub-suite runs between "# suite NAME" and "# suite NAME exit RC",
 # after a first line "# suites: ..." naming them all, so that the host
@@ -18,6 +21,29 @@ export GRTRACE_KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
 SUITES="grtrace_test grtrace_knobs_test grtrace_v2_test record_test.sh report_test.sh
 	vgpu_test.sh client_test.sh probe_context_test.sh adapters_test.sh annotate_test.sh race_test.sh hooks_test.sh modprobe_test.sh irq_test.sh aggregator_test.sh perf_mon_test.sh filter_test.sh sampling_test.sh vendor_test.sh edges_test.sh
 	stress_test.sh readme_test.sh recorder_test.sh recorder_cli_test.sh checkers_test.sh lockdown_test.sh"
+PART=1 PARTS=1
+if [ "${1:-}" = --part ]; then
+	case ${2:-} in
+	[1-9]/[1-9]) PART=${2%/*} PARTS=${2#*/} ;;
+	*) echo "Bail out! --part K/N, 1 <= K <= N <= 9, not '${2:-}'"; exit 1 ;;
+	esac
+	[ "$PART" -le "$PARTS" ] || { echo "Bail out! --part $2: K > N"; exit 1; }
+	shift 2
+fi
+if [ "$PARTS" -gt 1 ]; then
+	# Round robin, which spreads the long suites; the checkers' verdict
+	# (kmemleak, lockdep) in every guest, and lockdown_test after it in
+	# the last, as in the whole list (a locked-down kernel stays so).
+	i=0 mine=
+	for s in $SUITES; do
+		case $s in checkers_test.sh|lockdown_test.sh) continue ;; esac
+		[ $((i % PARTS + 1)) -eq "$PART" ] && mine+=" $s"
+		i=$((i + 1))
+	done
+	SUITES="$mine checkers_test.sh"
+	[ "$PART" -eq "$PARTS" ] && SUITES+=" lockdown_test.sh"
+	[ "$PART" -eq 1 ] || set --
+fi
 
 # The in-tree build (run_tests.sh makes it) loads into the same kernel.
 intree() {
