@@ -296,11 +296,12 @@ commit docs.msg
 # ---- 6: the kselftests ------------------------------------------------------
 ST=tools/testing/selftests/grtrace
 mkdir -p "$G/$ST/golden"
-for f in grtrace_test.c grtrace_v2_test.c grtrace_knobs_test.c grtrace_selftest.h \
-	 settings golden/README golden/gen_golden.py golden/emit-basic.bin \
-	 golden/emit-basic-v2.bin golden/rings.bin; do
-	cp "$TOP/$ST/$f" "$G/$ST/$f"
-done
+# Every vector gen_golden.py writes, not only the streams the C tests
+# read: its --check then holds in the series' tree as in this one.
+(cd "$TOP/$ST" &&
+	cp --parents grtrace_test.c grtrace_v2_test.c grtrace_knobs_test.c \
+		grtrace_selftest.h settings golden/README golden/gen_golden.py \
+		golden/*.bin golden/*.dump golden/*.offsets golden/*.grf "$G/$ST/")
 cat >"$G/$ST/config" <<'EOF'
 CONFIG_DEBUG_FS=y
 CONFIG_RELAY=y

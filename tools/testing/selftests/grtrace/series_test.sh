@@ -180,6 +180,10 @@ for p in $PATCHES; do
 		# library, the tree's uapi headers.
 		kmake -s headers_install >>"$log" 2>&1 &&
 			make -C "$GIT/tools/testing/selftests/grtrace" >>"$log" 2>&1 || rc=1
+		# The vectors are the document's, as generated here.
+		dirs="$dirs, golden/gen_golden.py --check"
+		python3 "$GIT/tools/testing/selftests/grtrace/golden/gen_golden.py" \
+			--check >>"$log" 2>&1 || rc=1
 	fi
 	if grep -q '^Documentation/' <<<"$files"; then
 		dirs="$dirs Documentation (kernel-doc directives)"
