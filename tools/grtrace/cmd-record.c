@@ -1133,6 +1133,23 @@ static int start_readers(struct cpu_reader *rd, int n)
  * buffers are empty), wake the readers and wait for them.
  */
 /*
+ * 1, said in one line, when the flight recorder holds the buffers (armed,
+ * or frozen with a snapshot): their records are read only as its snapshot,
+ * and the module refuses the events files (EBUSY) until it is disarmed.
+ */
+static int recorder_busy(void)
+{
+	char state[16];
+
+	recorder_state(state, sizeof(state));
+	if (strcmp(state, "armed") && strcmp(state, "triggered"))
+		return 0;
+	err_msg("record: the flight recorder is %s: its buffers are read only as a snapshot ('grtrace recorder wait -o FILE'), or 'grtrace recorder disarm' first",
+		state);
+	return 1;
+}
+
+/*
  * 1 if the session this record joined has been stopped by now (by its
  * owner): the module shows "enabled=0" only once the stop has finished,
  * so every record of the session is in the channels, and a final drain to
@@ -1277,7 +1294,7 @@ int cmd_record(int argc, char **argv)
 	if (parse_record_args(argc, argv, &a))
 		return 0;
 	state = control_state();
-	if (state < 0)
+	if (state < 0 || recorder_busy())
 		return 1;
 	open_output(a.output);
 	/* Before opening the events files: a resize replaces them. */

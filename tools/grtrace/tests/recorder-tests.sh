@@ -261,6 +261,19 @@ awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 0.35 && b - a < 3) }' || st=1
 result "recorder wait -t: exit 1 with one line after the timeout, no file" $st \
 	"exit $rc" "$(cat "$TMP/err")"
 
+# record while the recorder holds the buffers: one line naming it, no file.
+for state in armed triggered; do
+	rec_snap 1 timeout $state
+	printf 'started\n' > "$RDBG/control"
+	run "$GRTRACE" record -o "$TMP/none.dat" -d 1
+	st=0
+	[ $rc -eq 1 ] || st=1
+	[ "$(cat "$TMP/err")" = "grtrace: record: the flight recorder is $state: its buffers are read only as a snapshot ('grtrace recorder wait -o FILE'), or 'grtrace recorder disarm' first" ] || st=1
+	[ -e "$TMP/none.dat" ] && st=1
+	result "record while the flight recorder is $state: exit 1, one line naming it, no file" $st \
+		"exit $rc" "$(cat "$TMP/err")"
+done
+
 rec_snap 1 timeout off
 run "$GRTRACE" recorder wait -o "$TMP/none.dat" -t 5
 st=0

@@ -20,7 +20,7 @@ OUT=${OUT:-$TMP/out}
 mkdir -p "$OUT"
 
 echo "TAP version 13"
-echo "1..44"
+echo "1..46"
 if ! insmod "$KO" emit_enable=1; then
 	echo "Bail out! cannot load $KO"
 	exit 1
@@ -46,6 +46,9 @@ for fmt in 2 1; do
 	[ $? -eq 1 ] && grep -q "armed already" "$OUT/arm-again.txt"; ok $? "arm twice: $(cat "$OUT/arm-again.txt")"
 	"$TOOL" start > "$OUT/start.txt" 2>&1
 	[ $? -eq 1 ] && grep -q "flight recorder is armed" "$OUT/start.txt"; ok $? "start while armed refused: $(cat "$OUT/start.txt")"
+	"$TOOL" record -o "$OUT/rec-armed.dat" -d 1 > "$OUT/rec-armed.txt" 2>&1
+	[ $? -eq 1 ] && [ ! -e "$OUT/rec-armed.dat" ] &&
+		grep -q "record: the flight recorder is armed" "$OUT/rec-armed.txt"; ok $? "record while armed refused, no file: $(cat "$OUT/rec-armed.txt")"
 	# Wrap the 64K buffers (7500 events of about 30 bytes, more than
 	# twice 64K on one CPU): 1500 jobs on ring 1, then a hang on ring 2.
 	# A line every 50 writes: under a loaded emulator the writes take
