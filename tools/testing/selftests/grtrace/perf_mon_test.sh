@@ -39,14 +39,18 @@ load_stack timeout_ms=20000
 	! grep -q '^perf_mon ' "$D/hooks"
 ok $? "/proc/grtrace_stats exists, root-only, only while the module is loaded; window_ms 99 and 60001 refuse the load"
 
-# 2: one 2 s job through 200 ms windows.
-insmod "$PKO" window_ms=200 && vgpu_submit "gfx 0 1 2000000\n" && sleep 1 && cp "$P" "$TMP/p1"
+# 2: one long job through 200 ms windows, still running when the file
+# is read 1 s after the submission: 2 s, SLOW times longer on a debug
+# kernel (there that second once ended 3.6 s after the submission).
+job_s=$((2 * SLOW))
+insmod "$PKO" window_ms=200 && vgpu_submit "gfx 0 1 $((job_s * 1000000))\n" &&
+	sleep 1 && cp "$P" "$TMP/p1"
 rc=$?
 sed 's/^/# /' "$TMP/p1"
 gfx=$(ring_id gfx)
 P=$TMP/p1
 [ $rc = 0 ] && [ -n "$gfx" ] && [ "$(pm last "$gfx" 3)" = 100.00 ] && [ "$(pm last "$gfx" 7)" = 0 ]
-ok $? "a 2 s job keeps its ring 100.00 % utilised through a 200 ms window, no job done yet"
+ok $? "a $job_s s job keeps its ring 100.00 % utilised through a 200 ms window, no job done yet"
 P=/proc/grtrace_stats
 vgpu_idle
 rmmod grtrace_perf_mon
