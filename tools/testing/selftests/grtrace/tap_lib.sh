@@ -103,13 +103,20 @@ record_start() {
 	return 1
 }
 
-# unload_all: remove the virtual GPU, the drm_sched bridge and grtrace.
+# unload_all: remove the virtual GPU, the drm_sched bridge, the optional
+# modules, any other grtrace module loaded, and grtrace.
 unload_all() {
 	local m
 
-	for m in grtrace_sampling grtrace_filter grtrace_perf_mon grtrace_aggregator grtrace_vgpu grtrace_drm_bridge grtrace; do
+	for m in grtrace_sampling grtrace_filter grtrace_perf_mon grtrace_aggregator grtrace_vgpu grtrace_drm_bridge; do
 		grep -q "^$m " /proc/modules && rmmod "$m"
 	done
+	# Whatever else of grtrace an earlier suite left behind (a vendor
+	# adapter, a test module), so that it cannot fail this one's load.
+	for m in $(awk '$1 ~ /^grtrace_/ { print $1 }' /proc/modules); do
+		rmmod "$m"
+	done
+	grep -q "^grtrace " /proc/modules && rmmod grtrace
 	return 0
 }
 
