@@ -63,16 +63,19 @@ for fmt in 2 1; do
 	done
 	rm -f "$OUT"/chunk.*
 	printf 'submit 300 1 2 7\ncommit 300 1 2 7\nstart 300 1 2 7\nsubmit 300 1 2 8\ncommit 300 1 2 8\nsubmit 301 1 2 1\ncommit 301 1 2 1\n' > "$D/emit"
-	t0=$(date +%s.%N)
 	"$TOOL" recorder wait -o "$OUT/snap$fmt.dat" -t 60 > "$OUT/wait$fmt.txt" 2>&1 &
 	wp=$!
 	sleep 3
 	kill -0 $wp 2>/dev/null; ok $? "wait blocks while armed (poll)"
+	tt=$(date +%s.%N)
 	"$TOOL" recorder trigger; ok $? "trigger"
 	wait $wp; rc=$?
 	t1=$(date +%s.%N)
 	ok $rc "wait returns 0 after the trigger: $(cat "$OUT/wait$fmt.txt")"
-	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 8) }'; ok $? "wait woke within seconds of the trigger"
+	# From the trigger command to the snapshot written: seconds, SLOW
+	# times more on a debug kernel (each command starts slowly there).
+	awk -v a="$tt" -v b="$t1" -v s="$SLOW" 'BEGIN { printf "# %.2f s\n", b - a; exit !(b - a < 5 * s) }'
+	ok $? "wait woke within seconds of the trigger"
 	"$TOOL" recorder trigger; "$TOOL" recorder status > "$OUT/st$fmt.txt" 2>&1
 	grep -q "^recorder: triggered (session [0-9]*, format $fmt, 65536 bytes per CPU)" "$OUT/st$fmt.txt" &&
 		grep -q "^trigger:  manual at " "$OUT/st$fmt.txt" && grep -q "; 1 later triggers counted" "$OUT/st$fmt.txt" &&
