@@ -138,18 +138,18 @@ echo "# emitted $(stat_of emitted) written $(stat_of written) dropped_total $(st
 [ $rc = 0 ] && exact && [ "$(stat_of written)" -gt 0 ] && ! ls "$D"/aggregator_* > /dev/null 2>&1
 ok $? "10 loads, enables and unloads under traffic in a session: emitted = written + dropped; its files gone"
 
-# grtrace top, while a 3 s gfx job and 2 s of copy jobs run (S times
-# longer on a slow kernel: on a debug kernel top once started 4.4 s after
-# them).
+# grtrace top, while a 3 s gfx job and 2 s of copy jobs run; on a slow
+# kernel S jobs S times as long, and S * S times the copy jobs: on the
+# debug-rt kernel top once started 4.4 s after them, and once 8.6 s.
 insmod "$AKO" && echo 200 > "$D/aggregator_window" && echo 1 > "$D/aggregator_enable" &&
-	vgpu_submit "gfx 0 1 $((3000000 * S))\ncopy 0 $((400 * S)) 5000\n" && sleep 0.5 &&
+	vgpu_submit "gfx 0 $S $((3000000 * S))\ncopy 0 $((400 * S * S)) 5000\n" && sleep 0.5 &&
 	"$TOOL" top -b -n 2 -d 0.3 > "$TMP/top" 2> "$TMP/top.err"
 rc=$?
 sed 's/^/# /' "$TMP/top" "$TMP/top.err"
 [ $rc = 0 ] && grep -q '^RING' "$TMP/top" &&
 	awk '$2 == "vgpu0-gfx" && $3 == "100.0" { f = 1 } END { exit !f }' "$TMP/top" &&
 	awk '$2 == "vgpu0-copy" && $3 + 0 > 50 { f = 1 } END { exit !f }' "$TMP/top"
-ok $? "grtrace top -b: gfx (one long job) 100.0 % busy, copy busy, by ring name"
+ok $? "grtrace top -b: gfx (long jobs) 100.0 % busy, copy busy, by ring name"
 vgpu_idle
 echo 0 > "$D/aggregator_enable"
 "$TOOL" top -b -n 1 > "$TMP/top2" 2>&1
