@@ -208,7 +208,7 @@ debug_guest() {
 }
 
 kernel_tests() {
-	local k=$1 out=$OUT/kernel-$1 rc vmopts p
+	local k=$1 out=$OUT/kernel-$1 rc vmopts p d
 
 	mkdir -p "$out"
 	say "kernel $k: installing it and extracting its source"
@@ -246,11 +246,12 @@ kernel_tests() {
 		debug_guest 1/2 "$out/vm" &
 		debug_guest 2/2 "$out/vm2"
 		wait $!
-		for p in vm vm2; do
-			merge "$out/$p.log" "$k: " 0
-			guest_clean "$(cat "$out/$p.rc")" "$out/$p"
-			result "$k: guest ${p#vm} ran clean (no panic, Oops, WARN, lockup, lockdep, KASAN or atomic-sleep report, or timeout)" \
-				$? "$out/$p.err"
+		for p in 1 2; do
+			d=$out/vm${p#1}
+			merge "$d.log" "$k: " 0
+			guest_clean "$(cat "$d.rc")" "$d"
+			result "$k: guest $p of 2 ran clean (no panic, Oops, WARN, lockup, lockdep, KASAN or atomic-sleep report, or timeout)" \
+				$? "$d.err"
 		done
 		# The debug kernel is too slow under TCG for the rest.
 		return 0 ;;
