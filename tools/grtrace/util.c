@@ -485,19 +485,21 @@ int parse_buffer_size(const char *s, uint64_t *bytes)
 	const unsigned long long min = 64ull << 10, max = 256ull << 20,
 				 step = 32ull << 10;
 	unsigned long long v;
+	unsigned int shift = 0;
 	char *end;
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (*end == 'K' || *end == 'k') {
-		v <<= 10;
-		end++;
-	} else if (*end == 'M' || *end == 'm') {
-		v <<= 20;
-		end++;
-	}
-	if (*s < '0' || *s > '9' || errno || *end || v > max || v < min ||
-	    v % step)
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	end += !!shift;
+	/* Checked before the shift, which would wrap a huge count round. */
+	if (*s < '0' || *s > '9' || errno || *end || v > max >> shift)
+		return -1;
+	v <<= shift;
+	if (v < min || v % step)
 		return -1;
 	*bytes = v;
 	return 0;

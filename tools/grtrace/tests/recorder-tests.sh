@@ -358,6 +358,7 @@ for c in "recorder|a subcommand is needed" \
 	 "recorder bogus|unknown subcommand 'bogus'" \
 	 "recorder arm --size 1000|invalid size '1000'" \
 	 "recorder arm --size 512M|invalid size '512M'" \
+	 "recorder arm --size 17592186044544M|invalid size '17592186044544M'" \
 	 "recorder arm --format 3|invalid format '3'" \
 	 "recorder arm --format|option '--format' needs an argument" \
 	 "recorder arm now|unexpected argument 'now'" \

@@ -1484,7 +1484,8 @@ grep -q "^grtrace: record: -b needs tracing stopped" "$TMP/err" || st=1
 [ "$(cat "$FAKE/control")" = started ] || st=1
 result "record -b is refused while tracing is started" $st "$(cat "$TMP/err")"
 
-for b in 1000 100K 512M 4G x; do
+# 17592186044544M wraps round to 128M if shifted before the check.
+for b in 1000 100K 512M 4G x 17592186044544M; do
 	run "$GRTRACE" record -o "$TMP/rec.dat" -b $b
 	st=0
 	[ $rc -eq 2 ] || st=1
