@@ -6,6 +6,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/cpu.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
@@ -693,16 +694,31 @@ static int grtrace_check_buffer_size(unsigned long long size)
  */
 int grtrace_parse_buffer_size(const char *s, unsigned long *size)
 {
-	unsigned long long v;
-	char *end;
+	static const char suffixes[] = "KMG";
+	unsigned long long v = 0;
+	unsigned int shift = 0;
+	size_t len = strlen(s);
+	const char *sfx;
+	char num[24];
 
-	v = memparse(s, &end);
-	if (end == s || *end || grtrace_check_buffer_size(v)) {
+	/* Not memparse(): its shift wraps a huge count into range. */
+	sfx = len ? strchr(suffixes, toupper(s[len - 1])) : NULL;
+	if (sfx && *sfx) {
+		shift = 10 * (sfx - suffixes + 1);
+		len--;
+	}
+	if (len && len < sizeof(num)) {
+		memcpy(num, s, len);
+		num[len] = '\0';
+	}
+	if (!len || len >= sizeof(num) || kstrtoull(num, 10, &v) ||
+	    v > (ULLONG_MAX >> shift) ||
+	    grtrace_check_buffer_size(v << shift)) {
 		pr_debug("buffer_size: '%s' is not a multiple of 32K in [64K, 256M]\n",
 			 s);
 		return -EINVAL;
 	}
-	*size = v;
+	*size = v << shift;
 	return 0;
 }
 
@@ -720,8 +736,13 @@ static void grtrace_stats_snap(int cpu)
 	 * belongs to the counts after the reset.
 	 */
 	for (i = 0; i < cold->nr_deferred; i++) {
+		u16 type = cold->deferred[i].type;
+
+		/* A held-back control record was never counted as emitted. */
+		if (type == GRTRACE_DEFERRED_CTL)
+			continue;
 		base->emitted--;
-		base->type_emitted[cold->deferred[i].type]--;
+		base->type_emitted[type]--;
 	}
 }
 

@@ -80,31 +80,42 @@ static int control_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* "start" or "stop", from the control file of debugfs or of sysfs. */
-static int grtrace_control_cmd(char *buf)
+/*
+ * Start or stop tracing, for control (debugfs and sysfs) and enable alike:
+ * not while the flight recorder is armed, whose session it is.
+ */
+static int grtrace_set_enabled(bool on)
 {
-	char *cmd = strim(buf);
-	int ret;
+	int ret = 0;
 
 	mutex_lock(&grtrace_lock);
-	if (grtrace_rec_on && (!strcmp(cmd, "start") || !strcmp(cmd, "stop"))) {
-		/* Its session is the flight recorder's: disarm it first. */
-		pr_debug("control: %s: the flight recorder is armed\n", cmd);
+	if (grtrace_rec_on) {
+		pr_debug("%s: the flight recorder is armed: disarm it first\n",
+			 on ? "start" : "stop");
 		ret = -EBUSY;
-	} else if (!strcmp(cmd, "start")) {
+	} else if (on) {
 		ret = grtrace_start_locked();
 		/* Starting twice is not an error: the state is as asked. */
 		if (ret == -EALREADY)
 			ret = 0;
-	} else if (!strcmp(cmd, "stop")) {
-		grtrace_stop_locked();
-		ret = 0;
 	} else {
-		pr_debug("control: unknown command '%s'\n", cmd);
-		ret = -EINVAL;
+		grtrace_stop_locked();
 	}
 	mutex_unlock(&grtrace_lock);
 	return ret;
+}
+
+/* "start" or "stop", from the control file of debugfs or of sysfs. */
+static int grtrace_control_cmd(char *buf)
+{
+	char *cmd = strim(buf);
+
+	if (!strcmp(cmd, "start"))
+		return grtrace_set_enabled(true);
+	if (!strcmp(cmd, "stop"))
+		return grtrace_set_enabled(false);
+	pr_debug("control: unknown command '%s'\n", cmd);
+	return -EINVAL;
 }
 
 /* A write to a settings file of debugfs, done by @cmd on its text. */
@@ -683,19 +694,13 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	unsigned int on;
-	int ret = 0;
+	int ret;
 
-	if (kstrtouint_from_user(ubuf, count, 0, &on) || on > 1)
+	if (kstrtouint_from_user(ubuf, count, 0, &on) || on > 1) {
+		pr_debug("enable: want 0 or 1\n");
 		return -EINVAL;
-	mutex_lock(&grtrace_lock);
-	if (on) {
-		ret = grtrace_start_locked();
-		if (ret == -EALREADY)
-			ret = 0;
-	} else {
-		grtrace_stop_locked();
 	}
-	mutex_unlock(&grtrace_lock);
+	ret = grtrace_set_enabled(on);
 	return ret ?: count;
 }
 
@@ -891,6 +896,7 @@ static int grtrace_sysfs_init(void)
 /* Waits for the stores in flight: none runs once this returns. */
 static void grtrace_sysfs_exit(void)
 {
+	kobject_del(grtrace_kobj);
 	kobject_put(grtrace_kobj);
 }
 

@@ -42,6 +42,7 @@
 #include <linux/module.h>
 #include <linux/relay.h>
 #include <linux/sched/clock.h>
+#include <linux/security.h>
 #include <linux/stringify.h>
 #include <linux/timer.h>
 #include <linux/timekeeping.h>
@@ -815,7 +816,8 @@ static __always_inline int grtrace_write_job(struct grtrace_pcpu *pc,
 static noinline void __cold grtrace_defer(struct grtrace_pcpu *pc, u16 type,
 					  u16 hflags, u32 ring_id, u16 engine,
 					  u64 ctx, u64 seqno, u64 aux0,
-					  u64 aux1, u64 ts, bool hooked)
+					  u64 aux1, u64 ts, bool hooked,
+					  bool trig)
 {
 	struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
 	struct grtrace_deferred *d;
@@ -827,17 +829,22 @@ static noinline void __cold grtrace_defer(struct grtrace_pcpu *pc, u16 type,
 		if (unlikely(hooked))
 			grtrace_hook_observe(type, hflags, ring_id, engine, ctx,
 					     seqno, aux0, aux1, ts, false);
+		/* A hang is not missed: its TRIGGER record names the job. */
+		if (unlikely(trig))
+			grtrace_rec_error(ring_id, ctx, seqno, aux0);
 		return;
 	}
 	d = &cold->deferred[cold->nr_deferred++];
 	*d = (struct grtrace_deferred){
 		.type = type, .hflags = hflags, .engine = engine,
-		.hooked = hooked, .ring_id = ring_id, .ctx = ctx,
+		.hooked = hooked, .trig = trig, .ring_id = ring_id, .ctx = ctx,
 		.seqno = seqno, .aux0 = aux0, .aux1 = aux1, .ts = ts,
 	};
 	pc->cnt.deferred++;
 	pc->busy |= GRTRACE_BUSY_PENDING;
 }
+
+static int __grtrace_write_control(const void *rec, u16 size, u64 ts);
 
 /*
  * The event of the fast path on this CPU is done, or gave up, and events
@@ -856,10 +863,10 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 	for (i = 0; i < cold->nr_deferred; i++) {
 		const struct grtrace_deferred *d = &cold->deferred[i];
 
-		/* Counted there, written or not. */
+		/* Counted there, written or not; stamped when it came. */
 		if (d->type == GRTRACE_DEFERRED_CTL) {
-			grtrace_write_control(cold->deferred_ctl[d->aux0],
-					      d->aux1);
+			__grtrace_write_control(cold->deferred_ctl[d->aux0],
+						d->aux1, d->ts);
 			continue;
 		}
 		/* NULL if a stop closes the channel now: as if stopped. */
@@ -876,6 +883,13 @@ static noinline void __cold grtrace_replay(struct grtrace_pcpu *pc)
 					     d->engine, d->ctx, d->seqno,
 					     d->aux0, d->aux1, d->ts,
 					     reason < 0);
+		/*
+		 * The flight recorder freezes after its trigger's record:
+		 * the held-back writes after it are dropped as frozen.
+		 */
+		if (unlikely(d->trig) && reason < 0)
+			grtrace_rec_error(d->ring_id, d->ctx, d->seqno,
+					  d->aux0);
 	}
 	cold->nr_deferred = 0;
 	cold->nr_deferred_ctl = 0;
@@ -1216,8 +1230,10 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 	}
 	/* Below us, an event of the fast path holds this CPU's buffer. */
 	if (unlikely(pc->busy)) {
+		/* Its trigger, if any, goes with it: grtrace_replay(). */
 		grtrace_defer(pc, type, hflags, ring_id, engine, ctx, seqno,
-			      aux0, aux1, ts, hooked);
+			      aux0, aux1, ts, hooked, trig);
+		trig = false;
 		goto out;
 	}
 	reason = grtrace_write_job(pc, chan, type, hflags, ring_id, engine,
@@ -1352,13 +1368,23 @@ static noinline int __cold grtrace_defer_control(struct grtrace_pcpu *pc,
  */
 int grtrace_write_control(const void *rec, u16 size)
 {
+	return __grtrace_write_control(rec, size, 0);
+}
+
+/*
+ * grtrace_write_control() stamped @ts, or now if 0: a held-back record
+ * keeps the time it came (grtrace_replay()), so that its CPU's records
+ * stay in the order of their timestamps.
+ */
+static int __grtrace_write_control(const void *rec, u16 size, u64 ts)
+{
 	const struct grtrace_hdr *hdr = rec;
 	u16 body = size - sizeof(*hdr), wsize = size;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
 	bool v2, gseq_on;
-	u64 ts, gseq;
+	u64 gseq;
 	int ret = 0;
 	void *slot;
 
@@ -1386,7 +1412,8 @@ int grtrace_write_control(const void *rec, u16 size)
 		ret = grtrace_defer_control(pc, rec, size);
 		goto out;
 	}
-	ts = grtrace_now();
+	if (!ts)
+		ts = grtrace_now();
 	/* The session's setting, not the config's: see grtrace_chan_format. */
 	gseq = gseq_on ? atomic64_inc_return(&grtrace_gseq) - 1 : 0;
 	slot = grtrace_reserve(chan, wsize);
@@ -1538,6 +1565,10 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 	/* The flight recorder's buffers are read as snapshots only. */
 	if (READ_ONCE(grtrace_rec_on))
 		return -EBUSY;
+	/* Raised while the file was open. */
+	ret = grtrace_lockdown();
+	if (ret)
+		return ret;
 	mutex_lock(&grtrace_read_lock);
 	/* Pairs with the release in grtrace_committed(). */
 	avail = smp_load_acquire(&pc->committed) - pc->consumed;
@@ -1555,9 +1586,29 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
  * relay's own file operations, less mmap and splice, which would bypass
  * the clamp of grtrace_events_read().
  */
+/**
+ * grtrace_lockdown() - may kernel data be read out of grtrace now?
+ *
+ * Under kernel lockdown's confidentiality level the kernel refuses
+ * tracefs, perf and BPF reads of kernel data: grtrace's stream of
+ * scheduling events and their times is such data, refused the same way
+ * (as tracefs: %LOCKDOWN_TRACEFS).  The integrity level allows it.
+ * Context: process context.
+ * Return: 0, or -EPERM under lockdown (the LSM logs it).
+ */
+int grtrace_lockdown(void)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS);
+}
+
 static int grtrace_events_open(struct inode *inode, struct file *file)
 {
 	struct rchan_buf *buf = inode->i_private;
+	int ret;
+
+	ret = grtrace_lockdown();
+	if (ret)
+		return ret;
 
 	/*
 	 * relay_open() creates a buffer's file before it initialises the
@@ -1704,6 +1755,11 @@ int grtrace_start_locked(void)
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
 		return -EALREADY;
+	ret = grtrace_lockdown();
+	if (ret) {
+		pr_debug("start: refused under kernel lockdown (confidentiality)\n");
+		return ret;
+	}
 	/* The buffers exist from the first start on, not from load. */
 	if (!grtrace_relay) {
 		ret = grtrace_open_channel(grtrace_buffer_size);
@@ -1767,6 +1823,12 @@ int grtrace_arm_locked(void)
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
 		return -EBUSY;
+	/* Before the old buffers go: their unread records stay. */
+	ret = grtrace_lockdown();
+	if (ret) {
+		pr_debug("arm: refused under kernel lockdown (confidentiality)\n");
+		return ret;
+	}
 	grtrace_close_channel();
 	ret = grtrace_open_channel(grtrace_buffer_size);
 	if (ret)
@@ -1864,6 +1926,11 @@ int grtrace_resize_locked(unsigned long size)
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
 		return -EBUSY;
+	/* Its buffers hold the flight recorder's snapshot, or will. */
+	if (grtrace_rec_on) {
+		pr_debug("buffer_size: the flight recorder is armed: disarm it first\n");
+		return -EBUSY;
+	}
 	if (!grtrace_relay) {
 		grtrace_buffer_size = size;
 		return 0;

@@ -210,6 +210,7 @@ struct grtrace_sec {
  * @hflags: GRTRACE_HDR_* flags of its record
  * @engine: engine class
  * @hooked: the hooks observe it
+ * @trig: an ERROR that triggers the flight recorder once it is written
  * @ring_id: ring
  * @ctx: first number
  * @seqno: second number
@@ -222,6 +223,7 @@ struct grtrace_deferred {
 	u16 hflags;
 	u16 engine;
 	bool hooked;
+	bool trig;
 	u32 ring_id;
 	u64 ctx;
 	u64 seqno;
@@ -496,6 +498,7 @@ const char *grtrace_recorder_state(void);
 int grtrace_resize_locked(unsigned long size);
 unsigned long grtrace_buffers_allocated(void);
 int grtrace_write_control(const void *rec, u16 size);
+int grtrace_lockdown(void);
 size_t grtrace_control_room(void);
 u64 grtrace_now(void);
 

@@ -167,12 +167,15 @@ static void grtrace_rec_totals(int cpu, u64 *emitted, u64 *written,
  * it overwrites the oldest one, the records before the oldest that
  * remains are overwritten.  Refuses once frozen, so that an event that
  * read the channel before the freeze cannot overwrite the snapshot.
- * Context: the buffer's CPU, interrupts off (grtrace_reserve()).
+ * Context: the buffer's CPU, interrupts off (grtrace_reserve()); or, for
+ * the first sub-buffer of a CPU that comes online for the first time
+ * while armed, relay's CPU hotplug callback on another CPU, preemptible,
+ * while the new CPU runs nothing: so the buffer's CPU, never this one.
  * Return: 1 to let relay switch, 0 to refuse.
  */
 int grtrace_rec_subbuf_start(struct rchan_buf *buf)
 {
-	struct grtrace_rec_cpu *rc = this_cpu_ptr(grtrace_rec_cpu);
+	struct grtrace_rec_cpu *rc = per_cpu_ptr(grtrace_rec_cpu, buf->cpu);
 	size_t n = buf->chan->n_subbufs, seq = buf->subbufs_produced;
 	u64 emitted, written, dropped;
 
@@ -187,7 +190,7 @@ int grtrace_rec_subbuf_start(struct rchan_buf *buf)
 	}
 	if (WARN_ON_ONCE(n > GRTRACE_NR_SUBBUFS))
 		return 0;
-	grtrace_rec_totals(smp_processor_id(), &emitted, &written, &dropped);
+	grtrace_rec_totals(buf->cpu, &emitted, &written, &dropped);
 	rc->start[seq % n] = written - rc->base_written;
 	if (seq >= n)
 		rc->overwritten = rc->start[(seq + 1) % n];
@@ -689,6 +692,9 @@ static int grtrace_rec_snapshot_open(struct inode *inode, struct file *file)
 	struct grtrace_rec_out *o;
 	int ret;
 
+	ret = grtrace_lockdown();
+	if (ret)
+		return ret;
 	o = kzalloc_obj(*o);
 	if (!o)
 		return -ENOMEM;

@@ -3,7 +3,7 @@
  * grtrace_irq_test: events from hard interrupts that come in the middle of
  * other events on the same CPU, for the selftests.
  *
- * Writing "N PERIOD_US K [SPIN_US [RINGS]]" to
+ * Writing "N PERIOD_US K [SPIN_US [RINGS [CHURN [ERROR_AT]]]]" to
  * /sys/kernel/debug/grtrace_irq_test/run makes N calls of
  * grtrace_submit(0, 1, i) (i = 1..N) on the writing CPU, with interrupts
  * on, while a hard-interrupt hrtimer pinned to that CPU fires every
@@ -51,6 +51,7 @@ static int irq_test_cpu = -1;
 static struct dentry *irq_test_dir;
 static u32 irq_test_rings, irq_test_nr_rings;
 static int irq_test_ring_ids[IRQ_TEST_MAX_RINGS];
+static u32 irq_test_churn, irq_test_error_at;
 
 /* A new ring, registered in hard interrupt context, and an event on it. */
 static void irq_test_new_ring(void)
@@ -71,6 +72,21 @@ static void irq_test_new_ring(void)
 		grtrace_end(id, 3, n);
 }
 
+/* A ring that exists for one firing: its RING record is held back. */
+static void irq_test_churn_ring(void)
+{
+	struct grtrace_ring_info info = {
+		.driver = "irq_test", .device = "irq_test",
+		.name = "irqtest-churn", .engine = GRTRACE_ENGINE_COPY,
+	};
+	int id = grtrace_ring_register(&info);
+
+	if (id < 0)
+		return;
+	grtrace_end(id, 5, irq_test_fires);
+	grtrace_ring_unregister(id);
+}
+
 static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 {
 	u64 end;
@@ -79,8 +95,12 @@ static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 	irq_test_fires++;
 	if (irq_test_nr_rings < irq_test_rings)
 		irq_test_new_ring();
+	if (irq_test_churn)
+		irq_test_churn_ring();
 	for (i = 0; i < irq_test_k; i++)
 		grtrace_end(0, 2, ++irq_test_events);
+	if (irq_test_fires == irq_test_error_at)
+		grtrace_error(0, 4, irq_test_fires, -ETIMEDOUT, 0);
 	/* By the clock: udelay() is calibrated too loosely under emulation. */
 	end = ktime_get_ns() + (u64)irq_test_spin_us * NSEC_PER_USEC;
 	while (ktime_get_ns() < end)
@@ -92,8 +112,8 @@ static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 static ssize_t run_write(struct file *file, const char __user *ubuf,
 			 size_t count, loff_t *ppos)
 {
-	u32 n, period_us, k, spin_us = 0, rings = 0, i;
-	char buf[64];
+	u32 n, period_us, k, spin_us = 0, rings = 0, churn = 0, error_at = 0, i;
+	char buf[80];
 	int cpu, got;
 
 	if (count >= sizeof(buf))
@@ -101,12 +121,13 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	got = sscanf(buf, "%u %u %u %u %u", &n, &period_us, &k, &spin_us,
-		     &rings);
+	got = sscanf(buf, "%u %u %u %u %u %u %u", &n, &period_us, &k, &spin_us,
+		     &rings, &churn, &error_at);
 	if (got < 3 || !n || n > IRQ_TEST_MAX_N || !period_us ||
 	    k > IRQ_TEST_MAX_K || spin_us >= period_us ||
-	    spin_us > IRQ_TEST_MAX_SPIN_US || rings > IRQ_TEST_MAX_RINGS) {
-		pr_debug("run: want \"N PERIOD_US K [SPIN_US [RINGS]]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u, RINGS 0..%u\n",
+	    spin_us > IRQ_TEST_MAX_SPIN_US || rings > IRQ_TEST_MAX_RINGS ||
+	    churn > 1) {
+		pr_debug("run: want \"N PERIOD_US K [SPIN_US [RINGS [CHURN [ERROR_AT]]]]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u, RINGS 0..%u, CHURN 0 or 1\n",
 			 IRQ_TEST_MAX_N, IRQ_TEST_MAX_K, IRQ_TEST_MAX_SPIN_US,
 			 IRQ_TEST_MAX_RINGS);
 		return -EINVAL;
@@ -119,6 +140,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	irq_test_spin_us = spin_us;
 	irq_test_rings = rings;
 	irq_test_nr_rings = 0;
+	irq_test_churn = churn;
+	irq_test_error_at = error_at;
 	WRITE_ONCE(irq_test_progress, 0);
 	irq_test_period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
 	/* The timer fires on this CPU: stay on it until it is cancelled. */
