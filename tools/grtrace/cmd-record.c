@@ -695,6 +695,49 @@ static void progress_end(const struct progress *p)
 		fputs("\r\033[K", stderr);
 }
 
+static void *reader_main(void *arg);
+static int open_reader(struct cpu_reader *r, unsigned int cpu);
+static void close_reader(struct cpu_reader *r);
+
+/*
+ * A CPU that came online for the first time since the session began got
+ * its buffer and events file then: read it too, from its first record.
+ * Looked for when the set of online CPUs changed.
+ */
+static void add_readers(struct cpu_reader *rd, int *n, int cap)
+{
+	static char last[256];
+	unsigned int cpus[MAX_EVENT_FILES];
+	char online[256] = "";
+	int i, j, m;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/cpu/online", "re");
+	if (f) {
+		if (!fgets(online, sizeof(online), f))
+			online[0] = '\0';
+		fclose(f);
+	}
+	if (!strcmp(online, last))
+		return;
+	snprintf(last, sizeof(last), "%s", online);
+	m = list_event_files(cpus, MAX_EVENT_FILES);
+	for (i = 0; i < m && *n < cap; i++) {
+		for (j = 0; j < *n && rd[j].cpu != cpus[i]; j++)
+			;
+		if (j < *n || open_reader(&rd[*n], cpus[i]) < 0)
+			continue;
+		if (pthread_create(&rd[*n].thread, NULL, reader_main, &rd[*n])) {
+			err_msg("cannot create a thread for %s", rd[*n].path);
+			close_reader(&rd[*n]);
+			memset(&rd[*n], 0, sizeof(rd[*n]));
+			continue;
+		}
+		err_msg("CPU %u came online: recording it too", cpus[i]);
+		(*n)++;
+	}
+}
+
 /* Wait for SIGINT/SIGTERM (blocked), the deadline, or a reader's abort. */
 /* The workload of "record -- COMMAND", while recording. */
 #define CHILD_RUNNING	(-1)
@@ -706,8 +749,8 @@ static void progress_end(const struct progress *p)
  * left unreaped for end_command()).
  */
 static void wait_for_stop(const sigset_t *sigs, double duration,
-			  struct progress *prog, const struct cpu_reader *rd,
-			  int n, pid_t child, int *status)
+			  struct progress *prog, struct cpu_reader *rd,
+			  int *n, int cap, pid_t child, int *status)
 {
 	double deadline = duration > 0 ? now_sec() + duration : 0;
 
@@ -741,7 +784,8 @@ static void wait_for_stop(const sigset_t *sigs, double duration,
 		}
 		if (sig > 0 || atomic_load(&rec.abort))
 			break;
-		progress_tick(prog, rd, n);
+		add_readers(rd, n, cap);
+		progress_tick(prog, rd, *n);
 	}
 	progress_end(prog);
 }
@@ -840,12 +884,67 @@ static int restore_buffer_size(const char *old)
 	return 0;
 }
 
+/* Open the events file of @cpu into @r; -1 after an error message. */
+static int open_reader(struct cpu_reader *r, unsigned int cpu)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "events%u", cpu);
+	r->cpu = cpu;
+	debugfs_path(r->path, sizeof(r->path), name);
+	r->fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (r->fd < 0) {
+		err_debugfs(r->path, "cannot open");
+		return -1;
+	}
+	r->carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
+	r->seen = u64map_new();
+	r->seen_clients = u64map_new();
+	r->stage = xmalloc(FRAME_MAX);
+	return 0;
+}
+
+static void close_reader(struct cpu_reader *r)
+{
+	close(r->fd);
+	free(r->carry);
+	free(r->stage);
+	u64map_free(r->seen);
+	u64map_free(r->seen_clients);
+}
+
+/*
+ * Readers for this many CPUs at most: every possible CPU, so that one
+ * that comes online for the first time during the recording (its events
+ * file appears then) is read too.
+ */
+static int reader_capacity(int n)
+{
+	char buf[256], *p;
+	long last = -1;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/cpu/possible", "re");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f)) {
+			/* "0-3" or "0,2-5": the last number is the highest. */
+			for (p = buf; *p; p++)
+				if ((*p >= '0' && *p <= '9') &&
+				    (p == buf || p[-1] < '0' || p[-1] > '9'))
+					last = strtol(p, NULL, 10);
+		}
+		fclose(f);
+	}
+	return last + 1 > n ? (int)last + 1 : n;
+}
+
 /*
  * Open every events<cpu> file.  They exist from the module's first start
  * on, so a record that starts the session opens them afterwards.
- * Return: the number of readers in *@rdp, or -1 after an error message.
+ * Return: the number of readers in *@rdp, room for *@cap, or -1 after an
+ * error message.
  */
-static int open_readers(struct cpu_reader **rdp)
+static int open_readers(struct cpu_reader **rdp, int *cap)
 {
 	unsigned int cpus[MAX_EVENT_FILES];
 	struct cpu_reader *rd;
@@ -854,32 +953,17 @@ static int open_readers(struct cpu_reader **rdp)
 	n = list_event_files(cpus, MAX_EVENT_FILES);
 	if (n < 0)
 		return -1;
-	rd = calloc((size_t)n, sizeof(*rd));
+	*cap = reader_capacity(n);
+	rd = calloc((size_t)*cap, sizeof(*rd));
 	if (!rd)
 		fatal("out of memory");
 	for (i = 0; i < n; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "events%u", cpus[i]);
-		rd[i].cpu = cpus[i];
-		debugfs_path(rd[i].path, sizeof(rd[i].path), name);
-		rd[i].fd = open(rd[i].path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (rd[i].fd < 0) {
-			err_debugfs(rd[i].path, "cannot open");
-			while (i-- > 0) {
-				close(rd[i].fd);
-				free(rd[i].carry);
-				free(rd[i].stage);
-				u64map_free(rd[i].seen);
-				u64map_free(rd[i].seen_clients);
-			}
+		if (open_reader(&rd[i], cpus[i]) < 0) {
+			while (i-- > 0)
+				close_reader(&rd[i]);
 			free(rd);
 			return -1;
 		}
-		rd[i].carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
-		rd[i].seen = u64map_new();
-		rd[i].seen_clients = u64map_new();
-		rd[i].stage = xmalloc(FRAME_MAX);
 	}
 	*rdp = rd;
 	return n;
@@ -1219,13 +1303,8 @@ static void free_readers(struct cpu_reader *rd, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		close(rd[i].fd);
-		free(rd[i].carry);
-		free(rd[i].stage);
-		u64map_free(rd[i].seen);
-		u64map_free(rd[i].seen_clients);
-	}
+	for (i = 0; i < n; i++)
+		close_reader(&rd[i]);
 	free(rd);
 	u64map_free(tasks.map);
 	free(tasks.t);
@@ -1252,7 +1331,7 @@ static void block_signals(int command, sigset_t *sigs, sigset_t *oldsigs)
  * events files; undone on failure.  Returns how many, or -1.
  */
 static int begin_session(int state, int *started, const char *old_bufsize,
-			 struct cpu_reader **rdp)
+			 struct cpu_reader **rdp, int *cap)
 {
 	int n;
 
@@ -1262,7 +1341,7 @@ static int begin_session(int state, int *started, const char *old_bufsize,
 			goto err;
 		*started = 1;
 	}
-	n = open_readers(rdp);
+	n = open_readers(rdp, cap);
 	if (n < 0) {
 		if (*started)
 			control_write("stop");
@@ -1288,7 +1367,8 @@ int cmd_record(int argc, char **argv)
 	int cstatus = CHILD_RUNNING;
 	char old_bufsize[64] = "";
 	struct progress prog = { .on = isatty(STDERR_FILENO) };
-	int have_stats = 1, started = 0, ended = 0, state, n, ret = 0, nthreads;
+	int have_stats = 1, started = 0, ended = 0, state, n, cap, ret = 0;
+	int nthreads, opened;
 	sigset_t sigs, oldsigs;
 
 	if (parse_record_args(argc, argv, &a))
@@ -1307,7 +1387,7 @@ int cmd_record(int argc, char **argv)
 	clients.map = u64map_new();
 	block_signals(!!a.command, &sigs, &oldsigs);
 
-	n = begin_session(state, &started, old_bufsize, &rd);
+	n = begin_session(state, &started, old_bufsize, &rd, &cap);
 	if (n < 0)
 		return 1;
 	if (stats_read(&before) < 0)
@@ -1333,8 +1413,12 @@ int cmd_record(int argc, char **argv)
 
 	if (a.command && !atomic_load(&rec.abort))
 		child = run_command(a.command, &oldsigs);
+	opened = n;
 	if (!atomic_load(&rec.abort) && child >= 0)
-		wait_for_stop(&sigs, a.duration, &prog, rd, n, child, &cstatus);
+		wait_for_stop(&sigs, a.duration, &prog, rd, &n, cap, child,
+			      &cstatus);
+	/* The readers added meanwhile run too. */
+	nthreads += n - opened;
 	if (child > 0 && cstatus == CHILD_RUNNING)
 		end_command(a.command[0], child, cstatus);
 

@@ -262,7 +262,10 @@ void err_debugfs(const char *path, const char *what)
 
 	if (errnum == EPERM)
 		lockdown_mode(mode, sizeof(mode));
-	if (errnum == EPERM && mode[0])
+	if (errnum == EPERM && !strcmp(mode, "confidentiality"))
+		err_msg("%s %s: refused by kernel lockdown (confidentiality): at that level the kernel lets no tracer read its data (tracefs, perf and BPF are refused too); grtrace works under lockdown=integrity",
+			what, path);
+	else if (errnum == EPERM && mode[0])
 		err_msg("%s %s: refused by kernel lockdown (%s): debugfs opens only its read-only files; grtrace's control, config and buffer_size are in %s, the optional modules' settings only in debugfs (set them before lockdown)",
 			what, path, mode, sysfs_dir());
 	else if (errnum == ENOENT)
