@@ -19,8 +19,14 @@
 #  - with the ENDs or the SUBMITs filtered out by type, they are dropped
 #    without masking interrupts (quick_drops), whichever interrupts
 #    which, and counted exactly; the others are all recorded, in order;
-#  - reset_stats from the other CPU, coming during a firing, leaves counts
-#    that balance;
+#  - with a ring registered and unregistered in each firing, each CPU's
+#    records, the held-back RING records among them, stay in the order of
+#    their timestamps;
+#  - reset_stats from the other CPU, coming during a firing that held back
+#    a RING record and events, leaves counts that balance;
+#  - an ERROR from an interrupt in the middle of an event, with the flight
+#    recorder armed, freezes it after its own record: the snapshot holds
+#    the ERROR that triggered it, not counted as frozen;
 #  - rings registered from such interrupts are described (RING record)
 #    before their first event, none refused;
 #  - a burst that overflows the buffer to its end: the losses after the
@@ -45,11 +51,13 @@ PERIOD_US=400
 # field KEY: a value of the module's last run.
 field() { tr ' ' '\n' <"$R" | sed -n "s/^$1=//p"; }
 
-# one_run NAME K [submit|end|""] [PERIOD_US]: a recorded run with K events
-# per timer firing, with the SUBMITs or ENDs filtered out by type.
+# one_run NAME K [submit|end|""] [PERIOD_US [CHURN]]: a recorded run with
+# K events per timer firing, with the SUBMITs or ENDs filtered out by
+# type; with CHURN 1, each firing also registers a ring, writes an END on
+# it and unregisters it.
 one_run() {
-	local name=$1 k=$2 filt=${3:-} period=${4:-$PERIOD_US}
-	local f=$TMP/${1// /_}.dat calls irq filtered
+	local name=$1 k=$2 filt=${3:-} period=${4:-$PERIOD_US} churn=${5:-0}
+	local f=$TMP/${1// /_}.dat calls irq xirq filtered
 	local mask=0xffffffff
 
 	case $filt in
@@ -59,17 +67,19 @@ one_run() {
 	echo "reset_stats
 filter_type_mask=$mask" >"$D/config"
 	record_start "$f" || { ok 1 "$name: record starts"; return; }
-	taskset -c 1 sh -c "echo '$CALLS $period $k' >$R"
+	taskset -c 1 sh -c "echo '$CALLS $period $k 0 0 $churn' >$R"
 	echo "# $name: $(cat "$R")"
 	kill -INT "$REC"
 	wait "$REC"
 	ok $? "$name: the record exits 0"
-	calls=$(field calls) irq=$(field irq_events)
+	calls=$(field calls) irq=$(field irq_events) xirq=0
+	# The churned rings' ENDs, one a firing, are interrupt events too.
+	[ "$churn" = 1 ] && xirq=$(field fires)
 	echo "# stats: $(grep -E '^(emitted|written|dropped_total|dropped_nested|dropped_filtered_type|quick_drops|deferred)=' "$D/stats" | tr '\n' ' ')"
 	[ "$calls" = "$CALLS" ] && [ "$(field cpu)" = 1 ] &&
-		[ "$(stat_of emitted)" = $((calls + irq)) ] &&
+		[ "$(stat_of emitted)" = $((calls + irq + xirq)) ] &&
 		[ "$(stat_of emitted)" = $(($(stat_of written) + $(stat_of dropped_total))) ]
-	ok $? "$name: emitted == written + dropped_total == the module's $calls + $irq calls"
+	ok $? "$name: emitted == written + dropped_total == the module's $calls + $irq + $xirq calls"
 	case $filt in
 	"") [ "$(stat_of dropped_total)" = "$(stat_of dropped_nested)" ] &&
 		[ "$(stat_of deferred)" -gt 0 ] && [ "$(stat_of quick_drops)" = 0 ]
@@ -133,7 +143,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..42"
+echo "1..53"
 rmmod grtrace_irq_test 2>/dev/null
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
@@ -145,12 +155,15 @@ one_run "3 per firing" 3
 one_run "160 per firing" 160 "" 2000
 one_run "3 per firing, ENDs filtered" 3 end
 one_run "3 per firing, SUBMITs filtered" 3 submit
+one_run "3 per firing and a ring" 3 "" "" 1
 echo filter_type_mask=0xffffffff >"$D/config"
 
 # A reset_stats from CPU 0 during a run on CPU 1 whose firings spin 80 us
 # of their 100: its IPI most likely comes during a firing, and is taken
 # right after it, while the event that firing interrupted still holds
-# writes back.  The counts after the reset must balance once the run is
+# writes back, a RING record among them (each firing registers a ring and
+# unregisters it): a held-back record that was never an event must not be
+# taken out of the counts.  The counts after the reset must balance once the run is
 # over.  Eight rounds, each on fresh buffers (no reader here); the reset
 # comes once the run has made 1000 calls, and must come before the run
 # ends: the counts after it then hold the rest of the run, deferrals
@@ -164,7 +177,7 @@ bad=0 late=0 good=0 n=$((5 * CALLS / 2)) nmax=$((40 * CALLS))
 for round in $(seq 16); do
 	[ $good -eq 8 ] && break
 	echo 32M >"$D/buffer_size" && echo start >"$D/control" || bad=$((bad + 1))
-	taskset -c 1 sh -c "echo '$n 100 48 80' >$R" &
+	taskset -c 1 sh -c "echo '$n 100 48 80 0 1' >$R" &
 	RUN=$!
 	for _ in $(seq $((500 * SLOW))); do
 		[ "$(cat "$P")" -ge 1000 ] && break
@@ -260,6 +273,39 @@ lost=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary
 echo "# format 1, gseq off: dropped_buffer_full $full, control_dropped $ctl, report's lost records $lost"
 [ $rc = 0 ] && [ "$full" -gt 0 ] && [ "$lost" = $((full + ctl)) ]
 ok $? "format 1 without gseq, the same burst: the report's cseq loss ($lost) equals buffer_full and control_dropped ($full + $ctl)"
+
+# The flight recorder's own trigger from an interrupt in the middle of an
+# event: firing 20 of a run on CPU 1 calls grtrace_error(), the only event
+# of any firing (K = 0), so the stats' deferred count says whether that
+# ERROR was held back behind the SUBMIT it interrupted.  Its write comes
+# after that SUBMIT's, and the freeze after its write: the snapshot holds
+# the ERROR that triggered it, and nothing is counted as frozen but what
+# came after it.  Rounds until three held the ERROR back (at most 12):
+# each snapshot must hold its ERROR.
+held=0 missing=0 rounds=0
+for round in $(seq 12); do
+	[ $held -ge 3 ] && break
+	rounds=$round
+	"$TOOL" recorder arm --size 1M >/dev/null || { missing=$((missing + 1)); break; }
+	d0=$(stat_of deferred)
+	taskset -c 1 sh -c "echo '$CALLS 400 0 0 0 0 20' >$R"
+	d1=$(stat_of deferred)
+	f=$TMP/rec-error-$round.dat
+	n=0
+	if [ "$(field fires)" -ge 20 ]; then
+		"$TOOL" recorder wait -o "$f" -t 10 >/dev/null 2>"$f.err" &&
+			"$TOOL" dump -i "$f" >"$f.dump" 2>>"$f.err"
+		n=$(grep -c ' ERROR ctx=4 seqno=20 ' "$f.dump" 2>/dev/null)
+		[ "${n:-0}" = 1 ] || missing=$((missing + 1))
+		[ $((d1 - d0)) -gt 0 ] && held=$((held + 1))
+	fi
+	echo "# round $round: $(cat "$R"); deferred $((d1 - d0)), ERRORs in the snapshot: ${n:-0}; $(grep -E '^(state|cause)=' "$D/recorder/info" | tr '\n' ' ')"
+	"$TOOL" recorder disarm >/dev/null
+done
+[ $held -ge 1 ]
+ok $? "an ERROR from an interrupt was held back behind the event it interrupted ($held of $rounds rounds)"
+[ $missing -eq 0 ]
+ok $? "with the recorder armed, each snapshot holds the ERROR that froze it, held back or not ($missing of $rounds without it)"
 
 # Out of a session: the module's own checks of what it takes.
 echo "32 1 1" 2>/dev/null >"$R" && ! echo "1 1 257" 2>/dev/null >"$R"

@@ -17,6 +17,9 @@
 #  - the flight recorder: armed and triggered through its sysfs twin, its
 #    info and snapshot<cpu> read from debugfs and checked, released and
 #    disarmed (recorder_test.sh has the rest).
+#  - raised to confidentiality with a session running: no events file can
+#    be read, record, start and recorder arm fail with one line naming
+#    lockdown, stop works, nothing crashes.
 # Lockdown cannot be turned off again: this is the guest's last suite.
 # TAP output; runs as root inside the test VM.
 
@@ -36,13 +39,13 @@ jobs() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summa
 submit() { "$CLIENT" "$NODE" "gfx 0 $1 100"$'\n' >/dev/null; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..16"
 mountpoint -q /sys/kernel/security || mount -t securityfs none /sys/kernel/security
 # A kernel built without the lockdown LSM (the debug-rt kernel's config)
 # cannot be locked down: every case skipped, saying so; the stock, 7.x and
 # 7.x-rt kernels of the suite run them.
 if [ ! -e "$L" ]; then
-	for i in $(seq 12); do
+	for i in $(seq 16); do
 		echo "ok $i - lockdown case $i # SKIP $(uname -r) has no lockdown LSM (CONFIG_SECURITY_LOCKDOWN_LSM is not set)"
 	done
 	rm -rf "$TMP"
@@ -122,5 +125,33 @@ echo release >$S/recorder && [ "$(cat $S/recorder)" = armed ] &&
 ok $? "recorder: release and disarm through sysfs"
 ! echo bogus 2>/dev/null >$S/recorder && [ "$(cat $S/recorder)" = off ]
 ok $? "recorder: an unknown word through sysfs is refused (EINVAL)"
+
+# 12-15: lockdown raised to confidentiality at run time, with a session
+# running: the kernel then refuses tracefs, perf and BPF reads of kernel
+# data, and grtrace refuses its stream the same way.
+"$TOOL" start && echo confidentiality >"$L" && grep -q '\[confidentiality\]' "$L"
+ok $? "a session runs; lockdown raised to confidentiality"
+rc=0
+for f in "$D"/events[0-9]*; do
+	e=$(cat "$f" 2>&1 >/dev/null) && rc=1
+	case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# $f: $e" ;; esac
+done
+ok $rc "no events file can be read (EPERM)"
+"$TOOL" record -o "$TMP/c.dat" -d 1 2>"$TMP/c.err"
+rc=$?
+sed 's/^/# record: /' "$TMP/c.err"
+[ $rc != 0 ] && [ "$(wc -l <"$TMP/c.err")" = 1 ] &&
+	grep -q 'refused by kernel lockdown (confidentiality)' "$TMP/c.err"
+ok $? "grtrace record fails with one line that names lockdown"
+"$TOOL" stop && "$TOOL" start 2>"$TMP/s.err"
+rc=$?
+"$TOOL" recorder arm 2>"$TMP/a.err"
+rc2=$?
+sed 's/^/# /' "$TMP/s.err" "$TMP/a.err"
+[ $rc != 0 ] && [ $rc2 != 0 ] && [ "$(cat $S/control)" = stopped ] &&
+	[ "$(cat $S/recorder)" = off ] &&
+	[ "$(wc -l <"$TMP/s.err")" = 1 ] && grep -q 'lockdown (confidentiality)' "$TMP/s.err" &&
+	grep -q 'lockdown (confidentiality)' "$TMP/a.err"
+ok $? "stop works; start and recorder arm fail with a line naming lockdown, nothing started"
 
 module_suite_end

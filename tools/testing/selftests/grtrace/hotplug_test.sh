@@ -1,0 +1,180 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# hotplug_test.sh - CPU hotplug, as every suspend and resume does it (each
+# CPU but the boot one goes offline and comes back), while grtrace works:
+#  1. "grtrace record" runs while jobs go through the virtual GPU on the
+#     real DRM scheduler and both CPUs emit, and CPU 1 goes offline and
+#     online 20 times: no kernel report; each CPU's emitted == written +
+#     dropped; the report's lost records == the kernel's loss counters;
+#     the recording goes on after each online (an event emitted on CPU 1
+#     right after each of them is in the file, on CPU 1);
+#  2. the flight recorder armed with nobody reading, the same 20 cycles:
+#     it stays armed, a trigger after them freezes a snapshot that reads
+#     back, every CPU balanced (emitted == kept + overwritten + dropped);
+#  3. a session started while CPU 1 is offline, CPU 1 brought online in
+#     it: CPU 1's events after that are recorded, in a stream the report
+#     reads, and the counters balance; and the same with the recorder armed
+#     while CPU 1 was offline: its new buffer starts as the recorder
+#     counts it, and the snapshot balances.
+# Needs two CPUs and CONFIG_HOTPLUG_CPU (Debian's kernels have it).
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+ON=/sys/devices/system/cpu/cpu1/online
+CYCLES=20
+
+echo "TAP version 13"
+echo "1..19"
+[ -w "$ON" ] || { echo "Bail out! no $ON: this suite needs a second CPU that can go offline"; exit 1; }
+load_stack
+echo 1 >"$ON"
+
+# cpu_cycle N: CPU 1 offline, then online, and an event emitted on it
+# right after (SUBMIT ctx 77, seqno N); fails if either step fails.
+cpu_cycle() {
+	echo 0 >"$ON" || return 1
+	sleep 0.1
+	echo 1 >"$ON" || return 1
+	taskset -c 1 sh -c "echo 'submit 77 0 0 $1' >$D/emit"
+}
+
+# balanced: each CPU's emitted == written + dropped_total (pc_stats).
+balanced() {
+	awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+	       if (v["emitted"] != v["written"] + v["dropped_total"]) { bad++; print "# unbalanced: " $0 } }
+	     END { exit bad > 0 }' "$D/pc_stats"
+}
+
+# rec_balanced: each CPU of the recorder's info: emitted == kept +
+# overwritten + dropped.
+rec_balanced() {
+	awk '/^cpu[0-9]/ { for (i = 2; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+	       if (v["emitted"] != v["kept"] + v["overwritten"] + v["dropped"]) { bad++; print "# unbalanced: " $0 } }
+	     END { exit bad > 0 }' "$D/recorder/info"
+}
+
+# 1: recording through 20 cycles.
+echo reset_stats >"$D/config"
+traffic_start
+record_start "$TMP/hp.dat"
+ok $? "record starts"
+fails=0
+for c in $(seq $CYCLES); do
+	cpu_cycle "$c" || fails=$((fails + 1))
+	taskset -c 0 sh -c "echo 'submit 78 0 0 $c' >$D/emit"
+done
+traffic_stop
+tr=$?
+sleep 0.5
+kill -INT "$REC" && wait "$REC"
+rc=$?
+sed 's/^/# record: /' "$TMP/hp.dat.err" | tail -n 4
+[ $fails -eq 0 ] && [ "$(cat $ON)" = 1 ]
+ok $? "CPU 1 went offline and online $CYCLES times while recording ($fails failed)"
+[ $rc -eq 0 ] && [ $tr -eq 0 ]
+ok $? "the record and the jobs on the virtual GPU went on through them (record $rc, jobs $tr)"
+balanced
+ok $? "each CPU: emitted == written + dropped_total"
+"$TOOL" dump -i "$TMP/hp.dat" >"$TMP/hp.dump" 2>"$TMP/hp.dump.err" &&
+	"$TOOL" report -i "$TMP/hp.dat" --format json --limit 0 >"$TMP/hp.json" 2>"$TMP/hp.json.err"
+ok $? "the recording reads back (dump and report)"
+check "record" python3 - "$TMP/hp.dump" "$TMP/hp.json" "$CYCLES" \
+	"$(stat_of dropped_buffer_full)" "$(stat_of control_dropped)" <<'EOF'
+import json
+import sys
+cycles, full, ctl = (int(a) for a in sys.argv[3:6])
+after_online, cpu0, jobs = set(), set(), 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 5 or not f[0].isdigit():
+        continue
+    kv = dict(x.split("=", 1) for x in f[4:] if "=" in x)
+    if f[3] == "SUBMIT" and kv.get("ctx") == "77" and f[1] == "1":
+        after_online.add(int(kv["seqno"]))
+    if f[3] == "SUBMIT" and kv.get("ctx") == "78":
+        cpu0.add(int(kv["seqno"]))
+want = set(range(1, cycles + 1))
+print("%s an event on CPU 1 right after each of the %d onlines is recorded, on CPU 1 (%d)"
+      % ("PASS" if after_online == want else "FAIL", cycles, len(after_online)))
+print("%s CPU 0's events between the cycles are recorded (%d of %d)"
+      % ("PASS" if cpu0 == want else "FAIL", len(cpu0), cycles))
+s = json.load(open(sys.argv[2]))["summary"]
+print("# jobs %d, lost records %s, buffer_full %d, control_dropped %d"
+      % (s["jobs"], s.get("lost_records"), full, ctl))
+print("%s the report's lost records == the kernel's losses (%s == %d)"
+      % ("PASS" if s.get("lost_records") == full + ctl else "FAIL",
+         s.get("lost_records"), full + ctl))
+print("%s jobs of the virtual GPU in the report (%d)"
+      % ("PASS" if s["jobs"] > 0 else "FAIL", s["jobs"]))
+EOF
+
+# 2: the flight recorder through 20 cycles, nobody reading.
+"$TOOL" recorder arm --size 256K >/dev/null
+ok $? "the recorder arms"
+traffic_start
+fails=0
+for c in $(seq $CYCLES); do
+	cpu_cycle $((100 + c)) || fails=$((fails + 1))
+done
+traffic_stop
+[ $fails -eq 0 ] && [ "$(cat "$D/recorder/control")" = armed ]
+ok $? "armed through $CYCLES offline/online cycles of CPU 1 ($fails failed)"
+"$TOOL" recorder trigger >/dev/null &&
+	"$TOOL" recorder wait -o "$TMP/rec.dat" -t 10 >/dev/null 2>"$TMP/rec.err" &&
+	"$TOOL" report -i "$TMP/rec.dat" --format json --limit 0 >"$TMP/rec.json" 2>>"$TMP/rec.err" &&
+	"$TOOL" dump -i "$TMP/rec.dat" >"$TMP/rec.dump" 2>>"$TMP/rec.err"
+rc=$?
+sed 's/^/# /' "$TMP/rec.err" | head -n 5
+grep '^cpu[0-9]' "$D/recorder/info" | sed 's/^/# /'
+[ $rc -eq 0 ] && grep -q 'SUBMIT ctx=77 seqno=120 ' "$TMP/rec.dump"
+ok $? "after them a trigger freezes a snapshot that reads back, CPU 1's last event in it"
+rec_balanced
+ok $? "the recorder's accounting: each CPU emitted == kept + overwritten + dropped"
+"$TOOL" recorder disarm >/dev/null
+
+# 3: CPU 1 offline when the session starts, online in it.
+echo 0 >"$ON"
+echo reset_stats >"$D/config"
+record_start "$TMP/late.dat"
+rc=$?
+echo 1 >"$ON" && sleep 0.2 &&
+	taskset -c 1 sh -c "for i in 1 2 3 4 5; do echo \"submit 79 0 0 \$i\" >$D/emit; done"
+rc=$((rc | $?))
+sleep 0.5
+kill -INT "$REC" && wait "$REC"
+rc=$((rc | $?))
+sed 's/^/# record: /' "$TMP/late.dat.err" | tail -n 3
+"$TOOL" dump -i "$TMP/late.dat" >"$TMP/late.dump" 2>"$TMP/late.dump.err"
+rc=$((rc | $?))
+sed 's/^/# dump: /' "$TMP/late.dump.err" | head -n 3
+n=$(grep -c '^[0-9]* 1 .* SUBMIT ctx=79 ' "$TMP/late.dump")
+[ $rc -eq 0 ] && [ "$n" = 5 ]
+ok $? "CPU 1 brought online in a session: its 5 events are recorded, on CPU 1 ($n)"
+"$TOOL" report -i "$TMP/late.dat" --limit 0 >"$TMP/late.txt" 2>"$TMP/late.err" &&
+	! grep -qi 'error\|damaged\|invalid' "$TMP/late.err"
+ok $? "the report reads that recording without a complaint"
+balanced
+ok $? "each CPU: emitted == written + dropped_total"
+
+echo 0 >"$ON"
+"$TOOL" recorder arm --size 256K >/dev/null && echo 1 >"$ON" && sleep 0.2 &&
+	taskset -c 1 sh -c "for i in 1 2 3; do echo \"submit 80 0 0 \$i\" >$D/emit; done" &&
+	"$TOOL" recorder trigger >/dev/null &&
+	"$TOOL" recorder wait -o "$TMP/late-rec.dat" -t 10 >/dev/null 2>"$TMP/late-rec.err" &&
+	"$TOOL" dump -i "$TMP/late-rec.dat" >"$TMP/late-rec.dump" 2>>"$TMP/late-rec.err"
+rc=$?
+sed 's/^/# /' "$TMP/late-rec.err" | head -n 3
+grep '^cpu[0-9]' "$D/recorder/info" | sed 's/^/# /'
+n=$(grep -c '^[0-9]* 1 .* SUBMIT ctx=80 ' "$TMP/late-rec.dump")
+[ $rc -eq 0 ] && [ "$n" = 3 ]
+ok $? "the recorder armed with CPU 1 offline, CPU 1 online: its 3 events in the snapshot ($n)"
+rec_balanced
+ok $? "that snapshot's accounting: each CPU emitted == kept + overwritten + dropped"
+"$TOOL" recorder disarm >/dev/null
+echo 1 >"$ON"
+
+module_suite_end
