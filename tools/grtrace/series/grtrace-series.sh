@@ -215,7 +215,8 @@ CORE="grtrace_core.c grtrace_control.c grtrace_config.c grtrace_attach.c
 for f in $CORE; do
 	in_tree "drivers/gpu/grtrace/$f"
 done
-in_tree include/linux/grtrace.h include/uapi/linux/grtrace.h
+in_tree include/linux/grtrace.h include/uapi/linux/grtrace.h \
+	Documentation/ABI/testing/sysfs-kernel-grtrace
 kconfig_entries GRTRACE >"$G/drivers/gpu/grtrace/Kconfig.new"
 { echo "# SPDX-License-Identifier: GPL-2.0-only"; cat "$G/drivers/gpu/grtrace/Kconfig.new"; } \
 	>"$G/drivers/gpu/grtrace/Kconfig"
@@ -246,6 +247,7 @@ head = "GRTRACE (GPU RING TRACE)"
 # patch that adds files that it says who maintains them).
 entry = [head, "M:\t%s <%s>" % (name, email),
          "L:\tdri-devel@lists.freedesktop.org", "S:\tMaintained",
+         "F:\tDocumentation/ABI/testing/sysfs-kernel-grtrace",
          "F:\tdrivers/gpu/grtrace/Kconfig", "F:\tdrivers/gpu/grtrace/Makefile",
          "F:\tdrivers/gpu/grtrace/grtrace_*",
          "F:\tinclude/linux/grtrace.h", "F:\tinclude/uapi/linux/grtrace.h", ""]
