@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# faults_test.sh - allocations that fail where grtrace allocates: loading
+# the core, the first start (its relay buffers), a resize, an adapter's
+# load and attach, arming the flight recorder, each optional module's
+# load.  failslab and fail_page_alloc fail the allocations of the task
+# doing the operation alone (task-filter, /proc/self/make-it-fail), with
+# probability P, sleeping allocations included.  Each operation is tried
+# ROUNDS times so: it either works or fails with an error its caller sees
+# (a non-zero exit), and then leaves nothing behind (the module not
+# loaded, tracing stopped, the recorder off, the old buffer size), and the
+# same operation without injection works right after.  KASAN, lockdep and
+# kmemleak (checkers_test.sh, after this suite) judge the kernel's side.
+# Needs CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC with their debugfs
+# knobs: the debug kernels have them (debug.config); Debian's kernels do
+# not, and there every case is skipped, saying so.
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+FS=/sys/kernel/debug/failslab
+FP=/sys/kernel/debug/fail_page_alloc
+P=${GRTRACE_FAULT_P:-20}
+ROUNDS=${GRTRACE_FAULT_ROUNDS:-12}
+CASES=10
+
+echo "TAP version 13"
+echo "1..$CASES"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+if [ ! -d "$FS" ] || [ ! -d "$FP" ]; then
+	for i in $(seq $CASES); do
+		echo "ok $i - fault injection case $i # SKIP $(uname -r) has no failslab or fail_page_alloc (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_DEBUG_FS): the debug kernels run this suite"
+	done
+	rm -rf "$TMP"
+	exit 0
+fi
+
+# Fail allocations of tasks that ask for it, sleeping ones too, quietly.
+for d in $FS $FP; do
+	echo "$P" >"$d/probability"
+	echo 1 >"$d/interval"
+	echo -1 >"$d/times"
+	echo 0 >"$d/space"
+	echo 0 >"$d/verbose"
+	echo Y >"$d/task-filter"
+	echo N >"$d/ignore-gfp-wait"
+done
+echo N >"$FP/ignore-gfp-highmem"
+echo 0 >"$FP/min-order"
+
+# faulty CMD...: CMD with its allocations failing at P %; its status.
+faulty() {
+	sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' faulty "$@" \
+		>/dev/null 2>>"$TMP/faulty.err"
+}
+loaded() { grep -q "^$1 " /proc/modules; }
+
+# load_case NAME KO [ARGS]: insmod KO with faults; loaded or cleanly
+# absent; rmmod; without faults it loads.
+load_case() {
+	local name=$1 ko=$2 ok_n=0 fail_n=0 bad=0 r
+
+	shift 2
+	for r in $(seq $ROUNDS); do
+		if faulty insmod "$ko" "$@"; then
+			ok_n=$((ok_n + 1))
+			loaded "$name" && rmmod "$name" || bad=$((bad + 1))
+		else
+			fail_n=$((fail_n + 1))
+			loaded "$name" && { bad=$((bad + 1)); rmmod "$name"; }
+		fi
+		insmod "$ko" "$@" && rmmod "$name" || bad=$((bad + 1))
+	done
+	echo "# $name: $ok_n loads, $fail_n failed with an error; $bad left something behind or did not load again"
+	[ $bad -eq 0 ] && [ $fail_n -gt 0 ]
+}
+
+# 1: the core's load.
+modprobe gpu-sched
+unload_all
+load_case grtrace "$KO"
+ok $? "load of grtrace.ko: loaded or refused, nothing left; loads again right after"
+
+insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO"; exit 1; }
+
+# 2: the first start allocates the buffers: a fresh module each round.
+bad=0 fails=0
+for r in $(seq $ROUNDS); do
+	if faulty sh -c "echo start >$D/control"; then
+		[ "$(cat "$D/control")" = started ] || bad=$((bad + 1))
+	else
+		fails=$((fails + 1))
+		[ "$(cat "$D/control")" = stopped ] || bad=$((bad + 1))
+	fi
+	echo stop >"$D/control"
+	echo start >"$D/control" && echo "submit 1 0 0 $r" >"$D/emit" &&
+		echo stop >"$D/control" && exact || bad=$((bad + 1))
+	rmmod grtrace && insmod "$KO" emit_enable=1 || bad=$((bad + 1))
+done
+echo "# start: $fails of $ROUNDS failed with an error, $bad wrong"
+[ $bad -eq 0 ] && [ $fails -gt 0 ]
+ok $? "first start: started, or refused and stopped; starts and counts exactly right after"
+
+# 3: a resize replaces the buffers.
+echo start >"$D/control" && echo stop >"$D/control"
+bad=0 fails=0
+for r in $(seq $ROUNDS); do
+	size=$(( (r % 2) ? 1048576 : 524288 ))
+	before=$(cat "$D/buffer_size")
+	if faulty sh -c "echo $size >$D/buffer_size"; then
+		[ "$(cat "$D/buffer_size")" = $size ] || bad=$((bad + 1))
+	else
+		fails=$((fails + 1))
+		[ "$(cat "$D/buffer_size")" = "$before" ] || bad=$((bad + 1))
+	fi
+	echo $size >"$D/buffer_size" && echo start >"$D/control" &&
+		echo "submit 2 0 0 $r" >"$D/emit" && echo stop >"$D/control" && exact ||
+		bad=$((bad + 1))
+done
+echo "# resize: $fails of $ROUNDS failed with an error, $bad wrong"
+[ $bad -eq 0 ] && [ $fails -gt 0 ]
+ok $? "resize: new size, or refused with the old one; resizes and traces right after"
+
+# 4: an adapter's load attaches its probes (the driver loaded first).
+load_case grtrace_drm_bridge "$(ko grtrace_drm_bridge)"
+ok $? "load of the drm_sched bridge (attach): loaded or refused, nothing left; loads again"
+
+# 5: arming the flight recorder.
+bad=0 fails=0
+for r in $(seq $ROUNDS); do
+	if faulty sh -c "echo arm >$D/recorder/control"; then
+		[ "$(cat "$D/recorder/control")" = armed ] || bad=$((bad + 1))
+	else
+		fails=$((fails + 1))
+		[ "$(cat "$D/recorder/control")" = off ] &&
+			[ "$(cat "$D/control")" = stopped ] || bad=$((bad + 1))
+	fi
+	echo disarm >"$D/recorder/control"
+	echo arm >"$D/recorder/control" && echo "submit 3 0 0 $r" >"$D/emit" &&
+		echo trigger >"$D/recorder/control" &&
+		[ "$(cat "$D/recorder/control")" = triggered ] && cat "$D"/recorder/snapshot* >/dev/null ||
+		bad=$((bad + 1))
+	echo disarm >"$D/recorder/control"
+done
+echo "# recorder arm: $fails of $ROUNDS failed with an error, $bad wrong"
+[ $bad -eq 0 ] && [ $fails -gt 0 ]
+ok $? "recorder arm: armed, or refused and off; arms, triggers and reads right after"
+
+# 6-9: the optional modules.
+for m in grtrace_aggregator grtrace_sampling grtrace_filter grtrace_perf_mon; do
+	load_case "$m" "$(ko "$m")"
+	ok $? "load of $m: loaded or refused, nothing left; loads again"
+done
+
+for d in $FS $FP; do echo 0 >"$d/probability"; done
+sed 's/^/# stderr: /' "$TMP/faulty.err" | sort | uniq -c | sort -rn | head -n 8
+module_suite_end
