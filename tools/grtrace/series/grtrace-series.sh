@@ -215,8 +215,10 @@ CORE="grtrace_core.c grtrace_control.c grtrace_config.c grtrace_attach.c
 for f in $CORE; do
 	in_tree "drivers/gpu/grtrace/$f"
 done
-in_tree include/linux/grtrace.h include/uapi/linux/grtrace.h \
-	Documentation/ABI/testing/sysfs-kernel-grtrace
+in_tree include/linux/grtrace.h include/uapi/linux/grtrace.h
+# Text, not C: as it is (unifdef would read its apostrophes as quotes).
+mkdir -p "$G/Documentation/ABI/testing"
+cp "$TOP/Documentation/ABI/testing/sysfs-kernel-grtrace" "$G/Documentation/ABI/testing/"
 kconfig_entries GRTRACE >"$G/drivers/gpu/grtrace/Kconfig.new"
 { echo "# SPDX-License-Identifier: GPL-2.0-only"; cat "$G/drivers/gpu/grtrace/Kconfig.new"; } \
 	>"$G/drivers/gpu/grtrace/Kconfig"
