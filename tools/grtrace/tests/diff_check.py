@@ -279,7 +279,7 @@ def main():
                        ([a], "two recordings"),
                        ([a, b, b], "unexpected argument")):
         rc, out, err = run(grtrace, *args)
-        v.result("diff: usage error %s" % " ".join(args[:2]),
+        v.result("diff: usage error: %s" % what,
                  rc == 2 and what in err.splitlines()[0] and not out,
                  "exit %d\n%s" % (rc, err))
     rc, out, err = run(grtrace, a, os.path.join(tmp, "none.dat"))
