@@ -6,7 +6,7 @@
 _grtrace_words() {
 	case $1 in
 	commands)	echo "start stop status stats top config record recorder report export
-			      dump help --version" ;;
+			      diff dump help --version" ;;
 	recorder)	echo "arm trigger release disarm status wait -h --help" ;;
 	recorder-arm)	echo "--size --format -h --help" ;;
 	recorder-wait)	echo "-o --output -t --timeout --release --no-compress -h --help" ;;
@@ -21,6 +21,7 @@ _grtrace_words() {
 			      --queue-ratio --hang-ms --max-open -h --help" ;;
 	export)		echo "-i --input -o --output --live --interval --since --until
 			      --ring --ctx --engine --hang-ms --max-open -h --help" ;;
+	diff)		echo "-f --format --alpha --min-change --fail-on -h --help" ;;
 	config)		echo "level= clock= filter_type_mask= filter_engine_mask=
 			      filter_ring_id= reset_stats=1 -h --help" ;;
 	*)		echo "-h --help" ;;
@@ -71,6 +72,10 @@ _grtrace() {
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	-f|--format)
+		if [ "$cmd" = diff ]; then
+			mapfile -t COMPREPLY < <(compgen -W "text json csv" -- "$cur")
+			return
+		fi
 		# The formats are the library's sinks: ask the tool itself.
 		mapfile -t COMPREPLY < <(compgen -W "$("${COMP_WORDS[0]}" --list-formats 2>/dev/null | cut -f1)" -- "$cur")
 		return ;;
@@ -81,14 +86,22 @@ _grtrace() {
 	--hist)
 		mapfile -t COMPREPLY < <(compgen -W "lat size result" -- "$cur")
 		return ;;
+	--fail-on)
+		mapfile -t COMPREPLY < <(compgen -W "regression" -- "$cur")
+		return ;;
 	--engine)
 		mapfile -t COMPREPLY < <(compgen -W "unknown gfx compute copy video display control" -- "$cur")
 		return ;;
 	-d|--duration|-b|--buffer-size|--topn|--limit|--since|--until|--ring|\
 	--ctx|--long-queue-us|--slow-exec-us|--dep-wait-us|--preempt-min|\
-	--busy-pct|--queue-ratio|--hang-ms|--max-open)
+	--busy-pct|--queue-ratio|--hang-ms|--max-open|--alpha|--min-change)
 		return ;;
 	esac
+	# diff A.dat B.dat: the recordings are files.
+	if [ "$cmd" = diff ] && [ "${cur#-}" = "$cur" ]; then
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return
+	fi
 	if [ "$cmd" = help ]; then
 		[ "$COMP_CWORD" -eq 2 ] &&
 			mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words commands)" -- "$cur")

@@ -25,6 +25,7 @@ static const struct gr_cmd commands[] = {
 	{ "recorder", "flight recorder: arm, trigger, wait for a snapshot", cmd_recorder },
 	{ "report", "per-job latencies, per-ring bottlenecks",		cmd_report },
 	{ "export", "write the jobs as a Perfetto trace",		cmd_export },
+	{ "diff",   "compare two recordings: what got slower, and where", cmd_diff },
 	{ "dump",   "print a recorded stream as text",			cmd_dump },
 	{ "help",   "show help for grtrace or one command",		cmd_help },
 };

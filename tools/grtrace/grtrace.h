@@ -30,6 +30,7 @@ int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_recorder(int argc, char **argv);
 /* The flight recorder's state ("off", ...), quietly; "" when unknown. */

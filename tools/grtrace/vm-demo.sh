@@ -11,10 +11,14 @@
 # on the virtual GPU's three rings with cross-ring dependencies, one ring
 # (copy) given far more work than it can do.  Back on the host it prints
 # "grtrace report --per-ring --topn 5", whose per-ring section should name
-# the copy ring as the bottleneck.
+# the copy ring as the bottleneck.  Then it records the same workload a
+# second time with every copy job 30 % longer (trace-slow.dat) and prints
+# "grtrace diff trace.dat trace-slow.dat": the copy ring's t_exec flagged
+# slower, and nothing on gfx or compute.
 #
 # Everything stays in OUTDIR: trace.dat, report.txt (with every job),
-# summary.txt (what is printed), jobs.csv, jobs.json, trace.pftrace (the
+# summary.txt (what is printed), jobs.csv, jobs.json, trace-slow.dat and
+# diff.txt / diff.json (the second run and the diff), trace.pftrace (the
 # timeline for ui.perfetto.dev, "grtrace export"), timeline.png (the rings'
 # Gantt chart, scripts/visualize_timeline.py), ioctls.txt (the DRM ioctls
 # grtrace-bpf-annotate saw meanwhile), merged.txt (ioctls and jobs on one
@@ -45,13 +49,13 @@ die() { say "$*"; exit 1; }
 # 40 times, as fast as the guest's shell goes (about 0.1 s apiece under
 # TCG): gfx and compute (which waits for gfx) use a few percent of their
 # rings, while copy is given 200 ms of work each time, more than it can
-# do: it saturates and its queue grows.
+# do: it saturates and its queue grows.  $1: the copy jobs' EXEC_US.
 vgpu_workload() {
-	local v=/sys/kernel/debug/grtrace_vgpu tick
+	local v=/sys/kernel/debug/grtrace_vgpu tick copy_us=${1:-50000}
 
 	for tick in $(seq 40); do
 		printf '%s\n' "gfx 0 1 500" "compute 1 1 300 dep=gfx:0" \
-			"copy 2 4 50000" >"$v/submit" || return 1
+			"copy 2 4 $copy_us" >"$v/submit" || return 1
 		[ $((tick % 4)) -eq 0 ] && { echo "gfx 3 2 200" >"$v/submit" || return 1; }
 		sleep 0.05
 	done
@@ -102,6 +106,35 @@ guest() {
 	wait "$rec" || die "grtrace record failed: $(cat "$OUT/record.txt")"
 	cat "$d/rings" >"$OUT/rings.txt"
 	cat /sys/kernel/debug/grtrace_vgpu/stats >"$OUT/vgpu-stats.txt"
+
+	# The same workload, as if a change had made the copy engine slower.
+	say "guest: the second run, every copy job 30% longer (65 ms): trace-slow.dat"
+	"$TOOL" record -o "$OUT/trace-slow.dat" 2>"$OUT/record-slow.txt" &
+	rec=$!
+	for _ in $(seq 50); do
+		grep -q started "$d/control" && break
+		sleep 0.1
+	done
+	grep -q started "$d/control" || die "tracing did not start again"
+	# The annotator too: the two runs differ in the copy jobs alone.
+	"$HERE/bpf/grtrace-bpf-annotate" -o "$OUT/ioctls-slow.txt" \
+		2>"$OUT/annotate-slow.txt" &
+	an=$!
+	for _ in $(seq 100); do
+		[ -s "$OUT/ioctls-slow.txt" ] && break
+		sleep 0.1
+	done
+	[ -s "$OUT/ioctls-slow.txt" ] || die "the annotator did not attach again"
+	vgpu_workload 65000 &
+	vw=$!
+	"$KSFT/virtgpu_client" -f 60 -c 30 >"$OUT/client-slow.txt" 2>&1 &
+	cl=$!
+	wait $vw || die "vgpu workload failed (second run)"
+	wait $cl || die "virtgpu_client failed: $(cat "$OUT/client-slow.txt")"
+	kill -INT "$an"
+	wait "$an" || die "grtrace-bpf-annotate failed: $(cat "$OUT/annotate-slow.txt")"
+	kill -INT "$rec"
+	wait "$rec" || die "grtrace record failed: $(cat "$OUT/record-slow.txt")"
 }
 
 if [ "${1:-}" = "--guest" ]; then
@@ -112,7 +145,7 @@ if [ "${1:-}" = "--guest" ]; then
 fi
 
 # --- host side -------------------------------------------------------------
-usage() { sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '3,32p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 KERNEL=stock
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -168,7 +201,18 @@ python3 "$HERE/scripts/merge_timeline.py" --cpu "$OUT/ioctls.txt" \
 tail -n 2 "$OUT/merged.txt" | sed 's/^/  /' >&2
 say "grtrace report --per-ring --topn 5 (job rows: see report.txt, jobs.csv):"
 cat "$OUT/summary.txt"
+say "grtrace diff trace.dat trace-slow.dat (the copy jobs 30% longer; all: diff.txt, diff.json):"
+"$TOOL" diff -f json "$OUT/trace.dat" "$OUT/trace-slow.dat" >"$OUT/diff.json" ||
+	die "grtrace diff failed"
+"$TOOL" diff --fail-on regression "$OUT/trace.dat" "$OUT/trace-slow.dat" \
+	>"$OUT/diff.txt"
+rc=$?
+# The header, the flagged lines, and what the rings' busy shares did.
+sed -n '1,/^$/p' "$OUT/diff.txt"
+grep -e '^!' -e 'busy_pct' "$OUT/diff.txt"
+[ $rc -eq 1 ] || die "grtrace diff --fail-on regression exited $rc, not 1: no slowdown flagged"
 say "done in $((SECONDS - start)) s; output in $OUT:"
 say "  trace.dat report.txt summary.txt jobs.csv jobs.json trace.pftrace"
+say "  trace-slow.dat diff.txt diff.json"
 say "  timeline.png ioctls.txt merged.txt"
 say "  record.txt console.log"

@@ -18,6 +18,7 @@
 
 #define GRTRACE_BUILD
 #include "include/grtrace/grtrace.h"
+#include "diff.h"
 #include "merge.h"
 #include "report-int.h"
 #include "rows.h"
@@ -722,4 +723,128 @@ GRTRACE_API const char *grtrace_format_summary(unsigned int i)
 	const struct rp_sink *s = report_format(i);
 
 	return s ? s->summary : NULL;
+}
+
+/* ---- a diff of two inputs --------------------------------------------------------- */
+
+/* Feed all of @t to a new engine with @o whose sink state is @state. */
+static int diff_side(grtrace_trace *t, const struct rp_opts *o, void *state,
+		     const char *name, struct grtrace_error *err)
+{
+	struct rp_input in = { .name = name };
+	char why[GR_ERRMSG_LEN];
+	struct gr_rec rec;
+	int n, ret = 0;
+
+	stop(t);
+	start(t);
+	t->rp = rp_new(o, NULL, why, sizeof(why));
+	if (!t->rp) {
+		set_err(err, GRTRACE_ERR_INVAL, 0, 0, "%s", why);
+		return -1;
+	}
+	t->rp->sink_state = state;
+	rp_set_tasks(t->rp, t->m.tasks, t->m.ntasks, t->m.task_frames);
+	rp_set_clients(t->rp, t->m.clients, t->m.nclients, t->m.client_frames,
+		       t->m.nfiles ? "the trace file" : "a bare stream");
+	rp_set_tails(t->rp, t->m.tails, t->m.ntails);
+	rp_set_heads(t->rp, t->m.heads, t->m.nheads);
+	rp_set_format(t->rp, grtrace_stream_format(t));
+	while ((n = merge_next(&t->m, &rec)) > 0) {
+		if (n == MERGE_NEW_PART)
+			rp_restart(t->rp);
+		if (rp_record(t->rp, &rec) < 0) {
+			in.error = rp_errmsg(t->rp);
+			set_err(err, GRTRACE_ERR_INPUT, 0, rec.offset, "%s: %s",
+				name, in.error);
+			ret = -1;
+			break;
+		}
+	}
+	if (!in.error && t->m.failed) {
+		in.error = t->m.errmsg;
+		merge_err(&t->m, err);
+		snprintf(err->msg, sizeof(err->msg), "%s: %s", name,
+			 t->m.errmsg);
+		ret = -1;
+	}
+	rp_finish(t->rp, &in);
+	stop(t);
+	start(t);
+	return ret;
+}
+
+GRTRACE_API int grtrace_diff(grtrace_trace *a, grtrace_trace *b,
+			     const char *format, const char *const *args,
+			     FILE *out, struct grtrace_error *err)
+{
+	struct grtrace_error side_err[2];
+	struct gr_oom_guard g;
+	struct diff_opts o;
+	struct diff *d = NULL;
+	struct rp_opts ro;
+	int i, ret = 0;
+
+	clear_err(err);
+	diff_opts_init(&o);
+	if (!format || !strcmp(format, "text"))
+		o.form = DIFF_TEXT;
+	else if (!strcmp(format, "json"))
+		o.form = DIFF_JSON;
+	else if (!strcmp(format, "csv"))
+		o.form = DIFF_CSV;
+	else {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"unknown format '%s' (text, json, csv)", format);
+		return -1;
+	}
+	for (; args && *args; args++) {
+		if (diff_opt(&o, *args) < 0) {
+			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+				"unknown or bad option '%s' (--alpha=P with 0 < P < 1, --min-change=PCT, --name-a=NAME, --name-b=NAME)",
+				*args);
+			return -1;
+		}
+	}
+	if (a->broken || b->broken) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0,
+			"out of memory earlier: close the handle");
+		return -1;
+	}
+	if (setjmp(g.env)) {
+		a->broken = b->broken = 1;
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return -1;
+	}
+	gr_oom_push(&g);
+	d = diff_new(&o);
+	for (i = 0; i < 2; i++) {
+		clear_err(&side_err[i]);
+		diff_side_opts(d, i, &ro);
+		if (diff_side(i ? b : a, &ro, diff_side_state(d, i), o.name[i],
+			      &side_err[i]) < 0 &&
+		    side_err[i].status != GRTRACE_ERR_INPUT) {
+			if (err)
+				*err = side_err[i];
+			diff_free(d);
+			gr_oom_pop(&g);
+			return -1;
+		}
+	}
+	if (diff_finish(d, out) < 0) {
+		set_err(err, GRTRACE_ERR_OUTPUT, errno, 0,
+			"cannot write the diff");
+		ret = -1;
+	} else if (side_err[0].status || side_err[1].status) {
+		/* Written, with the damage named: the first is the error. */
+		if (err)
+			*err = side_err[side_err[0].status ? 0 : 1];
+		ret = -1;
+	} else {
+		ret = diff_regressions(d) > INT32_MAX ? INT32_MAX :
+		      (int)diff_regressions(d);
+	}
+	diff_free(d);
+	gr_oom_pop(&g);
+	return ret;
 }

@@ -13,6 +13,7 @@ analysis engine; this module only carries its values over.
         for j in t.jobs():             # every job, as "grtrace report" closes it
             print(j.ctx, j.seqno, j.metrics["t_total"])
         rows = t.report_rows("--per-ring")   # the report's CSV table as dicts
+    d = grtrace.diff("a.dat", "b.dat")  # "grtrace diff" as a dict (JSON)
 
 Errors raise grtrace.Error, with .status, .offset (the byte of the input
 at fault) and .msg; the records or jobs before a bad record come first.
@@ -24,9 +25,11 @@ import csv
 import ctypes
 import ctypes.util
 import io
+import json
 import os
 
-__all__ = ["Error", "Trace", "Record", "Job", "formats", "lib_version"]
+__all__ = ["Error", "Trace", "Record", "Job", "formats", "lib_version",
+           "diff"]
 
 SONAME = "libgrtrace.so.1"
 # "make install" sets where it put the library.
@@ -115,6 +118,16 @@ for _name, _res, _args in (
         ("grtrace_format_summary", ctypes.c_char_p, [ctypes.c_uint]),
         ("grtrace_report", ctypes.c_int,
          [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _P, _E])):
+    _f = getattr(_lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+# Since 1.2: absent from an older library, whose diff() then says so.
+for _name, _res, _args in (
+        ("grtrace_diff", ctypes.c_int,
+         [_P, _P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _P,
+          _E]),):
+    if not hasattr(_lib, _name):
+        continue
     _f = getattr(_lib, _name)
     _f.restype = _res
     _f.argtypes = _args
@@ -369,3 +382,40 @@ class Trace:
         """The report's one CSV table (the jobs, or the one summary asked
         for) as a list of dicts, values as strings."""
         return list(csv.DictReader(io.StringIO(self.report("csv", *args))))
+
+
+def diff(a, b, *args, fmt="json"):
+    """"grtrace diff" of @a against @b (paths or Trace objects): with
+    fmt="json" the parsed document (a dict), else the text or CSV as a
+    string; @args as grtrace_diff() takes them ("--alpha=0.05",
+    "--min-change=10", ...).  A damaged input raises Error."""
+    if not hasattr(_lib, "grtrace_diff"):
+        raise NotImplementedError("libgrtrace %d.%d has no grtrace_diff()"
+                                  % lib_version())
+    ta = a if isinstance(a, Trace) else Trace(a)
+    tb = b if isinstance(b, Trace) else Trace(b)
+    names = []
+    if not isinstance(a, Trace):
+        names.append("--name-a=" + os.fsdecode(a))
+    if not isinstance(b, Trace):
+        names.append("--name-b=" + os.fsdecode(b))
+    args = names + list(args)
+    err = _Error()
+    buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+    f = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+    if not f:
+        raise OSError(ctypes.get_errno(), "open_memstream")
+    argv = (ctypes.c_char_p * (len(args) + 1))(
+        *[x.encode() for x in args], None)
+    ret = _lib.grtrace_diff(ta._h, tb._h, fmt.encode(), argv, f,
+                            ctypes.byref(err))
+    _libc.fclose(f)
+    out = ctypes.string_at(buf, size.value).decode("utf-8", "replace")
+    _libc.free(buf)
+    if ta is not a:
+        ta.close()
+    if tb is not b:
+        tb.close()
+    if ret < 0:
+        raise Error(err)
+    return json.loads(out) if fmt == "json" else out

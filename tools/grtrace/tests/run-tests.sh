@@ -200,7 +200,7 @@ fi
 run "$GRTRACE" help
 st=$rc
 grep -q '^Usage: grtrace COMMAND' "$TMP/out" || st=1
-for c in start stop status stats config record recorder report dump help; do
+for c in start stop status stats config record recorder report diff dump help; do
 	grep -q "^  $c " "$TMP/out" || st=1
 done
 result "help lists the commands" $st
@@ -311,6 +311,15 @@ pb_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pb" >> "$RESULTS"
 result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pb" | head -20)"
 
+# ---- diff: synthetic pairs worked by hand, and false alarms over many seeds -----
+DF=$TMP/diff
+mkdir -p "$DF"
+env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/diff_check.py" "$GRTRACE" "$DF" > "$TMP/df" 2>&1
+df_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/df" >> "$RESULTS"
+result "diff checks ran cleanly" $df_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/df" | head -20)"
+
 # ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
 
 # The script reads both sides through libgrtrace (grtrace_timeline.py).
@@ -393,9 +402,26 @@ for c in report export; do
 done
 result "report and export --help, the man page and the completion name every option" $st "missing:$missing"
 
+# ... and diff's.
 st=0
 missing=
-for c in start stop status stats config record recorder report dump help; do
+opts=$(sed -n "/^static const struct option diff_opts/,/^};/s/^	{ \"\([a-z-]*\)\", *\(required\|no\)_argument.*/\1/p" cmd-diff.c)
+run "$GRTRACE" diff --help
+[ $rc -eq 0 ] || { st=1; missing="$missing diff --help exit $rc"; }
+for o in $opts; do
+	grep -q -- "--$o" "$TMP/out" || { st=1; missing="$missing diff help:--$o"; }
+	grep -q -- "--$o" Documentation/grtrace.rst || { st=1; missing="$missing man:--$o"; }
+	sed -n "/^	diff)/,/;;/p" grtrace-completion.bash | grep -q -- "--$o" ||
+		{ st=1; missing="$missing diff completion:--$o"; }
+done
+[ "$(echo "$opts" | wc -w)" -eq 5 ] || { st=1; missing="$missing (diff: found only: $opts)"; }
+run "$GRTRACE" --help
+grep -q "^  diff  *compare two recordings" "$TMP/out" || { st=1; missing="$missing grtrace --help:diff"; }
+result "diff --help, grtrace --help, the man page and the completion name diff and its every option" $st "missing:$missing"
+
+st=0
+missing=
+for c in start stop status stats config record recorder report diff dump help; do
 	grep -q "^$c\$" Documentation/grtrace.rst || { st=1; missing="$missing man:$c"; }
 	grep -q "$c" grtrace-completion.bash || { st=1; missing="$missing completion:$c"; }
 done
@@ -542,6 +568,19 @@ if command -v bash > /dev/null 2>&1; then
 	st=0
 	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record recorder report" "lat size result" "arm trigger release disarm status wait -h --help" "--release" "1 2")" ] || st=1
 	result "bash completion completes commands, options and values" $st "$out"
+
+	out=$(bash -c '. ./grtrace-completion.bash
+		COMP_WORDS=(grtrace diff --f); COMP_CWORD=2; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace diff --format ""); COMP_CWORD=3; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace diff --fail-on ""); COMP_CWORD=3; _grtrace
+		echo "${COMPREPLY[*]}"
+		COMP_WORDS=(grtrace di); COMP_CWORD=1; _grtrace
+		echo "${COMPREPLY[*]}"' 2>&1)
+	st=0
+	[ "$out" = "$(printf '%s\n' "--format --fail-on" "text json csv" "regression" "diff")" ] || st=1
+	result "bash completion completes diff, its options and their values" $st "$out"
 
 	# The formats come from the library's table: --list-formats gives
 	# them to the completion, report --help and the man page.

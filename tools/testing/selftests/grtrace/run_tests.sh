@@ -141,7 +141,8 @@ demo_ok() {
 	local f
 
 	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
-		 trace.pftrace timeline.png record.txt ioctls.txt merged.txt; do
+		 trace.pftrace timeline.png record.txt ioctls.txt merged.txt \
+		 trace-slow.dat diff.txt diff.json; do
 		[ -s "$1/$f" ] || { echo "no $f"; return 1; }
 	done
 	# The annotator saw the client's 30 resource creations, each linked
@@ -165,6 +166,21 @@ med = statistics.median(ex) if ex else 0
 print("copy jobs", len(ex), "median t_exec", med, "ns")
 sys.exit(0 if len(ex) == 160 and 49e6 <= med <= 55e6 else 1)' "$1/jobs.json" ||
 		return 1
+	# The diff of the second run, whose copy jobs ran 65 ms, not 50: the
+	# copy ring's t_exec flagged 20 % to 40 % slower, gfx and compute
+	# flagged nowhere.
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = [x for x in d["comparisons"] if x["group"] == "ring" and
+     x["ring"] == "vgpu0-copy" and x["metric"] == "t_exec"]
+bad = [(x["ring"], x["metric"]) for x in d["comparisons"]
+       if x["group"] == "ring" and x["flagged"] and
+       x["ring"] in ("vgpu0-gfx", "vgpu0-compute")]
+print("diff: copy t_exec", c and (c[0]["change_pct"], c[0]["flagged"]),
+      "flagged on gfx/compute", bad)
+sys.exit(0 if len(c) == 1 and c[0]["flagged"] and
+         c[0]["direction"] == "slower" and 20 <= c[0]["change_pct"] <= 40
+         and not bad else 1)' "$1/diff.json" || { echo "diff.json"; return 1; }
 	# The timeline: decoded by protoc; every track's slices nest; the
 	# copy ring's 160 jobs with 50 ms exec phases; each job with a
 	# submitter has a flow from its thread, one end out, one in.

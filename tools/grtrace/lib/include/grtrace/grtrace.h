@@ -28,7 +28,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	1
+#define GRTRACE_LIB_VERSION_MINOR	2
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -243,6 +243,23 @@ GRTRACE_API const char *grtrace_format_summary(unsigned int i);
 
 /* Start @t's records and jobs over from the beginning of its input. */
 GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err);
+
+/*
+ * Since 1.2: "grtrace diff" of @a against @b into @out: per ring (matched
+ * by name and engine class), per engine class and per process (by name),
+ * the jobs and their rate, p50/p90/p99 of t_queue, t_exec, t_gpu_wait and
+ * t_total with the change in percent and the Mann-Whitney U test's
+ * p-value, and a ring's busy share and verdict.  @format "text", "json"
+ * or "csv"; @args (NULL-terminated, or NULL): "--alpha=P" (0.01),
+ * "--min-change=PCT" (5), "--name-a=NAME", "--name-b=NAME" (the inputs'
+ * names in the output; "A", "B").  Returns the changes flagged that are
+ * slower in @b (0 or more), or -1 with *@err; a damaged input (err->status
+ * GRTRACE_ERR_INPUT, its name in err->msg) still gives the diff of the
+ * records before the damage, which names it.  Resets both handles.
+ */
+GRTRACE_API int grtrace_diff(grtrace_trace *a, grtrace_trace *b,
+			     const char *format, const char *const *args,
+			     FILE *out, struct grtrace_error *err);
 
 #ifdef __cplusplus
 }

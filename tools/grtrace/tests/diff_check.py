@@ -1,0 +1,357 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Checks of "grtrace diff" on synthetic pairs of recordings.
+
+The traces are written with the golden vectors' encoder (gen_golden.py,
+from the stream format of the document).  Three rings, each an open loop
+of one job per 500 us: gfx0 (gfx) and comp0 (compute), submitted by
+glxgears, draw their latencies at random from one distribution (a seed
+per file); sdma0 (copy), submitted by copyd, runs t_exec of 100, 110, ...
+190 us in turn (200 jobs: each value 20 times), t_queue and t_submit_host
+10 us, COMPLETE 5 us after END, no dependency wait.  Its B side is the
+same with every t_exec 30 % longer.  Each expected figure below is worked
+out by hand from that.
+
+    diff_check.py GRTRACE TMPDIR [SEEDS]
+"""
+import csv
+import io
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "testing", "selftests",
+                                "grtrace", "golden"))
+from verdicts import Verdicts  # noqa: E402
+import gen_golden  # noqa: E402
+from gen_golden import Trace, GFX, COPY  # noqa: E402
+
+COMPUTE = gen_golden.ENGINES.index("compute")
+VIDEO = gen_golden.ENGINES.index("video")
+TASK = gen_golden.HDR_TASK
+US = 1000
+PERIOD = 500 * US
+NJOBS = 200
+
+# name, engine, the process submitting to it
+GFX0 = ("gfx0", GFX, "glxgears")
+COMP0 = ("comp0", COMPUTE, "glxgears")
+SDMA0 = ("sdma0", COPY, "copyd")
+VCN0 = ("vcn0", VIDEO, "vainfo")
+
+
+def trace(seed, rings, ids, pids, slow=1.0, njobs=NJOBS, drop=0):
+    """A trace file: @rings as above with ring ids @ids, the processes'
+    pids from @pids ({process: pid}); sdma0's t_exec times @slow; @drop
+    records taken out of the middle (a gap in gseq: records lost)."""
+    rnd = random.Random(seed)
+    evs = []
+    for r, ((name, eng, proc), rid) in enumerate(zip(rings, ids)):
+        pid = pids[proc]
+        ctx = 100 + 10 * r
+        for i in range(njobs):
+            submit = 10000 + i * PERIOD + r * 7 * US
+            if name == "sdma0":
+                host, queue = 10 * US, 10 * US
+                exec_ = (100 + 10 * (i % 10)) * US
+                exec_ = int(round(exec_ * slow))
+                wait = 0
+            else:
+                host = 10 * US + rnd.randrange(2 * US)
+                queue = int(rnd.expovariate(1 / (20 * US)))
+                queue = min(queue, 150 * US)
+                exec_ = int(80 * US * math.exp(rnd.gauss(0, 0.3)))
+                exec_ = min(exec_, 250 * US)
+                wait = rnd.randrange(1, 8 * US) if rnd.random() < 0.125 \
+                    else 0
+            commit = submit + host
+            start = commit + queue
+            end = start + exec_
+            complete = end + 5 * US
+            key = (ctx, i + 1, rid, eng)
+            evs.append((submit, "submit", key, pid))
+            if wait:
+                evs.append((submit + 1, "sync_wait_enter", key, None))
+                evs.append((submit + 1 + wait, "sync_wait_exit", key, None))
+            evs.append((commit, "commit", key, None))
+            evs.append((start, "start", key, None))
+            evs.append((end, "end", key, None))
+            evs.append((complete, "complete", key, None))
+    evs.sort(key=lambda e: e[0])
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, [(rid, eng, 0, b"gen", b"0000:00:02.0", name.encode())
+                      for (name, eng, _), rid in zip(rings, ids)])
+    for ts, what, (ctx, seqno, rid, eng), pid in evs:
+        if pid is not None:
+            t.ev(ts, what, ctx, seqno, rid, eng, cpu=seqno % 2,
+                 trailing=gen_golden.task_trailing(pid, pid), flags=TASK)
+        else:
+            t.ev(ts, what, ctx, seqno, rid, eng, cpu=seqno % 2,
+                 aux0=7 if what.startswith("sync") else 0)
+    for g, rec in enumerate(t.recs):
+        rec[4] = g
+    if drop:
+        mid = len(t.recs) // 2
+        del t.recs[mid:mid + drop]
+    tasks = [(pid, pid, proc, proc) for proc, pid in pids.items()]
+    return t.trace_file(tasks=tasks)
+
+
+def write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def run(grtrace, *args):
+    p = subprocess.run([grtrace, "diff"] + list(args), capture_output=True,
+                       text=True, check=False)
+    return p.returncode, p.stdout, p.stderr
+
+
+def flagged(doc):
+    return sorted((c["group"], c[c["group"]], c["metric"])
+                  for c in doc["comparisons"] if c["flagged"])
+
+
+def find(doc, group, name, metric):
+    for c in doc["comparisons"]:
+        if c["group"] == group and c[group] == name and c["metric"] == metric:
+            return c
+    return None
+
+
+def main():
+    grtrace, tmp = sys.argv[1], sys.argv[2]
+    seeds = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+    v = Verdicts()
+    rings = [GFX0, COMP0, SDMA0]
+    pa = {"glxgears": 4242, "copyd": 300}
+    pb = {"glxgears": 5151, "copyd": 301}
+    a = write(os.path.join(tmp, "a.dat"), trace(1, rings, [0, 1, 2], pa))
+    # B: another seed, sdma0 30 % slower, the rings renumbered, new pids.
+    b = write(os.path.join(tmp, "b.dat"),
+              trace(2, rings, [5, 7, 0], pb, slow=1.3))
+    rc, out, err = run(grtrace, "--format", "json", a, b)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    v.result("diff: json of a 30% t_exec slowdown on sdma0", rc == 0,
+             "exit %d\n%s" % (rc, err))
+    # By hand: only sdma0's jobs changed, so its ring, its class (copy:
+    # sdma0 alone) and its process (copyd: sdma0 alone), in t_exec and in
+    # t_total (= t_exec + 25 us), and nothing else.
+    want = sorted((g, n, m) for g, n in (("ring", "sdma0"), ("engine", "copy"),
+                                         ("process", "copyd"))
+                  for m in ("t_exec", "t_total"))
+    v.result("diff: the slowdown is flagged on sdma0 (its ring, class and process) and nowhere else",
+             flagged(doc) == want, "flagged %s" % flagged(doc))
+    c = find(doc, "ring", "sdma0", "t_exec") or {}
+    # t_exec of 100..190 us, 20 each: nearest rank 100 of 200 is 140 us,
+    # rank 180 is 180 us, rank 198 is 190 us; times 1.3 in B.
+    v.result("diff: sdma0 t_exec p50/p90/p99 and +30%",
+             c.get("a") == {"jobs": 200, "p50": 140000, "p90": 180000,
+                            "p99": 190000} and
+             c.get("b") == {"jobs": 200, "p50": 182000, "p90": 234000,
+                            "p99": 247000} and
+             abs(c.get("change_pct", 0) - 30.0) < 1e-6 and
+             c.get("direction") == "slower" and c.get("kind") == "copy" and
+             c.get("p_value") is not None and c["p_value"] < 1e-20,
+             json.dumps(c))
+    c = find(doc, "ring", "sdma0", "t_total") or {}
+    # t_total = 10 + 10 + t_exec + 5 us: p50 165 -> 207 us.
+    v.result("diff: sdma0 t_total p50 165 us -> 207 us (+25.45%)",
+             c.get("a", {}).get("p50") == 165000 and
+             c.get("b", {}).get("p50") == 207000 and
+             abs(c.get("change_pct", 0) - 100.0 * 42 / 165) < 1e-3,
+             json.dumps(c))
+    c = find(doc, "ring", "sdma0", "t_queue") or {}
+    v.result("diff: sdma0 t_queue the same 10 us: p-value 1, not flagged",
+             c.get("p_value") == 1 and c.get("change_pct") == 0 and
+             c.get("flagged") is False, json.dumps(c))
+    only = [c for c in doc["comparisons"] if c.get("only")]
+    ring_names = sorted({c["ring"] for c in doc["comparisons"]
+                         if c["group"] == "ring"})
+    v.result("diff: rings renumbered between the files still match",
+             not only and ring_names == ["comp0", "gfx0", "sdma0"] and
+             all(c["a"] is not None and c["b"] is not None
+                 for c in doc["comparisons"]),
+             "only %s rings %s" % (only, ring_names))
+    keys = {"group", "metric", "a", "b", "change_pct", "p_value", "flagged",
+            "lost_a", "lost_b"}
+    v.result("diff: every JSON comparison names its group, metric, sides, change, p-value and flag",
+             doc["comparisons"] and
+             all(keys <= set(c) and c[c["group"]] for c in doc["comparisons"]),
+             json.dumps(doc["comparisons"][:2]))
+    c = find(doc, "ring", "sdma0", "busy_pct") or {}
+    # Busy: the jobs' t_exec over the window; B's execs are 1.3 times.
+    v.result("diff: sdma0's busy share is compared, with both verdicts",
+             c.get("b", {}).get("busy_pct", 0) > c.get("a", {}).get("busy_pct", 1)
+             and c.get("a", {}).get("verdict") == "ok" and
+             c.get("flagged") is False and c.get("p_value") is None,
+             json.dumps(c))
+
+    # Text: flagged lines first, one line each.
+    rc, out, err = run(grtrace, a, b)
+    lines = [ln for ln in out.splitlines() if ln.startswith(("! ", "  "))]
+    marks = [ln.startswith("! ") for ln in lines]
+    v.result("diff: text lists the 6 flagged lines first",
+             rc == 0 and marks[:6] == [True] * 6 and not any(marks[6:]) and
+             all("sdma0" in ln or "copy" in ln for ln in lines[:6]),
+             out)
+    # CSV: the same comparisons.
+    rc, out, err = run(grtrace, "--format=csv", a, b)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    v.result("diff: csv flags the same six",
+             rc == 0 and sorted((r["group"], r["name"], r["metric"])
+                                for r in rows if r["flagged"] == "1") == want,
+             out[:2000])
+    # --fail-on regression: 1 on the slowdown, 0 the other way round.
+    rc, _, err = run(grtrace, "--fail-on", "regression", a, b)
+    rc2, out2, _ = run(grtrace, "--fail-on=regression", "-f", "json", b, a)
+    back = json.loads(out2) if rc2 == 0 else {"comparisons": []}
+    v.result("diff: --fail-on regression exits 1 on a slowdown, 0 on a speedup",
+             rc == 1 and rc2 == 0 and flagged(back) == want and
+             all(c["direction"] == "faster" for c in back["comparisons"]
+                 if c["flagged"]), "exit %d, %d %s" % (rc, rc2, err))
+    # The same recording renumbered: every ring matched, nothing changed.
+    a2 = write(os.path.join(tmp, "a2.dat"), trace(1, rings, [9, 3, 4], pb))
+    rc, out, err = run(grtrace, "-f", "json", "--fail-on", "regression", a, a2)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    v.result("diff: a recording against itself renumbered: all matched, p 1, none flagged",
+             rc == 0 and not flagged(doc) and
+             all(c["p_value"] == 1 for c in doc["comparisons"]
+                 if c["p_value"] is not None) and
+             not any(c.get("only") for c in doc["comparisons"]),
+             out[:2000] + err)
+
+    # A ring and a process on one side only.
+    c3 = write(os.path.join(tmp, "c.dat"),
+               trace(3, rings + [VCN0], [0, 1, 2, 3],
+                     dict(pa, vainfo=77)))
+    rc, out, err = run(grtrace, "-f", "json", a, c3)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    only = sorted((c["group"], c[c["group"]], c["only"])
+                  for c in doc["comparisons"] if c.get("only"))
+    v.result("diff: what is in B only is listed as such",
+             only == [("engine", "video", "B"), ("process", "vainfo", "B"),
+                      ("ring", "vcn0", "B")] and
+             find(doc, "ring", "vcn0", "jobs")["b"]["jobs"] == NJOBS,
+             json.dumps(only))
+    rc, out, err = run(grtrace, c3, a)
+    v.result("diff: text says 'only in A'",
+             rc == 0 and any("vcn0" in ln and "only in A: 200 jobs" in ln
+                             for ln in out.splitlines()), out)
+
+    # Losses and damage.
+    lossy = write(os.path.join(tmp, "lossy.dat"),
+                  trace(2, rings, [5, 7, 0], pb, drop=3))
+    rc, out, err = run(grtrace, "-f", "json", a, lossy)
+    doc = json.loads(out) if rc == 0 else {"b": {}, "comparisons": []}
+    v.result("diff: records lost in B are shown beside its figures",
+             rc == 0 and doc["b"].get("lost_records") == 3 and
+             all(c["lost_b"] == 3 and c["lost_a"] == 0
+                 for c in doc["comparisons"]), out[:1500] + err)
+    rc, out, err = run(grtrace, a, lossy)
+    v.result("diff: text marks the lines of a lossy input",
+             rc == 0 and "B: %s:" % lossy in out and "3 records lost" in out
+             and "[lost records: A 0, B 3]" in out, out[:1500])
+    with open(b, "rb") as f:
+        data = f.read()
+    cut = write(os.path.join(tmp, "cut.dat"), data[:len(data) * 2 // 3])
+    rc, out, err = run(grtrace, a, cut)
+    v.result("diff: a damaged B is named, the diff of what was read printed, exit 1",
+             rc == 1 and err.startswith("grtrace: diff: %s: " % cut) and
+             len(err.splitlines()) == 1 and "DAMAGED" in out and
+             "ring sdma0" in out, "exit %d\n%s\n%s" % (rc, err, out[:800]))
+
+    # Usage errors: one line, status 2.
+    for args, what in ((["--alpha", "2", a, b], "--alpha"),
+                       (["--min-change", "x", a, b], "--min-change"),
+                       (["--fail-on", "speed", a, b], "--fail-on"),
+                       (["-f", "xml", a, b], "format"),
+                       ([a], "two recordings"),
+                       ([a, b, b], "unexpected argument")):
+        rc, out, err = run(grtrace, *args)
+        v.result("diff: usage error: %s" % what,
+                 rc == 2 and what in err.splitlines()[0] and not out,
+                 "exit %d\n%s" % (rc, err))
+    rc, out, err = run(grtrace, a, os.path.join(tmp, "none.dat"))
+    v.result("diff: a missing input is named, exit 1",
+             rc == 1 and "none.dat" in err and len(err.splitlines()) == 1,
+             err)
+
+    # The test itself, on small samples (exact) and on large (normal).
+    exact_a = write(os.path.join(tmp, "ex-a.dat"),
+                    small(lambda i: (i + 1) * 1000 * US))
+    exact_b = write(os.path.join(tmp, "ex-b.dat"),
+                    small(lambda i: (i + 6) * 1000 * US))
+    rc, out, err = run(grtrace, "-f", "json", exact_a, exact_b)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    c = find(doc, "ring", "gfx0", "t_exec") or {}
+    # 5 jobs against 5, all of B above all of A: 2 of the C(10, 5) = 252
+    # splits are this far from the middle.
+    v.result("diff: exact Mann-Whitney p of 5 vs 5 apart is 2/252",
+             c.get("test") == "mann-whitney-u exact" and
+             abs(c.get("p_value", 0) - 2 / 252) < 1e-9, json.dumps(c))
+
+    # The Python binding: the same diff through the same library call.
+    import grtrace as gt
+    rc, out, err = run(grtrace, "-f", "json", a, b)
+    doc = gt.diff(a, b)
+    v.result("diff: grtrace.diff() in Python gives the CLI's JSON",
+             rc == 0 and doc == json.loads(out), json.dumps(doc)[:1000])
+
+    # False alarms: pairs of one distribution over many seeds, in memory.
+    alarms = alarms0 = raw = tests = 0
+    traces = [gt.Trace(data=trace(1000 + s, [GFX0, COMP0], [0, 1], pa,
+                                  njobs=150))
+              for s in range(seeds + 1)]
+    for s in range(seeds):
+        doc = gt.diff(traces[s], traces[s + 1])
+        alarms += doc["regressions"] > 0 or any(c["flagged"] for c in
+                                                doc["comparisons"])
+        alarms0 += any(c["p_adjusted"] is not None and c["p_adjusted"] < 0.01
+                       for c in doc["comparisons"])
+        # Each ring's own tests (the classes repeat them), unadjusted.
+        p = [c["p_value"] for c in doc["comparisons"]
+             if c["group"] == "ring" and c["p_value"] is not None]
+        tests += len(p)
+        raw += sum(x < 0.01 for x in p)
+    print("# %d seeds: %d flagged anything, %d had a test reject; "
+          "%d of %d ring tests had p < 0.01 unadjusted"
+          % (seeds, alarms, alarms0, raw, tests))
+    v.result("diff: two samples of one distribution flag nothing (under 1%% of %d seeds)"
+             % seeds, alarms * 100 < seeds, "%d of %d" % (alarms, seeds))
+    v.result("diff: ... and even the test alone rejects under 1% of them",
+             alarms0 * 100 < seeds, "%d of %d" % (alarms0, seeds))
+    # The test is calibrated: about 1 % of one distribution's pairs of
+    # samples have p < 0.01 (not 0: a test that never rejects is no test).
+    v.result("diff: unadjusted, p < 0.01 in about 1% of the tests (0.25% .. 2.5%)",
+             0.0025 * tests <= raw <= 0.025 * tests, "%d of %d" % (raw, tests))
+    return v.failed
+
+
+def small(exec_of):
+    """Ring gfx0 with 5 jobs, t_exec from exec_of(i)."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, [(0, GFX, 0, b"gen", b"0000:00:02.0", b"gfx0")])
+    ts = 10000
+    for i in range(5):
+        e = exec_of(i)
+        for what, at in (("submit", 0), ("commit", US), ("start", 2 * US),
+                         ("end", 2 * US + e), ("complete", 3 * US + e)):
+            t.ev(ts + at, what, 100, i + 1, 0, GFX)
+        ts += 4 * US + e
+    return t.trace_file()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
