@@ -928,7 +928,7 @@ static int service(const struct svc_conf *c, uint64_t count)
 			}
 			refused = 0;
 			/* The module's info says armed at once; a fake's may lag. */
-			for (ret = 0; ret < 40 && !rec_stop; ret++) {
+			for (ret = 0; ret < 200 && !rec_stop; ret++) {
 				if (read_info(&in) < 0 || strcmp(in.state, "off"))
 					break;
 				nap(50);

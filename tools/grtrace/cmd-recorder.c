@@ -552,9 +552,20 @@ int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 			err_errno("cannot poll %s", path);
 			break;
 		}
-		/* Ready at once but not triggered: no wake-up to wait for. */
-		if (n > 0 && now_sec() - t0 < REPOLL_MS / 1e3)
+		/*
+		 * Ready at once but not triggered: no wake-up to wait for.
+		 * Such a file (not the module's) may be replaced: open it
+		 * again.
+		 */
+		if (n > 0 && now_sec() - t0 < REPOLL_MS / 1e3) {
 			poll(NULL, 0, ms < 0 || ms > REPOLL_MS ? REPOLL_MS : ms);
+			close(fd);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				err_debugfs(path, "cannot open");
+				return -1;
+			}
+		}
 	}
 	close(fd);
 	return ret;

@@ -25,7 +25,7 @@ snap_session() {
 
 rm -rf "$SD"
 rec_snap 2 timeout
-run "$GRTRACE" recorder service --dir "$SD" --count 1
+run timeout 30 "$GRTRACE" recorder service --dir "$SD" --count 1
 st=$rc
 n=$(ls "$SD" | wc -l)
 [ "$n" -eq 2 ] || st=1
@@ -45,7 +45,7 @@ result "recorder service --count 1: the snapshot saved as ID.grf + ID.txt, one l
 # Under systemd (JOURNAL_STREAM set) the line has journald's priority.
 rec_snap 1 error
 snap_session 8 1009000000
-JOURNAL_STREAM=8:1 run "$GRTRACE" recorder service --dir "$SD" --count 1
+JOURNAL_STREAM=8:1 run timeout 30 "$GRTRACE" recorder service --dir "$SD" --count 1
 st=$rc
 grep -qx "<4>grtrace: snapshot [0-9T]*Z-s8 saved: cause error, ring 1 gfx, hung job 10:2; 3 later triggers missed; $SD/[0-9T]*Z-s8.grf ([0-9]* bytes)" "$TMP/err" || st=1
 [ "$(wc -l < "$TMP/err")" -eq 1 ] || st=1
@@ -88,7 +88,7 @@ printf '# a comment\n\nkeep = 2\ndir=%s\n' "$SD" > "$CONF"
 rec_snap 2 timeout
 for s in 11 12 13; do
 	snap_session $s 10${s}000000
-	run "$GRTRACE" recorder service --config "$CONF" --count 1
+	run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
 done
 st=$rc
 [ "$(ls "$SD" | sed 's/.*-//' | tr '\n' ' ')" = "s12.grf s12.txt s13.grf s13.txt " ] || st=1
@@ -99,7 +99,7 @@ result "config keep=2: the newest two kept, the oldest removed with one line" $s
 one=$(stat -c %s "$SD"/*-s13.grf)
 printf 'dir=%s\nmax_size=%s\n' "$SD" $((one + one / 2)) > "$CONF"
 snap_session 14 1014000000
-run "$GRTRACE" recorder service --config "$CONF" --count 1
+run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
 st=$rc
 [ "$(ls "$SD" | sed 's/.*-//' | tr '\n' ' ')" = "s14.grf s14.txt " ] || st=1
 [ "$(grep -c " removed (keep=10, max_size=$((one + one / 2)))\$" "$TMP/err")" -eq 2 ] || st=1
@@ -140,26 +140,29 @@ rec_snap 2 timeout off
 # The fake freezes once the service has armed it.
 (
 	for i in $(seq 250); do
-		[ "$(cat "$RDBG/recorder/control")" = arm ] && break
+		grep -qx arm "$RDBG/recorder/control" && break
 		sleep 0.02
 	done
+	sed -i 's/^state=off$/state=armed/' "$RDBG/recorder/info"
 	python3 "$SNAP" "$RDBG" 1 manual
 ) &
 spid=$!
-PATH=$TMP/bin:$PATH run "$GRTRACE" recorder service --config "$CONF" --dir "$SD" --count 1
+PATH=$TMP/bin:$PATH run timeout 30 "$GRTRACE" recorder service --config "$CONF" --dir "$SD" --count 1
 st=$rc
 wait $spid
 [ "$(cat "$TMP/modprobe.log")" = "grtrace_drm_bridge
 bogus" ] || st=1
 [ "$(sed -n 1p "$TMP/err")" = "grtrace: modprobe bogus failed (exit 1): its driver's jobs are not traced" ] || st=1
 [ "$(sed -n 2p "$TMP/err")" = "grtrace: flight recorder armed (session 7, 65536 bytes per CPU); snapshots go to $SD" ] || st=1
+[ "$(wc -l < "$TMP/err")" -eq 3 ] || st=1
 sed -n 3p "$TMP/err" | grep -q "^grtrace: snapshot [0-9T]*Z-s7 saved: cause manual, ring none, hung job ?; " || st=1
 [ "$(cat "$RDBG/buffer_size")" = 1048576 ] || st=1
 [ "$(cat "$RDBG/config")" = format=1 ] || st=1
+cp "$TMP/err" "$TMP/svc.err"
 run "$GRTRACE" dump --header -i "$(ls "$SD"/*-s7.grf)"
 grep -q "compressed=no" "$TMP/out" || st=1
 result "config adapters, buffer_size, format, compress: modprobe'd, set at arm; a failed modprobe is one line" $st \
-	"exit $rc" "$(cat "$TMP/err")" "$(cat "$TMP/modprobe.log")"
+	"$(cat "$TMP/svc.err")" "$(cat "$TMP/modprobe.log")"
 
 # ---- the recorder gone and back; leftovers of a crash --------------------------------
 
@@ -169,7 +172,7 @@ printf 'half' > "$SD/.tmp-abc123"
 printf 'cause=x\n' > "$SD/20260101T000000Z-s1.txt"
 ( sleep 1.2; rec_snap 2 timeout ) &
 spid=$!
-run "$GRTRACE" recorder service --dir "$SD" --count 1
+run timeout 30 "$GRTRACE" recorder service --dir "$SD" --count 1
 st=$rc
 wait $spid
 [ "$(sed -n 1p "$TMP/err")" = "grtrace: the flight recorder is not there ($RDBG/recorder/info: No such file or directory; grtrace.ko not loaded?): waiting for it" ] || st=1
@@ -188,7 +191,7 @@ if mount -t tmpfs -o size=4k tmpfs "$FULL" 2> /dev/null; then
 	# Full: a file takes its one page.
 	head -c 4096 /dev/zero > "$FULL/fill" 2> /dev/null
 	rec_snap 2 timeout
-	run "$GRTRACE" recorder service --dir "$FULL" --count 1 &
+	"$GRTRACE" recorder service --dir "$FULL" --count 1 > "$TMP/out" 2> "$TMP/err" &
 	spid=$!
 	for i in $(seq 50); do
 		grep -qx release "$RDBG/recorder/control" && break
@@ -196,7 +199,8 @@ if mount -t tmpfs -o size=4k tmpfs "$FULL" 2> /dev/null; then
 	done
 	kill -TERM $spid
 	wait $spid
-	st=0
+	st=$?
+	[ "$(sed -n 2p "$TMP/err")" = "grtrace: stopped: flight recorder disarmed" ] || st=1
 	[ "$(sed -n 1p "$TMP/err")" = "grtrace: snapshot of session 7 (cause timeout) NOT saved to $FULL: No space left on device; nothing of it is left there, the recorder is armed again" ] || st=1
 	[ "$(ls -A "$FULL")" = fill ] || st=1
 	umount "$FULL"
@@ -237,8 +241,8 @@ for c in "recorder service --count 0|invalid count '0'" \
 		args="recorder service --config $CONF --dir $SD"
 		;;
 	esac
-	# shellcheck disable=SC2086
-	run "$GRTRACE" $args
+	# shellcheck disable=SC2086 # the words of the command
+	run timeout 10 "$GRTRACE" $args
 	st=0
 	[ $rc -eq 2 ] || st=1
 	grep -qF -e "$want" "$TMP/err" || st=1
@@ -295,7 +299,7 @@ else
 fi
 rm -rf "$SD"
 rec_snap 2 timeout
-run "$GRTRACE" recorder service --config "$INST/etc/grtrace/recorder.conf" --dir "$SD" --count 1
+run timeout 30 "$GRTRACE" recorder service --config "$INST/etc/grtrace/recorder.conf" --dir "$SD" --count 1
 st=$rc
 [ "$(ls "$SD" | grep -c '\.grf$')" -eq 1 ] || st=1
 result "the shipped recorder.conf is read (its defaults): a snapshot saved" $st \
