@@ -837,6 +837,20 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 	fd = -1;
 	summarize(tmp, e);
 
+	/*
+	 * The triggers the module counted while the snapshot was written
+	 * (a second hang) are missed: counted up to now, for the summary
+	 * and the line (the file's TRIGGER has those until it was read).
+	 */
+	{
+		struct rec_info now_in;
+
+		info_init(&now_in);
+		if (!read_info(&now_in) && now_in.session == in->session &&
+		    now_in.later_triggers > e->later)
+			e->later = now_in.later_triggers;
+		free(now_in.cpus);
+	}
 	sfd = tmp_file(c->dir, stmp, sizeof(stmp));
 	if (sfd < 0) {
 		snprintf(why, sizeof(why), "%s", strerror(errno));

@@ -11,10 +11,10 @@
 #    list" shows both, "recorder show" reports each one's hung job;
 #  - two hangs in quick succession: both saved, or the second counted as
 #    a later trigger (missed) in the first's file: saved + missed = 2;
-#  - a CPU taken offline and back, then a suspend cycle (pm_test=devices:
-#    the tasks frozen, the devices suspended and resumed, what a real
-#    suspend does to the kernel short of the firmware) while armed: the
-#    service still armed, a hang after it saved;
+#  - a CPU taken offline and back, then a suspend's freezer
+#    (pm_test=freezer: every task frozen for 1 s and thawed, the service
+#    in poll(2) too) while armed: the service still armed, a hang after it
+#    saved;
 #  - the driver's modules (virtual GPU, gpu-sched) reloaded under it:
 #    still armed, a hang saved;
 #  - SIGTERM: disarmed, exit 0; started before grtrace is loaded (boot):
@@ -112,15 +112,20 @@ ok $? "recorder show ID: the report names $job; show (the newest) names $job2"
 
 # Two hangs at once, on two rings: both saved, or the second missed and
 # counted in the first's file.
-n0=$(nsnaps "$SD")
+n0=$(nsnaps "$SD") l0=$(lines ' saved: ')
+# tally: snapshots saved since, and the later triggers their lines count.
+tally() {
+	new=$(($(nsnaps "$SD") - n0))
+	missed=$(grep ' saved: ' "$LOG" | tail -n +$((l0 + 1)) |
+		sed -n 's/.*; \([0-9]*\) later triggers missed;.*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	[ $((new + missed)) -ge 2 ]
+}
 vgpu_submit "gfx 0 1 0 hang\ncompute 1 1 0 hang\n" && wait_for 30 has_snaps "$SD" $((n0 + 1)) &&
-	vgpu_idle && wait_for 10 armed
+	vgpu_idle && wait_for 15 tally && wait_for 10 armed
 rc=$?
-sleep 1
-new=$(($(nsnaps "$SD") - n0))
-missed=$(grep ' saved: ' "$LOG" | tail -n "$new" | sed -n 's/.*; \([0-9]*\) later triggers missed;.*/\1/p' |
-	awk '{ s += $1 } END { print s + 0 }')
+tally
 echo "# two hangs at once: $new saved, $missed counted as missed"
+grep ' saved: ' "$LOG" | tail -n +$((l0 + 1)) | sed 's/^/# /'
 [ $rc = 0 ] && [ $((new + missed)) = 2 ]
 ok $? "two hangs in quick succession: saved + missed = 2 ($new saved, $missed missed)"
 
@@ -133,18 +138,23 @@ if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 else
 	ok 1 "CPU 1 offline and back: no cpu1/online (one CPU?)"
 fi
-susp=
-for s in freeze mem; do grep -qw $s /sys/power/state && { susp=$s; break; }; done
+# The suspend's freezer (pm_test=freezer): every task frozen, the
+# service asleep in poll(2) included, for pm_test_delay (1 s), and thawed.  The devices' part
+# of a suspend (pm_test=devices) is not done here: tried in this TCG
+# guest, it never came back (its root is a 9p share).
 echo "# /sys/power/state: $(cat /sys/power/state 2>&1); pm_test: $(cat /sys/power/pm_test 2>&1)"
-if [ -n "$susp" ] && [ -w /sys/power/pm_test ]; then
-	rc=0
-	echo devices >/sys/power/pm_test && echo "$susp" >/sys/power/state || rc=1
+if grep -qw freeze /sys/power/state && [ -w /sys/power/pm_test ]; then
+	rc=0 delay=/sys/module/suspend/parameters/pm_test_delay
+	d0=$(cat $delay 2>/dev/null)
+	[ -n "$d0" ] && echo 1 >$delay
+	echo freezer >/sys/power/pm_test && echo freeze >/sys/power/state || rc=1
 	echo none >/sys/power/pm_test
-	dmesg | grep -E 'PM: suspend (entry|exit)|suspend debug' | tail -3 | sed 's/^/# /'
+	[ -n "$d0" ] && echo "$d0" >$delay
+	dmesg | grep -E 'PM: suspend (entry|exit)|suspend debug|Freezing|Restarting tasks' | tail -4 | sed 's/^/# /'
 	[ $rc = 0 ] && armed && kill -0 "$SVC"
-	ok $? "a suspend cycle ($susp, pm_test=devices) while armed: still armed, the service runs"
+	ok $? "a suspend's freezer (freeze, pm_test=freezer) while armed: still armed, the service runs"
 else
-	ok 1 "a suspend cycle while armed: no suspend state or no pm_test in this kernel"
+	ok 1 "a suspend's freezer while armed: no freeze state or no pm_test in this kernel"
 fi
 hang gfx 0 && [ "$(nsnaps "$SD")" = $((n0 + 1)) ] && grep ' saved: ' "$LOG" | tail -1 | grep -q " hung job $(hung_of gfx); "
 ok $? "after them a hang is saved, its job named"
