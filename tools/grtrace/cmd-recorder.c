@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "grtrace.h"
+#include "recorder.h"
 #include "lib/stream.h"
 #include "lib/trace-file.h"
 #include "util.h"
@@ -40,11 +41,16 @@
 /* A file whose poll(2) never blocks (not the module's): re-read this often. */
 #define REPOLL_MS	100
 
+volatile sig_atomic_t rec_stop;
+int rec_quiet;
+
 static const char recorder_help[] =
 	"Usage: grtrace recorder arm [--size SIZE] [--format 1|2]\n"
 	"       grtrace recorder trigger | release | disarm | status\n"
 	"       grtrace recorder wait -o FILE [-t SECONDS] [--release]\n"
 	"                             [--no-compress]\n"
+	"       grtrace recorder service | list | show [ID] [--config FILE]\n"
+	"                             [--dir DIR]  ('recorder service --help')\n"
 	"\n"
 	"The flight recorder keeps the last records of every CPU in buffers that\n"
 	"overwrite their oldest records, with no reader running, until a trigger\n"
@@ -95,26 +101,6 @@ static const struct option help_only[] = {
 };
 
 /* ---- info ------------------------------------------------------------------ */
-
-#define INFO_CPUS	4096
-
-struct info_cpu {
-	unsigned int cpu;
-	struct gr_recorder acc;
-};
-
-/* The info file, parsed: what it has, unknown keys ignored. */
-struct rec_info {
-	char state[16];		/* off, armed, triggered */
-	char cause[16];
-	uint64_t session, format, buffer_size;
-	uint64_t cpu, ring, ctx, seqno;
-	int64_t error;
-	uint64_t trigger_ts, frozen_ts, freeze_ns, later_triggers;
-	int have_trigger;	/* cause= was there */
-	unsigned int ncpus;
-	struct info_cpu *cpus;	/* INFO_CPUS entries */
-};
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -217,7 +203,7 @@ static void parse_info(char *text, struct rec_info *in)
 	}
 }
 
-static void info_init(struct rec_info *in)
+void info_init(struct rec_info *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->cpus = xmalloc(INFO_CPUS * sizeof(*in->cpus));
@@ -271,7 +257,7 @@ static int open_info(char *path)
 	return fd;
 }
 
-static int read_info(struct rec_info *in)
+int read_info(struct rec_info *in)
 {
 	char path[4096];
 	int fd = open_info(path), ret;
@@ -331,7 +317,7 @@ static void explain_refusal(const char *word, int err, const char *path)
 			strerror(-err), state[0] ? state : "unknown");
 }
 
-static int control(const char *word)
+int rec_control(const char *word)
 {
 	char path[4096];
 	int err = debugfs_write_twin(REC_CONTROL, REC_TWIN, word, path);
@@ -378,13 +364,49 @@ static int save_setting(const char *file, const char *key, char *old,
 	return 0;
 }
 
-static int cmd_arm(int argc, char **argv)
+/*
+ * Set the per-CPU buffer size and the stream format (0: as they are) and
+ * arm; refused, the settings are put back.  -1 after a message.
+ */
+int rec_arm(uint64_t size, long format)
 {
 	char val[64], old_size[64] = "", old_format[64] = "";
+	int ret;
+
+	/* The settings first: a session takes them when it begins. */
+	if (size) {
+		if (save_setting("buffer_size", "", old_size, sizeof(old_size)) < 0)
+			return -1;
+		snprintf(val, sizeof(val), "%" PRIu64, size);
+		if (debugfs_write("buffer_size", val) < 0)
+			return -1;
+	}
+	if (format) {
+		if (save_setting("config", "format", old_format,
+				 sizeof(old_format)) < 0)
+			goto restore;
+		snprintf(val, sizeof(val), "format=%ld", format);
+		if (debugfs_write("config", val) < 0)
+			goto restore;
+	}
+	ret = rec_control("arm");
+	if (!ret)
+		return 0;
+restore:
+	/* Refused: leave the settings as they were. */
+	if (old_format[0])
+		debugfs_write_quiet("config", old_format);
+	if (old_size[0])
+		debugfs_write_quiet("buffer_size", old_size);
+	return -1;
+}
+
+static int cmd_arm(int argc, char **argv)
+{
 	uint64_t size = 0;
 	long format = 0;
 	char *end;
-	int c, ret;
+	int c;
 
 	optind = 0;
 	opterr = 0;
@@ -416,32 +438,7 @@ static int cmd_arm(int argc, char **argv)
 	if (optind < argc)
 		usage_error("recorder", "recorder arm: unexpected argument '%s'",
 			    argv[optind]);
-	/* The settings first: a session takes them when it begins. */
-	if (size) {
-		if (save_setting("buffer_size", "", old_size, sizeof(old_size)) < 0)
-			return 1;
-		snprintf(val, sizeof(val), "%" PRIu64, size);
-		if (debugfs_write("buffer_size", val) < 0)
-			return 1;
-	}
-	if (format) {
-		if (save_setting("config", "format", old_format,
-				 sizeof(old_format)) < 0)
-			goto restore;
-		snprintf(val, sizeof(val), "format=%ld", format);
-		if (debugfs_write("config", val) < 0)
-			goto restore;
-	}
-	ret = control("arm");
-	if (!ret)
-		return 0;
-restore:
-	/* Refused: leave the settings as they were. */
-	if (old_format[0])
-		debugfs_write_quiet("config", old_format);
-	if (old_size[0])
-		debugfs_write_quiet("buffer_size", old_size);
-	return 1;
+	return rec_arm(size, format) < 0;
 }
 
 /* ---- status ------------------------------------------------------------------------- */
@@ -513,7 +510,7 @@ static double now_sec(void)
  * none), -1 on an error.  The module's poll() wakes us at the trigger; a
  * file whose poll() never blocks is read again every REPOLL_MS.
  */
-static int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
+int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 {
 	double deadline = timeout_ns ? now_sec() + timeout_ns / 1e9 : 0;
 	char path[4096];
@@ -536,6 +533,10 @@ static int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 			err_msg("recorder wait: the recorder is not armed (state=off): 'grtrace recorder arm' first");
 			break;
 		}
+		if (rec_stop) {
+			ret = 2;
+			break;
+		}
 		if (deadline) {
 			double left = deadline - now_sec();
 
@@ -551,9 +552,20 @@ static int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 			err_errno("cannot poll %s", path);
 			break;
 		}
-		/* Ready at once but not triggered: no wake-up to wait for. */
-		if (n > 0 && now_sec() - t0 < REPOLL_MS / 1e3)
+		/*
+		 * Ready at once but not triggered: no wake-up to wait for.
+		 * Such a file (not the module's) may be replaced: open it
+		 * again.
+		 */
+		if (n > 0 && now_sec() - t0 < REPOLL_MS / 1e3) {
 			poll(NULL, 0, ms < 0 || ms > REPOLL_MS ? REPOLL_MS : ms);
+			close(fd);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				err_debugfs(path, "cannot open");
+				return -1;
+			}
+		}
 	}
 	close(fd);
 	return ret;
@@ -695,7 +707,8 @@ static int write_frames(int fd, const char *out, const struct snap *s,
 		grf_encode_frame(&f, hdr);
 		if (write_all(fd, hdr, sizeof(hdr)) < 0 ||
 		    write_all(fd, data, f.stored) < 0) {
-			err_errno("cannot write %s", out);
+			if (!rec_quiet)
+				err_errno("cannot write %s", out);
 			return -1;
 		}
 		start = off;
@@ -716,8 +729,9 @@ static void module_clock(char *buf, size_t len)
 		snprintf(buf, len, "%.*s", (int)strcspn(v + 6, "\n"), v + 6);
 }
 
-static int write_snapshot(const char *out, const struct snap *s, int n,
-			  unsigned int format, const struct rec_info *in,
+/* The trace file of @n CPUs' snapshots to @fd, named @out in messages. */
+static int write_snapshot(int fd, const char *out, const struct snap *s,
+			  int n, unsigned int format, const struct rec_info *in,
 			  int compress)
 {
 	struct grf_header h = {
@@ -729,7 +743,7 @@ static int write_snapshot(const char *out, const struct snap *s, int n,
 	};
 	uint8_t buf[GRF_HEADER_MAX];
 	struct utsname u;
-	int fd, i, ret = 0;
+	int i, ret = 0;
 	size_t len;
 
 	if (!uname(&u)) {
@@ -737,27 +751,14 @@ static int write_snapshot(const char *out, const struct snap *s, int n,
 		snprintf(h.host, sizeof(h.host), "%s", u.nodename);
 	}
 	module_clock(h.clock, sizeof(h.clock));
-	if (!strcmp(out, "-")) {
-		fd = STDOUT_FILENO;
-		out = "<stdout>";
-	} else {
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			err_errno("cannot create %s", out);
-			return -1;
-		}
-	}
 	len = grf_encode_header(&h, buf);
 	if (write_all(fd, buf, len) < 0) {
-		err_errno("cannot write %s", out);
+		if (!rec_quiet)
+			err_errno("cannot write %s", out);
 		ret = -1;
 	}
 	for (i = 0; i < n && !ret; i++)
 		ret = write_frames(fd, out, &s[i], compress, format);
-	if (fd != STDOUT_FILENO && close(fd) < 0 && !ret) {
-		err_errno("cannot write %s", out);
-		ret = -1;
-	}
 	grf_compress_done();
 	return ret;
 }
@@ -783,37 +784,73 @@ static void check_output(const char *out)
 	}
 }
 
-static int snapshot_to_file(const char *out, struct rec_info *in,
-			    int compress)
+/*
+ * The snapshot as a trace file to @fd, named @out in messages; its
+ * records counted in *@records, its CPUs in *@ncpus.  0, 1 if a CPU's stream ended in a bad
+ * record (the records before it written), -1 on an error (reported but
+ * a write error under rec_quiet, errno kept).
+ */
+int snapshot_to_fd(int fd, const char *out, struct rec_info *in, int compress,
+		   uint64_t *records, int *ncpus)
 {
 	unsigned int format = 0;
-	uint64_t records = 0;
 	struct snap *s = NULL;
-	int n, i, bad = 0, ret;
+	int n, i, bad = 0, ret, err = 0;
 
+	*records = 0;
 	n = list_snapshots(&s);
 	if (n < 0)
 		return -1;
+	*ncpus = n;
 	for (i = 0; i < n; i++) {
 		ret = read_snapshot(&s[i], &format);
 		if (ret < 0)
 			goto out;
 		bad |= ret;
-		records += s[i].records;
+		*records += s[i].records;
 	}
 	if (!format)
 		format = in->format ? (unsigned int)in->format :
 			 GRTRACE_FORMAT_VERSION;
-	ret = write_snapshot(out, s, n, format, in, compress);
-	if (!ret)
-		err_msg("snapshot of session %" PRIu64 " (cause %s): %" PRIu64 " records of %d CPUs written to %s",
-			in->session, in->cause[0] ? in->cause : "unknown",
-			records, n, out);
+	ret = write_snapshot(fd, out, s, n, format, in, compress);
+	err = errno;
 out:
 	for (i = 0; i < n; i++)
 		free(s[i].buf);
 	free(s);
+	errno = err;
 	return ret < 0 ? -1 : bad;
+}
+
+static int snapshot_to_file(const char *out, struct rec_info *in,
+			    int compress)
+{
+	uint64_t records;
+	int fd, ret, n = 0;
+
+	if (!strcmp(out, "-")) {
+		fd = STDOUT_FILENO;
+		out = "<stdout>";
+	} else {
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			err_errno("cannot create %s", out);
+			return -1;
+		}
+	}
+	ret = snapshot_to_fd(fd, out, in, compress, &records, &n);
+	if (fd != STDOUT_FILENO && close(fd) < 0 && ret >= 0) {
+		err_errno("cannot write %s", out);
+		ret = -1;
+	}
+	/* Nothing half-written is left behind. */
+	if (ret < 0 && fd != STDOUT_FILENO)
+		unlink(out);
+	if (ret >= 0)
+		err_msg("snapshot of session %" PRIu64 " (cause %s): %" PRIu64 " records of %d CPUs written to %s",
+			in->session, in->cause[0] ? in->cause : "unknown",
+			records, n, out);
+	return ret;
 }
 
 static int cmd_wait(int argc, char **argv)
@@ -865,7 +902,7 @@ static int cmd_wait(int argc, char **argv)
 			timeout / 1e9, in.state);
 	} else if (!ret) {
 		ret = snapshot_to_file(out, &in, compress) ? 1 : 0;
-		if (!ret && release && control("release") < 0)
+		if (!ret && release && rec_control("release") < 0)
 			ret = 1;
 	} else {
 		ret = 1;
@@ -904,7 +941,7 @@ int cmd_recorder(int argc, char **argv)
 	size_t i;
 
 	if (argc < 2)
-		usage_error("recorder", "recorder: a subcommand is needed: arm, trigger, release, disarm, status or wait");
+		usage_error("recorder", "recorder: a subcommand is needed: arm, trigger, release, disarm, status, wait, service, list or show");
 	w = argv[1];
 	if (!strcmp(w, "--help") || !strcmp(w, "-h") || !strcmp(w, "help")) {
 		fputs(recorder_help, stdout);
@@ -914,6 +951,12 @@ int cmd_recorder(int argc, char **argv)
 		return cmd_arm(argc - 1, argv + 1);
 	if (!strcmp(w, "wait"))
 		return cmd_wait(argc - 1, argv + 1);
+	if (!strcmp(w, "service"))
+		return cmd_recorder_service(argc - 1, argv + 1);
+	if (!strcmp(w, "list"))
+		return cmd_recorder_list(argc - 1, argv + 1);
+	if (!strcmp(w, "show"))
+		return cmd_recorder_show(argc - 1, argv + 1);
 	if (!strcmp(w, "status"))
 		return noargs(argc - 1, argv + 1) ? 0 : cmd_rec_status();
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
@@ -921,8 +964,8 @@ int cmd_recorder(int argc, char **argv)
 			continue;
 		if (noargs(argc - 1, argv + 1))
 			return 0;
-		return control(w) < 0;
+		return rec_control(w) < 0;
 	}
-	usage_error("recorder", "recorder: unknown subcommand '%s': arm, trigger, release, disarm, status or wait",
+	usage_error("recorder", "recorder: unknown subcommand '%s': arm, trigger, release, disarm, status, wait, service, list or show",
 		    w);
 }

@@ -7,7 +7,9 @@ _grtrace_words() {
 	case $1 in
 	commands)	echo "start stop status stats top config record recorder report export
 			      diff dump help --version" ;;
-	recorder)	echo "arm trigger release disarm status wait -h --help" ;;
+	recorder)	echo "arm trigger release disarm status wait service list show -h --help" ;;
+	recorder-service)	echo "--config --dir --count -h --help" ;;
+	recorder-list|recorder-show)	echo "--config --dir -h --help" ;;
 	recorder-arm)	echo "--size --format -h --help" ;;
 	recorder-wait)	echo "-o --output -t --timeout --release --no-compress -h --help" ;;
 	record)		echo "-o --output -d --duration -b --buffer-size --no-compress -h --help" ;;
@@ -40,14 +42,17 @@ _grtrace_recorder() {
 	--format)
 		mapfile -t COMPREPLY < <(compgen -W "1 2" -- "$cur")
 		return ;;
-	-o|--output)
+	-o|--output|--config)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
-	--size|-t|--timeout)
+	--dir)
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		return ;;
+	--size|-t|--timeout|--count)
 		return ;;
 	esac
 	case $sub in
-	arm|wait)
+	arm|wait|service|list|show)
 		mapfile -t COMPREPLY < <(compgen -W "$(_grtrace_words "recorder-$sub")" -- "$cur") ;;
 	*)
 		mapfile -t COMPREPLY < <(compgen -W "-h --help" -- "$cur") ;;

@@ -566,7 +566,7 @@ if command -v bash > /dev/null 2>&1; then
 		COMP_WORDS=(grtrace recorder arm --format ""); COMP_CWORD=4; _grtrace
 		echo "${COMPREPLY[*]}"' 2>&1)
 	st=0
-	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record recorder report" "lat size result" "arm trigger release disarm status wait -h --help" "--release" "1 2")" ] || st=1
+	[ "$out" = "$(printf '%s\n' "--per-ring --per-ctx --per-process --per-engine" "record recorder report" "lat size result" "arm trigger release disarm status wait service list show -h --help" "--release" "1 2")" ] || st=1
 	result "bash completion completes commands, options and values" $st "$out"
 
 	out=$(bash -c '. ./grtrace-completion.bash
@@ -1556,6 +1556,7 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 # ---- the flight recorder --------------------------------------------------------
 
 . "$TESTS/recorder-tests.sh"
+. "$TESTS/recorder-service-tests.sh"
 
 # ---- the tool's layout ---------------------------------------------------------
 

@@ -267,12 +267,22 @@ dpkg-deb -c "$TOOLS_DEB" >"$OUT/tools-contents.txt" 2>&1
 for f in usr/bin/grtrace usr/bin/grtrace-bpf-annotate usr/share/man/man1/grtrace.1.gz \
 	 usr/share/bash-completion/completions/grtrace usr/share/grtrace/grtrace.magic \
 	 usr/share/grtrace/scripts/merge_timeline.py usr/share/grtrace/scripts/parse_events.py \
-	 usr/share/grtrace/scripts/visualize_timeline.py; do
+	 usr/share/grtrace/scripts/visualize_timeline.py \
+	 lib/systemd/system/grtrace-recorder.service etc/grtrace/recorder.conf; do
 	grep -q " \./$f\$" "$OUT/tools-contents.txt" || echo "missing $f"
 done >"$OUT/tools-missing.txt"
 ok "$([ -s "$OUT/tools-missing.txt" ] && echo 1 || echo 0)" \
-	"grtrace-tools: the CLI, the annotator, the scripts, the man page, the completion" \
+	"grtrace-tools: the CLI, the annotator, the scripts, the man page, the completion, the recorder's unit and config" \
 	"$OUT/tools-missing.txt"
+# The flight recorder's unit, installed by the package: disabled (offline
+# systemctl reads the links), its maintainer scripts never start it, and
+# systemd-analyze verify has nothing to say of it.
+{ systemctl is-enabled grtrace-recorder.service
+  grep -hs 'deb-systemd-invoke.*start' /var/lib/dpkg/info/grtrace-tools.postinst
+  systemd-analyze verify --man=no /lib/systemd/system/grtrace-recorder.service; } >"$OUT/unit.txt" 2>&1
+[ "$(cat "$OUT/unit.txt")" = disabled ]
+ok $? "grtrace-tools installed: grtrace-recorder.service disabled, not started, systemd-analyze verify silent" \
+	"$OUT/unit.txt"
 [ "$(tree_state)" = "$BEFORE" ] && [ ! -e "$TOP/debian/files" ]
 ok $? "the tree is as it was (the packages were built in a copy)"
 

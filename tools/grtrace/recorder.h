@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * grtrace recorder: what "recorder service", "list" and "show"
+ * (cmd-recorder-svc.c) use of the control words and snapshots
+ * (cmd-recorder.c).
+ */
+#ifndef GRTRACE_RECORDER_H
+#define GRTRACE_RECORDER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "lib/stream.h"
+
+#define INFO_CPUS	4096
+
+struct info_cpu {
+	unsigned int cpu;
+	struct gr_recorder acc;
+};
+
+/* The info file, parsed: what it has, unknown keys ignored. */
+struct rec_info {
+	char state[16];		/* off, armed, triggered */
+	char cause[16];
+	uint64_t session, format, buffer_size;
+	uint64_t cpu, ring, ctx, seqno;
+	int64_t error;
+	uint64_t trigger_ts, frozen_ts, freeze_ns, later_triggers;
+	int have_trigger;	/* cause= was there */
+	unsigned int ncpus;
+	struct info_cpu *cpus;	/* INFO_CPUS entries */
+};
+
+/* Set by a signal: wait_triggered() returns 2. */
+extern volatile sig_atomic_t rec_stop;
+/* Write errors are left to the caller to report (errno kept). */
+extern int rec_quiet;
+
+void info_init(struct rec_info *in);
+int read_info(struct rec_info *in);
+int wait_triggered(uint64_t timeout_ns, struct rec_info *in);
+int rec_control(const char *word);
+int rec_arm(uint64_t size, long format);
+int snapshot_to_fd(int fd, const char *out, struct rec_info *in, int compress,
+		   uint64_t *records, int *ncpus);
+int cmd_recorder_service(int argc, char **argv);
+int cmd_recorder_list(int argc, char **argv);
+int cmd_recorder_show(int argc, char **argv);
+
+#endif

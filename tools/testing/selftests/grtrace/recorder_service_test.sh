@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# recorder_service_test.sh - "grtrace recorder service", the loop the
+# grtrace-recorder systemd unit runs, against the module and the virtual
+# GPU on the real drm_sched, its folder on a tmpfs (--dir):
+#  - it arms the recorder with the config's buffer size; a job that never
+#    signals, twice (two rings): each snapshot is saved the moment it is
+#    frozen, with one line naming cause timeout, the ring and the hung
+#    job the virtual GPU's log names, the recorder re-armed; "recorder
+#    list" shows both, "recorder show" reports each one's hung job;
+#  - two hangs in quick succession: both saved, or the second counted as
+#    a later trigger (missed) in the first's file: saved + missed = 2;
+#  - a CPU taken offline and back, then a suspend's freezer
+#    (pm_test=freezer: every task frozen for 1 s and thawed, the service
+#    in poll(2) too) while armed: the service still armed, a hang after it
+#    saved;
+#  - the driver's modules (virtual GPU, gpu-sched) reloaded under it:
+#    still armed, a hang saved;
+#  - SIGTERM: disarmed, exit 0; started before grtrace is loaded (boot):
+#    one line, armed once it is;
+#  - a full tmpfs: one line naming ENOSPC, no file left, re-armed.
+# TAP output; runs as root inside the test VM.
+
+set -u
+HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap_lib.sh
+. "$HERE/tap_lib.sh"
+R=$D/recorder
+SD=$TMP/snaps
+LOG=$TMP/svc.log
+OUT=${GRTRACE_OUT:+$GRTRACE_OUT/recorder_service}
+
+info() { sed -n "s/^$1=//p" "$R/info" 2>/dev/null; }
+# wait_for SECONDS CMD...: until CMD succeeds.
+wait_for() {
+	local n=$((10 * $1 * SLOW))
+
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+armed() { [ "$(info state)" = armed ]; }
+nsnaps() { find "$1" -maxdepth 1 -name '*.grf' | wc -l; }
+has_snaps() { [ "$(nsnaps "$1")" -ge "$2" ]; }
+# lines PATTERN: lines of the service's log matching PATTERN.
+lines() { grep -c -- "$1" "$LOG"; }
+# hung_of RING: the job the virtual GPU's log says last timed out on RING.
+hung_of() { dmesg | sed -n "s/.*vgpu0-$1: job \([0-9]*:[0-9]*\) timed out.*/\1/p" | tail -1; }
+# start_service DIR [CONF]: the loop in the background, its log in $LOG.
+start_service() {
+	"$TOOL" recorder service --config "$TMP/conf" --dir "$1" >>"$LOG" 2>&1 &
+	SVC=$!
+}
+stop_service() {
+	kill -TERM "$SVC" && wait "$SVC"
+}
+# hang RING CHANNEL: one job that never signals, waited for until saved.
+hang() {
+	local before
+
+	before=$(nsnaps "$SD")
+	vgpu_submit "$1 $2 5 100\n$1 $2 1 0 hang\n$1 $2 3 100\n" &&
+		wait_for 30 has_snaps "$SD" $((before + 1)) && wait_for 10 armed && vgpu_idle
+}
+keep() { [ -z "$OUT" ] || { mkdir -p "$OUT" && cp -r "$SD" "$LOG" "$OUT/"; }; }
+
+echo "TAP version 13"
+echo "1..18"
+load_stack timeout_ms=400
+mkdir -p "$SD" && mount -t tmpfs -o size=16m tmpfs "$SD" || {
+	echo "Bail out! cannot mount a tmpfs on $SD"
+	exit 1
+}
+printf 'buffer_size=128K\nkeep=20\n' >"$TMP/conf"
+: >"$LOG"
+
+start_service "$SD"
+wait_for 10 armed && [ "$(info buffer_size)" = 131072 ] &&
+	[ "$(lines "flight recorder armed (session [0-9]*, 131072 bytes per CPU); snapshots go to $SD")" = 1 ]
+ok $? "service: the recorder armed with the config's buffer_size (128K), one line"
+
+# Two jobs that never signal, on two rings.
+hang gfx 0
+ok $? "a job that never signals on gfx: a snapshot saved, the recorder armed again"
+job=$(hung_of gfx)
+echo "# vgpu's log: gfx job $job timed out"
+grep -q "^grtrace: snapshot [0-9T]*Z-s[0-9]* saved: cause timeout, ring [0-9]* vgpu0-gfx, hung job $job; [0-9]* later triggers missed; $SD/.*\.grf ([0-9]* bytes)\$" "$LOG"
+ok $? "its line names cause timeout, ring vgpu0-gfx and the hung job $job: $(grep ' saved: ' "$LOG" | tail -1)"
+hang copy 2
+ok $? "a job that never signals on copy: a second snapshot saved, armed again"
+job2=$(hung_of copy)
+echo "# vgpu's log: copy job $job2 timed out"
+grep -q " saved: cause timeout, ring [0-9]* vgpu0-copy, hung job $job2; " "$LOG"
+ok $? "its line names ring vgpu0-copy and the hung job $job2"
+
+"$TOOL" recorder list --dir "$SD" >"$TMP/list" 2>&1
+sed 's/^/# /' "$TMP/list"
+[ "$(wc -l <"$TMP/list")" = 3 ] &&
+	sed -n 2p "$TMP/list" | grep -q " timeout  *[0-9]* vgpu0-gfx  *$job " &&
+	sed -n 3p "$TMP/list" | grep -q " timeout  *[0-9]* vgpu0-copy  *$job2 "
+ok $? "recorder list: the two snapshots, oldest first, with ring and hung job"
+id1=$(sed -n '2s/ .*//p' "$TMP/list")
+"$TOOL" recorder show "$id1" --dir "$SD" >"$TMP/show1" 2>&1 &&
+	grep -q "^  hung job:   $job (" "$TMP/show1" &&
+	"$TOOL" recorder show --dir "$SD" >"$TMP/show2" 2>&1 &&
+	grep -q "^  hung job:   $job2 (" "$TMP/show2" && grep -q "^  ring:       [0-9]* vgpu0-copy" "$TMP/show2"
+ok $? "recorder show ID: the report names $job; show (the newest) names $job2"
+
+# Two hangs at once, on two rings: both saved, or the second missed and
+# counted in the first's file.
+n0=$(nsnaps "$SD") l0=$(lines ' saved: ')
+# tally: snapshots saved since, and the later triggers their lines count.
+tally() {
+	new=$(($(nsnaps "$SD") - n0))
+	missed=$(grep ' saved: ' "$LOG" | tail -n +$((l0 + 1)) |
+		sed -n 's/.*; \([0-9]*\) later triggers missed;.*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+	[ $((new + missed)) -ge 2 ]
+}
+vgpu_submit "gfx 0 1 0 hang\ncompute 1 1 0 hang\n" && wait_for 30 has_snaps "$SD" $((n0 + 1)) &&
+	vgpu_idle && wait_for 15 tally && wait_for 10 armed
+rc=$?
+tally
+echo "# two hangs at once: $new saved, $missed counted as missed"
+grep ' saved: ' "$LOG" | tail -n +$((l0 + 1)) | sed 's/^/# /'
+[ $rc = 0 ] && [ $((new + missed)) = 2 ]
+ok $? "two hangs in quick succession: saved + missed = 2 ($new saved, $missed missed)"
+
+# A CPU offline and back, a suspend cycle, while armed.
+n0=$(nsnaps "$SD")
+if [ -e /sys/devices/system/cpu/cpu1/online ]; then
+	echo 0 >/sys/devices/system/cpu/cpu1/online && sleep 0.5 &&
+		echo 1 >/sys/devices/system/cpu/cpu1/online && armed && kill -0 "$SVC"
+	ok $? "CPU 1 offline and back while armed: still armed, the service runs"
+else
+	ok 1 "CPU 1 offline and back: no cpu1/online (one CPU?)"
+fi
+# The suspend's freezer (pm_test=freezer): every task frozen, the
+# service asleep in poll(2) included, for pm_test_delay (1 s), and thawed.  The devices' part
+# of a suspend (pm_test=devices) is not done here: tried in this TCG
+# guest, it never came back (its root is a 9p share).
+echo "# /sys/power/state: $(cat /sys/power/state 2>&1); pm_test: $(cat /sys/power/pm_test 2>&1)"
+if grep -qw freeze /sys/power/state && [ -w /sys/power/pm_test ]; then
+	rc=0 delay=/sys/module/suspend/parameters/pm_test_delay
+	d0=$(cat $delay 2>/dev/null)
+	[ -n "$d0" ] && echo 1 >$delay
+	echo freezer >/sys/power/pm_test && echo freeze >/sys/power/state || rc=1
+	echo none >/sys/power/pm_test
+	[ -n "$d0" ] && echo "$d0" >$delay
+	dmesg | grep -E 'PM: suspend (entry|exit)|suspend debug|Freezing|Restarting tasks' | tail -4 | sed 's/^/# /'
+	[ $rc = 0 ] && armed && kill -0 "$SVC"
+	ok $? "a suspend's freezer (freeze, pm_test=freezer) while armed: still armed, the service runs"
+else
+	ok 1 "a suspend's freezer while armed: no freeze state or no pm_test in this kernel"
+fi
+hang gfx 0 && [ "$(nsnaps "$SD")" = $((n0 + 1)) ] && grep ' saved: ' "$LOG" | tail -1 | grep -q " hung job $(hung_of gfx); "
+ok $? "after them a hang is saved, its job named"
+
+# The driver's modules (the virtual GPU, gpu-sched) unloaded and loaded
+# again under the service; grtrace itself stays: the service holds its
+# info file open (rmmod refuses: in use).
+n0=$(nsnaps "$SD")
+! rmmod grtrace 2>/dev/null && rmmod grtrace_vgpu && rmmod gpu_sched && armed &&
+	modprobe gpu-sched && insmod "$(ko grtrace_vgpu)" timeout_ms=400 && armed &&
+	hang copy 2 && [ "$(nsnaps "$SD")" = $((n0 + 1)) ] &&
+	grep ' saved: ' "$LOG" | tail -1 | grep -q "ring [0-9]* vgpu0-copy, hung job $(hung_of copy); "
+ok $? "the driver's modules reloaded while armed (grtrace itself in use): still armed, a hang saved"
+
+stop_service
+rc=$?
+[ $rc = 0 ] && [ "$(info state)" = off ] && grep -q "stopped: flight recorder disarmed" "$LOG"
+ok $? "SIGTERM: the service exits 0, the recorder disarmed"
+
+# Started before grtrace is loaded (boot), then grtrace loaded: armed.
+n0=$(nsnaps "$SD")
+unload_all && start_service "$SD" && wait_for 10 grep -q "the flight recorder is not there" "$LOG" &&
+	load_stack timeout_ms=400 && wait_for 10 armed &&
+	grep -q "the flight recorder is back (state off)" "$LOG" &&
+	[ "$(info buffer_size)" = 131072 ] && hang gfx 0 && [ "$(nsnaps "$SD")" = $((n0 + 1)) ] &&
+	stop_service
+ok $? "started before grtrace is loaded: one line, armed with the config once it is, a hang saved"
+[ -z "$(find "$SD" -name '.tmp-*')" ] && [ "$(find "$SD" -name '*.txt' | wc -l)" = "$(nsnaps "$SD")" ]
+ok $? "the folder: no temporary file, one summary per snapshot"
+keep
+
+# The disk full: a 4 KB tmpfs with its page taken.
+FULL=$TMP/full
+mkdir -p "$FULL" && mount -t tmpfs -o size=4k tmpfs "$FULL" && head -c 4096 /dev/zero >"$FULL/fill" 2>/dev/null
+start_service "$FULL"
+wait_for 10 armed && vgpu_submit "gfx 0 1 0 hang\n" &&
+	wait_for 30 grep -q "NOT saved to $FULL: No space left on device; nothing of it is left there, the recorder is armed again" "$LOG" &&
+	wait_for 10 armed && vgpu_idle
+ok $? "the disk full: one line naming ENOSPC, the recorder armed again: $(grep 'NOT saved' "$LOG")"
+[ "$(ls -A "$FULL")" = fill ]
+ok $? "nothing half-written left in the full folder ($(ls -A "$FULL" | tr '\n' ' '))"
+stop_service
+keep
+umount "$FULL" "$SD"
+sed 's/^/# log: /' "$LOG"
+
+module_suite_end
