@@ -130,6 +130,12 @@ static const char export_help[] =
 	"      --since, --until, --ring, --ctx, --engine: as for 'grtrace report'\n"
 	"      --hang-ms N       a job running N ms at the end hung its ring (1000)\n"
 	"      --max-open N      jobs held open at most (default 131072)\n"
+	"      --why             each job slice gets why_dep_ns, why_dep_on,\n"
+	"                        why_sched_ns, why_ring_ns, why_behind (as for\n"
+	"                        'grtrace report --why')\n"
+	"      --critical-path CTX:SEQNO|slowest\n"
+	"                        a \"critical path\" group: a track per hop, the\n"
+	"                        hop's wait a slice on it\n"
 	"  -h, --help            show this help\n";
 
 enum {
@@ -175,6 +181,8 @@ static const struct option report_opts[] = {
 static const struct option export_opts[] = {
 	{ "input",         required_argument, NULL, 'i' },
 	{ "output",        required_argument, NULL, 'o' },
+	{ "why",           no_argument,       NULL, OPT_WHY },
+	{ "critical-path", required_argument, NULL, OPT_CRITICAL },
 	{ "live",          no_argument,       NULL, OPT_LIVE },
 	{ "interval",      required_argument, NULL, OPT_INTERVAL },
 	{ "since",         required_argument, NULL, OPT_SINCE },

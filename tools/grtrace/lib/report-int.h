@@ -482,6 +482,7 @@ struct why_node {
 	uint64_t total;			/* t_total, for "slowest" */
 	struct why why;
 	uint32_t ring;
+	uint64_t submit, start;
 };
 
 /* report-why.c */
@@ -505,6 +506,14 @@ void why_wp_str(const struct rp *rp, uint32_t wp, char *buf, size_t len);
 /* The critical paths asked for, as text or JSON, to rp->out. */
 void why_critical_text(struct rp *rp);
 void why_critical_json(struct rp *rp);
+/*
+ * Each hop of each critical path asked for: @nd NULL for a job not in the
+ * trace (the last hop of its path), named by @ctx:@seqno.
+ */
+typedef void why_hop_fn(struct rp *rp, uint32_t path, uint32_t hop,
+			const struct why_node *nd, uint64_t ctx,
+			uint64_t seqno);
+void why_critical_each(struct rp *rp, why_hop_fn *fn);
 /* Process @pid's waited_behind list, most first: count into *@n (malloc'd). */
 struct why_wb *why_waited(const struct rp *rp, uint32_t pid, uint32_t *n,
 			  int by_ring);

@@ -186,7 +186,8 @@ static void why_behind(struct rp *rp, struct why *w, uint32_t ring,
 	/* The history did not reach back to @from: some of it is unknown. */
 	if (!reached && r->wx_n == WHY_EXEC)
 		rp->why_short++;
-	qsort(sh, n, sizeof(sh[0]), share_cmp);
+	if (n > 1)
+		qsort(sh, n, sizeof(sh[0]), share_cmp);
 	m = n < RP_BEHIND ? n : RP_BEHIND;
 	memcpy(w->behind, sh, m * sizeof(sh[0]));
 	for (i = m; i < n; i++)
@@ -287,6 +288,8 @@ void why_account(struct rp *rp, const struct row *row)
 	nd->total = row->mhave & (1u << M_TOTAL) ? row->m[M_TOTAL] : 0;
 	nd->why = *w;
 	nd->ring = row->ring;
+	nd->submit = row->ts[ST_SUBMIT];
+	nd->start = row->ts[ST_START];
 	u64map_set(rp->cp_map, cp_key(row->ctx, row->seqno), rp->ncp);
 	if (w->wp >= rp->nslowest) {
 		uint32_t n = rp->nwps > w->wp ? rp->nwps : w->wp + 1;
@@ -523,6 +526,24 @@ void why_critical_json(struct rp *rp)
 	if (!ns && rp->o.critical == 1)
 		rp_warn(rp, "critical path: job %" PRIu64 ":%" PRIu64 " not found among the jobs reported (with a SUBMIT and a start)",
 			rp->o.cp_ctx, rp->o.cp_seqno);
+	free(h);
+	free(starts);
+}
+
+void why_critical_each(struct rp *rp, why_hop_fn *fn)
+{
+	int64_t *starts = xmalloc((rp->nwps + 1) * sizeof(*starts));
+	struct hop *h = xmalloc(WHY_HOPS * sizeof(*h));
+	uint32_t ns, s, n, k;
+	int cut;
+
+	ns = cp_starts(rp, starts, rp->nwps + 1);
+	for (s = 0; s < ns; s++) {
+		n = chain(rp, starts[s], h, &cut);
+		for (k = 0; k < n; k++)
+			fn(rp, s, k, h[k].node >= 0 ? &rp->cp[h[k].node] : NULL,
+			   h[k].ctx, h[k].seqno);
+	}
 	free(h);
 	free(starts);
 }

@@ -249,7 +249,7 @@ class Checker:
             fn()
             print("ok %s" % name)
         except (AssertionError, ValueError, KeyError, IndexError,
-                TypeError) as e:
+                TypeError, OSError) as e:
             self.failed = 1
             print("not ok %s" % name)
             for line in str(e).splitlines() or ["(no message)"]:
@@ -365,6 +365,46 @@ def check_usage(c):
             raise AssertionError("--critical-path %s: %r" % (arg, p.stderr))
 
 
+def check_export(c):
+    """export --why --critical-path: the job slices' args, and a track per
+    hop of the path with the hop's wait as a slice."""
+    import export_check as ex
+    out = os.path.join(c.dir, "chain.pftrace")
+    p = subprocess.run([c.tool, "export", "-i",
+                        "%s/chain.grtrace" % c.dir, "-o", out, "--why",
+                        "--critical-path", "900:1"],
+                       capture_output=True, text=True)
+    expect("export exit (%s)" % p.stderr.strip(), p.returncode, 0)
+    with open(out, "rb") as f:
+        dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace",
+                              "-I", HERE,
+                              os.path.join(HERE, "perfetto_subset.proto")],
+                             stdin=f, capture_output=True, text=True)
+    expect("protoc exit (%s)" % dec.stderr.strip(), dec.returncode, 0)
+    x = ex.Export(ex.parse_text(dec.stdout).get("packet", []))
+    crit = x.track("critical path")
+    expect("critical path tracks", x.children(crit),
+           ["path 1 hop 1", "path 1 hop 2", "path 1 hop 3"])
+    # Each hop's wait, SUBMIT to start: 900:1 [2000, 8300], 800:1
+    # [1000, 5200]; 700:1 is not in the trace: no slice.
+    expect("hop 1", x.slices(x.track("path 1 hop 1", crit)),
+           [("900:1 waited", 2000, 8300, 0)])
+    expect("hop 2", x.slices(x.track("path 1 hop 2", crit)),
+           [("800:1 waited", 1000, 5200, 0)])
+    expect("hop 3", x.slices(x.track("path 1 hop 3", crit)), [])
+    # The job slice 900:1 carries its why as args.
+    notes = {}
+    for e in x.events:
+        if ex.one(e, "name") == "900:1" and \
+                ex.one(e, "type") == "TYPE_SLICE_BEGIN":
+            for a in e.get("debug_annotations", []):
+                notes[ex.one(a, "name")] = ex.one(a, "uint_value",
+                                                  ex.one(a, "string_value"))
+    for k, v in dict(why_dep_ns=6000, why_sched_ns=300, why_ring_ns=0,
+                     why_dep_on="800:1").items():
+        expect("900:1 slice arg %s" % k, notes.get(k), v)
+
+
 CHECKS = [
     ("why: a dependency on another process's job on another ring, timed "
      "from its END", lambda c: check_jobs(c, "crossdep", CROSSDEP)),
@@ -380,6 +420,8 @@ CHECKS = [
     ("why: CSV columns", check_csv),
     ("why: --critical-path stops at a job not in the trace", check_critical),
     ("why: --critical-path bad values are usage errors", check_usage),
+    ("why: export --why --critical-path: slice args and the path's tracks",
+     check_export),
 ]
 
 
