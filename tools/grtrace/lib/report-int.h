@@ -476,13 +476,15 @@ struct why_wb {
 	uint64_t ns;
 };
 
-/* A finished job in the critical path's table. */
+/* A finished job in the critical path's table: 96 bytes, the why in brief. */
 struct why_node {
 	uint64_t ctx, seqno;
 	uint64_t total;			/* t_total, for "slowest" */
-	struct why why;
-	uint32_t ring;
 	uint64_t submit, start;
+	uint64_t dep_ctx, dep_seqno;	/* with @dep */
+	uint64_t dep_ns, sched_ns, ring_ns;
+	uint32_t ring, wp;
+	uint8_t dep;
 };
 
 /* report-why.c */

@@ -595,9 +595,16 @@ static void crit_hop(struct rp *rp, uint32_t path, uint32_t hop,
 	p = event_open(pf, nd->submit, UUID_HOP(path, hop), TE_BEGIN, &te);
 	pb_str(pf, F_TE_NAME, name);
 	note_u64(pf, "ring", rp->rings[nd->ring].ring_id);
-	if (rp->wps[nd->why.wp].pid != PROC_NONE)
-		note_u64(pf, "pid", rp->wps[nd->why.wp].pid);
-	why_notes(rp, &nd->why);
+	if (rp->wps[nd->wp].pid != PROC_NONE)
+		note_u64(pf, "pid", rp->wps[nd->wp].pid);
+	note_u64(pf, "why_dep_ns", nd->dep_ns);
+	note_u64(pf, "why_sched_ns", nd->sched_ns);
+	note_u64(pf, "why_ring_ns", nd->ring_ns);
+	if (nd->dep) {
+		snprintf(name, sizeof(name), "%" PRIu64 ":%" PRIu64,
+			 nd->dep_ctx, nd->dep_seqno);
+		note_str(pf, "why_dep_on", name);
+	}
 	event_close(rp, p, te);
 	simple_event(rp, nd->start, UUID_HOP(path, hop), TE_END, NULL, 0, 0);
 }

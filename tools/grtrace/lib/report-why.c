@@ -286,7 +286,13 @@ void why_account(struct rp *rp, const struct row *row)
 	nd->ctx = row->ctx;
 	nd->seqno = row->seqno;
 	nd->total = row->mhave & (1u << M_TOTAL) ? row->m[M_TOTAL] : 0;
-	nd->why = *w;
+	nd->dep = w->dep;
+	nd->dep_ctx = w->dep_ctx;
+	nd->dep_seqno = w->dep_seqno;
+	nd->dep_ns = w->dep_ns;
+	nd->sched_ns = w->sched_ns;
+	nd->ring_ns = w->ring_ns;
+	nd->wp = w->wp;
 	nd->ring = row->ring;
 	nd->submit = row->ts[ST_SUBMIT];
 	nd->start = row->ts[ST_START];
@@ -366,7 +372,7 @@ static uint32_t chain(const struct rp *rp, int64_t start, struct hop *h,
 	h[n++] = (struct hop){ .node = start, .ctx = rp->cp[start].ctx,
 			       .seqno = rp->cp[start].seqno };
 	while (h[n - 1].node >= 0) {
-		const struct why *w = &rp->cp[h[n - 1].node].why;
+		const struct why_node *w = &rp->cp[h[n - 1].node];
 		int64_t next;
 
 		if (!w->dep)
@@ -436,7 +442,7 @@ void why_critical_text(struct rp *rp)
 	for (s = 0; s < ns; s++) {
 		n = chain(rp, starts[s], h, &cut);
 		if (rp->o.critical == 2) {
-			why_wp_str(rp, rp->cp[starts[s]].why.wp, pb, sizeof(pb));
+			why_wp_str(rp, rp->cp[starts[s]].wp, pb, sizeof(pb));
 			fprintf(rp->out, "\nslowest job of %s:\n", pb);
 		}
 		for (k = 0; k < n; k++) {
@@ -449,15 +455,15 @@ void why_critical_text(struct rp *rp)
 			}
 			nd = &rp->cp[h[k].node];
 			ring_str(rp, nd->ring, rb, sizeof(rb));
-			why_wp_str(rp, nd->why.wp, pb, sizeof(pb));
+			why_wp_str(rp, nd->wp, pb, sizeof(pb));
 			fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  %s  %s  waited %.3f us (dep %.3f, sched %.3f, ring %.3f)%s\n",
 				nd->ctx, nd->seqno, rb, pb,
-				(double)(nd->why.dep_ns + nd->why.sched_ns +
-					 nd->why.ring_ns) / 1000.0,
-				(double)nd->why.dep_ns / 1000.0,
-				(double)nd->why.sched_ns / 1000.0,
-				(double)nd->why.ring_ns / 1000.0,
-				nd->why.dep ? ", last for:" : ", on no dependency");
+				(double)(nd->dep_ns + nd->sched_ns +
+					 nd->ring_ns) / 1000.0,
+				(double)nd->dep_ns / 1000.0,
+				(double)nd->sched_ns / 1000.0,
+				(double)nd->ring_ns / 1000.0,
+				nd->dep ? ", last for:" : ", on no dependency");
 		}
 		if (cut)
 			fprintf(rp->out, "  (path cut: %u hops, or a key seen twice)\n",
@@ -495,7 +501,7 @@ void why_critical_json(struct rp *rp)
 				break;
 			}
 			nd = &rp->cp[h[k].node];
-			p = &rp->wps[nd->why.wp];
+			p = &rp->wps[nd->wp];
 			l_str(&l, ",\"in_trace\":true,\"ring\":");
 			l_u64(&l, rp->rings[nd->ring].ring_id);
 			l_str(&l, ",\"pid\":");
@@ -509,11 +515,11 @@ void why_critical_json(struct rp *rp)
 			else
 				l_str(&l, "null");
 			l_str(&l, ",\"dep_ns\":");
-			l_u64(&l, nd->why.dep_ns);
+			l_u64(&l, nd->dep_ns);
 			l_str(&l, ",\"sched_ns\":");
-			l_u64(&l, nd->why.sched_ns);
+			l_u64(&l, nd->sched_ns);
 			l_str(&l, ",\"ring_ns\":");
-			l_u64(&l, nd->why.ring_ns);
+			l_u64(&l, nd->ring_ns);
 			l_ch(&l, '}');
 			l_flush_raw(&l, rp->out);
 		}
