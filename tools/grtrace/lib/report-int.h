@@ -476,7 +476,7 @@ struct why_wb {
 	uint64_t ns;
 };
 
-/* A finished job in the critical path's table: 96 bytes, the why in brief. */
+/* A finished job in the critical path's table: 104 bytes, the why in brief. */
 struct why_node {
 	uint64_t ctx, seqno;
 	uint64_t total;			/* t_total, for "slowest" */
@@ -484,12 +484,15 @@ struct why_node {
 	uint64_t dep_ctx, dep_seqno;	/* with @dep */
 	uint64_t dep_ns, sched_ns, ring_ns;
 	uint32_t ring, wp;
+	uint32_t part;			/* rp->restarts when it finished */
 	uint8_t dep;
 };
 
 /* report-why.c */
 void why_init(struct rp *rp);
 void why_free(struct rp *rp);
+/* A new part of the input: its keys and clock are not the old part's. */
+void why_restart(struct rp *rp);
 /* The process of a job with this submitter data: an index in rp->wps. */
 uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
 		int has_client, uint64_t client);

@@ -61,6 +61,20 @@ void why_free(struct rp *rp)
 	free(rp->slowest);
 }
 
+/*
+ * Another module load or boot: its fence numbers name other jobs and its
+ * clock may start below the old part's, so neither the ended jobs nor the
+ * rings' history say anything about its waits.
+ */
+void why_restart(struct rp *rp)
+{
+	uint32_t i;
+
+	memset(rp->wdone, 0, sizeof(*rp->wdone) << WHY_DONE_BITS);
+	for (i = 0; i < rp->nrings; i++)
+		rp->rings[i].wx_head = rp->rings[i].wx_n = 0;
+}
+
 uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
 		int has_client, uint64_t client)
 {
@@ -294,6 +308,7 @@ void why_account(struct rp *rp, const struct row *row)
 	nd->ring_ns = w->ring_ns;
 	nd->wp = w->wp;
 	nd->ring = row->ring;
+	nd->part = (uint32_t)rp->restarts;
 	nd->submit = row->ts[ST_SUBMIT];
 	nd->start = row->ts[ST_START];
 	u64map_set(rp->cp_map, cp_key(row->ctx, row->seqno), rp->ncp);
@@ -382,6 +397,9 @@ static uint32_t chain(const struct rp *rp, int64_t start, struct hop *h,
 			break;
 		}
 		next = cp_find(rp, w->dep_ctx, w->dep_seqno);
+		/* The same key in another part of the input is another job. */
+		if (next >= 0 && rp->cp[next].part != w->part)
+			next = -1;
 		for (k = 0; next >= 0 && k < n; k++)
 			if (h[k].node == next)
 				next = -2;

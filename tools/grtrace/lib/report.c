@@ -1631,6 +1631,8 @@ void rp_restart(struct rp *rp)
 		rp->rings[i].have_last_end = 0;
 	for (i = 0; i < rp->nctxs; i++)
 		rp->ctxs[i].have_seqno = 0;
+	if (rp->o.why)
+		why_restart(rp);
 	/* Lost records of a part are the gaps in its own gseq range. */
 	rp->lost_before = rp_records_lost(rp);
 	rp->gseq_lo = rp_gseq_first(rp);

@@ -222,8 +222,56 @@ CHAIN_PATH = [
     dict(ctx=700, seqno=1, in_trace=False),
 ]
 
+def reboot():
+    """Two recordings joined, the second from a later boot (its clock
+    below the first's end, the same fence numbers): 100:1 ended at 9000 in
+    the first; in the second, 200:1 waits for another 100:1, not traced,
+    whose fence signals at 2000 (the EXIT)."""
+    parts = []
+    t = Trace()
+    t.stream_info(5000)
+    t.metadata(5000, RINGS)
+    for name, ts in (("submit", 5000), ("commit", 5100), ("end", 9000),
+                     ("complete", 9000)):
+        t.ev(ts, name, 100, 1, 0, GFX)
+    parts.append(t.chunks())
+    t = Trace()
+    t.stream_info(300)
+    t.metadata(300, RINGS)
+    t.ev(300, "submit", 200, 1, 1, COPY)
+    t.ev(400, "sync_wait_enter", 200, 1, 1, COPY, aux0=100, aux1=1)
+    t.ev(2000, "sync_wait_exit", 200, 1, 1, COPY, aux0=100, aux1=1)
+    t.ev(2100, "commit", 200, 1, 1, COPY)
+    t.ev(3000, "end", 200, 1, 1, COPY)
+    t.ev(3000, "complete", 200, 1, 1, COPY)
+    parts.append(t.chunks())
+    return b"".join(parts)
+
+
+REBOOT = {
+    # SUBMIT 5000, start = COMMIT 5100: sched 100.
+    (100, 1): dict(dep_ns=0, dep_on=None, sched_ns=100, ring_ns=0, behind=[]),
+    # The first part's 100:1 is another job: its END (9000) says nothing
+    # here.  The EXIT at 2000: dep 2000 - 300 = 1700, not in the trace;
+    # sched 2100 - 2000 = 100; ring 0 (start = COMMIT 2100).
+    (200, 1): dict(dep_ns=1700, sched_ns=100, ring_ns=0, behind=[],
+                   dep_on=dict(ctx=100, seqno=1, in_trace=False)),
+}
+
+
+class Raw:
+    """A bare stream, as it is."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def data(self):
+        return self.fn()
+
+
 SCENARIOS = dict(crossdep=(crossdep, CROSSDEP), shared=(shared, SHARED),
-                 early=(early, EARLY), chain=(chain, CHAIN))
+                 early=(early, EARLY), chain=(chain, CHAIN),
+                 reboot=(lambda: Raw(reboot), REBOOT))
 
 
 class Checker:
@@ -354,6 +402,16 @@ def check_critical(c):
     expect("chain slowest: starts and lengths", firsts, [(800, 2), (900, 3)])
 
 
+def check_reboot_path(c):
+    """The path from the second part's 200:1 stops at 100:1: the first
+    part's 100:1 is another job."""
+    doc = c.json("reboot", ["--critical-path", "200:1"])
+    expect("reboot path", doc["critical_paths"][0]["hops"],
+           [dict(ctx=200, seqno=1, in_trace=True, ring=1, pid=None,
+                 comm=None, dep_ns=1700, sched_ns=100, ring_ns=0),
+            dict(ctx=100, seqno=1, in_trace=False)])
+
+
 def check_usage(c):
     for arg in ["900", "x:1", "900:", "900:1x", "-1:1"]:
         p = subprocess.run([c.tool, "report", "-i",
@@ -414,12 +472,16 @@ CHECKS = [
      "job", check_early),
     ("why: a dependency whose job is not in the trace",
      lambda c: check_jobs(c, "chain", CHAIN)),
+    ("why: a later boot's jobs do not wait on the first part's",
+     lambda c: check_jobs(c, "reboot", REBOOT)),
     ("why: no why without --why", check_plain_unchanged),
     ("why: --per-process waited_behind", check_procs),
     ("why: text rows and the interference table", check_text),
     ("why: CSV columns", check_csv),
     ("why: --critical-path stops at a job not in the trace", check_critical),
     ("why: --critical-path bad values are usage errors", check_usage),
+    ("why: --critical-path does not cross into another part's job",
+     check_reboot_path),
     ("why: export --why --critical-path: slice args and the path's tracks",
      check_export),
 ]
