@@ -8,7 +8,8 @@
 #
 # Writes a synthetic trace of each size (default 1024 and 2048 MB) with
 # tests/gen-trace into DIR (default /var/tmp), reports it once with every
-# summary and no job rows, once as CSV and once as JSON of every job to
+# summary and no job rows (and once more with --why: its cost is the
+# ratio of the two), once as CSV and once as JSON of every job to
 # /dev/null, under /usr/bin/time -v; prints per run the records, events/s
 # and MB/s (on the wall clock and on CPU time: other load on the machine
 # slows the first only) and the peak RSS.  The same RSS at both sizes
@@ -132,6 +133,11 @@ for size in "$@"; do
 	for i in "${!TOOLS[@]}"; do
 		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}
 		run "summaries$M" "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0
+	done
+	# --why beside the same summaries without it: their ratio is its cost.
+	for i in "${!TOOLS[@]}"; do
+		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}
+		run "summaries --why$M" "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0 --why
 	done
 	for i in "${!TOOLS[@]}"; do
 		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}

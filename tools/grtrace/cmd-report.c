@@ -58,6 +58,16 @@ static const char report_help[] =
 	"                        DRM client, from the file's client table, else\n"
 	"                        their pid; named from the file's tables)\n"
 	"      --per-engine      the same per engine class, all its rings together\n"
+	"      --why             each job's wait from SUBMIT to its start, split into\n"
+	"                        dep (its dependencies, up to the last to signal, at\n"
+	"                        its job's END), sched (not yet on the ring) and ring\n"
+	"                        (behind the jobs on it), with the processes whose\n"
+	"                        jobs held the ring; with --per-process, whose jobs\n"
+	"                        each process waited behind (\"waited_behind\")\n"
+	"      --critical-path CTX:SEQNO|slowest\n"
+	"                        the chain of dependencies each job waited for last,\n"
+	"                        from job CTX:SEQNO (or each process's slowest) back\n"
+	"                        to a job that waited on nothing (text and JSON)\n"
 	"      --interval TIME   with --per-ring: each ring's busy % per interval of\n"
 	"                        TIME (a timeline; JSON \"timeline\"); the bottleneck\n"
 	"                        hint names the saturated intervals (default 100ms)\n"
@@ -120,6 +130,12 @@ static const char export_help[] =
 	"      --since, --until, --ring, --ctx, --engine: as for 'grtrace report'\n"
 	"      --hang-ms N       a job running N ms at the end hung its ring (1000)\n"
 	"      --max-open N      jobs held open at most (default 131072)\n"
+	"      --why             each job slice gets why_dep_ns, why_dep_on,\n"
+	"                        why_sched_ns, why_ring_ns, why_behind (as for\n"
+	"                        'grtrace report --why')\n"
+	"      --critical-path CTX:SEQNO|slowest\n"
+	"                        a \"critical path\" group: a track per hop, the\n"
+	"                        hop's wait a slice on it\n"
 	"  -h, --help            show this help\n";
 
 enum {
@@ -127,7 +143,7 @@ enum {
 	OPT_SINCE, OPT_UNTIL, OPT_RING, OPT_CTX, OPT_ENGINE, OPT_RULES,
 	OPT_LONG_QUEUE, OPT_SLOW_EXEC, OPT_DEP_WAIT, OPT_PREEMPT_MIN,
 	OPT_BUSY_PCT, OPT_QUEUE_RATIO, OPT_HANG_MS, OPT_MAX_OPEN, OPT_LIVE,
-	OPT_INTERVAL, OPT_PER_PROCESS, OPT_PER_ENGINE,
+	OPT_INTERVAL, OPT_PER_PROCESS, OPT_PER_ENGINE, OPT_WHY, OPT_CRITICAL,
 };
 
 static const struct option report_opts[] = {
@@ -138,6 +154,8 @@ static const struct option report_opts[] = {
 	{ "per-ctx",       no_argument,       NULL, OPT_PER_CTX },
 	{ "per-process",   no_argument,       NULL, OPT_PER_PROCESS },
 	{ "per-engine",    no_argument,       NULL, OPT_PER_ENGINE },
+	{ "why",           no_argument,       NULL, OPT_WHY },
+	{ "critical-path", required_argument, NULL, OPT_CRITICAL },
 	{ "interval",      required_argument, NULL, OPT_INTERVAL },
 	{ "topn",          required_argument, NULL, OPT_TOPN },
 	{ "hist",          required_argument, NULL, OPT_HIST },
@@ -163,6 +181,8 @@ static const struct option report_opts[] = {
 static const struct option export_opts[] = {
 	{ "input",         required_argument, NULL, 'i' },
 	{ "output",        required_argument, NULL, 'o' },
+	{ "why",           no_argument,       NULL, OPT_WHY },
+	{ "critical-path", required_argument, NULL, OPT_CRITICAL },
 	{ "live",          no_argument,       NULL, OPT_LIVE },
 	{ "interval",      required_argument, NULL, OPT_INTERVAL },
 	{ "since",         required_argument, NULL, OPT_SINCE },
@@ -369,6 +389,27 @@ static void read_rules(const char *path, struct rp_rules *rules)
 	fclose(f);
 }
 
+/* --critical-path: "slowest", or the job's CTX:SEQNO. */
+static void parse_critical(struct rp_opts *o, const char *arg)
+{
+	char *end;
+
+	o->why = 1;
+	if (!strcmp(arg, "slowest")) {
+		o->critical = 2;
+		return;
+	}
+	errno = 0;
+	o->cp_ctx = strtoull(arg, &end, 0);
+	if (end == arg || *end != ':' || errno || *arg == '-')
+		usage_error(cmd, "%s: --critical-path takes CTX:SEQNO or 'slowest', not '%s'", cmd, arg);
+	arg = end + 1;
+	o->cp_seqno = strtoull(arg, &end, 0);
+	if (end == arg || *end || errno || *arg == '-')
+		usage_error(cmd, "%s: --critical-path takes CTX:SEQNO or 'slowest', not '%s'", cmd, end == arg ? arg : end);
+	o->critical = 1;
+}
+
 static void parse_option(struct report_args *a, int c, const char *arg,
 			 const char *opt)
 {
@@ -383,6 +424,10 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	case OPT_PER_CTX: o->per_ctx = 1; break;
 	case OPT_PER_PROCESS: o->per_process = 1; break;
 	case OPT_PER_ENGINE: o->per_engine = 1; break;
+	case OPT_WHY: o->why = 1; break;
+	case OPT_CRITICAL:
+		parse_critical(o, arg);
+		break;
 	case OPT_TOPN:
 		o->topn = (unsigned int)parse_count(opt, arg);
 		if (o->topn != parse_count(opt, arg) || o->topn > 1000000)
@@ -471,6 +516,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		a->o.sink = rp_sink_find("perfetto");
 		a->o.per_ring = 1;
 	}
+	if (a->o.critical && a->o.sink &&
+	    (a->o.sink->flags & RP_SINK_ONE_TABLE))
+		usage_error(cmd, "%s: --critical-path is printed in text and JSON, not %s", cmd,
+			    upper(a->o.sink->name, uname, sizeof(uname)));
 	if (a->o.has_interval && !a->o.per_ring)
 		usage_error(cmd, "%s: --interval is per ring: it needs --per-ring", cmd);
 	if (a->o.has_since && a->o.has_until && a->o.until <= a->o.since)

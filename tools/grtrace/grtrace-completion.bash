@@ -20,9 +20,11 @@ _grtrace_words() {
 			      --hist --limit --since --until --ring --ctx
 			      --engine --rules --long-queue-us --slow-exec-us
 			      --dep-wait-us --preempt-min --busy-pct
-			      --queue-ratio --hang-ms --max-open -h --help" ;;
+			      --queue-ratio --hang-ms --max-open --why
+			      --critical-path -h --help" ;;
 	export)		echo "-i --input -o --output --live --interval --since --until
-			      --ring --ctx --engine --hang-ms --max-open -h --help" ;;
+			      --ring --ctx --engine --hang-ms --max-open --why
+			      --critical-path -h --help" ;;
 	diff)		echo "-f --format --alpha --min-change --fail-on -h --help" ;;
 	config)		echo "level= clock= filter_type_mask= filter_engine_mask=
 			      filter_ring_id= reset_stats=1 -h --help" ;;

@@ -11,14 +11,17 @@
 # on the virtual GPU's three rings with cross-ring dependencies, one ring
 # (copy) given far more work than it can do.  Back on the host it prints
 # "grtrace report --per-ring --topn 5", whose per-ring section should name
-# the copy ring as the bottleneck.  Then it records the same workload a
-# second time with every copy job 30 % longer (trace-slow.dat) and prints
-# "grtrace diff trace.dat trace-slow.dat": the copy ring's t_exec flagged
-# slower, and nothing on gfx or compute.
+# the copy ring as the bottleneck, and the interference table of
+# "grtrace report --per-process --why": whose jobs each process waited
+# behind.  Then it records the same workload a second time with every
+# copy job 30 % longer (trace-slow.dat) and prints "grtrace diff
+# trace.dat trace-slow.dat": the copy ring's t_exec flagged slower, and
+# nothing on gfx or compute.
 #
 # Everything stays in OUTDIR: trace.dat, report.txt (with every job),
-# summary.txt (what is printed), jobs.csv, jobs.json, trace-slow.dat and
-# diff.txt / diff.json (the second run and the diff), trace.pftrace (the
+# summary.txt (what is printed), jobs.csv, jobs.json, interference.txt
+# (report --per-process --why), trace-slow.dat and diff.txt / diff.json
+# (the second run and the diff), trace.pftrace (the
 # timeline for ui.perfetto.dev, "grtrace export"), timeline.png (the rings'
 # Gantt chart, scripts/visualize_timeline.py), ioctls.txt (the DRM ioctls
 # grtrace-bpf-annotate saw meanwhile), merged.txt (ioctls and jobs on one
@@ -183,7 +186,9 @@ say "writing report.txt, jobs.csv and jobs.json"
 	"$TOOL" report -i "$OUT/trace.dat" --per-ring --topn 5 --limit 0 \
 		>"$OUT/summary.txt" &&
 	"$TOOL" report -i "$OUT/trace.dat" --format csv >"$OUT/jobs.csv" &&
-	"$TOOL" report -i "$OUT/trace.dat" --format json >"$OUT/jobs.json" ||
+	"$TOOL" report -i "$OUT/trace.dat" --format json >"$OUT/jobs.json" &&
+	"$TOOL" report -i "$OUT/trace.dat" --per-process --why --limit 0 \
+		>"$OUT/interference.txt" ||
 	die "grtrace report failed"
 say "writing trace.pftrace (open it in ui.perfetto.dev) and timeline.png"
 "$TOOL" export -i "$OUT/trace.dat" -o "$OUT/trace.pftrace" ||
@@ -201,6 +206,13 @@ python3 "$HERE/scripts/merge_timeline.py" --cpu "$OUT/ioctls.txt" \
 tail -n 2 "$OUT/merged.txt" | sed 's/^/  /' >&2
 say "grtrace report --per-ring --topn 5 (job rows: see report.txt, jobs.csv):"
 cat "$OUT/summary.txt"
+say "who made whom wait (grtrace report --per-process --why; see interference.txt):"
+# Each process, then whose jobs its jobs waited behind on their rings.
+awk '/^process |^no submitter data/ { p = $0 }
+     /^  waited behind/ { print p; print; show = 1; next }
+     show && /^    / { print; next }
+     { show = 0 }' "$OUT/interference.txt"
+grep '^why:' "$OUT/interference.txt"
 say "grtrace diff trace.dat trace-slow.dat (the copy jobs 30% longer; all: diff.txt, diff.json):"
 "$TOOL" diff -f json "$OUT/trace.dat" "$OUT/trace-slow.dat" >"$OUT/diff.json" ||
 	die "grtrace diff failed"
@@ -212,7 +224,7 @@ sed -n '1,/^$/p' "$OUT/diff.txt"
 grep -e '^!' -e 'busy_pct' "$OUT/diff.txt"
 [ $rc -eq 1 ] || die "grtrace diff --fail-on regression exited $rc, not 1: no slowdown flagged"
 say "done in $((SECONDS - start)) s; output in $OUT:"
-say "  trace.dat report.txt summary.txt jobs.csv jobs.json trace.pftrace"
-say "  trace-slow.dat diff.txt diff.json"
+say "  trace.dat report.txt summary.txt jobs.csv jobs.json interference.txt"
+say "  trace-slow.dat diff.txt diff.json trace.pftrace"
 say "  timeline.png ioctls.txt merged.txt"
 say "  record.txt console.log"

@@ -83,6 +83,13 @@ struct group {
 	double depth_area;	/* depth x ns */
 };
 
+/* --why: a job a ring ran, [start, end], by process @wp. */
+struct why_exec {
+	uint64_t start;
+	uint64_t end;
+	uint32_t wp;
+};
+
 struct ring {
 	uint32_t ring_id;
 	uint16_t engine;
@@ -105,6 +112,9 @@ struct ring {
 	uint32_t running;	/* jobs started, not ended, at the end */
 	int ended;		/* an END was read on it */
 	uint64_t rq_closed;	/* closed early: too many committed, not ended */
+	/* --why: the last jobs it ran, a circular buffer in END order. */
+	struct why_exec *wx;
+	uint32_t wx_head, wx_n;
 	struct group g;
 };
 
@@ -147,6 +157,39 @@ struct dep {
 };
 
 /*
+ * --why (report-why.c): where a job's wait from SUBMIT to its start went.
+ * A process of the why tables: its pid (PROC_NONE: no submitter data) and
+ * name.
+ */
+struct wproc {
+	uint32_t pid;
+	const char *name;	/* the process's, else the thread's, or NULL */
+};
+
+/* The processes a job waited behind, most first; the rest summed. */
+#define RP_BEHIND	8
+
+struct why_share {
+	uint32_t wp;		/* index in rp->wps */
+	uint64_t ns;
+};
+
+struct why {
+	uint8_t have;		/* SUBMIT and start known, in order */
+	uint8_t dep;		/* @dep_* name the dependency waited for */
+	uint8_t dep_known;	/* ... whose job is in the trace (@dep_ring, @dep_wp) */
+	uint8_t unresolved;	/* waits whose signal was never seen */
+	uint64_t dep_ns, sched_ns, ring_ns;
+	uint64_t dep_ctx, dep_seqno;
+	uint32_t dep_ring;	/* index in rp->rings */
+	uint32_t dep_wp;
+	uint32_t wp;		/* the job's own process */
+	uint32_t nbehind;
+	uint64_t behind_rest;	/* ns of the processes past RP_BEHIND */
+	struct why_share behind[RP_BEHIND];
+};
+
+/*
  * A finished job: everything the output and the summaries need.  make_row()
  * sets every field, without a memset(): a new one goes there too.
  */
@@ -175,6 +218,7 @@ struct row {
 	uint32_t waits;		/* dependency waits, @dep's and any more */
 	uint64_t client;	/* the DRM client id */
 	struct dep dep[RP_DEPS];
+	struct why why;		/* with --why only: else why.have is 0 */
 };
 
 /*
@@ -397,7 +441,87 @@ struct rp {
 	size_t rowlen;
 	FILE *rowfile;		/* @spool, or @out */
 	void *sink_state;	/* the sink's own (sink.h) */
+
+	/* --why (report-why.c). */
+	struct wproc *wps;
+	uint32_t nwps, wps_cap;
+	struct u64map *wp_map;		/* pid -> index in @wps */
+	struct why_done *wdone;		/* jobs ended lately, by key hash */
+	uint64_t why_jobs;		/* rows with a why */
+	uint64_t why_dep_lost;		/* ... whose dependency's job is not in the trace */
+	uint64_t why_unresolved;	/* ... with a wait whose signal was never seen */
+	uint64_t why_short;		/* ... whose ring history did not reach back */
+	uint64_t late_exits;		/* SYNC_WAIT_EXITs of no open job: dropped */
+	/* --per-process --why: ns waited, by (waiter, holder, ring). */
+	struct why_wb *wbs;
+	uint32_t nwbs, wbs_cap;
+	struct u64map *wb_map;
+	/* --critical-path: every finished job's why, by key. */
+	struct why_node *cp;
+	uint32_t ncp, cp_cap;
+	struct u64map *cp_map;
+	uint32_t *slowest;		/* by wp: index in @cp of its slowest job */
+	uint32_t nslowest;
 };
+
+/* A job that ended, for the jobs that depend on it. */
+struct why_done {
+	uint64_t ctx, seqno;
+	uint64_t end;			/* 0: empty */
+	uint32_t ring, wp;
+};
+
+struct why_wb {
+	uint32_t waiter, holder, ring;
+	uint64_t ns;
+};
+
+/* A finished job in the critical path's table: 104 bytes, the why in brief. */
+struct why_node {
+	uint64_t ctx, seqno;
+	uint64_t total;			/* t_total, for "slowest" */
+	uint64_t submit, start;
+	uint64_t dep_ctx, dep_seqno;	/* with @dep */
+	uint64_t dep_ns, sched_ns, ring_ns;
+	uint32_t ring, wp;
+	uint32_t part;			/* rp->restarts when it finished */
+	uint8_t dep;
+};
+
+/* report-why.c */
+void why_init(struct rp *rp);
+void why_free(struct rp *rp);
+/* A new part of the input: its keys and clock are not the old part's. */
+void why_restart(struct rp *rp);
+/* The process of a job with this submitter data: an index in rp->wps. */
+uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
+		int has_client, uint64_t client);
+/* A job ended on ring @ring: remember it for its dependents and the ring. */
+void why_ended(struct rp *rp, uint64_t ctx, uint64_t seqno, uint32_t ring,
+	       uint32_t wp, uint64_t start, int have_start, uint64_t end);
+/* The job that signalled fence @ctx:@seqno: its entry, or NULL. */
+const struct why_done *why_find(const struct rp *rp, uint64_t ctx,
+				uint64_t seqno);
+/* Fill @row->why from its stamps, @dep_sig and the ring's history. */
+void why_row(struct rp *rp, struct row *row, uint32_t wp);
+/* A finished row with a why: the per-process and critical-path tables. */
+void why_account(struct rp *rp, const struct row *row);
+/* "comm/pid" of process @wp into @buf. */
+void why_wp_str(const struct rp *rp, uint32_t wp, char *buf, size_t len);
+/* The critical paths asked for, as text or JSON, to rp->out. */
+void why_critical_text(struct rp *rp);
+void why_critical_json(struct rp *rp);
+/*
+ * Each hop of each critical path asked for: @nd NULL for a job not in the
+ * trace (the last hop of its path), named by @ctx:@seqno.
+ */
+typedef void why_hop_fn(struct rp *rp, uint32_t path, uint32_t hop,
+			const struct why_node *nd, uint64_t ctx,
+			uint64_t seqno);
+void why_critical_each(struct rp *rp, why_hop_fn *fn);
+/* Process @pid's waited_behind list, most first: count into *@n (malloc'd). */
+struct why_wb *why_waited(const struct rp *rp, uint32_t pid, uint32_t *n,
+			  int by_ring);
 
 /* report.c: the task table's entry for thread @tid, or NULL. */
 const struct grf_task *rp_task(const struct rp *rp, uint32_t tid);

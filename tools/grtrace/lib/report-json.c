@@ -157,6 +157,13 @@ static void json_summary(struct rp *rp, const struct rp_input *in)
 	f_u64(&f, "complete_without_end", rp->complete_alone);
 	f_u64(&f, "key_reuse_finished", rp->key_reuse_done);
 	f_u64(&f, "self_waits", rp->self_waits);
+	f_u64(&f, "late_wait_exits", rp->late_exits);
+	if (rp->o.why) {
+		f_u64(&f, "why_jobs", rp->why_jobs);
+		f_u64(&f, "why_dep_not_in_trace", rp->why_dep_lost);
+		f_u64(&f, "why_waits_unresolved", rp->why_unresolved);
+		f_u64(&f, "why_history_short", rp->why_short);
+	}
 	f_u64(&f, "jobs_from_summaries", rp->summaries);
 	f_u64(&f, "summaries_open", rp->summaries_open);
 	f_u64(&f, "gseq_restarts", rp->restarts);
@@ -384,6 +391,8 @@ static int json_report(struct rp *rp, const struct rp_input *in)
 		}
 		fputs("\n]", rp->out);
 	}
+	if (rp->o.critical)
+		why_critical_json(rp);
 	if (rp->o.hist == RP_HIST_LAT || rp->o.hist == RP_HIST_SIZE)
 		json_hist(rp);
 	else if (rp->o.hist == RP_HIST_RESULT)

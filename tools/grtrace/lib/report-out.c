@@ -110,6 +110,116 @@ void job_fields(const struct rp *rp, struct fields *f,
 	f_str(f, "process", by ? s.process : NULL);
 	/* The DRM client its SUBMIT came through (6.16 on). */
 	f_opt(f, "client_id", row->has_client, row->client);
+	if (rp->o.why)
+		why_fields(rp, f, row);
+}
+
+/* A process of the why tables as JSON members "pid" and "comm". */
+static void why_proc_json(const struct rp *rp, struct line *l, uint32_t wp)
+{
+	const struct wproc *p = &rp->wps[wp];
+
+	l_str(l, "\"pid\":");
+	if (p->pid == PROC_NONE)
+		l_str(l, "null");
+	else
+		l_u64(l, p->pid);
+	l_str(l, ",\"comm\":");
+	if (p->name)
+		l_json_str(l, p->name);
+	else
+		l_str(l, "null");
+}
+
+/* "comm/pid:ns|..." of a why's behind list, for CSV. */
+static void behind_str(const struct rp *rp, const struct why *w, char *buf,
+		       size_t len)
+{
+	size_t n = 0;
+	uint32_t k;
+	char pb[96];
+
+	buf[0] = '\0';
+	for (k = 0; k < w->nbehind && n < len; k++) {
+		why_wp_str(rp, w->behind[k].wp, pb, sizeof(pb));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s:%" PRIu64,
+				      k ? "|" : "", pb, w->behind[k].ns);
+	}
+	if (w->behind_rest && n < len)
+		snprintf(buf + n, len - n, "%sother:%" PRIu64, n ? "|" : "",
+			 w->behind_rest);
+}
+
+/*
+ * --why: JSON "why": {dep_ns, dep_on, sched_ns, ring_ns, behind}; CSV the
+ * same as flat columns (dep_on as "ctx:seqno", behind as "comm/pid:ns|...").
+ */
+void why_fields(const struct rp *rp, struct fields *f, const struct row *row)
+{
+	const struct why *w = row ? &row->why : NULL;
+	struct line *l = f->l;
+	char buf[1024];
+	uint32_t k;
+
+	if (!f->json) {
+		int have = w && w->have;
+
+		f_opt(f, "why_dep_ns", have, have ? w->dep_ns : 0);
+		if (have && w->dep)
+			snprintf(buf, sizeof(buf), "%" PRIu64 ":%" PRIu64,
+				 w->dep_ctx, w->dep_seqno);
+		f_str(f, "why_dep_on", have && w->dep ? buf : NULL);
+		f_opt(f, "why_sched_ns", have, have ? w->sched_ns : 0);
+		f_opt(f, "why_ring_ns", have, have ? w->ring_ns : 0);
+		if (have)
+			behind_str(rp, w, buf, sizeof(buf));
+		f_str(f, "why_behind", have ? buf : NULL);
+		return;
+	}
+	if (!f_key(f, "why"))
+		return;
+	if (!w->have) {
+		l_str(l, "null");
+		return;
+	}
+	l_str(l, "{\"dep_ns\":");
+	l_u64(l, w->dep_ns);
+	l_str(l, ",\"dep_on\":");
+	if (!w->dep) {
+		l_str(l, "null");
+	} else {
+		l_str(l, "{\"ctx\":");
+		l_u64(l, w->dep_ctx);
+		l_str(l, ",\"seqno\":");
+		l_u64(l, w->dep_seqno);
+		/* Its job not in the trace: the fence alone is known. */
+		l_str(l, ",\"in_trace\":");
+		l_str(l, w->dep_known ? "true" : "false");
+		if (w->dep_known) {
+			l_str(l, ",\"ring\":");
+			l_u64(l, rp->rings[w->dep_ring].ring_id);
+			l_ch(l, ',');
+			why_proc_json(rp, l, w->dep_wp);
+		}
+		l_ch(l, '}');
+	}
+	l_str(l, ",\"sched_ns\":");
+	l_u64(l, w->sched_ns);
+	l_str(l, ",\"ring_ns\":");
+	l_u64(l, w->ring_ns);
+	l_str(l, ",\"behind\":[");
+	for (k = 0; k < w->nbehind; k++) {
+		if (k)
+			l_ch(l, ',');
+		l_ch(l, '{');
+		why_proc_json(rp, l, w->behind[k].wp);
+		l_str(l, ",\"ns\":");
+		l_u64(l, w->behind[k].ns);
+		l_ch(l, '}');
+	}
+	l_str(l, "],\"behind_other_ns\":");
+	l_u64(l, w->behind_rest);
+	l_ch(l, '}');
 }
 
 void submitter_str(const struct rp *rp, const struct row *row, char *buf,
@@ -243,6 +353,50 @@ void proc_table(struct rp *rp, struct fields *f, void *item)
 	f_u64(f, "jobs", p ? p->g.jobs : 0);
 	metric_fields(f, p ? &p->g : NULL);
 	f_u64(f, "clients", p ? p->clients : 0);
+	if (rp->o.why)
+		waited_fields(rp, f, p);
+}
+
+/*
+ * --per-process --why: the ns the process's jobs waited behind each
+ * process, most first.  JSON "waited_behind": [{pid, comm, ns}]; CSV
+ * "comm/pid:ns|...".
+ */
+void waited_fields(struct rp *rp, struct fields *f, const struct proc *p)
+{
+	struct why_wb *wb = NULL;
+	char buf[2048], pb[96];
+	uint32_t n = 0, k;
+	size_t m = 0;
+
+	if (p)
+		wb = why_waited(rp, p->pid, &n, 0);
+	if (!f->json) {
+		buf[0] = '\0';
+		for (k = 0; k < n && m < sizeof(buf); k++) {
+			why_wp_str(rp, wb[k].holder, pb, sizeof(pb));
+			m += (size_t)snprintf(buf + m, sizeof(buf) - m,
+					      "%s%s:%" PRIu64, k ? "|" : "",
+					      pb, wb[k].ns);
+		}
+		f_str(f, "waited_behind", buf);
+		free(wb);
+		return;
+	}
+	if (f_key(f, "waited_behind")) {
+		l_ch(f->l, '[');
+		for (k = 0; k < n; k++) {
+			if (k)
+				l_ch(f->l, ',');
+			l_ch(f->l, '{');
+			why_proc_json(rp, f->l, wb[k].holder);
+			l_str(f->l, ",\"ns\":");
+			l_u64(f->l, wb[k].ns);
+			l_ch(f->l, '}');
+		}
+		l_ch(f->l, ']');
+	}
+	free(wb);
 }
 
 void eng_table(struct rp *rp, struct fields *f, void *item)

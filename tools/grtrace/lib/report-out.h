@@ -364,6 +364,8 @@ void label_str(const struct row *row, char sep, char *buf, size_t len);
 void job_fields(const struct rp *rp, struct fields *f,
 		const struct row *row);
 void csv_header(struct rp *rp, FILE *out, table_fn *fn);
+void why_fields(const struct rp *rp, struct fields *f, const struct row *row);
+void waited_fields(struct rp *rp, struct fields *f, const struct proc *p);
 void job_table(struct rp *rp, struct fields *f, void *row);
 double pct_of(uint64_t part, uint64_t whole);
 int group_exact(const struct group *g);

@@ -91,6 +91,9 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2 };
 #define UUID_PROCESS(pid)	((1ULL << 60) | (pid))
 #define UUID_THREAD(tid)	((2ULL << 60) | (tid))
 #define UUID_CLIENT(id)		((3ULL << 60) | ((id) & ((1ULL << 60) - 1)))
+/* --critical-path: a group, and a track per hop of each path. */
+#define UUID_CRIT		2ULL
+#define UUID_HOP(p, k)		((4ULL << 60) | ((uint64_t)(p) << 20) | (k))
 /* Lanes per ring: UUID_LANE() must stay below the next ring's. */
 #define MAX_LANES		((1u << 24) - 16)
 
@@ -541,6 +544,71 @@ static void dep_flows(struct rp *rp, const struct row *row, uint64_t lane,
 	}
 }
 
+/* --why: the wait's parts, what it waited for last, and whose jobs ran. */
+static void why_notes(struct rp *rp, const struct why *w)
+{
+	struct pf *pf = rp->sink_state;
+	char buf[512], pb[96];
+	size_t n = 0;
+	uint32_t k;
+
+	note_u64(pf, "why_dep_ns", w->dep_ns);
+	note_u64(pf, "why_sched_ns", w->sched_ns);
+	note_u64(pf, "why_ring_ns", w->ring_ns);
+	if (w->dep) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 ":%" PRIu64, w->dep_ctx,
+			 w->dep_seqno);
+		note_str(pf, "why_dep_on", buf);
+	}
+	buf[0] = '\0';
+	for (k = 0; k < w->nbehind && n < sizeof(buf); k++) {
+		why_wp_str(rp, w->behind[k].wp, pb, sizeof(pb));
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%" PRIu64,
+				      k ? "|" : "", pb, w->behind[k].ns);
+	}
+	if (buf[0])
+		note_str(pf, "why_behind", buf);
+}
+
+/*
+ * --critical-path: each hop a slice over its wait (SUBMIT to start) on a
+ * track of its own under "critical path", named for the path and hop.
+ */
+static void crit_hop(struct rp *rp, uint32_t path, uint32_t hop,
+		     const struct why_node *nd, uint64_t ctx, uint64_t seqno)
+{
+	struct pf *pf = rp->sink_state;
+	char name[160];
+	size_t te, p;
+
+	if (!path && !hop)
+		track(rp, UUID_CRIT, 0, "critical path", -1);
+	snprintf(name, sizeof(name), "path %u hop %u", path + 1, hop + 1);
+	track(rp, UUID_HOP(path, hop), UUID_CRIT, name, (int)hop);
+	if (!nd) {
+		snprintf(name, sizeof(name), "%" PRIu64 ":%" PRIu64 " not in the trace: the path stops",
+			 ctx, seqno);
+		return;
+	}
+	snprintf(name, sizeof(name), "%" PRIu64 ":%" PRIu64 " waited", ctx,
+		 seqno);
+	p = event_open(pf, nd->submit, UUID_HOP(path, hop), TE_BEGIN, &te);
+	pb_str(pf, F_TE_NAME, name);
+	note_u64(pf, "ring", rp->rings[nd->ring].ring_id);
+	if (rp->wps[nd->wp].pid != PROC_NONE)
+		note_u64(pf, "pid", rp->wps[nd->wp].pid);
+	note_u64(pf, "why_dep_ns", nd->dep_ns);
+	note_u64(pf, "why_sched_ns", nd->sched_ns);
+	note_u64(pf, "why_ring_ns", nd->ring_ns);
+	if (nd->dep) {
+		snprintf(name, sizeof(name), "%" PRIu64 ":%" PRIu64,
+			 nd->dep_ctx, nd->dep_seqno);
+		note_str(pf, "why_dep_on", name);
+	}
+	event_close(rp, p, te);
+	simple_event(rp, nd->start, UUID_HOP(path, hop), TE_END, NULL, 0, 0);
+}
+
 static void job_notes(struct rp *rp, const struct row *row)
 {
 	struct pf *pf = rp->sink_state;
@@ -577,6 +645,8 @@ static void job_notes(struct rp *rp, const struct row *row)
 		note_str(pf, "labels", labels);
 	if (row->start_derived)
 		note_str(pf, "start", "derived");
+	if (row->why.have)
+		why_notes(rp, &row->why);
 }
 
 static void pf_row(struct rp *rp, const struct row *row)
@@ -758,6 +828,8 @@ static int pf_end(struct rp *rp, const struct rp_input *in)
 				     name, 0, 0);
 		}
 	}
+	if (rp->o.critical)
+		why_critical_each(rp, crit_hop);
 	if (rp->tl_dropped)
 		rp_warn(rp, "export: the busy %% counters stop after %u intervals of %" PRIu64 " ns: give a longer --interval",
 			GROUP_TL_MAX, iv);

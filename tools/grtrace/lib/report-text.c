@@ -57,6 +57,57 @@ static int metric_derived(const struct row *row, int k)
 	       (row->derived & (1u << b));
 }
 
+/*
+ * --why, after a job's row: "why: dep 1.000 (on 7:3 ring 1 gfx/12) sched
+ * 0.010 ring 2.000 behind: flood/40 1.900, me/41 0.100" (us).
+ */
+static void text_why(const struct rp *rp, struct line *l, const struct why *w)
+{
+	char pb[96];
+	uint32_t k;
+
+	if (!w->have) {
+		l_str(l, "  why: -");
+		return;
+	}
+	l_str(l, "  why: dep ");
+	l_us(l, w->dep_ns, 0);
+	if (w->dep) {
+		l_str(l, " (on ");
+		l_u64(l, w->dep_ctx);
+		l_ch(l, ':');
+		l_u64(l, w->dep_seqno);
+		if (w->dep_known) {
+			l_str(l, " ring ");
+			l_u64(l, rp->rings[w->dep_ring].ring_id);
+			l_ch(l, ' ');
+			why_wp_str(rp, w->dep_wp, pb, sizeof(pb));
+			l_str(l, pb);
+		} else {
+			l_str(l, ", its job not in the trace");
+		}
+		l_ch(l, ')');
+	}
+	l_str(l, " sched ");
+	l_us(l, w->sched_ns, 0);
+	l_str(l, " ring ");
+	l_us(l, w->ring_ns, 0);
+	if (!w->nbehind && !w->behind_rest)
+		return;
+	l_str(l, " behind:");
+	for (k = 0; k < w->nbehind; k++) {
+		why_wp_str(rp, w->behind[k].wp, pb, sizeof(pb));
+		l_str(l, k ? ", " : " ");
+		l_str(l, pb);
+		l_ch(l, ' ');
+		l_us(l, w->behind[k].ns, 0);
+	}
+	if (w->behind_rest) {
+		l_str(l, ", others ");
+		l_us(l, w->behind_rest, 0);
+	}
+}
+
 /* A job's text row into @l, without its newline. */
 static void text_job_line(const struct rp *rp, struct line *l,
 		   const struct row *row)
@@ -108,6 +159,8 @@ static void text_job_line(const struct rp *rp, struct line *l,
 	label_str(row, ',', lbuf, sizeof(lbuf));
 	l_ch(l, ' ');
 	l_str(l, lbuf[0] ? lbuf : "-");
+	if (rp->o.why)
+		text_why(rp, l, &row->why);
 }
 
 static void text_hist(struct rp *rp)
@@ -331,6 +384,22 @@ static void text_header(struct rp *rp, const struct rp_input *in)
 		fprintf(o, "sampled:  %" PRIu64 " jobs from summaries (grtrace_sampling, threshold %" PRIu64 " ns; %" PRIu64 " given up open): the faster jobs were counted in the kernel, not written; queue depths cover the jobs written event by event\n",
 			rp->summaries, rp->summary_threshold,
 			rp->summaries_open);
+	if (rp->late_exits)
+		fprintf(o, "waits:    %" PRIu64 " SYNC_WAIT_EXITs came after their job was done (a fence that had signalled before the job's SUBMIT): dropped, no job of their own\n",
+			rp->late_exits);
+	if (rp->o.why) {
+		fprintf(o, "why:      %" PRIu64 " jobs with SUBMIT and start: their wait split (dep, sched, ring) and attributed\n",
+			rp->why_jobs);
+		if (rp->why_dep_lost)
+			fprintf(o, "why:      %" PRIu64 " jobs waited last on a fence whose job is not in the trace (lost, outside it, or no GPU job): timed by its SYNC_WAIT_EXIT, which on 6.1 may be late\n",
+				rp->why_dep_lost);
+		if (rp->why_unresolved)
+			fprintf(o, "why:      %" PRIu64 " jobs had a dependency wait whose signal was never seen: their dep time may be short\n",
+				rp->why_unresolved);
+		if (rp->why_short)
+			fprintf(o, "why:      %" PRIu64 " jobs waited behind more jobs than the ring's history keeps: part of their wait is not attributed\n",
+				rp->why_short);
+	}
 	if (rp->self_waits)
 		fprintf(o, "waits:    %" PRIu64 " waits on a job's own fence (a CPU thread waiting for it, as i915 reports them): not dependency waits, not in t_gpu_wait\n",
 			rp->self_waits);
@@ -512,6 +581,40 @@ static void text_proc_from(const struct proc *p, char *buf, size_t len)
 			 p->clients == 1 ? "" : "s");
 }
 
+/*
+ * --per-process --why: whose jobs this process's jobs waited behind, in
+ * all and per ring.
+ */
+static void text_waited(struct rp *rp, const struct proc *p)
+{
+	struct why_wb *all, *per;
+	uint32_t n, nr, k, i;
+	char pb[96], tb[32];
+
+	all = why_waited(rp, p->pid, &n, 0);
+	per = why_waited(rp, p->pid, &nr, 1);
+	if (!n) {
+		fprintf(rp->out, "  waited behind: nobody (no job of it waited on a busy ring)\n");
+	} else {
+		fprintf(rp->out, "  waited behind (its jobs' waits on their rings, by whose job ran):\n");
+	}
+	for (k = 0; k < n; k++) {
+		why_wp_str(rp, all[k].holder, pb, sizeof(pb));
+		fmt_ns(tb, sizeof(tb), all[k].ns);
+		fprintf(rp->out, "    %-28s %12s", pb, tb);
+		for (i = 0; i < nr; i++) {
+			if (per[i].holder != all[k].holder)
+				continue;
+			fmt_ns(tb, sizeof(tb), per[i].ns);
+			fprintf(rp->out, "  ring %" PRIu32 ": %s",
+				rp->rings[per[i].ring].ring_id, tb);
+		}
+		fputc('\n', rp->out);
+	}
+	free(all);
+	free(per);
+}
+
 static void text_procs(struct rp *rp)
 {
 	char from[64];
@@ -545,6 +648,8 @@ static void text_procs(struct rp *rp)
 				p->g.jobs, from);
 		}
 		text_group(rp, &p->g);
+		if (rp->o.why)
+			text_waited(rp, p);
 	}
 }
 
@@ -730,6 +835,8 @@ static int text_report(struct rp *rp, const struct rp_input *in)
 		fputc('\n', rp->out);
 		text_result(rp, in);
 	}
+	if (rp->o.critical)
+		why_critical_text(rp);
 	text_jobs(rp);
 	return 0;
 }

@@ -54,6 +54,13 @@ struct job {
 	uint32_t waits;
 	uint64_t client;
 	struct dep dep[RP_DEPS];	/* for a sink with RP_SINK_DEPS only */
+	/* --why: the dependency that signalled last, and when. */
+	uint64_t dsig;
+	uint64_t dctx, dseq;
+	uint32_t dring, dwp;
+	uint32_t wp;		/* its process (rp->wps), from its END; NIL */
+	uint16_t dres;		/* waits resolved at their ENTER */
+	uint8_t dhave, dknown;
 };
 
 /* The groups a job is pinned in (group_pin()). */
@@ -400,6 +407,10 @@ static uint32_t job_new(struct rp *rp, const struct gr_job *ev,
 	j->has_task = j->ndeps = j->has_client = 0;
 	j->pid = j->tid = j->waits = 0;
 	j->client = 0;
+	j->dsig = 0;
+	j->dhave = j->dknown = 0;
+	j->dres = 0;
+	j->wp = NIL;
 
 	if (rp->lru_tail != NIL)
 		rp->jobs[rp->lru_tail].lru_next = i;
@@ -703,6 +714,23 @@ static void make_row(struct rp *rp, const struct job *j, struct row *row)
 	memcpy(row->dep, j->dep, j->ndeps * sizeof(row->dep[0]));
 	row_metrics(rp, j, row);
 	row_labels(rp, row);
+	row->why.have = 0;
+	if (rp->o.why) {
+		struct why *w = &row->why;
+
+		w->dep = j->dhave;
+		w->dep_known = j->dknown;
+		w->dep_ctx = j->dctx;
+		w->dep_seqno = j->dseq;
+		w->dep_ring = j->dring;
+		w->dep_wp = j->dwp;
+		/* dep_ns for now: when the last dependency signalled. */
+		w->dep_ns = j->dsig;
+		w->unresolved = j->nenter > j->nexit + j->dres;
+		why_row(rp, row, j->wp != NIL ? j->wp :
+			why_wp(rp, j->has_task, j->pid, j->tid,
+			       j->has_client, j->client));
+	}
 }
 
 /* Is @a slower than @b?  Ties go to the job seen first. */
@@ -792,6 +820,8 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 		rp->hist[bit_length(row->m[M_TOTAL])]++;
 	if (rp->o.hist == RP_HIST_SIZE && (row->have & (1u << ST_COMMIT)))
 		rp->hist[bit_length(row->qsize)]++;
+	if (row->why.have)
+		why_account(rp, row);
 	top_add(rp, row);
 	out_row(rp, row);
 }
@@ -870,6 +900,12 @@ static void on_end(struct rp *rp, uint32_t i, uint64_t ts)
 
 	end_of(rp, j, r, ts);
 	rq_leave(rp, i, ts);
+	if (rp->o.why) {
+		j->wp = why_wp(rp, j->has_task, j->pid, j->tid, j->has_client,
+			       j->client);
+		why_ended(rp, j->ctx, j->seqno, j->ring, j->wp,
+			  j->ts[ST_START], !!(j->have & (1u << ST_START)), ts);
+	}
 	if (j->selected && (j->have & (1u << ST_START))) {
 		if (rp->o.per_ring)
 			group_add_busy(rp, &r->g, j->ts[ST_START], ts);
@@ -901,6 +937,53 @@ static void dep_exit(struct job *j, const struct gr_job *ev, uint64_t ts)
 			j->dep[k].exit = ts;
 			return;
 		}
+}
+
+/*
+ * --why: fence @ev->aux0:aux1 of job @j signalled at @sig (its job's END,
+ * from @d, or the EXIT's time); keep the one that signalled last.
+ */
+static void why_signal(struct job *j, const struct gr_job *ev, uint64_t sig,
+		       const struct why_done *d)
+{
+	if (j->dhave && sig <= j->dsig)
+		return;
+	j->dhave = 1;
+	j->dsig = sig;
+	j->dctx = ev->aux0;
+	j->dseq = ev->aux1;
+	j->dknown = !!d;
+	j->dring = d ? d->ring : NIL;
+	j->dwp = d ? d->wp : NIL;
+}
+
+/*
+ * A dependency wait began.  Its fence's job that already ended (found by
+ * its key) signalled at its END: on 6.1 the wait is reported only when
+ * the scheduler picks the job up, long after that.
+ */
+static void why_enter(struct rp *rp, struct job *j, const struct gr_job *ev)
+{
+	const struct why_done *d = why_find(rp, ev->aux0, ev->aux1);
+
+	if (d) {
+		j->dres++;
+		why_signal(j, ev, d->end, d);
+	}
+}
+
+/* A dependency signalled: at its job's END when that is known, else now. */
+static void why_exit(struct rp *rp, struct job *j, const struct gr_job *ev,
+		     uint64_t ts)
+{
+	const struct why_done *d = why_find(rp, ev->aux0, ev->aux1);
+
+	if (d && d->end <= ts) {
+		why_signal(j, ev, d->end, d);
+	} else {
+		/* Not in the trace, or ended after (another clock): the EXIT. */
+		why_signal(j, ev, ts, NULL);
+	}
 }
 
 static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
@@ -947,6 +1030,8 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 			rp->self_waits++;
 			break;
 		}
+		if (rp->o.why)
+			why_enter(rp, j, ev);
 		/* Waits at once count once: the union, not the sum. */
 		if (j->nenter == j->nexit)
 			j->wait_since = ts;
@@ -957,6 +1042,8 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 	case GRTRACE_EV_SYNC_WAIT_EXIT:
 		if (ev->aux0 == j->ctx && ev->aux1 == j->seqno)
 			break;
+		if (rp->o.why)
+			why_exit(rp, j, ev, ts);
 		if (j->nexit == j->nenter || ts < j->wait_since) {
 			j->wait_bad = 1;
 			break;
@@ -1075,6 +1162,15 @@ static void on_job_event(struct rp *rp, const struct gr_rec *rec)
 	if (i == NIL && rec->type == GRTRACE_EV_SYNC_WAIT_EXIT &&
 	    ev.aux0 == ev.ctx && ev.aux1 == ev.seqno)
 		return;
+	/*
+	 * Nor does the end of a dependency wait whose job is done: a fence
+	 * that had signalled before the job's SUBMIT may report it after the
+	 * job's COMPLETE.  It says nothing of a job still to come.
+	 */
+	if (i == NIL && rec->type == GRTRACE_EV_SYNC_WAIT_EXIT) {
+		rp->late_exits++;
+		return;
+	}
 	if (i != NIL && rec->type == GRTRACE_EV_START &&
 	    (rp->jobs[i].have & (1u << ST_END))) {
 		/* Its start was fixed at END: too late to change the row. */
@@ -1535,6 +1631,8 @@ void rp_restart(struct rp *rp)
 		rp->rings[i].have_last_end = 0;
 	for (i = 0; i < rp->nctxs; i++)
 		rp->ctxs[i].have_seqno = 0;
+	if (rp->o.why)
+		why_restart(rp);
 	/* Lost records of a part are the gaps in its own gseq range. */
 	rp->lost_before = rp_records_lost(rp);
 	rp->gseq_lo = rp_gseq_first(rp);
@@ -1824,6 +1922,8 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out, char *err,
 	rp->proc_tids = u64map_new();
 	rp->proc_clients = u64map_new();
 	rp->eng_rings = u64map_new();
+	if (rp->o.why || rp->o.critical)
+		why_init(rp);
 	rp->free_job = NIL;
 	rp->lru_head = rp->lru_tail = NIL;
 	rp->win_until = UINT64_MAX;
@@ -1931,6 +2031,7 @@ void rp_free(struct rp *rp)
 		group_free(&rp->engs[i].g);
 	free(rp->engs);
 	u64map_free(rp->eng_rings);
+	why_free(rp);
 	free(rp->rings);
 	free(rp->ctxs);
 	free(rp->cseq_next);

@@ -54,6 +54,10 @@ struct rp_opts {
 	uint32_t ring;
 	uint64_t ctx;
 	uint64_t engines;		/* --engine: bit n selects class n */
+	int why;			/* --why: each job's wait, attributed */
+	/* --critical-path: 1 a job (@cp_ctx:@cp_seqno), 2 "slowest". */
+	int critical;
+	uint64_t cp_ctx, cp_seqno;
 };
 
 /* What the report says about its input. */

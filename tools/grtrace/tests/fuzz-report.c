@@ -152,6 +152,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.has_since = o.has_until = 1;
 	o.since = 100;
 	o.until = 1000000;
+	/* --why, its interference table and every process's critical path. */
+	o.why = 1;
+	o.per_process = 1;
+	o.critical = 2;
 	report(data, size, &o);
 
 	memset(&o, 0, sizeof(o));
@@ -169,6 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.sink = rp_sink_find("perfetto");
 	o.per_ring = 1;
 	o.max_open = 64;
+	o.why = 1;
+	o.critical = 2;
 	report(data, size, &o);
 	return 0;
 }

@@ -286,6 +286,17 @@ else
 	ok "report golden checks # SKIP no python3"
 fi
 
+# ---- report --why: hand-worked traces -----------------------------------------
+
+if command -v python3 > /dev/null 2>&1; then
+	python3 "$TESTS/why_golden.py" "$GRTRACE" "$TMP/why-golden" > "$TMP/wg" 2>&1
+	wg_rc=$?
+	grep -E '^(ok |not ok |# )' "$TMP/wg" >> "$RESULTS"
+	result "report --why golden checks ran cleanly" $wg_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/wg" | head -20)"
+else
+	ok "report --why golden checks # SKIP no python3"
+fi
+
 # ---- scripts/parse_events.py against the golden vectors -----------------------
 
 # The scripts load libgrtrace.so.1 through python/grtrace.py.  Under SAN=1

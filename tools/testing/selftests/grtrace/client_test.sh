@@ -6,6 +6,8 @@
 # render node and submits through its ioctl, from its own thread or pushed
 # by a kernel worker (as drivers that defer their pushes do), while
 # "grtrace record -- vgpu_client ..." records:
+#  - two processes on one ring, one flooding it: report --why attributes
+#    the other's wait to it, within 5 %;
 #  - the render node exists; bad ioctl arguments fail with EINVAL and
 #    submit nothing;
 #  - where the scheduler carries the DRM client id (6.16+: the virtual
@@ -60,7 +62,7 @@ submits() {
 }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 load_stack render_node=1
 NODE=
 for n in /sys/devices/vgpu0/drm/renderD*; do NODE=/dev/dri/${n##*/}; done
@@ -125,5 +127,38 @@ record_start "$TMP/d.dat" && vgpu_submit "gfx 0 3 100\n" && vgpu_idle &&
 rc=$?
 [ $rc = 0 ] && [ "$(submits d | wc -l)" = 3 ] && ! submits d | grep -q ' client='
 ok $? "jobs of the debugfs submit file carry no client id"
+
+# Two processes on one ring: "flood" queues 30 jobs of 20 ms on copy, then
+# "victim" 3 jobs of 50 us behind them.  report --why must put the
+# victim's wait after its SUBMITs (sched_ns + ring_ns: no dependencies)
+# on flood: flood's ns in the victim's waited_behind within 5 % of it, and
+# the wait itself longer than a flood job (it did queue behind flood).
+record_start "$TMP/w.dat" &&
+	{ "$CLIENT" -w 1500 "$NODE" $'copy 4 30 20000\n' >"$TMP/flood.out" 2>&1 & } &&
+	fl=$! && sleep 0.2 &&
+	"$CLIENT" -w 500 "$NODE" $'copy 5 3 50\n' >"$TMP/victim.out" 2>&1 &&
+	wait "$fl" && vgpu_idle && kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" report -i "$TMP/w.dat" --why -f csv >"$TMP/w.csv" &&
+	"$TOOL" report -i "$TMP/w.dat" --why --per-process -f csv >"$TMP/wp.csv" &&
+	"$TOOL" report -i "$TMP/w.dat" --why --per-process --limit 0 >"$TMP/wp.txt"
+rc=$?
+fpid=$(sed -n 's/^pid=\([0-9]*\) .*/\1/p' "$TMP/flood.out")
+vpid=$(sed -n 's/^pid=\([0-9]*\) .*/\1/p' "$TMP/victim.out")
+# The victim's wait after its dependencies, summed over its jobs.
+wait_ns=$(awk -F, -v p="$vpid" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["pid"] == p && $c["why_sched_ns"] != "" {
+		s += $c["why_sched_ns"] + $c["why_ring_ns"]; n++ }
+	END { printf "%d %d", s, n }' "$TMP/w.csv")
+read -r wait_ns vjobs <<<"$wait_ns"
+# flood's ns in the victim's waited_behind ("comm/pid:ns|...").
+flood_ns=$(awk -F, -v p="$vpid" -v f="$fpid" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["pid"] == p { n = split($c["waited_behind"], e, "|")
+		for (i = 1; i <= n; i++) { k = split(e[i], kv, ":")
+			if (kv[1] ~ "/" f "$") print kv[2] } }' "$TMP/wp.csv")
+echo "# flood pid $fpid, victim pid $vpid: victim's $vjobs jobs waited ${wait_ns:-?} ns after their dependencies, ${flood_ns:-?} ns of it behind flood"
+grep -A4 "^process $vpid " "$TMP/wp.txt" | sed 's/^/# /'
+[ $rc = 0 ] && [ "$vjobs" = 3 ] && [ -n "$flood_ns" ] && [ "$wait_ns" -gt 2000000 ] &&
+	[ $((flood_ns * 100)) -ge $((wait_ns * 95)) ] && [ "$flood_ns" -le "$wait_ns" ]
+ok $? "report --why: a process flooding a ring is named for 95 % or more of the other's wait on it"
 
 module_suite_end

@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * grtrace report --why: why each job waited between its SUBMIT and its
+ * start, and whose work was in the way.
+ *
+ * The wait is cut in three, in this order of precedence:
+ *
+ *   dep_ns    SUBMIT .. the signal of the dependency that signalled last
+ *   sched_ns  .. COMMIT (the scheduler had it, its dependencies done)
+ *   ring_ns   .. the start (on the ring, behind the jobs before it)
+ *
+ * A dependency signals at its job's END when that job is in the trace (an
+ * ended job is remembered by its key, WHY_DONE_BITS of them), else at the
+ * SYNC_WAIT_EXIT: 6.1 reports a wait only when the scheduler picks the job
+ * up, long after the fence signalled.  A dependency still unsignalled at
+ * COMMIT (a fence the ring itself waits on) counts as dep_ns: each ns of
+ * the wait goes to one part, so the three add up to start - SUBMIT.
+ *
+ * "behind": from the last signal to the start, the jobs the job's ring ran
+ * (each ring keeps its last WHY_EXEC jobs); each ns is its process's.  A
+ * ns the ring was idle is nobody's.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report-out.h"
+#include "u64map.h"
+
+#define WHY_DONE_BITS	16
+#define WHY_EXEC	4096u	/* a power of two */
+/* Distinct processes a wait is split among before the rest is summed. */
+#define WHY_SPLIT	64
+/* Hops of a critical path at most: a longer one is cut, and says so. */
+#define WHY_HOPS	256
+
+void why_init(struct rp *rp)
+{
+	rp->o.why = 1;
+	rp->wp_map = u64map_new();
+	rp->wb_map = u64map_new();
+	rp->wdone = xmalloc(sizeof(*rp->wdone) << WHY_DONE_BITS);
+	memset(rp->wdone, 0, sizeof(*rp->wdone) << WHY_DONE_BITS);
+	if (rp->o.critical)
+		rp->cp_map = u64map_new();
+}
+
+void why_free(struct rp *rp)
+{
+	uint32_t i;
+
+	for (i = 0; i < rp->nrings; i++)
+		free(rp->rings[i].wx);
+	free(rp->wps);
+	u64map_free(rp->wp_map);
+	free(rp->wdone);
+	free(rp->wbs);
+	u64map_free(rp->wb_map);
+	free(rp->cp);
+	u64map_free(rp->cp_map);
+	free(rp->slowest);
+}
+
+/*
+ * Another module load or boot: its fence numbers name other jobs and its
+ * clock may start below the old part's, so neither the ended jobs nor the
+ * rings' history say anything about its waits.
+ */
+void why_restart(struct rp *rp)
+{
+	uint32_t i;
+
+	memset(rp->wdone, 0, sizeof(*rp->wdone) << WHY_DONE_BITS);
+	for (i = 0; i < rp->nrings; i++)
+		rp->rings[i].wx_head = rp->rings[i].wx_n = 0;
+}
+
+uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
+		int has_client, uint64_t client)
+{
+	struct row row;
+	struct submitter s;
+	uint32_t key;
+	int64_t i;
+
+	row.has_task = (uint8_t)has_task;
+	row.pid = pid;
+	row.tid = tid;
+	row.has_client = (uint8_t)has_client;
+	row.client = client;
+	key = rp_submitter(rp, &row, &s) ? s.pid : PROC_NONE;
+	i = u64map_get(rp->wp_map, key);
+	if (i >= 0)
+		return (uint32_t)i;
+	if (rp->nwps == rp->wps_cap) {
+		rp->wps_cap = rp->wps_cap ? 2 * rp->wps_cap : 16;
+		rp->wps = xrealloc(rp->wps, rp->wps_cap * sizeof(*rp->wps));
+	}
+	rp->wps[rp->nwps] = (struct wproc){
+		.pid = key,
+		.name = key == PROC_NONE ? NULL : s.process ? s.process : s.comm,
+	};
+	u64map_set(rp->wp_map, key, rp->nwps);
+	return rp->nwps++;
+}
+
+void why_wp_str(const struct rp *rp, uint32_t wp, char *buf, size_t len)
+{
+	const struct wproc *p = &rp->wps[wp];
+
+	if (p->pid == PROC_NONE)
+		snprintf(buf, len, "(no submitter data)");
+	else
+		snprintf(buf, len, "%s/%" PRIu32, p->name ? p->name : "?",
+			 p->pid);
+}
+
+static inline uint32_t done_slot(uint64_t ctx, uint64_t seqno)
+{
+	return (uint32_t)(mix64(ctx * 0x9e3779b97f4a7c15ULL ^ seqno) >>
+			  (64 - WHY_DONE_BITS));
+}
+
+const struct why_done *why_find(const struct rp *rp, uint64_t ctx,
+				uint64_t seqno)
+{
+	const struct why_done *d = &rp->wdone[done_slot(ctx, seqno)];
+
+	return d->end && d->ctx == ctx && d->seqno == seqno ? d : NULL;
+}
+
+void why_ended(struct rp *rp, uint64_t ctx, uint64_t seqno, uint32_t ring,
+	       uint32_t wp, uint64_t start, int have_start, uint64_t end)
+{
+	struct ring *r = &rp->rings[ring];
+
+	rp->wdone[done_slot(ctx, seqno)] = (struct why_done){
+		.ctx = ctx, .seqno = seqno, .end = end ? end : 1,
+		.ring = ring, .wp = wp,
+	};
+	if (!have_start || start > end)
+		return;
+	if (!r->wx)
+		r->wx = xmalloc(WHY_EXEC * sizeof(*r->wx));
+	r->wx[(r->wx_head + r->wx_n) & (WHY_EXEC - 1)] =
+		(struct why_exec){ .start = start, .end = end, .wp = wp };
+	if (r->wx_n < WHY_EXEC)
+		r->wx_n++;
+	else
+		r->wx_head = (r->wx_head + 1) & (WHY_EXEC - 1);
+}
+
+static int share_cmp(const void *a, const void *b)
+{
+	const struct why_share *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	return x->wp < y->wp ? -1 : x->wp > y->wp;
+}
+
+/* Who ran on ring @ring during [@from, @to): into @w->behind. */
+static void why_behind(struct rp *rp, struct why *w, uint32_t ring,
+		       uint64_t from, uint64_t to)
+{
+	const struct ring *r = &rp->rings[ring];
+	struct why_share sh[WHY_SPLIT];
+	uint32_t n = 0, k, i, m;
+	uint64_t rest = 0;
+	int reached = 0;
+
+	w->nbehind = 0;
+	w->behind_rest = 0;
+	if (to <= from)
+		return;
+	/* Newest first: the jobs before the start, back to @from. */
+	for (k = r->wx_n; k-- > 0;) {
+		const struct why_exec *e = &r->wx[(r->wx_head + k) &
+						  (WHY_EXEC - 1)];
+		uint64_t a = e->start > from ? e->start : from;
+		uint64_t b = e->end < to ? e->end : to;
+
+		if (e->end <= from) {
+			reached = 1;
+			break;
+		}
+		if (b <= a)
+			continue;
+		for (i = 0; i < n && sh[i].wp != e->wp; i++)
+			;
+		if (i == n) {
+			if (n == WHY_SPLIT) {
+				rest += b - a;
+				continue;
+			}
+			sh[n++] = (struct why_share){ .wp = e->wp, .ns = 0 };
+		}
+		sh[i].ns += b - a;
+	}
+	/* The history did not reach back to @from: some of it is unknown. */
+	if (!reached && r->wx_n == WHY_EXEC)
+		rp->why_short++;
+	if (n > 1)
+		qsort(sh, n, sizeof(sh[0]), share_cmp);
+	m = n < RP_BEHIND ? n : RP_BEHIND;
+	memcpy(w->behind, sh, m * sizeof(sh[0]));
+	for (i = m; i < n; i++)
+		rest += sh[i].ns;
+	w->nbehind = m;
+	w->behind_rest = rest;
+}
+
+void why_row(struct rp *rp, struct row *row, uint32_t wp)
+{
+	unsigned int need = 1u << ST_SUBMIT | 1u << ST_START;
+	struct why *w = &row->why;
+	uint64_t sub = row->ts[ST_SUBMIT], start = row->ts[ST_START];
+	uint64_t sig = w->dep_ns, dep_end, commit;
+
+	w->wp = wp;
+	w->have = 0;
+	if ((row->have & need) != need || start < sub)
+		return;
+	w->have = 1;
+	/* A dependency that signalled before the SUBMIT held nothing up. */
+	if (!w->dep || sig <= sub) {
+		w->dep = 0;
+		dep_end = sub;
+	} else {
+		dep_end = sig < start ? sig : start;
+	}
+	commit = row->have & (1u << ST_COMMIT) ? row->ts[ST_COMMIT] : dep_end;
+	if (commit < dep_end)
+		commit = dep_end;
+	if (commit > start)
+		commit = start;
+	w->dep_ns = dep_end - sub;
+	w->sched_ns = commit - dep_end;
+	w->ring_ns = start - commit;
+	why_behind(rp, w, row->ring, dep_end, start);
+}
+
+/* --per-process: @ns of @waiter's wait went to @holder on @ring. */
+static void wb_add(struct rp *rp, uint32_t waiter, uint32_t holder,
+		   uint32_t ring, uint64_t ns)
+{
+	uint64_t key = (uint64_t)waiter << 42 | (uint64_t)holder << 21 | ring;
+	int64_t i = u64map_get(rp->wb_map, key);
+
+	if (i < 0) {
+		if (rp->nwbs == rp->wbs_cap) {
+			rp->wbs_cap = rp->wbs_cap ? 2 * rp->wbs_cap : 64;
+			rp->wbs = xrealloc(rp->wbs,
+					   rp->wbs_cap * sizeof(*rp->wbs));
+		}
+		i = rp->nwbs++;
+		rp->wbs[i] = (struct why_wb){ .waiter = waiter,
+					      .holder = holder, .ring = ring };
+		u64map_set(rp->wb_map, key, (uint32_t)i);
+	}
+	rp->wbs[i].ns += ns;
+}
+
+static uint64_t cp_key(uint64_t ctx, uint64_t seqno)
+{
+	return mix64(ctx * 0x9e3779b97f4a7c15ULL ^ mix64(seqno));
+}
+
+static int64_t cp_find(const struct rp *rp, uint64_t ctx, uint64_t seqno)
+{
+	int64_t i = u64map_get(rp->cp_map, cp_key(ctx, seqno));
+
+	if (i < 0 || rp->cp[i].ctx != ctx || rp->cp[i].seqno != seqno)
+		return -1;
+	return i;
+}
+
+void why_account(struct rp *rp, const struct row *row)
+{
+	const struct why *w = &row->why;
+	struct why_node *nd;
+	uint32_t k;
+
+	rp->why_jobs++;
+	if (w->dep && !w->dep_known)
+		rp->why_dep_lost++;
+	if (w->unresolved)
+		rp->why_unresolved++;
+	if (rp->o.per_process)
+		for (k = 0; k < w->nbehind; k++)
+			wb_add(rp, w->wp, w->behind[k].wp, row->ring,
+			       w->behind[k].ns);
+	if (!rp->o.critical)
+		return;
+	if (rp->ncp == rp->cp_cap) {
+		rp->cp_cap = rp->cp_cap ? 2 * rp->cp_cap : 1024;
+		rp->cp = xrealloc(rp->cp, rp->cp_cap * sizeof(*rp->cp));
+	}
+	nd = &rp->cp[rp->ncp];
+	nd->ctx = row->ctx;
+	nd->seqno = row->seqno;
+	nd->total = row->mhave & (1u << M_TOTAL) ? row->m[M_TOTAL] : 0;
+	nd->dep = w->dep;
+	nd->dep_ctx = w->dep_ctx;
+	nd->dep_seqno = w->dep_seqno;
+	nd->dep_ns = w->dep_ns;
+	nd->sched_ns = w->sched_ns;
+	nd->ring_ns = w->ring_ns;
+	nd->wp = w->wp;
+	nd->ring = row->ring;
+	nd->part = (uint32_t)rp->restarts;
+	nd->submit = row->ts[ST_SUBMIT];
+	nd->start = row->ts[ST_START];
+	u64map_set(rp->cp_map, cp_key(row->ctx, row->seqno), rp->ncp);
+	if (w->wp >= rp->nslowest) {
+		uint32_t n = rp->nwps > w->wp ? rp->nwps : w->wp + 1;
+
+		rp->slowest = xrealloc(rp->slowest, n * sizeof(*rp->slowest));
+		for (k = rp->nslowest; k < n; k++)
+			rp->slowest[k] = NIL;
+		rp->nslowest = n;
+	}
+	if (rp->slowest[w->wp] == NIL ||
+	    rp->cp[rp->slowest[w->wp]].total < nd->total)
+		rp->slowest[w->wp] = rp->ncp;
+	rp->ncp++;
+}
+
+static int wb_cmp(const void *a, const void *b)
+{
+	const struct why_wb *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if (x->holder != y->holder)
+		return x->holder < y->holder ? -1 : 1;
+	return x->ring < y->ring ? -1 : x->ring > y->ring;
+}
+
+struct why_wb *why_waited(const struct rp *rp, uint32_t pid, uint32_t *n,
+			  int by_ring)
+{
+	int64_t me = u64map_get(rp->wp_map, pid);
+	struct why_wb *out = NULL;
+	uint32_t i, k, m = 0;
+
+	*n = 0;
+	if (me < 0)
+		return NULL;
+	for (i = 0; i < rp->nwbs; i++) {
+		const struct why_wb *b = &rp->wbs[i];
+
+		if (b->waiter != (uint32_t)me)
+			continue;
+		for (k = 0; !by_ring && k < m && out[k].holder != b->holder; k++)
+			;
+		if (by_ring || k == m) {
+			out = xrealloc(out, (m + 1) * sizeof(*out));
+			out[m] = *b;
+			if (!by_ring)
+				out[m].ring = NIL;
+			m++;
+		} else {
+			out[k].ns += b->ns;
+		}
+	}
+	if (m)
+		qsort(out, m, sizeof(*out), wb_cmp);
+	*n = m;
+	return out;
+}
+
+/* ---- critical paths -------------------------------------------------------------- */
+
+struct hop {
+	int64_t node;		/* index in rp->cp, or -1: not in the trace */
+	uint64_t ctx, seqno;
+};
+
+/* The chain of blocking dependencies from job @start: hops into @h. */
+static uint32_t chain(const struct rp *rp, int64_t start, struct hop *h,
+		      int *cut)
+{
+	uint32_t n = 0, k;
+
+	*cut = 0;
+	h[n++] = (struct hop){ .node = start, .ctx = rp->cp[start].ctx,
+			       .seqno = rp->cp[start].seqno };
+	while (h[n - 1].node >= 0) {
+		const struct why_node *w = &rp->cp[h[n - 1].node];
+		int64_t next;
+
+		if (!w->dep)
+			break;
+		if (n == WHY_HOPS) {
+			*cut = 1;
+			break;
+		}
+		next = cp_find(rp, w->dep_ctx, w->dep_seqno);
+		/* The same key in another part of the input is another job. */
+		if (next >= 0 && rp->cp[next].part != w->part)
+			next = -1;
+		for (k = 0; next >= 0 && k < n; k++)
+			if (h[k].node == next)
+				next = -2;
+		if (next == -2) {
+			/* A cycle: keys reused; stop rather than loop. */
+			*cut = 1;
+			break;
+		}
+		h[n++] = (struct hop){ .node = next, .ctx = w->dep_ctx,
+				       .seqno = w->dep_seqno };
+	}
+	return n;
+}
+
+/* The starts asked for: one job, or each process's slowest. */
+static uint32_t cp_starts(const struct rp *rp, int64_t *s, uint32_t max)
+{
+	uint32_t n = 0, k;
+
+	if (rp->o.critical == 1) {
+		int64_t i = rp->cp_map ? cp_find(rp, rp->o.cp_ctx,
+						 rp->o.cp_seqno) : -1;
+
+		if (i >= 0)
+			s[n++] = i;
+		return n;
+	}
+	for (k = 0; k < rp->nslowest && n < max; k++)
+		if (rp->slowest[k] != NIL)
+			s[n++] = rp->slowest[k];
+	return n;
+}
+
+static void ring_str(const struct rp *rp, uint32_t ring, char *buf,
+		     size_t len)
+{
+	const struct ring *r = &rp->rings[ring];
+
+	if (r->described && r->name[0])
+		snprintf(buf, len, "ring %" PRIu32 " %s", r->ring_id, r->name);
+	else
+		snprintf(buf, len, "ring %" PRIu32, r->ring_id);
+}
+
+void why_critical_text(struct rp *rp)
+{
+	int64_t *starts = xmalloc((rp->nwps + 1) * sizeof(*starts));
+	struct hop *h = xmalloc(WHY_HOPS * sizeof(*h));
+	char rb[96], pb[96];
+	uint32_t ns, s, n, k;
+	int cut;
+
+	ns = cp_starts(rp, starts, rp->nwps + 1);
+	fprintf(rp->out, "\ncritical path (each job, and the dependency it waited for last, back to a job that waited on nothing):\n");
+	if (!ns && rp->o.critical == 1)
+		fprintf(rp->out, "  job %" PRIu64 ":%" PRIu64 " not found among the jobs reported (with a SUBMIT and a start)\n",
+			rp->o.cp_ctx, rp->o.cp_seqno);
+	for (s = 0; s < ns; s++) {
+		n = chain(rp, starts[s], h, &cut);
+		if (rp->o.critical == 2) {
+			why_wp_str(rp, rp->cp[starts[s]].wp, pb, sizeof(pb));
+			fprintf(rp->out, "\nslowest job of %s:\n", pb);
+		}
+		for (k = 0; k < n; k++) {
+			const struct why_node *nd;
+
+			if (h[k].node < 0) {
+				fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  not in the trace (lost, or outside the window): the path stops here\n",
+					h[k].ctx, h[k].seqno);
+				break;
+			}
+			nd = &rp->cp[h[k].node];
+			ring_str(rp, nd->ring, rb, sizeof(rb));
+			why_wp_str(rp, nd->wp, pb, sizeof(pb));
+			fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  %s  %s  waited %.3f us (dep %.3f, sched %.3f, ring %.3f)%s\n",
+				nd->ctx, nd->seqno, rb, pb,
+				(double)(nd->dep_ns + nd->sched_ns +
+					 nd->ring_ns) / 1000.0,
+				(double)nd->dep_ns / 1000.0,
+				(double)nd->sched_ns / 1000.0,
+				(double)nd->ring_ns / 1000.0,
+				nd->dep ? ", last for:" : ", on no dependency");
+		}
+		if (cut)
+			fprintf(rp->out, "  (path cut: %u hops, or a key seen twice)\n",
+				WHY_HOPS);
+	}
+	free(h);
+	free(starts);
+}
+
+void why_critical_json(struct rp *rp)
+{
+	int64_t *starts = xmalloc((rp->nwps + 1) * sizeof(*starts));
+	struct hop *h = xmalloc(WHY_HOPS * sizeof(*h));
+	struct line l = { .n = 0 };
+	uint32_t ns, s, n, k;
+	int cut;
+
+	ns = cp_starts(rp, starts, rp->nwps + 1);
+	l_str(&l, ",\n\"critical_paths\": [");
+	for (s = 0; s < ns; s++) {
+		n = chain(rp, starts[s], h, &cut);
+		l_str(&l, s ? ",\n{\"hops\": [" : "\n{\"hops\": [");
+		for (k = 0; k < n; k++) {
+			const struct why_node *nd;
+			const struct wproc *p;
+
+			if (k)
+				l_ch(&l, ',');
+			l_str(&l, "{\"ctx\":");
+			l_u64(&l, h[k].ctx);
+			l_str(&l, ",\"seqno\":");
+			l_u64(&l, h[k].seqno);
+			if (h[k].node < 0) {
+				l_str(&l, ",\"in_trace\":false}");
+				break;
+			}
+			nd = &rp->cp[h[k].node];
+			p = &rp->wps[nd->wp];
+			l_str(&l, ",\"in_trace\":true,\"ring\":");
+			l_u64(&l, rp->rings[nd->ring].ring_id);
+			l_str(&l, ",\"pid\":");
+			if (p->pid == PROC_NONE)
+				l_str(&l, "null");
+			else
+				l_u64(&l, p->pid);
+			l_str(&l, ",\"comm\":");
+			if (p->name)
+				l_json_str(&l, p->name);
+			else
+				l_str(&l, "null");
+			l_str(&l, ",\"dep_ns\":");
+			l_u64(&l, nd->dep_ns);
+			l_str(&l, ",\"sched_ns\":");
+			l_u64(&l, nd->sched_ns);
+			l_str(&l, ",\"ring_ns\":");
+			l_u64(&l, nd->ring_ns);
+			l_ch(&l, '}');
+			l_flush_raw(&l, rp->out);
+		}
+		l_str(&l, "], \"cut\":");
+		l_str(&l, cut ? "true}" : "false}");
+		l_flush_raw(&l, rp->out);
+	}
+	l_str(&l, "\n]");
+	l_flush_raw(&l, rp->out);
+	if (!ns && rp->o.critical == 1)
+		rp_warn(rp, "critical path: job %" PRIu64 ":%" PRIu64 " not found among the jobs reported (with a SUBMIT and a start)",
+			rp->o.cp_ctx, rp->o.cp_seqno);
+	free(h);
+	free(starts);
+}
+
+void why_critical_each(struct rp *rp, why_hop_fn *fn)
+{
+	int64_t *starts = xmalloc((rp->nwps + 1) * sizeof(*starts));
+	struct hop *h = xmalloc(WHY_HOPS * sizeof(*h));
+	uint32_t ns, s, n, k;
+	int cut;
+
+	ns = cp_starts(rp, starts, rp->nwps + 1);
+	for (s = 0; s < ns; s++) {
+		n = chain(rp, starts[s], h, &cut);
+		for (k = 0; k < n; k++)
+			fn(rp, s, k, h[k].node >= 0 ? &rp->cp[h[k].node] : NULL,
+			   h[k].ctx, h[k].seqno);
+	}
+	free(h);
+	free(starts);
+}

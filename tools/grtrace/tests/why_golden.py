@@ -1,0 +1,506 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hand-worked traces for "grtrace report --why", --per-process --why and
+--critical-path, and the checks of their output.
+
+The traces are written with the golden vectors' encoder (gen_golden.py,
+from the stream format of Documentation/gpu/grtrace.rst); every expected
+number below was worked out by hand from the timestamps (the comments show
+the arithmetic).  A job's wait runs from its SUBMIT to its start (START, or
+derived: max(COMMIT, the ring's previous END)) and is cut into
+
+    dep_ns    SUBMIT .. the last dependency's signal (its job's END if that
+              job is in the trace, else the SYNC_WAIT_EXIT)
+    sched_ns  .. COMMIT
+    ring_ns   .. start
+
+"behind" splits [dependencies done, start] by whose job the ring ran.
+
+Usage:
+    why_golden.py GRTRACE DIR     write the traces to DIR, run GRTRACE on
+                                  them, print one "ok NAME" / "not ok NAME"
+                                  per check
+"""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(HERE, "..", "..", "testing", "selftests",
+                                "grtrace", "golden"))
+import gen_golden  # noqa: E402
+from gen_golden import Trace, GFX, COPY  # noqa: E402
+
+TASK = gen_golden.HDR_TASK
+RINGS = [(0, GFX, 0, b"testdrv", b"0000:00:02.0", b"gfx0"),
+         (1, COPY, 0, b"testdrv", b"0000:00:02.0", b"comp0")]
+
+
+class T:
+    """A trace whose SUBMITs carry their task."""
+
+    def __init__(self):
+        self.t = Trace()
+        self.t.stream_info(1000)
+        self.t.metadata(1000, RINGS)
+        self.tasks = []
+
+    def ev(self, ts, name, ctx, seqno, ring, pid=None, aux0=0, aux1=0):
+        eng = GFX if ring == 0 else COPY
+        if name == "submit":
+            self.t.ev(ts, name, ctx, seqno, ring, eng, aux0=aux0, aux1=aux1,
+                      trailing=gen_golden.task_trailing(pid, pid),
+                      flags=TASK)
+        else:
+            self.t.ev(ts, name, ctx, seqno, ring, eng, aux0=aux0, aux1=aux1)
+
+    def task(self, pid, name):
+        self.tasks.append((pid, pid, name, name))
+
+    def data(self):
+        return self.t.trace_file(self.tasks)
+
+
+def crossdep():
+    """A compute job of "comp" (pid 20, ring 1) waits for a gfx job of
+    "game" (pid 10, ring 0).  As on 6.1, the wait is reported only when
+    the scheduler picks the compute job up (9500), long after the gfx
+    job's END (9000), and its EXIT follows at once (9510)."""
+    t = T()
+    t.task(10, "game")
+    t.task(20, "comp")
+    t.ev(1000, "submit", 100, 1, 0, pid=10)
+    t.ev(1100, "commit", 100, 1, 0)
+    t.ev(2000, "submit", 200, 1, 1, pid=20)
+    t.ev(9000, "end", 100, 1, 0)
+    t.ev(9000, "complete", 100, 1, 0)
+    t.ev(9500, "sync_wait_enter", 200, 1, 1, aux0=100, aux1=1)
+    t.ev(9510, "sync_wait_exit", 200, 1, 1, aux0=100, aux1=1)
+    t.ev(9600, "commit", 200, 1, 1)
+    t.ev(12000, "end", 200, 1, 1)
+    t.ev(12000, "complete", 200, 1, 1)
+    return t
+
+
+CROSSDEP = {
+    # SUBMIT 1000, start derived = COMMIT 1100 (ring 0 idle): wait 100, all
+    # of it before the COMMIT: sched 100.  Nothing ran on ring 0 before.
+    (100, 1): dict(dep_ns=0, dep_on=None, sched_ns=100, ring_ns=0,
+                   behind=[]),
+    # SUBMIT 2000, start derived = COMMIT 9600 (ring 1 idle): wait 7600.
+    # dep: until 100:1's END at 9000 (not the EXIT at 9510): 9000 - 2000 =
+    # 7000; sched: 9600 - 9000 = 600; ring: 9600 - 9600 = 0.
+    # 7000 + 600 + 0 = 7600.  Ring 1 ran nothing in [9000, 9600]: no one.
+    (200, 1): dict(dep_ns=7000, sched_ns=600, ring_ns=0, behind=[],
+                   dep_on=dict(ctx=100, seqno=1, in_trace=True, ring=0,
+                               pid=10, comm="game")),
+}
+
+
+def shared():
+    """Ring 0 shared: "flood" (pid 30) queues two 10 us jobs, "victim"
+    (pid 40) one short job that the scheduler holds back until 12000 (its
+    credits held by flood's jobs)."""
+    t = T()
+    t.task(30, "flood")
+    t.task(40, "victim")
+    t.ev(1000, "submit", 300, 1, 0, pid=30)
+    t.ev(1010, "commit", 300, 1, 0)
+    t.ev(1020, "submit", 300, 2, 0, pid=30)
+    t.ev(1030, "commit", 300, 2, 0)
+    t.ev(2000, "submit", 400, 1, 0, pid=40)
+    t.ev(11010, "end", 300, 1, 0)
+    t.ev(11010, "complete", 300, 1, 0)
+    t.ev(12000, "commit", 400, 1, 0)
+    t.ev(21010, "end", 300, 2, 0)
+    t.ev(21010, "complete", 300, 2, 0)
+    t.ev(22010, "end", 400, 1, 0)
+    t.ev(22010, "complete", 400, 1, 0)
+    return t
+
+
+SHARED = {
+    # start = COMMIT 1010 (ring idle): sched 1010 - 1000 = 10, ring 0;
+    # nothing ran in [1000, 1010].
+    (300, 1): dict(dep_ns=0, dep_on=None, sched_ns=10, ring_ns=0, behind=[]),
+    # start = max(COMMIT 1030, END of 300:1 11010) = 11010: wait 9990:
+    # sched 1030 - 1020 = 10, ring 11010 - 1030 = 9980.  Behind: 300:1 ran
+    # [1010, 11010]; within [1020, 11010]: 9990, flood's own.
+    (300, 2): dict(dep_ns=0, dep_on=None, sched_ns=10, ring_ns=9980,
+                   behind=[dict(pid=30, comm="flood", ns=9990)]),
+    # start = max(COMMIT 12000, END of 300:2 21010) = 21010: wait 19010:
+    # sched 12000 - 2000 = 10000, ring 21010 - 12000 = 9010.  Behind, in
+    # [2000, 21010]: 300:1 [1010, 11010] gives 11010 - 2000 = 9010, 300:2
+    # [11010, 21010] 10000: flood 19010, all of the wait.
+    (400, 1): dict(dep_ns=0, dep_on=None, sched_ns=10000, ring_ns=9010,
+                   behind=[dict(pid=30, comm="flood", ns=19010)]),
+}
+
+# --per-process: victim waited 19010 behind flood; flood 9990 behind
+# itself (300:2 behind 300:1).
+SHARED_PROCS = {
+    30: [dict(pid=30, comm="flood", ns=9990)],
+    40: [dict(pid=30, comm="flood", ns=19010)],
+}
+
+
+def early():
+    """600:1 (pid 60, ring 1) depends on 500:1 (pid 50, ring 0), which
+    ended at 2000, before 600:1's SUBMIT at 3000.  The EXIT of that wait
+    comes after 600:1's COMPLETE (4500)."""
+    t = T()
+    t.task(50, "prod")
+    t.task(60, "cons")
+    t.ev(1000, "submit", 500, 1, 0, pid=50)
+    t.ev(1100, "commit", 500, 1, 0)
+    t.ev(2000, "end", 500, 1, 0)
+    t.ev(2000, "complete", 500, 1, 0)
+    t.ev(3000, "submit", 600, 1, 1, pid=60)
+    t.ev(3000, "sync_wait_enter", 600, 1, 1, aux0=500, aux1=1)
+    t.ev(3100, "commit", 600, 1, 1)
+    t.ev(4000, "end", 600, 1, 1)
+    t.ev(4000, "complete", 600, 1, 1)
+    t.ev(4500, "sync_wait_exit", 600, 1, 1, aux0=500, aux1=1)
+    return t
+
+
+EARLY = {
+    # SUBMIT 1000, start = COMMIT 1100: sched 100.
+    (500, 1): dict(dep_ns=0, dep_on=None, sched_ns=100, ring_ns=0, behind=[]),
+    # Its dependency signalled at 2000 < SUBMIT 3000: no dep wait, dep_on
+    # null.  start = COMMIT 3100: sched 100.
+    (600, 1): dict(dep_ns=0, dep_on=None, sched_ns=100, ring_ns=0, behind=[]),
+}
+
+
+def chain():
+    """900:1 (pid 90, ring 1) waits for 800:1 (pid 80, ring 0), which waits
+    for 700:1, whose events are not in the trace (lost): only the EXIT of
+    800:1's wait says when 700:1's fence signalled."""
+    t = T()
+    t.task(80, "mid")
+    t.task(90, "last")
+    t.ev(1000, "submit", 800, 1, 0, pid=80)
+    t.ev(1000, "sync_wait_enter", 800, 1, 0, aux0=700, aux1=1)
+    t.ev(2000, "submit", 900, 1, 1, pid=90)
+    t.ev(2000, "sync_wait_enter", 900, 1, 1, aux0=800, aux1=1)
+    t.ev(5000, "sync_wait_exit", 800, 1, 0, aux0=700, aux1=1)
+    t.ev(5200, "commit", 800, 1, 0)
+    t.ev(8000, "end", 800, 1, 0)
+    t.ev(8000, "complete", 800, 1, 0)
+    t.ev(8050, "sync_wait_exit", 900, 1, 1, aux0=800, aux1=1)
+    t.ev(8300, "commit", 900, 1, 1)
+    t.ev(9000, "end", 900, 1, 1)
+    t.ev(9000, "complete", 900, 1, 1)
+    return t
+
+
+CHAIN = {
+    # dep: 700:1 is not in the trace: its signal is the EXIT, 5000:
+    # 5000 - 1000 = 4000; sched 5200 - 5000 = 200; ring 0 (start = COMMIT).
+    (800, 1): dict(dep_ns=4000, sched_ns=200, ring_ns=0, behind=[],
+                   dep_on=dict(ctx=700, seqno=1, in_trace=False)),
+    # dep: until 800:1's END 8000 (the EXIT at 8050 came later):
+    # 8000 - 2000 = 6000; sched 8300 - 8000 = 300; ring 0.
+    (900, 1): dict(dep_ns=6000, sched_ns=300, ring_ns=0, behind=[],
+                   dep_on=dict(ctx=800, seqno=1, in_trace=True, ring=0,
+                               pid=80, comm="mid")),
+}
+
+# From 900:1: 900:1 (waited for 800:1), 800:1 (waited for 700:1), and
+# 700:1, not in the trace: the path stops there, no hop invented.
+CHAIN_PATH = [
+    dict(ctx=900, seqno=1, in_trace=True, ring=1, pid=90, comm="last",
+         dep_ns=6000, sched_ns=300, ring_ns=0),
+    dict(ctx=800, seqno=1, in_trace=True, ring=0, pid=80, comm="mid",
+         dep_ns=4000, sched_ns=200, ring_ns=0),
+    dict(ctx=700, seqno=1, in_trace=False),
+]
+
+def reboot():
+    """Two recordings joined, the second from a later boot (its clock
+    below the first's end, the same fence numbers): 100:1 ended at 9000 in
+    the first; in the second, 200:1 waits for another 100:1, not traced,
+    whose fence signals at 2000 (the EXIT)."""
+    parts = []
+    t = Trace()
+    t.stream_info(5000)
+    t.metadata(5000, RINGS)
+    for name, ts in (("submit", 5000), ("commit", 5100), ("end", 9000),
+                     ("complete", 9000)):
+        t.ev(ts, name, 100, 1, 0, GFX)
+    parts.append(t.chunks())
+    t = Trace()
+    t.stream_info(300)
+    t.metadata(300, RINGS)
+    t.ev(300, "submit", 200, 1, 1, COPY)
+    t.ev(400, "sync_wait_enter", 200, 1, 1, COPY, aux0=100, aux1=1)
+    t.ev(2000, "sync_wait_exit", 200, 1, 1, COPY, aux0=100, aux1=1)
+    t.ev(2100, "commit", 200, 1, 1, COPY)
+    t.ev(3000, "end", 200, 1, 1, COPY)
+    t.ev(3000, "complete", 200, 1, 1, COPY)
+    parts.append(t.chunks())
+    return b"".join(parts)
+
+
+REBOOT = {
+    # SUBMIT 5000, start = COMMIT 5100: sched 100.
+    (100, 1): dict(dep_ns=0, dep_on=None, sched_ns=100, ring_ns=0, behind=[]),
+    # The first part's 100:1 is another job: its END (9000) says nothing
+    # here.  The EXIT at 2000: dep 2000 - 300 = 1700, not in the trace;
+    # sched 2100 - 2000 = 100; ring 0 (start = COMMIT 2100).
+    (200, 1): dict(dep_ns=1700, sched_ns=100, ring_ns=0, behind=[],
+                   dep_on=dict(ctx=100, seqno=1, in_trace=False)),
+}
+
+
+class Raw:
+    """A bare stream, as it is."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def data(self):
+        return self.fn()
+
+
+SCENARIOS = dict(crossdep=(crossdep, CROSSDEP), shared=(shared, SHARED),
+                 early=(early, EARLY), chain=(chain, CHAIN),
+                 reboot=(lambda: Raw(reboot), REBOOT))
+
+
+class Checker:
+    def __init__(self, tool, d):
+        self.tool = tool
+        self.dir = d
+        self.failed = 0
+
+    def run(self, name, args):
+        p = subprocess.run([self.tool, "report", "-i",
+                            "%s/%s.grtrace" % (self.dir, name)] + args,
+                           capture_output=True, text=True)
+        if p.returncode:
+            raise AssertionError("exit %d: %s" % (p.returncode,
+                                                  p.stderr.strip()))
+        return p.stdout
+
+    def json(self, name, args=()):
+        return json.loads(self.run(name, ["--format", "json"] + list(args)))
+
+    def check(self, name, fn):
+        try:
+            fn()
+            print("ok %s" % name)
+        except (AssertionError, ValueError, KeyError, IndexError,
+                TypeError, OSError) as e:
+            self.failed = 1
+            print("not ok %s" % name)
+            for line in str(e).splitlines() or ["(no message)"]:
+                print("# %s" % line)
+
+
+def expect(what, got, want):
+    if got != want:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def check_jobs(c, name, want):
+    doc = c.json(name, ["--why"])
+    got = {(j["ctx"], j["seqno"]): j for j in doc["jobs"]}
+    expect("%s: jobs" % name, sorted(got), sorted(want))
+    for key, w in want.items():
+        j = got[key]
+        why = j["why"]
+        for k, v in w.items():
+            expect("%s %d:%d why.%s" % (name, key[0], key[1], k), why[k], v)
+        # The three parts add up to the wait: start - SUBMIT.
+        expect("%s %d:%d parts" % (name, key[0], key[1]),
+               why["dep_ns"] + why["sched_ns"] + why["ring_ns"],
+               j["start_ts"] - j["submit_ts"])
+    return doc
+
+
+def check_plain_unchanged(c):
+    """Without --why no job object has "why"."""
+    doc = c.json("crossdep")
+    for j in doc["jobs"]:
+        expect("no why without --why", "why" in j, False)
+
+
+def check_early(c):
+    doc = check_jobs(c, "early", EARLY)
+    s = doc["summary"]
+    # The EXIT after 600:1's COMPLETE makes no job of its own.
+    expect("early: jobs", s["jobs"], 2)
+    expect("early: jobs_incomplete", s["jobs_incomplete"], 0)
+    expect("early: late_wait_exits", s["late_wait_exits"], 1)
+    # The same without --why: the bug was in the plain report.
+    s = c.json("early")["summary"]
+    expect("early (plain): jobs", s["jobs"], 2)
+    expect("early (plain): jobs_incomplete", s["jobs_incomplete"], 0)
+
+
+def check_procs(c):
+    doc = c.json("shared", ["--why", "--per-process"])
+    got = {p["pid"]: p["waited_behind"] for p in doc["processes"]}
+    expect("shared: waited_behind", got, SHARED_PROCS)
+    # Without --why the process objects have no waited_behind.
+    doc = c.json("shared", ["--per-process"])
+    expect("shared: no waited_behind without --why",
+           any("waited_behind" in p for p in doc["processes"]), False)
+
+
+def check_text(c):
+    out = c.run("crossdep", ["--why"])
+    # 200:1's row: dep 7 us on 100:1 of game on ring 0, sched 0.6 us.
+    line = [x for x in out.splitlines() if x.startswith("200:1 ")]
+    expect("crossdep text rows of 200:1", len(line), 1)
+    want = "why: dep 7.000 (on 100:1 ring 0 game/10) sched 0.600 ring 0.000"
+    if want not in line[0]:
+        raise AssertionError("crossdep text: %r not in %r" % (want, line[0]))
+    out = c.run("shared", ["--why", "--per-process"])
+    # victim waited 19010 ns = 19.0 us behind flood, all on ring 0.
+    i = out.index("process 40 victim")
+    part = out[i:].split("\nprocess ")[0]
+    if "flood/30" not in part or "ring 0: 19.0 us" not in part:
+        raise AssertionError("shared text: victim's waited behind:\n" + part)
+
+
+def check_csv(c):
+    out = c.run("shared", ["--why", "--format", "csv"])
+    rows = {(int(r["ctx"]), int(r["seqno"])): r
+            for r in csv.DictReader(io.StringIO(out))}
+    r = rows[(400, 1)]
+    expect("csv 400:1 why_sched_ns", r["why_sched_ns"], "10000")
+    expect("csv 400:1 why_ring_ns", r["why_ring_ns"], "9010")
+    expect("csv 400:1 why_dep_on", r["why_dep_on"], "")
+    expect("csv 400:1 why_behind", r["why_behind"], "flood/30:19010")
+    out = c.run("chain", ["--why", "--format", "csv"])
+    rows = {(int(r["ctx"]), int(r["seqno"])): r
+            for r in csv.DictReader(io.StringIO(out))}
+    expect("csv 900:1 why_dep_on", rows[(900, 1)]["why_dep_on"], "800:1")
+
+
+def check_critical(c):
+    doc = c.json("chain", ["--critical-path", "900:1"])
+    expect("chain: one path", len(doc["critical_paths"]), 1)
+    expect("chain: hops", doc["critical_paths"][0]["hops"], CHAIN_PATH)
+    expect("chain: cut", doc["critical_paths"][0]["cut"], False)
+    out = c.run("chain", ["--critical-path", "900:1"])
+    if "700:1  not in the trace" not in out:
+        raise AssertionError("chain text: no 'not in the trace' hop:\n" + out)
+    # slowest: each process's slowest job: mid's 800:1 (t_total 7000),
+    # last's 900:1 (7000): two paths, 800:1's two hops long.
+    doc = c.json("chain", ["--critical-path", "slowest"])
+    firsts = sorted((p["hops"][0]["ctx"], len(p["hops"]))
+                    for p in doc["critical_paths"])
+    expect("chain slowest: starts and lengths", firsts, [(800, 2), (900, 3)])
+
+
+def check_reboot_path(c):
+    """The path from the second part's 200:1 stops at 100:1: the first
+    part's 100:1 is another job."""
+    doc = c.json("reboot", ["--critical-path", "200:1"])
+    expect("reboot path", doc["critical_paths"][0]["hops"],
+           [dict(ctx=200, seqno=1, in_trace=True, ring=1, pid=None,
+                 comm=None, dep_ns=1700, sched_ns=100, ring_ns=0),
+            dict(ctx=100, seqno=1, in_trace=False)])
+
+
+def check_usage(c):
+    for arg in ["900", "x:1", "900:", "900:1x", "-1:1"]:
+        p = subprocess.run([c.tool, "report", "-i",
+                            "%s/chain.grtrace" % c.dir, "--critical-path",
+                            arg], capture_output=True, text=True)
+        expect("--critical-path %s exit" % arg, p.returncode, 2)
+        # One line naming the problem (then the usual pointer to --help).
+        if "--critical-path" not in p.stderr.splitlines()[0]:
+            raise AssertionError("--critical-path %s: %r" % (arg, p.stderr))
+
+
+def check_export(c):
+    """export --why --critical-path: the job slices' args, and a track per
+    hop of the path with the hop's wait as a slice."""
+    import export_check as ex
+    out = os.path.join(c.dir, "chain.pftrace")
+    p = subprocess.run([c.tool, "export", "-i",
+                        "%s/chain.grtrace" % c.dir, "-o", out, "--why",
+                        "--critical-path", "900:1"],
+                       capture_output=True, text=True)
+    expect("export exit (%s)" % p.stderr.strip(), p.returncode, 0)
+    with open(out, "rb") as f:
+        dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace",
+                              "-I", HERE,
+                              os.path.join(HERE, "perfetto_subset.proto")],
+                             stdin=f, capture_output=True, text=True)
+    expect("protoc exit (%s)" % dec.stderr.strip(), dec.returncode, 0)
+    x = ex.Export(ex.parse_text(dec.stdout).get("packet", []))
+    crit = x.track("critical path")
+    expect("critical path tracks", x.children(crit),
+           ["path 1 hop 1", "path 1 hop 2", "path 1 hop 3"])
+    # Each hop's wait, SUBMIT to start: 900:1 [2000, 8300], 800:1
+    # [1000, 5200]; 700:1 is not in the trace: no slice.
+    expect("hop 1", x.slices(x.track("path 1 hop 1", crit)),
+           [("900:1 waited", 2000, 8300, 0)])
+    expect("hop 2", x.slices(x.track("path 1 hop 2", crit)),
+           [("800:1 waited", 1000, 5200, 0)])
+    expect("hop 3", x.slices(x.track("path 1 hop 3", crit)), [])
+    # The job slice 900:1 carries its why as args.
+    notes = {}
+    for e in x.events:
+        if ex.one(e, "name") == "900:1" and \
+                ex.one(e, "type") == "TYPE_SLICE_BEGIN":
+            for a in e.get("debug_annotations", []):
+                notes[ex.one(a, "name")] = ex.one(a, "uint_value",
+                                                  ex.one(a, "string_value"))
+    for k, v in dict(why_dep_ns=6000, why_sched_ns=300, why_ring_ns=0,
+                     why_dep_on="800:1").items():
+        expect("900:1 slice arg %s" % k, notes.get(k), v)
+
+
+CHECKS = [
+    ("why: a dependency on another process's job on another ring, timed "
+     "from its END", lambda c: check_jobs(c, "crossdep", CROSSDEP)),
+    ("why: two processes on one ring, one with long jobs",
+     lambda c: check_jobs(c, "shared", SHARED)),
+    ("why: a dependency signalled before the SUBMIT; its late EXIT is no "
+     "job", check_early),
+    ("why: a dependency whose job is not in the trace",
+     lambda c: check_jobs(c, "chain", CHAIN)),
+    ("why: a later boot's jobs do not wait on the first part's",
+     lambda c: check_jobs(c, "reboot", REBOOT)),
+    ("why: no why without --why", check_plain_unchanged),
+    ("why: --per-process waited_behind", check_procs),
+    ("why: text rows and the interference table", check_text),
+    ("why: CSV columns", check_csv),
+    ("why: --critical-path stops at a job not in the trace", check_critical),
+    ("why: --critical-path bad values are usage errors", check_usage),
+    ("why: --critical-path does not cross into another part's job",
+     check_reboot_path),
+    ("why: export --why --critical-path: slice args and the path's tracks",
+     check_export),
+]
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    tool, d = sys.argv[1], sys.argv[2]
+    os.makedirs(d, exist_ok=True)
+    for name, (fn, _) in SCENARIOS.items():
+        with open("%s/%s.grtrace" % (d, name), "wb") as f:
+            f.write(fn().data())
+    c = Checker(tool, d)
+    for name, fn in CHECKS:
+        c.check(name, lambda: fn(c))
+    return c.failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())
