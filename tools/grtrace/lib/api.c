@@ -71,6 +71,15 @@ static void clear_err(struct grtrace_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
+/*
+ * A NULL handle (a failed open, or a binding's closed one) is refused,
+ * never followed.
+ */
+static void no_handle(struct grtrace_error *err)
+{
+	set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no trace handle (NULL)");
+}
+
 GRTRACE_API unsigned int grtrace_lib_version(void)
 {
 	return GRTRACE_LIB_VERSION;
@@ -221,6 +230,42 @@ GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
 	return NULL;
 }
 
+GRTRACE_API grtrace_trace *grtrace_dup(const grtrace_trace *t,
+				      struct grtrace_error *err)
+{
+	grtrace_trace *d;
+
+	clear_err(err);
+	if (!t) {
+		no_handle(err);
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	d->fd = -1;
+	if (t->fd >= 0) {
+		/* The input is read with pread(): the copy shares no offset. */
+		d->fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 0);
+		if (d->fd < 0) {
+			set_err(err, GRTRACE_ERR_IO, errno, 0, "dup: %s",
+				strerror(errno));
+			free(d);
+			return NULL;
+		}
+	}
+	d->buf = t->buf;
+	d->len = t->len;
+	d->bare_format = t->bare_format;
+	d->bare_cpu = t->bare_cpu;
+	if (!open_common(d, err)->broken)
+		return d;
+	grtrace_close(d);
+	return NULL;
+}
+
 GRTRACE_API void grtrace_close(grtrace_trace *t)
 {
 	if (!t)
@@ -240,6 +285,10 @@ GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err)
 	struct gr_oom_guard g;
 
 	clear_err(err);
+	if (!t) {
+		no_handle(err);
+		return -1;
+	}
 	GUARD(t, g, err, -1);
 	stop(t);
 	start(t);
@@ -249,11 +298,15 @@ GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err)
 
 GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t)
 {
+	if (!t)
+		return 0;
 	return t->m.nfiles ? t->m.file.stream_format : 1;
 }
 
 GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t)
 {
+	if (!t)
+		return 0;
 	return t->m.nfiles ? t->m.file.version : 0;
 }
 
@@ -297,6 +350,10 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 	int n;
 
 	clear_err(err);
+	if (!t || !r) {
+		no_handle(err);
+		return -1;
+	}
 	if (t->rp) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"the handle is reading jobs: rewind it first");
@@ -389,7 +446,12 @@ GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
 	struct gr_oom_guard g;
 
 	clear_err(err);
-	*len = 0;
+	if (len)
+		*len = 0;
+	if (!t || !len) {
+		no_handle(err);
+		return NULL;
+	}
 	if (t->rp || form > GRTRACE_ROWS_JSON) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, t->rp ?
 			"the handle is reading jobs: rewind it first" :
@@ -534,6 +596,10 @@ GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
 	struct gr_oom_guard g;
 
 	clear_err(err);
+	if (!t || !j) {
+		no_handle(err);
+		return -1;
+	}
 	GUARD(t, g, err, -1);
 	if (!t->rp && jobs_start(t, err) < 0) {
 		gr_oom_pop(&g);
@@ -661,6 +727,10 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 	int ret;
 
 	clear_err(err);
+	if (!t || !out) {
+		no_handle(err);
+		return -1;
+	}
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);
 	o.sink = rp_sink_find(format ? format : "text");

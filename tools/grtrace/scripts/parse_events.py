@@ -28,7 +28,7 @@ A bare format 2 stream does not name its CPU: --cpu says which (default
 0).  A bare stream's format is its first record's (a STREAM_INFO's, or
 told by a job event's size); --stream-format says it where that cannot.
 
-A client of libgrtrace (python/grtrace.py): the library reads the input
+A client of libgrtrace (python/grtrace/): the library reads the input
 and formats the rows (grtrace_next_rows()); this script only passes its
 options and writes them.  Malformed or truncated input: the rows before
 it, then one line "parse_events.py: FILE: byte N: ..." on standard
@@ -53,7 +53,7 @@ def binding():
     that --help works without it; Bad if it or its library is missing."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "python")
-    if os.path.exists(os.path.join(here, "grtrace.py")) and here not in sys.path:
+    if os.path.exists(os.path.join(here, "grtrace", "__init__.py")) and here not in sys.path:
         sys.dont_write_bytecode = True      # no __pycache__ in the tree
         sys.path.insert(0, here)
     try:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks of the Python binding (python/grtrace.py over libgrtrace.so.1).
+"""Checks of the Python binding (python/grtrace over libgrtrace.so.1).
 
 Records against the golden vectors' dump text (gen_golden.py writes it
 from the document, not from the library); jobs and report rows against
@@ -12,6 +12,7 @@ stream told its CPU (grtrace_open_mem_as()) against its trace file.
     python_check.py GRTRACE GOLDEN_DIR CORPUS_DIR TMPDIR
 """
 import csv
+import importlib
 import io
 import os
 import subprocess
@@ -193,7 +194,147 @@ def main():
     want = [tuple(l.split("\t", 1)) for l in p.stdout.splitlines()]
     result("python: formats() is the tool's --list-formats",
            grtrace.formats() == want and len(want) >= 3, repr(grtrace.formats()))
+    safety(v, golden, corpus)
     return v.failed
+
+
+def closed_raises(fn):
+    """ValueError from @fn() (or from the first step of what it returns)."""
+    try:
+        it = fn()
+        if hasattr(it, "__next__"):
+            next(it)
+    except ValueError:
+        return True
+    except Exception as e:     # noqa: BLE001 - any other outcome is a failure
+        return repr(e)
+    return False
+
+
+def safety(v, golden, corpus):
+    """A closed Trace, a resumed iterator, two iterators, the errors, the
+    package and the NumPy export."""
+    import errno
+    import ctypes
+    result = v.result
+    path = os.path.join(golden, "emit-basic-v2.grf")
+    t = grtrace.Trace(path)
+    t.close()
+    t.close()     # again: nothing, as a file
+    calls = {"stream_format": lambda: t.stream_format,
+             "file_version": lambda: t.file_version,
+             "rewind": t.rewind, "records": t.records,
+             "raw_records": t.raw_records, "rows": t.rows, "jobs": t.jobs,
+             "jobs_array": t.jobs_array, "report": t.report,
+             "report_rows": t.report_rows, "__enter__": t.__enter__}
+    bad = {k: closed_raises(f) for k, f in calls.items()}
+    bad = {k: r for k, r in bad.items() if r is not True}
+    result("python: every method of a closed Trace raises ValueError",
+           not bad and t.closed, repr(bad))
+
+    # Iterators resumed after close(): ValueError, not the freed handle.
+    bad = {}
+    for name in ("records", "raw_records", "rows", "jobs"):
+        t = grtrace.Trace(path)
+        it = getattr(t, name)()
+        first = next(it, None)
+        t.close()
+        r = closed_raises(lambda: it)
+        if first is None or r is not True:
+            bad[name] = (first, r)
+    # ... and a with block left with the iterator still held.
+    with grtrace.Trace(path) as t:
+        it = t.records()
+        next(it)
+    r = closed_raises(lambda: it)
+    if r is not True:
+        bad["with"] = r
+    result("python: an iterator resumed after its Trace is closed raises ValueError",
+           not bad, repr(bad))
+
+    # Two iterators of one Trace: each reads all of it, interleaved.
+    with grtrace.Trace(path) as t:
+        want = [(r.offset, r.gseq) for r in t.records()]
+        a, b, jobs = t.records(), t.records(), t.jobs()
+        ga, gb, nj = [], [], 0
+        for ra in a:
+            ga.append((ra.offset, ra.gseq))
+            rb = next(b, None)
+            if rb is not None:
+                gb.append((rb.offset, rb.gseq))
+            if next(jobs, None) is not None:
+                nj += 1
+        gb += [(r.offset, r.gseq) for r in b]
+        nj += sum(1 for _ in jobs)
+        text = t.report("text")
+        alljobs = len(list(t.jobs()))
+    result("python: two iterators and a jobs() of one Trace are independent",
+           ga == gb == want and len(want) > 3 and nj == alljobs > 0 and
+           "jobs" in text, "%r\n%r\n%r %d %d" % (ga[:3], gb[:3], want[:3], nj,
+                                                alljobs))
+
+    # Errors: grtrace.Error, an OSError with an errno.
+    try:
+        grtrace.Trace(os.path.join(corpus, "no-such-file"))
+        e = None
+    except OSError as x:
+        e = x
+    bdata = open(os.path.join(golden, "emit-basic.bin"), "rb").read()
+    try:
+        with grtrace.Trace(data=bdata[:-5]) as t:
+            list(t.records())
+        e2 = None
+    except OSError as x:
+        e2 = x
+    result("python: errors are grtrace.Error, an OSError with errno (ENOENT; EBADMSG for a corrupt input), str() its message",
+           isinstance(e, grtrace.Error) and e.errno == errno.ENOENT and
+           str(e) == e.msg and "No such file" in str(e) and
+           isinstance(e2, grtrace.Error) and e2.errno == errno.EBADMSG and
+           e2.status == grtrace.ERR_INPUT and str(e2) == e2.msg,
+           "%r %r" % (e, e2))
+
+    # The library refuses a NULL handle instead of following it.
+    lib = grtrace._lib
+    err = grtrace._Error()
+    rec = grtrace._Record()
+    n = lib.grtrace_next_record(None, ctypes.byref(rec), ctypes.byref(err))
+    result("python: libgrtrace refuses a NULL handle (GRTRACE_ERR_INVAL)",
+           n == -1 and err.status == grtrace.ERR_INVAL and
+           lib.grtrace_rewind(None, ctypes.byref(err)) == -1 and
+           lib.grtrace_stream_format(None) == 0, "%d %r" % (n, err.msg))
+
+    # One package: grtrace and grtrace.timeline, no other top-level module.
+    timeline = importlib.import_module("grtrace.timeline")
+    pydir = os.path.join(HERE, "..", "python")
+    result("python: one package grtrace (grtrace.timeline inside), nothing else at the top",
+           grtrace.__file__.endswith(os.path.join("grtrace", "__init__.py")) and
+           hasattr(timeline, "gpu_events") and
+           sorted(os.listdir(pydir)) == ["grtrace"], repr(os.listdir(pydir)))
+
+    # The NumPy export of the job table, against jobs().
+    try:
+        import numpy
+    except ImportError as x:
+        result("python: jobs_array() (python3-numpy installed)", False, str(x))
+        return
+    cpath = os.path.join(corpus, "report-basic.bin")
+    with grtrace.Trace(cpath) as t:
+        jobs = list(t.jobs())
+        arr = t.jobs_array()
+    want = [(j.ctx, j.seqno, j.ring_id, j.engine, j.metrics["t_total"] or 0,
+             j.ts.get("submit", 0), j.qsize, j.pid or 0) for j in jobs]
+    got = [(int(r["ctx"]), int(r["seqno"]), int(r["ring_id"]),
+            int(r["engine"]), int(r["t_total"]), int(r["ts_submit"]),
+            int(r["qsize"]), int(r["pid"])) for r in arr]
+    masks = [(bool(r["have_metric"] & (1 << grtrace.METRICS.index("t_total"))),
+              bool(r["has_task"])) for r in arr]
+    wmasks = [(j.metrics["t_total"] is not None, j.pid is not None)
+              for j in jobs]
+    result("python: jobs_array() is jobs() as a NumPy structured array",
+           isinstance(arr, numpy.ndarray) and got == want and
+           masks == wmasks and len(want) > 3 and
+           set(grtrace.METRICS) <= set(arr.dtype.names),
+           "%r\n%r" % (got[:3], want[:3]))
 
 
 if __name__ == "__main__":

@@ -288,7 +288,7 @@ fi
 
 # ---- scripts/parse_events.py against the golden vectors -----------------------
 
-# The scripts load libgrtrace.so.1 through python/grtrace.py.  Under SAN=1
+# The scripts load libgrtrace.so.1 through python/grtrace.  Under SAN=1
 # the library is built with the sanitizers: Python loads their runtimes
 # first, and its own (normal) leaks are not the library's.
 PY_ENV=
@@ -302,18 +302,22 @@ pe_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
 result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
 
-# ---- the Python binding (python/grtrace.py over lib/libgrtrace.so.1) -----------
+# ---- the Python binding (python/grtrace over lib/libgrtrace.so.1) -----------
+# Debian's python3, for which the module is packaged (with python3-numpy
+# for jobs_array()), even where another python3 comes first on PATH.
+SYS_PY=python3
+[ -x /usr/bin/python3 ] && SYS_PY=/usr/bin/python3
 PB=$TMP/python-binding
 mkdir -p "$PB"
 env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
-	python3 "$TESTS/python_check.py" "$GRTRACE" "$GOLDEN" "$TESTS/corpus" "$PB" > "$TMP/pb" 2>&1
+	$SYS_PY "$TESTS/python_check.py" "$GRTRACE" "$GOLDEN" "$TESTS/corpus" "$PB" > "$TMP/pb" 2>&1
 pb_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pb" >> "$RESULTS"
 result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pb" | head -20)"
 
 # ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
 
-# The script reads both sides through libgrtrace (grtrace_timeline.py).
+# The script reads both sides through libgrtrace (grtrace.timeline).
 MT=$TMP/merge-timeline
 mkdir -p "$MT"
 env $PY_ENV python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
@@ -474,7 +478,8 @@ if [ -n "$RST2MAN" ]; then
 	: > "$TMP/out"
 	for f in lib/libgrtrace.a lib/libgrtrace.so.1 lib/libgrtrace.so \
 		 include/grtrace/grtrace.h lib/pkgconfig/grtrace.pc \
-		 lib/python3/dist-packages/grtrace.py; do
+		 lib/python3/dist-packages/grtrace/__init__.py \
+		 lib/python3/dist-packages/grtrace/timeline.py; do
 		[ -e "$inst/usr/$f" ] || { st=1; echo "missing: /usr/$f" >> "$TMP/out"; }
 	done
 	readelf -d "$inst/usr/lib/libgrtrace.so.1" 2>/dev/null |
@@ -518,8 +523,8 @@ EOF_C
 	got=$(env $PY_ENV GRTRACE_LIB="$inst/usr/lib/libgrtrace.so.1" PYTHONPATH="$inst/usr/lib/python3/dist-packages" \
 		python3 -c 'import grtrace, sys; t = grtrace.Trace(sys.argv[1]); print(len(list(t.jobs())), grtrace.__file__)' \
 		"$TESTS/corpus/report-basic.bin" 2>> "$TMP/out")
-	case $got in "$want $inst/usr/lib/python3/dist-packages/grtrace.py") ;; *) st=1; echo "python module: '$got'" >> "$TMP/out" ;; esac
-	grep -q "^_LIBDIR = \"/usr/lib\"" "$inst/usr/lib/python3/dist-packages/grtrace.py" || { st=1; echo "python module does not name /usr/lib" >> "$TMP/out"; }
+	case $got in "$want $inst/usr/lib/python3/dist-packages/grtrace/__init__.py") ;; *) st=1; echo "python module: '$got'" >> "$TMP/out" ;; esac
+	grep -q "^_LIBDIR = \"/usr/lib\"" "$inst/usr/lib/python3/dist-packages/grtrace/__init__.py" || { st=1; echo "python module does not name /usr/lib" >> "$TMP/out"; }
 	result "make install puts libgrtrace (.a, .so.1 with its SONAME, header, grtrace.pc) and the Python module in DESTDIR, and a program built with pkg-config runs" $st "$(cat "$TMP/out")"
 else
 	ok "make install # SKIP rst2man not installed (python3-docutils)"

@@ -206,7 +206,7 @@ no_grtrace_left() {
 		"$r"/var/lib/dkms/grtrace "$r"/etc/modprobe.d/grtrace-dkms.conf \
 		"$r"/usr/share/doc/grtrace-dkms \
 		"$r"/usr/bin/grtrace "$r"/usr/share/grtrace "$r"/usr/lib/grtrace \
-		"$r"/usr/lib/python3/dist-packages/grtrace.py 2>/dev/null)
+		"$r"/usr/lib/python3/dist-packages/grtrace 2>/dev/null)
 	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
 	grep -ls grtrace "$r"/lib/modules/*/modules.dep && return 1
 	return 0

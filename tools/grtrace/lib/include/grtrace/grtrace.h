@@ -10,7 +10,10 @@
  * failure comes back as a value, with a struct grtrace_error that says
  * where (a byte offset of the input) and what.
  *
- * Handles are opaque.  A handle is used by one thread at a time.
+ * Handles are opaque.  A handle is used by one thread at a time.  A NULL
+ * handle is refused (GRTRACE_ERR_INVAL, "no trace handle"; 0 from the
+ * calls that return a number), never followed; a closed one must not be
+ * passed again (a binding sets its copy to NULL when it closes it).
  */
 #ifndef GRTRACE_GRTRACE_H
 #define GRTRACE_GRTRACE_H
@@ -28,7 +31,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	1
+#define GRTRACE_LIB_VERSION_MINOR	2
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -90,6 +93,15 @@ GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
 					       unsigned int cpu,
 					       struct grtrace_error *err);
 GRTRACE_API void grtrace_close(grtrace_trace *t);
+/*
+ * Since 1.2: a second handle on @t's input, at its start, with its own
+ * place in the records, jobs and rows: two readers of one input need not
+ * rewind each other.  The file is not opened again (a file removed since
+ * grtrace_open() is still read); memory input must outlive both.  NULL
+ * and *@err on failure.
+ */
+GRTRACE_API grtrace_trace *grtrace_dup(const grtrace_trace *t,
+				       struct grtrace_error *err);
 
 /* The input's stream format (1 or 2) and trace file version (0: a stream). */
 GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t);

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """grtrace - read grtrace traces from Python, through libgrtrace.
 
+One package: grtrace (this module: traces, records, jobs, reports) and
+grtrace.timeline (the two sides of merge_timeline.py).
+
 A ctypes binding over libgrtrace.so.1 (no compiled extension): the library
 is the one reader of the stream and the trace file, and the report's
 analysis engine; this module only carries its values over.
@@ -13,18 +16,30 @@ analysis engine; this module only carries its values over.
         for j in t.jobs():             # every job, as "grtrace report" closes it
             print(j.ctx, j.seqno, j.metrics["t_total"])
         rows = t.report_rows("--per-ring")   # the report's CSV table as dicts
+        table = t.jobs_array()         # the jobs as a NumPy structured array
 
-Errors raise grtrace.Error, with .status, .offset (the byte of the input
-at fault) and .msg; the records or jobs before a bad record come first.
+Every iterator (records(), raw_records(), rows(), jobs()) has its own
+place in the input, from its start: two of them, or an iterator and a
+report, do not disturb each other.  A Trace is closed by close() or at
+the end of its "with": every method then raises ValueError, as a closed
+file's do, and so does an iterator resumed after it.
 
-The library is found as $GRTRACE_LIB, else next to this file (an
-installed module) or in ../lib (the source tree), else by its SONAME.
+Errors raise grtrace.Error, an OSError: .errno (the system's errno, or
+EBADMSG for a corrupt input, EINVAL for a bad argument, ENOMEM), .status
+(ERR_*), .offset (the byte of the input at fault) and .msg, which is also
+str(); the records or jobs before a bad record come first.
+
+The library is found as $GRTRACE_LIB, else where "make install" put it,
+next to this file or in ../../lib (python/grtrace/ of the source tree),
+else by its SONAME.
 """
 import csv
 import ctypes
 import ctypes.util
+import errno as _errno
 import io
 import os
+import weakref
 
 __all__ = ["Error", "Trace", "Record", "Job", "formats", "lib_version"]
 
@@ -73,7 +88,7 @@ def _load():
     tries = [os.environ.get("GRTRACE_LIB"),
              _LIBDIR and os.path.join(_LIBDIR, SONAME),
              os.path.join(here, SONAME),
-             os.path.join(here, "..", "lib", SONAME),
+             os.path.join(here, "..", "..", "lib", SONAME),
              SONAME, ctypes.util.find_library("grtrace")]
     why = []
     for name in tries:
@@ -97,6 +112,7 @@ for _name, _res, _args in (
         ("grtrace_open_mem_as", _P, [ctypes.c_char_p, ctypes.c_size_t,
                                      ctypes.c_uint, ctypes.c_uint, _E]),
         ("grtrace_close", None, [_P]),
+        ("grtrace_dup", _P, [_P, _E]),
         ("grtrace_rewind", ctypes.c_int, [_P, _E]),
         ("grtrace_stream_format", ctypes.c_uint, [_P]),
         ("grtrace_file_version", ctypes.c_uint, [_P]),
@@ -118,6 +134,10 @@ for _name, _res, _args in (
     _f = getattr(_lib, _name)
     _f.restype = _res
     _f.argtypes = _args
+# grtrace_next_job() into a NumPy array's memory (an address, not a _Job).
+_next_job_at = _lib["grtrace_next_job"]
+_next_job_at.restype = ctypes.c_int
+_next_job_at.argtypes = [_P, _P, _E]
 
 _libc = ctypes.CDLL(None)
 _libc.open_memstream.restype = _P
@@ -158,13 +178,26 @@ def formats():
         i += 1
 
 
-class Error(Exception):
-    """A failure of libgrtrace: .status, .offset (input byte), .msg."""
+# The errno of a failure that has no system errno, by its status.
+_STATUS_ERRNO = {ERR_IO: _errno.EIO, ERR_NOMEM: _errno.ENOMEM,
+                 ERR_INPUT: _errno.EBADMSG, ERR_INVAL: _errno.EINVAL,
+                 ERR_OUTPUT: _errno.EIO}
 
-    def __init__(self, e):
-        self.status, self.sys, self.offset = e.status, e.sys, e.offset
-        self.msg = e.msg.decode("utf-8", "replace")
-        super().__init__(self.msg)
+
+class Error(OSError):
+    """A failure of libgrtrace, an OSError: .errno (the system's, else
+    one for its .status), .status (ERR_*), .sys (the system's errno or 0),
+    .offset (the input byte at fault), .msg (one line, also str())."""
+
+    def __init__(self, e=None, status=ERR_INVAL, sys=0, offset=0, msg=""):
+        if e is not None:
+            status, sys, offset = e.status, e.sys, e.offset
+            msg = e.msg.decode("utf-8", "replace")
+        super().__init__(sys or _STATUS_ERRNO.get(status, _errno.EIO), msg)
+        self.status, self.sys, self.offset, self.msg = status, sys, offset, msg
+
+    def __str__(self):
+        return self.msg
 
 
 _type_cache = {}
@@ -222,90 +255,170 @@ class Job:
 
 
 ROWS_CSV, ROWS_JSON = 0, 1
+_CLOSED = "I/O operation on a closed trace"
+
+
+class _Cursor:
+    """One library handle of an iterator: its own place in the input.
+    Closed when its iterator is done or dropped, or with its Trace."""
+    __slots__ = ("h", "__weakref__")
+
+    def __init__(self, h):
+        self.h = h
+
+    def close(self):
+        h, self.h = self.h, None
+        if h:
+            _lib.grtrace_close(h)
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:      # the interpreter's end: _lib may be gone
+            pass
 
 
 class Trace:
     """A trace file of "grtrace record", or a bare stream: Trace(path) or
     Trace(data=bytes).  With data, a bare stream's format can be told
     (stream_format 1 or 2; else its first record says) and the CPU of a
-    format 2 stream's one channel (cpu, default 0)."""
+    format 2 stream's one channel (cpu, default 0).
+
+    A closed Trace (close(), or the end of its "with") raises ValueError
+    from every method, and so does an iterator of it resumed after that."""
 
     def __init__(self, path=None, data=None, stream_format=None, cpu=None):
         err = _Error()
+        self._h = None
+        self._cursors = weakref.WeakSet()
         self._data = None
         if data is not None and (stream_format is not None or cpu is not None):
             self._data = bytes(data)
-            self._h = _lib.grtrace_open_mem_as(self._data, len(self._data),
-                                               stream_format or 0, cpu or 0,
-                                               ctypes.byref(err))
+            h = _lib.grtrace_open_mem_as(self._data, len(self._data),
+                                         stream_format or 0, cpu or 0,
+                                         ctypes.byref(err))
         elif data is not None:
             self._data = bytes(data)
-            self._h = _lib.grtrace_open_mem(self._data, len(self._data),
-                                            ctypes.byref(err))
+            h = _lib.grtrace_open_mem(self._data, len(self._data),
+                                      ctypes.byref(err))
+        elif path is None:
+            raise TypeError("Trace() needs a path or data=")
         else:
-            self._h = _lib.grtrace_open(os.fsencode(path), ctypes.byref(err))
-        if not self._h:
+            h = _lib.grtrace_open(os.fsencode(path), ctypes.byref(err))
+        if not h:
             raise Error(err)
+        self._h = h
         self._err = err
 
+    @property
+    def closed(self):
+        return not self._h
+
+    def _handle(self):
+        h = self._h
+        if not h:
+            raise ValueError(_CLOSED)
+        return h
+
     def close(self):
-        if self._h:
-            _lib.grtrace_close(self._h)
-            self._h = None
+        """Close the trace and every iterator of it (again: nothing)."""
+        h = getattr(self, "_h", None)
+        if not h:
+            return
+        self._h = None
+        for c in list(self._cursors):
+            c.close()
+        _lib.grtrace_close(h)
 
     def __enter__(self):
+        self._handle()
         return self
 
     def __exit__(self, *exc):
         self.close()
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:      # the interpreter's end: _lib may be gone
+            pass
 
     @property
     def stream_format(self):
-        return _lib.grtrace_stream_format(self._h)
+        return _lib.grtrace_stream_format(self._handle())
 
     @property
     def file_version(self):
-        return _lib.grtrace_file_version(self._h)
+        return _lib.grtrace_file_version(self._handle())
 
     def rewind(self):
-        if _lib.grtrace_rewind(self._h, ctypes.byref(self._err)) < 0:
-            raise Error(self._err)
+        """Kept for old code: every iterator starts at the beginning of the
+        input by itself, so there is nothing left to rewind."""
+        self._handle()
+
+    def _cursor(self):
+        """A new handle on the input, at its start (grtrace_dup())."""
+        err = _Error()
+        h = _lib.grtrace_dup(self._handle(), ctypes.byref(err))
+        if not h:
+            raise Error(err)
+        c = _Cursor(h)
+        self._cursors.add(c)
+        return c
 
     def raw_records(self):
         """The records as the library's ctypes structure, one reused object:
         the fastest way; copy what you keep."""
-        rec, err = _Record(), self._err
-        nxt, h, rp, ep = (_lib.grtrace_next_record, self._h,
-                          ctypes.byref(rec), ctypes.byref(err))
-        while True:
-            n = nxt(h, rp, ep)
-            if n <= 0:
-                if n < 0:
-                    raise Error(err)
-                return
-            yield rec
+        return self._raw_records(self._cursor())
+
+    def _raw_records(self, cur):
+        rec, err = _Record(), _Error()
+        nxt, rp, ep = _lib.grtrace_next_record, ctypes.byref(rec), \
+            ctypes.byref(err)
+        try:
+            while True:
+                h = cur.h
+                if not h:
+                    raise ValueError(_CLOSED)
+                n = nxt(h, rp, ep)
+                if n <= 0:
+                    if n < 0:
+                        raise Error(err)
+                    return
+                yield rec
+        finally:
+            cur.close()
 
     def rows(self, form=ROWS_CSV):
         """Every record as rows of text (ROWS_CSV or ROWS_JSON), formatted by
         the library as scripts/parse_events.py prints them: bytes of whole
         lines, a batch at a time."""
-        n, err = ctypes.c_size_t(), self._err
-        nxt, h, np_, ep = (_lib.grtrace_next_rows, self._h, ctypes.byref(n),
-                           ctypes.byref(err))
-        while True:
-            p = nxt(h, form, np_, ep)
-            if not p:
-                if err.status:
-                    raise Error(err)
-                return
-            yield ctypes.string_at(p, n.value)
+        return self._rows(self._cursor(), form)
+
+    def _rows(self, cur, form):
+        n, err = ctypes.c_size_t(), _Error()
+        nxt, np_, ep = _lib.grtrace_next_rows, ctypes.byref(n), \
+            ctypes.byref(err)
+        try:
+            while True:
+                h = cur.h
+                if not h:
+                    raise ValueError(_CLOSED)
+                p = nxt(h, form, np_, ep)
+                if not p:
+                    if err.status:
+                        raise Error(err)
+                    return
+                yield ctypes.string_at(p, n.value)
+        finally:
+            cur.close()
 
     def records(self):
         """Every record, the CPUs merged in gseq order, as Record objects."""
-        for r in self.raw_records():
+        return self._records(self._cursor())
+
+    def _records(self, cur):
+        for r in self._raw_records(cur):
             o = Record()
             o.offset, o.part, o.type, o.size = r.offset, r.part, r.type, r.size
             o.cpu, o.flags, o.ts, o.gseq, o.cseq = r.cpu, r.flags, r.ts, \
@@ -324,48 +437,120 @@ class Trace:
 
     def jobs(self):
         """Every job with its metrics, as "grtrace report" closes them."""
-        j, err = _Job(), self._err
-        while True:
-            n = _lib.grtrace_next_job(self._h, ctypes.byref(j),
-                                      ctypes.byref(err))
-            if n <= 0:
-                if n < 0:
-                    raise Error(err)
-                return
-            o = Job()
-            o.ctx, o.seqno, o.ring_id, o.engine = j.ctx, j.seqno, j.ring_id, \
-                j.engine
-            o.ts = {s: j.ts[i] for i, s in enumerate(STAMPS)
-                    if j.have_ts & (1 << i)}
-            o.start_derived = bool(j.start_derived)
-            o.metrics = {m: (j.metric[i] if j.have_metric & (1 << i) else None)
-                         for i, m in enumerate(METRICS)}
-            o.labels = [lb for i, lb in enumerate(LABELS) if j.labels & (1 << i)]
-            o.preempts, o.errors, o.qsize = j.preempts, j.errors, j.qsize
-            o.error = j.error if j.errors else None
-            o.pid, o.tid = (j.pid, j.tid) if j.has_task else (None, None)
-            o.client = j.client if j.has_client else None
-            yield o
+        return self._jobs(self._cursor())
+
+    def _jobs(self, cur):
+        j, err = _Job(), _Error()
+        jp, ep = ctypes.byref(j), ctypes.byref(err)
+        try:
+            while True:
+                h = cur.h
+                if not h:
+                    raise ValueError(_CLOSED)
+                n = _lib.grtrace_next_job(h, jp, ep)
+                if n <= 0:
+                    if n < 0:
+                        raise Error(err)
+                    return
+                o = Job()
+                o.ctx, o.seqno, o.ring_id, o.engine = j.ctx, j.seqno, \
+                    j.ring_id, j.engine
+                o.ts = {s: j.ts[i] for i, s in enumerate(STAMPS)
+                        if j.have_ts & (1 << i)}
+                o.start_derived = bool(j.start_derived)
+                o.metrics = {m: (j.metric[i] if j.have_metric & (1 << i)
+                                 else None)
+                             for i, m in enumerate(METRICS)}
+                o.labels = [lb for i, lb in enumerate(LABELS)
+                            if j.labels & (1 << i)]
+                o.preempts, o.errors, o.qsize = j.preempts, j.errors, j.qsize
+                o.error = j.error if j.errors else None
+                o.pid, o.tid = (j.pid, j.tid) if j.has_task else (None, None)
+                o.client = j.client if j.has_client else None
+                yield o
+        finally:
+            cur.close()
+
+    def jobs_array(self):
+        """Every job of jobs() as one NumPy structured array (needs numpy):
+        a row per job, fields ctx, seqno, ring_id, engine, start_derived,
+        ts_submit ... ts_complete, the metrics (t_submit_host ... t_total,
+        ns), labels (bit n: LABELS[n]), preempts, errors, error, qsize,
+        pid, tid, client, and the masks of what is known: have_ts (bit i:
+        STAMPS[i]), have_metric (bit i: METRICS[i]), has_task, has_client.
+        A value not known is 0 (its mask says so)."""
+        return _jobs_array(self, self._cursor())
 
     def report(self, fmt="text", *args):
         """The report of the whole input in format @fmt, as a string; @args
         as grtrace_report() takes them ("--per-ring", "--topn=5", ...)."""
+        h = self._handle()
+        err = _Error()
         buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+        argv = (ctypes.c_char_p * (len(args) + 1))(
+            *[a.encode() for a in args], None)
         f = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
         if not f:
             raise OSError(ctypes.get_errno(), "open_memstream")
-        argv = (ctypes.c_char_p * (len(args) + 1))(
-            *[a.encode() for a in args], None)
-        ret = _lib.grtrace_report(self._h, fmt.encode(), argv, f,
-                                  ctypes.byref(self._err))
+        ret = _lib.grtrace_report(h, fmt.encode(), argv, f, ctypes.byref(err))
         _libc.fclose(f)
         out = ctypes.string_at(buf, size.value).decode("utf-8", "replace")
         _libc.free(buf)
         if ret < 0:
-            raise Error(self._err)
+            raise Error(err)
         return out
 
     def report_rows(self, *args):
         """The report's one CSV table (the jobs, or the one summary asked
         for) as a list of dicts, values as strings."""
         return list(csv.DictReader(io.StringIO(self.report("csv", *args))))
+
+
+def _jobs_array(trace, cur):
+    """Trace.jobs_array(): the library writes each job straight into a
+    NumPy array laid out as its struct grtrace_job, then the columns are
+    given their names."""
+    import numpy as np
+
+    try:
+        raw_t = np.dtype(_Job)
+        size = raw_t.itemsize
+        raw = np.empty(1024, dtype=raw_t)
+        err = _Error()
+        ep = ctypes.byref(err)
+        n = 0
+        while True:
+            h = cur.h
+            if not h:
+                raise ValueError(_CLOSED)
+            if n == len(raw):
+                raw = np.resize(raw, 2 * n)
+            got = _next_job_at(h, raw.ctypes.data + n * size, ep)
+            if got < 0:
+                raise Error(err)
+            if not got:
+                break
+            n += 1
+    finally:
+        cur.close()
+    raw = raw[:n]
+    fields = ([("ctx", "u8"), ("seqno", "u8"), ("ring_id", "u4"),
+               ("engine", "u2"), ("start_derived", "?")] +
+              [("ts_" + s, "u8") for s in STAMPS] +
+              [(m, "u8") for m in METRICS] +
+              [("labels", "u4"), ("preempts", "u4"), ("errors", "u4"),
+               ("error", "i8"), ("qsize", "u4"), ("pid", "u4"), ("tid", "u4"),
+               ("client", "u8"), ("have_ts", "u1"), ("have_metric", "u4"),
+               ("has_task", "?"), ("has_client", "?")])
+    out = np.zeros(n, dtype=fields)
+    for name in ("ctx", "seqno", "ring_id", "engine", "start_derived",
+                 "labels", "preempts", "errors", "error", "qsize", "pid",
+                 "tid", "client", "have_ts", "have_metric", "has_task",
+                 "has_client"):
+        out[name] = raw[name]
+    for i, s in enumerate(STAMPS):
+        out["ts_" + s] = np.where(raw["have_ts"] & (1 << i), raw["ts"][:, i], 0)
+    for i, m in enumerate(METRICS):
+        out[m] = np.where(raw["have_metric"] & (1 << i),
+                          raw["metric"][:, i], 0)
+    return out
