@@ -1492,17 +1492,19 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq, int job)
 	if (!rp->have_first) {
 		note_first(rp, ts, gseq);
 	} else if (!rp->gseq_off && has_gseq) {
-		if (gseq > rp->gseq_prev + 1) {
+		/* In serial number arithmetic: a gseq may wrap past 2^64. */
+		int64_t d = (int64_t)(gseq - rp->gseq_prev);
+
+		if (d > 1) {
 			rp->gseq_gaps++;
 			if (rp->o.sink->lost && !rp->cseq_loss)
-				rp->o.sink->lost(rp, ts,
-						 gseq - rp->gseq_prev - 1, -1);
+				rp->o.sink->lost(rp, ts, (uint64_t)d - 1, -1);
 		}
-		if (gseq <= rp->gseq_prev)
+		if (d <= 0)
 			rp->gseq_late++;
-		if (gseq < rp->gseq_min)
+		if ((int64_t)(gseq - rp->gseq_min) < 0)
 			rp->gseq_min = gseq;
-		if (gseq > rp->gseq_max)
+		if ((int64_t)(gseq - rp->gseq_max) > 0)
 			rp->gseq_max = gseq;
 	}
 	/* Clocks of CPUs that disagree, or records out of order. */

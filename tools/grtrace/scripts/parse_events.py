@@ -66,7 +66,8 @@ def binding():
 
 def bad(e):
     """grtrace.Error @e as Bad: its message after the byte it names."""
-    if e.msg.startswith("byte ") or e.status != binding().ERR_INPUT:
+    if "byte " not in e.msg or e.msg.startswith("byte ") or \
+            e.status != binding().ERR_INPUT:
         return Bad(e.msg)
     return Bad("byte %d: %s" % (e.offset, e.msg))
 

@@ -597,12 +597,62 @@ st=0
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["summary"]["error"].startswith("truncated record at byte 672"), d["summary"]' "$TMP/out" 2> "$TMP/perr" || st=1
 result "report: JSON of a truncated file is valid and names the error" $st "$(cat "$TMP/perr" "$TMP/err")"
 
+# One verdict for bad input: report, dump, export, parse_events.py and the
+# Python binding (records() and jobs()) refuse each file with one reason.
+# verdict NAME FILE REASON
+verdict() {
+	st=0
+	: > "$TMP/vd"
+	for cmd in report dump export; do
+		if [ $cmd = export ]; then
+			"$GRTRACE" export -i "$2" -o "$TMP/vd.out" > /dev/null 2> "$TMP/err"
+		else
+			"$GRTRACE" $cmd -i "$2" > /dev/null 2> "$TMP/err"
+		fi
+		rc=$?
+		# (export may say first what the trace lacks for its tracks)
+		[ $rc -eq 1 ] && [ "$(tail -n 1 "$TMP/err")" = "grtrace: $2: $3" ] ||
+			{ st=1; echo "$cmd: exit $rc: $(cat "$TMP/err")" >> "$TMP/vd"; }
+	done
+	env $PY_ENV $SYS_PY "$TESTS/../scripts/parse_events.py" "$2" > /dev/null 2> "$TMP/err"
+	rc=$?
+	# parse_events.py puts "byte N: " before a reason that names a byte.
+	sed 's/^\(parse_events\.py: [^:]*: \)byte [0-9]*: /\1/' "$TMP/err" > "$TMP/err2"
+	[ $rc -eq 1 ] && [ "$(cat "$TMP/err2")" = "parse_events.py: $2: $3" ] ||
+		{ st=1; echo "parse_events.py: exit $rc: $(cat "$TMP/err")" >> "$TMP/vd"; }
+	for it in records jobs; do
+		got=$(env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+			PYTHONPATH="$TESTS/../python" $SYS_PY -c '
+import sys, grtrace
+try:
+    with grtrace.Trace(sys.argv[1]) as t:
+        for _ in getattr(t, sys.argv[2])():
+            pass
+    print("no error")
+except grtrace.Error as e:
+    print(e)' "$2" $it 2>&1)
+		[ "$got" = "$3" ] || { st=1; echo "python $it(): $got" >> "$TMP/vd"; }
+	done
+	result "bad input: $1: report, dump, export, parse_events.py and Python refuse it with one reason" $st "$(cat "$TMP/vd")"
+}
 : > "$TMP/empty.bin"
-run "$GRTRACE" report -i "$TMP/empty.bin" --per-ring --hist lat --topn 3
+verdict "an empty file" "$TMP/empty.bin" "empty input (0 bytes): not a grtrace trace file or stream"
+verdict "a file that is not grtrace's" "$TESTS/corpus/verdict-not-grtrace.bin" \
+	"not a grtrace trace file or stream: no trace file header, and byte 0 is no record (size 27756 is not a multiple of 8)"
+verdict "a STREAM_INFO whose magic is wrong" "$TESTS/corpus/verdict-bad-magic.bin" \
+	"not a grtrace stream: STREAM_INFO at byte 0 has magic 0x52545258"
+verdict "a truncated file" "$TMP/cut.bin" "truncated record at byte 672: only 28 of the 32 header bytes present"
+
+# A gseq that wraps past 2^64 (2^64-5 .. 4, the 7th record dropped): the
+# one record lost is counted, no record is out of order, and the records
+# come in the stream's order.
+run "$GRTRACE" report -i "$TESTS/corpus/verdict-gseq-wrap.bin"
 st=$rc
-[ -s "$TMP/err" ] && st=1
-grep -q '^records:  0$' "$TMP/out" || st=1
-result "report: an empty file is an empty report" $st "$(cat "$TMP/out" "$TMP/err")"
+grep -q '^lost:     1 records in 1 gseq gaps (gseq 18446744073709551611 \.\. 4)$' "$TMP/out" || st=1
+grep -q '^order:' "$TMP/out" && st=1
+"$GRTRACE" dump -i "$TESTS/corpus/verdict-gseq-wrap.bin" 2>&1 | awk '{ print $3 }' > "$TMP/wrap.gseq"
+[ "$(tr '\n' ' ' < "$TMP/wrap.gseq")" = "18446744073709551611 18446744073709551612 18446744073709551613 18446744073709551614 18446744073709551615 0 2 3 4 " ] || st=1
+result "bad input: a gseq that wraps past 2^64 is counted and merged in serial order" $st "$(cat "$TMP/out" "$TMP/wrap.gseq")"
 
 run "$GRTRACE" report -i "$TMP/does-not-exist"
 st=0
