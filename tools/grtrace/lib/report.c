@@ -1226,11 +1226,6 @@ void rp_set_tasks(struct rp *rp, const struct grf_task *tasks, size_t n,
 	rp->task_frames = frames;
 }
 
-const struct grf_task *rp_task(const struct rp *rp, uint32_t tid)
-{
-	return grf_find_task(rp->tasks, rp->ntasks, tid);
-}
-
 void rp_set_clients(struct rp *rp, const struct grf_client *clients,
 		    size_t n, unsigned int frames, const char *none)
 {
@@ -1338,40 +1333,6 @@ static void note_tails(struct rp *rp)
 		rp->tail_lost += lost;
 		rp->cseq_next[t->cpu] += lost;
 	}
-}
-
-const struct grf_client *rp_client(const struct rp *rp, uint64_t id)
-{
-	return grf_find_client(rp->clients, rp->nclients, id);
-}
-
-/*
- * The SUBMIT's task of a job pushed to the scheduler from a kworker is
- * the kworker: the process that holds the job's DRM client, when the
- * client table names it, is who submitted the job.
- */
-int rp_submitter(const struct rp *rp, const struct row *row,
-		 struct submitter *s)
-{
-	const struct grf_client *c = row->has_client ?
-				     rp_client(rp, row->client) : NULL;
-	const struct grf_task *t;
-
-	memset(s, 0, sizeof(*s));
-	if (c) {
-		s->client = c;
-		s->pid = c->pid;
-		s->process = c->process;
-		return 1;
-	}
-	if (!row->has_task)
-		return 0;
-	t = rp_task(rp, row->tid);
-	s->pid = row->pid;
-	s->tid = row->tid;
-	s->process = t ? t->process : NULL;
-	s->comm = t ? t->comm : NULL;
-	return 1;
 }
 
 void rp_set_format(struct rp *rp, unsigned int format)
