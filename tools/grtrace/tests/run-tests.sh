@@ -286,6 +286,63 @@ else
 	ok "report golden checks # SKIP no python3"
 fi
 
+# ---- libgrtrace's ABI: what it exports, and its objects' layering --------------
+
+LIBDIR=$(dirname "$GRTRACE")/lib
+st=0
+: > "$TMP/abi"
+nm -D --defined-only "$LIBDIR/libgrtrace.so.1" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/ { print $3 }' |
+	sed 's/@.*//' | sort > "$TMP/abi.so"
+nm -g --defined-only "$LIBDIR/libgrtrace.a" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/ { print $3 }' |
+	sort > "$TMP/abi.a"
+grep -v '^grtrace_' "$TMP/abi.so" > "$TMP/abi.bad" && { st=1; echo "the .so exports: $(head -5 "$TMP/abi.bad")" >> "$TMP/abi"; }
+grep -v '^grtrace_' "$TMP/abi.a" > "$TMP/abi.bad" && { st=1; echo "the .a exports: $(head -5 "$TMP/abi.bad")" >> "$TMP/abi"; }
+cmp -s "$TMP/abi.so" "$TMP/abi.a" || { st=1; echo "the .so and the .a export different symbols" >> "$TMP/abi"; }
+grep -qx grtrace_open "$TMP/abi.so" && grep -qx grtrace_dup "$TMP/abi.a" || { st=1; echo "grtrace_open or grtrace_dup missing" >> "$TMP/abi"; }
+# Every symbol of the .so carries the version GRTRACE_1.
+objdump -T "$LIBDIR/libgrtrace.so.1" | awk '$2 == "g" && $4 != "*UND*" && $6 != "GRTRACE_1" { print $NF }' > "$TMP/abi.bad"
+[ -s "$TMP/abi.bad" ] && { st=1; echo "without GRTRACE_1: $(head -5 "$TMP/abi.bad")" >> "$TMP/abi"; }
+[ "$(objdump -T "$LIBDIR/libgrtrace.so.1" | grep -c ' GRTRACE_1 *grtrace_')" -eq "$(wc -l < "$TMP/abi.so")" ] ||
+	{ st=1; echo "not every grtrace_* is GRTRACE_1" >> "$TMP/abi"; }
+# A program linked with the installed-to-be .a alone runs (its objects
+# built with the sanitizers under SAN=1).
+ABI_SAN=
+[ "${GRTRACE_SAN:-}" = 1 ] && ABI_SAN="-fsanitize=address,undefined"
+cat > "$TMP/abi.c" <<'EOF_C'
+#include <grtrace/grtrace.h>
+
+int main(int argc, char **argv)
+{
+	struct grtrace_error err;
+	struct grtrace_job job;
+	grtrace_trace *t = argc > 1 ? grtrace_open(argv[1], &err) : NULL;
+	int n = 0;
+
+	if (!t)
+		return 3;
+	while (grtrace_next_job(t, &job, &err) > 0)
+		n++;
+	grtrace_close(t);
+	printf("%d jobs\n", n);
+	return 0;
+}
+EOF_C
+# shellcheck disable=SC2046 # the flags are words
+${CC:-cc} -I"$LIBDIR/include" -o "$TMP/abi-static" "$TMP/abi.c" "$LIBDIR/libgrtrace.a" \
+	-lzstd -lm -lpthread $(pkg-config --libs libtracecmd 2>/dev/null) $ABI_SAN >> "$TMP/abi" 2>&1 || st=1
+want=$("$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" --format csv | tail -n +2 | wc -l)
+[ "$("$TMP/abi-static" "$TESTS/corpus/report-basic.bin" 2>> "$TMP/abi")" = "$want jobs" ] ||
+	{ st=1; echo "the static program does not count $want jobs" >> "$TMP/abi"; }
+result "libgrtrace: the .so and the .a export only grtrace_* (the same set), every one versioned GRTRACE_1, and the .a links alone" $st "$(cat "$TMP/abi")"
+
+# The layering check: no object of the library or the tool references a
+# symbol of an object that reaches it back.
+if [ -n "${LAYER_OBJS:-}" ]; then
+	# shellcheck disable=SC2086 # a list of objects
+	python3 "$TESTS/layering.py" $LAYER_OBJS > "$TMP/layer" 2>&1
+	result "layering: the objects of the library and the tool form no circle (nm)" $? "$(cat "$TMP/layer")"
+fi
+
 # ---- scripts/parse_events.py against the golden vectors -----------------------
 
 # The scripts load libgrtrace.so.1 through python/grtrace.  Under SAN=1
