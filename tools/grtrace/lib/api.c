@@ -96,7 +96,10 @@ static void merge_err(const struct merge *m, struct grtrace_error *err)
 
 static void start(grtrace_trace *t)
 {
-	if (t->fd >= 0)
+	if (t->fd >= 0 && t->bare_format)
+		merge_init_file_as(&t->m, t->fd, t->len, t->bare_format,
+				   t->bare_cpu);
+	else if (t->fd >= 0)
 		merge_init_file(&t->m, t->fd, t->len);
 	else if (t->bare_format)
 		merge_init_buf_as(&t->m, t->buf, t->len, t->bare_format,
@@ -148,14 +151,18 @@ static grtrace_trace *open_common(grtrace_trace *t, struct grtrace_error *err)
 	return t;
 }
 
-GRTRACE_API grtrace_trace *grtrace_open(const char *path,
-					struct grtrace_error *err)
+static grtrace_trace *open_path(const char *path, unsigned int format,
+				unsigned int cpu, struct grtrace_error *err)
 {
 	grtrace_trace *t;
 	struct stat st;
 	int fd, e;
 
 	clear_err(err);
+	if (!path) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no path (NULL)");
+		return NULL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		e = fd < 0 || errno != 0 ? errno : EINVAL;
@@ -175,10 +182,32 @@ GRTRACE_API grtrace_trace *grtrace_open(const char *path,
 	}
 	t->fd = fd;
 	t->len = (size_t)st.st_size;
+	t->bare_format = format;
+	t->bare_cpu = (uint16_t)cpu;
 	if (!open_common(t, err)->broken)
 		return t;
 	grtrace_close(t);
 	return NULL;
+}
+
+GRTRACE_API grtrace_trace *grtrace_open(const char *path,
+					struct grtrace_error *err)
+{
+	return open_path(path, 0, 0, err);
+}
+
+GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
+					   unsigned int format,
+					   unsigned int cpu,
+					   struct grtrace_error *err)
+{
+	if (format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
+		clear_err(err);
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"stream format %u or CPU %u out of range", format, cpu);
+		return NULL;
+	}
+	return open_path(path, format ? format : MERGE_GUESS, cpu, err);
 }
 
 GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,

@@ -849,6 +849,17 @@ void merge_init_file(struct merge *m, int fd, size_t len)
 	init_input(m);
 }
 
+void merge_init_file_as(struct merge *m, int fd, size_t len,
+			unsigned int format, uint16_t cpu)
+{
+	memset(m, 0, sizeof(*m));
+	m->in_fd = fd;
+	m->len = len;
+	m->bare_format = format;
+	m->bare_cpu = cpu;
+	init_input(m);
+}
+
 /* ---- descriptor input ------------------------------------------------------ */
 
 /* Validate what @c holds; returns 0 on a corrupt record (reported). */

@@ -81,12 +81,15 @@ def main():
     ap.add_argument("--stream-format", type=int, choices=(1, 2),
                     help="the format of a stream without a STREAM_INFO first")
     a = ap.parse_args()
+    # A file is read by the library in windows (bounded memory); only
+    # standard input is read whole.
+    data = None
     try:
         if a.file == "-":
             data = sys.stdin.buffer.read()
         else:
-            with open(a.file, "rb") as f:
-                data = f.read()
+            with open(a.file, "rb"):
+                pass
     except OSError as e:
         print("%s: %s: %s" % (PROG, a.file, e.strerror), file=sys.stderr)
         return 1
@@ -97,8 +100,12 @@ def main():
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
     try:
-        t = grtrace.Trace(data=data, stream_format=a.stream_format or 0,
-                          cpu=a.cpu)
+        if data is None:
+            t = grtrace.Trace(a.file, stream_format=a.stream_format or 0,
+                              cpu=a.cpu)
+        else:
+            t = grtrace.Trace(data=data, stream_format=a.stream_format or 0,
+                              cpu=a.cpu)
         for chunk in t.rows(grtrace.ROWS_JSON if a.json else grtrace.ROWS_CSV):
             out.write(chunk)
     except grtrace.Error as e:

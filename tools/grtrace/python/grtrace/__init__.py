@@ -108,6 +108,8 @@ _E = ctypes.POINTER(_Error)
 for _name, _res, _args in (
         ("grtrace_lib_version", ctypes.c_uint, []),
         ("grtrace_open", _P, [ctypes.c_char_p, _E]),
+        ("grtrace_open_as", _P, [ctypes.c_char_p, ctypes.c_uint, ctypes.c_uint,
+                                 _E]),
         ("grtrace_open_mem", _P, [ctypes.c_char_p, ctypes.c_size_t, _E]),
         ("grtrace_open_mem_as", _P, [ctypes.c_char_p, ctypes.c_size_t,
                                      ctypes.c_uint, ctypes.c_uint, _E]),
@@ -280,9 +282,10 @@ class _Cursor:
 
 class Trace:
     """A trace file of "grtrace record", or a bare stream: Trace(path) or
-    Trace(data=bytes).  With data, a bare stream's format can be told
-    (stream_format 1 or 2; else its first record says) and the CPU of a
-    format 2 stream's one channel (cpu, default 0).
+    Trace(data=bytes).  A bare stream's format can be told (stream_format
+    1 or 2; else its first record says) and the CPU of a format 2 stream's
+    one channel (cpu, default 0).  A file is read in windows, never
+    whole.
 
     A closed Trace (close(), or the end of its "with") raises ValueError
     from every method, and so does an iterator of it resumed after that."""
@@ -303,6 +306,9 @@ class Trace:
                                       ctypes.byref(err))
         elif path is None:
             raise TypeError("Trace() needs a path or data=")
+        elif stream_format is not None or cpu is not None:
+            h = _lib.grtrace_open_as(os.fsencode(path), stream_format or 0,
+                                     cpu or 0, ctypes.byref(err))
         else:
             h = _lib.grtrace_open(os.fsencode(path), ctypes.byref(err))
         if not h:

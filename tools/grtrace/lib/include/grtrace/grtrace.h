@@ -92,6 +92,14 @@ GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
 					       unsigned int format,
 					       unsigned int cpu,
 					       struct grtrace_error *err);
+/*
+ * Since 1.2: grtrace_open_mem_as() for a file, read as grtrace_open()
+ * reads it (in windows, never whole).
+ */
+GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
+					   unsigned int format,
+					   unsigned int cpu,
+					   struct grtrace_error *err);
 GRTRACE_API void grtrace_close(grtrace_trace *t);
 /*
  * Since 1.2: a second handle on @t's input, at its start, with its own
