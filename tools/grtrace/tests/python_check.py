@@ -194,8 +194,135 @@ def main():
     want = [tuple(l.split("\t", 1)) for l in p.stdout.splitlines()]
     result("python: formats() is the tool's --list-formats",
            grtrace.formats() == want and len(want) >= 3, repr(grtrace.formats()))
+    typed_info(v, golden, corpus, tool)
     safety(v, golden, corpus)
     return v.failed
+
+
+def typed_info(v, golden, corpus, tool):
+    """Record.info (grtrace_info_*()) against the golden dump text and the
+    tool's dump; a smaller struct gets only what it has room for."""
+    import ctypes
+    result = v.result
+    path = os.path.join(golden, "rings.bin")
+    want = []
+    for line in open(os.path.join(golden, "rings.dump")):
+        f = line.split()
+        if line.startswith("    ring "):
+            want.append("ring " + " ".join(f[1:]))
+        elif f[3] == "RING":
+            want.append("ring " + " ".join(f[4:]))
+        elif f[3] == "STREAM_INFO":
+            kv = dict(x.split("=", 1) for x in f[4:])
+            want.append("si version=%s cpus=%s session=%s features=%s magic=%s"
+                        % (kv["version"], kv["cpus"], kv["session"],
+                           kv["features"], kv["magic"]))
+    got = []
+    with grtrace.Trace(path) as t:
+        for r in t.records():
+            if r.type_name == "STREAM_INFO":
+                i = r.info
+                got.append("si version=%d cpus=%d session=%d features=%#x magic=%s"
+                           % (i["version"], i["nr_cpus"], i["session_id"],
+                              i["features"], "ok" if i["magic"] == 0x52545247
+                              else "bad"))
+            elif r.type_name in ("METADATA", "RING"):
+                for g in r.info["rings"]:
+                    got.append("ring id=%d engine=%s instance=%d driver=%s "
+                               "device=%s name=%s" % (
+                                   g["ring_id"], g["engine_name"],
+                                   g["instance"], g["driver"], g["device"],
+                                   g["name"]))
+            elif r.info is not None:
+                got.append("unexpected info %r" % r.info)
+    result("python: Record.info of STREAM_INFO, METADATA and RING is the golden dump's",
+           got == want and len(want) == 4, "got %r\nwant %r" % (got, want))
+
+    snap = os.path.join(corpus, "recorder-snapshot-v2.grf")
+    p = subprocess.run([tool, "dump", "-i", snap], capture_output=True,
+                       text=True)
+    want = []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) > 3 and f[3] in ("TRIGGER", "RECORDER"):
+            kv = dict(x.split("=", 1) for x in f[4:])
+            if f[3] == "TRIGGER":
+                want.append("T ring=%s ctx=%s seqno=%s error=%s frozen=%s later=%s cpu=%s"
+                            % (kv["ring"], kv["ctx"], kv["seqno"], kv["error"],
+                               kv["frozen_ts"], kv["later_triggers"],
+                               kv["trigger_cpu"]))
+            else:
+                want.append("R cpu=%s emitted=%s kept=%s overwritten=%s dropped=%s size=%s"
+                            % (kv["of_cpu"], kv["emitted"], kv["kept"],
+                               kv["overwritten"], kv["dropped"],
+                               kv["buffer_size"]))
+    got = []
+    with grtrace.Trace(snap) as t:
+        for r in t.records():
+            i = r.info
+            if r.type_name == "TRIGGER":
+                got.append("T ring=%s ctx=%d seqno=%d error=%d frozen=%d later=%d cpu=%d"
+                           % (i["ring_id"], i["ctx"], i["seqno"], i["error"],
+                              i["frozen_ts"], i["later_triggers"], i["cpu"]))
+            elif r.type_name == "RECORDER":
+                got.append("R cpu=%d emitted=%d kept=%d overwritten=%d dropped=%d size=%d"
+                           % (i["cpu"], i["emitted"], i["kept"],
+                              i["overwritten"], i["dropped"],
+                              i["buffer_size"]))
+    result("python: Record.info of TRIGGER and RECORDER (the losses) is grtrace dump's",
+           p.returncode == 0 and got == want and len(want) == 3,
+           "got %r\nwant %r" % (got, want))
+
+    # The report's options as a struct (grtrace_report_with()).
+    cpath = os.path.join(corpus, "report-basic.bin")
+    with grtrace.Trace(cpath) as t:
+        a = t.report("text", "--per-ring", "--topn=2", "--hist=lat")
+        b = t.report("text", per_ring=True, topn=2, hist="lat")
+        c = t.report("text")
+        rows = t.report_rows(per_ctx=True)
+        rows2 = t.report_rows("--per-ctx")
+        opts = grtrace._ReportOpts()
+        opts.size, opts.flags, opts.topn = 8, 1, 2    # topn past size
+        err = grtrace._Error()
+        buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+        f = grtrace._libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+        n = grtrace._lib.grtrace_report_with(t._h, b"text", ctypes.byref(opts), f,
+                                    ctypes.byref(err))
+        grtrace._libc.fclose(f)
+        small = ctypes.string_at(buf, size.value).decode()
+        grtrace._libc.free(buf)
+    result("libgrtrace: grtrace_report_with()'s options struct is the strings' report; a smaller struct keeps the defaults",
+           a == b and a != c and "top 2 jobs" in a and rows == rows2 and
+           rows and n == 0 and small == t_report_strings(cpath, "--per-ring"),
+           "%d %r" % (n, small[:200]))
+
+    # The size field: an older, smaller struct gets only its own fields.
+    lib = grtrace._lib
+    with grtrace.Trace(path) as t:
+        h = lib.grtrace_dup(t._h, None)
+        rec, err = grtrace._Record(), grtrace._Error()
+        lib.grtrace_next_record(h, ctypes.byref(rec), ctypes.byref(err))
+        small = grtrace._InfoStream()
+        small.size = 12            # size, magic, version
+        n1 = lib.grtrace_info_stream(h, ctypes.byref(small), ctypes.byref(err))
+        full = grtrace._InfoStream()
+        full.size = ctypes.sizeof(full)
+        n2 = lib.grtrace_info_stream(h, ctypes.byref(full), ctypes.byref(err))
+        ring = grtrace._InfoRing()
+        ring.size = ctypes.sizeof(ring)
+        n3 = lib.grtrace_info_ring(h, 0, ctypes.byref(ring), ctypes.byref(err))
+        lib.grtrace_close(h)
+    result("libgrtrace: grtrace_info_*() fill what the caller's size holds, set size, and say 0 for another type",
+           n1 == 1 and small.size == 12 and small.version == 1 and
+           small.hdr_size == 0 and small.session_id == 0 and
+           n2 == 1 and full.size == ctypes.sizeof(full) and
+           full.session_id == 3 and n3 == 0,
+           "%d %d %d %d %d" % (n1, small.size, small.hdr_size, n2, n3))
+
+
+def t_report_strings(path, *args):
+    with grtrace.Trace(path) as t:
+        return t.report("text", *args)
 
 
 def closed_raises(fn):

@@ -83,6 +83,44 @@ class _Job(ctypes.Structure):
                 ("client", ctypes.c_uint64)]
 
 
+_u32, _u64 = ctypes.c_uint32, ctypes.c_uint64
+
+
+class _InfoStream(ctypes.Structure):
+    _fields_ = [("size", _u32), ("magic", _u32), ("version", _u32),
+                ("hdr_size", _u32), ("clock_id", _u32), ("nr_cpus", _u32),
+                ("features", _u64), ("session_id", _u64)]
+
+
+class _InfoRing(ctypes.Structure):
+    _fields_ = [("size", _u32), ("ring_id", _u32), ("engine", ctypes.c_uint16),
+                ("instance", ctypes.c_uint16), ("nr_rings", _u32),
+                ("driver", ctypes.c_char * 17), ("device", ctypes.c_char * 33),
+                ("name", ctypes.c_char * 25), ("reserved", ctypes.c_char * 5)]
+
+
+class _InfoTrigger(ctypes.Structure):
+    _fields_ = [("size", _u32), ("cause", _u32), ("ring_id", _u32),
+                ("cpu", _u32), ("ctx", _u64), ("seqno", _u64),
+                ("error", ctypes.c_int64), ("frozen_ts", _u64),
+                ("later_triggers", _u64)]
+
+
+class _InfoLoss(ctypes.Structure):
+    _fields_ = [("size", _u32), ("cpu", _u32), ("first_ts", _u64),
+                ("last_ts", _u64), ("emitted", _u64), ("kept", _u64),
+                ("overwritten", _u64), ("dropped", _u64),
+                ("buffer_size", _u64)]
+
+
+class _ReportOpts(ctypes.Structure):
+    _fields_ = [("size", _u32), ("flags", _u32), ("topn", _u32),
+                ("hist", _u32), ("limit", _u64)]
+
+
+_HISTS = {None: 0, "lat": 1, "size": 2, "result": 3}
+
+
 def _load():
     here = os.path.dirname(os.path.abspath(__file__))
     tries = [os.environ.get("GRTRACE_LIB"),
@@ -131,6 +169,16 @@ for _name, _res, _args in (
         ("grtrace_label_name", ctypes.c_char_p, [ctypes.c_uint]),
         ("grtrace_format_name", ctypes.c_char_p, [ctypes.c_uint]),
         ("grtrace_format_summary", ctypes.c_char_p, [ctypes.c_uint]),
+        ("grtrace_info_stream", ctypes.c_int,
+         [_P, ctypes.POINTER(_InfoStream), _E]),
+        ("grtrace_info_ring", ctypes.c_int,
+         [_P, ctypes.c_uint, ctypes.POINTER(_InfoRing), _E]),
+        ("grtrace_info_trigger", ctypes.c_int,
+         [_P, ctypes.POINTER(_InfoTrigger), _E]),
+        ("grtrace_info_loss", ctypes.c_int,
+         [_P, ctypes.POINTER(_InfoLoss), _E]),
+        ("grtrace_report_with", ctypes.c_int,
+         [_P, ctypes.c_char_p, ctypes.POINTER(_ReportOpts), _P, _E]),
         ("grtrace_report", ctypes.c_int,
          [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _P, _E])):
     _f = getattr(_lib, _name)
@@ -222,11 +270,69 @@ def _engine_name(e):
     return n
 
 
+STREAM_INFO, METADATA, RING, TRIGGER, RECORDER = 0x100, 0x101, 0x102, \
+    0x104, 0x105
+_NO_RING = 0xffffffff
+
+
+def _fields(s, skip=("size", "reserved")):
+    out = {}
+    for name, _ in s._fields_:
+        if name not in skip:
+            v = getattr(s, name)
+            out[name] = v.decode("utf-8", "replace") if isinstance(v, bytes) \
+                else v
+    return out
+
+
+def _info(h, rtype):
+    """What the control record just read on handle @h says, as a dict
+    (grtrace_info_*()), or None for a type that says nothing typed."""
+    err = _Error()
+    ep = ctypes.byref(err)
+    if rtype == STREAM_INFO:
+        s, fn = _InfoStream(), _lib.grtrace_info_stream
+    elif rtype == TRIGGER:
+        s, fn = _InfoTrigger(), _lib.grtrace_info_trigger
+    elif rtype == RECORDER:
+        s, fn = _InfoLoss(), _lib.grtrace_info_loss
+    elif rtype in (METADATA, RING):
+        rings, i = [], 0
+        while True:
+            r = _InfoRing()
+            r.size = ctypes.sizeof(r)
+            n = _lib.grtrace_info_ring(h, i, ctypes.byref(r), ep)
+            if n < 0:
+                raise Error(err)
+            if not n:
+                return {"rings": rings}
+            d = _fields(r)
+            del d["nr_rings"]
+            d["engine_name"] = _engine_name(r.engine)
+            rings.append(d)
+            i += 1
+    else:
+        return None
+    s.size = ctypes.sizeof(s)
+    n = fn(h, ctypes.byref(s), ep)
+    if n < 0:
+        raise Error(err)
+    if not n:
+        return None
+    d = _fields(s)
+    if rtype == TRIGGER and d["ring_id"] == _NO_RING:
+        d["ring_id"] = None
+    return d
+
+
 class Record:
-    """One record: its header, and for a job event its job's fields."""
+    """One record: its header, for a job event its job's fields, and for
+    a STREAM_INFO, METADATA, RING, TRIGGER or RECORDER (the flight
+    recorder's losses) what it says, typed, in .info (a dict; None for
+    other records)."""
     __slots__ = ("offset", "part", "type", "size", "cpu", "flags", "ts",
                  "gseq", "cseq", "is_job", "ctx", "seqno", "ring", "engine",
-                 "aux0", "aux1", "pid", "tid", "client")
+                 "aux0", "aux1", "pid", "tid", "client", "info")
 
     @property
     def type_name(self):
@@ -436,9 +542,12 @@ class Trace:
                 o.aux0, o.aux1 = r.aux0, r.aux1
                 o.pid, o.tid = (r.pid, r.tid) if r.has_task else (None, None)
                 o.client = r.client if r.has_client else None
+                o.info = None
             else:
                 o.ctx = o.seqno = o.ring = o.engine = o.aux0 = o.aux1 = None
                 o.pid = o.tid = o.client = None
+                o.info = _info(cur.h, r.type) if r.type >= STREAM_INFO \
+                    else None
             yield o
 
     def jobs(self):
@@ -487,10 +596,21 @@ class Trace:
         A value not known is 0 (its mask says so)."""
         return _jobs_array(self, self._cursor())
 
-    def report(self, fmt="text", *args):
-        """The report of the whole input in format @fmt, as a string; @args
-        as grtrace_report() takes them ("--per-ring", "--topn=5", ...)."""
+    def report(self, fmt="text", *args, per_ring=False, per_ctx=False,
+               per_process=False, per_engine=False, topn=0, hist=None,
+               limit=None):
+        """The report of the whole input in format @fmt, as a string.  The
+        options as keywords (grtrace_report_with(): per_ring=True,
+        topn=5, hist="lat", limit=100, ...), or, as before, as
+        grtrace_report() takes them in @args ("--per-ring", "--topn=5")."""
         h = self._handle()
+        if hist not in _HISTS:
+            raise ValueError("hist: one of lat, size, result")
+        o = _ReportOpts()
+        o.size = ctypes.sizeof(o)
+        o.flags = (per_ring and 1) | (per_ctx and 2) | (per_process and 4) \
+            | (per_engine and 8) | (16 if limit is not None else 0)
+        o.topn, o.hist, o.limit = topn, _HISTS[hist], limit or 0
         err = _Error()
         buf, size = ctypes.c_void_p(), ctypes.c_size_t()
         argv = (ctypes.c_char_p * (len(args) + 1))(
@@ -498,7 +618,12 @@ class Trace:
         f = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
         if not f:
             raise OSError(ctypes.get_errno(), "open_memstream")
-        ret = _lib.grtrace_report(h, fmt.encode(), argv, f, ctypes.byref(err))
+        if args:
+            ret = _lib.grtrace_report(h, fmt.encode(), argv, f,
+                                      ctypes.byref(err))
+        else:
+            ret = _lib.grtrace_report_with(h, fmt.encode(), ctypes.byref(o),
+                                           f, ctypes.byref(err))
         _libc.fclose(f)
         out = ctypes.string_at(buf, size.value).decode("utf-8", "replace")
         _libc.free(buf)
@@ -506,10 +631,11 @@ class Trace:
             raise Error(err)
         return out
 
-    def report_rows(self, *args):
+    def report_rows(self, *args, **opts):
         """The report's one CSV table (the jobs, or the one summary asked
         for) as a list of dicts, values as strings."""
-        return list(csv.DictReader(io.StringIO(self.report("csv", *args))))
+        return list(csv.DictReader(io.StringIO(self.report("csv", *args,
+                                                           **opts))))
 
 
 def _jobs_array(trace, cur):
