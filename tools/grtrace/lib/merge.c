@@ -103,10 +103,8 @@ static inline int key_less(const struct merge_key *x,
 {
 	if (x->part != y->part)
 		return x->part < y->part;
-	/* Serial number arithmetic: a gseq that wraps past 2^64 still
-	 * comes after the ones before it. */
 	if (x->gseq != y->gseq)
-		return (int64_t)(x->gseq - y->gseq) < 0;
+		return x->gseq < y->gseq;
 	if (x->ts != y->ts)
 		return x->ts < y->ts;
 	return x->cur < y->cur;

@@ -144,7 +144,11 @@ while [ $st -eq 0 ] && [ $len -le "$last" ]; do
 	done
 	nrec=$((nrec - 1))	# records wholly inside the cut
 	head -n $nrec "$GOLDEN/emit-basic.dump" > "$TMP/want"
-	if [ $start -eq $len ]; then
+	if [ $len -eq 0 ]; then
+		# Nothing at all: refused as such (one verdict for bad input).
+		[ $rc -eq 1 ] && [ "$(cat "$TMP/err")" = "grtrace: $TMP/cut.bin: empty input (0 bytes): not a grtrace trace file or stream" ] ||
+			{ st=1; diag="cut 0: exit $rc, stderr: $(cat "$TMP/err")"; }
+	elif [ $start -eq $len ]; then
 		[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] || { st=1; diag="cut $len: exit $rc"; }
 	else
 		want="grtrace: $TMP/cut.bin: truncated record at byte $start: "
