@@ -10,9 +10,9 @@
 # (default /var/tmp), reads it once into the page cache, then times on CPU
 # (user + system, the best of 3):
 #   grtrace dump            the C decoder, every record as a text line
-#   grtrace.py raw_records  the binding's reused ctypes record, every record
-#   grtrace.py records      a Record object per record
-#   grtrace.py jobs         every job with its metrics (the report engine)
+#   grtrace raw_records  the binding's reused ctypes record, every record
+#   grtrace records      a Record object per record
+#   grtrace jobs         every job with its metrics (the report engine)
 #   parse_events.py --json  the script: the library formats its rows
 #                           (grtrace_next_rows()), Python writes them
 #   parse_events.py         the same in CSV
@@ -72,9 +72,9 @@ pe=$(cpu python3 "$HERE/scripts/parse_events.py" --json "$trace")
 pc=$(cpu python3 "$HERE/scripts/parse_events.py" "$trace")
 awk -v n="$n" -v d="$dump" -v c="$pc" -v r="$raw" -v o="$obj" -v j="$jobs" -v p="$pe" 'BEGIN {
 	line("grtrace dump", n, d)
-	line("grtrace.py raw_records", n, r)
-	line("grtrace.py records", n, o)
-	line("grtrace.py jobs", n, j)
+	line("grtrace raw_records", n, r)
+	line("grtrace records", n, o)
+	line("grtrace jobs", n, j)
 	line("parse_events.py --json", n, p)
 	line("parse_events.py (CSV)", n, c)
 }

@@ -42,6 +42,9 @@ struct grtrace_trace {
 	/* grtrace_open_mem_as(): what it was told of a bare stream. */
 	unsigned int bare_format;
 	uint16_t bare_cpu;
+	/* grtrace_next_record()'s last record, for grtrace_info_*(). */
+	struct gr_rec last;
+	int have_last;
 	/* grtrace_next_rows(): the rows handed out, where it is. */
 	struct gr_rows rows;
 	int rows_state;		/* ROWS_* */
@@ -72,6 +75,15 @@ static void clear_err(struct grtrace_error *err)
 		memset(err, 0, sizeof(*err));
 }
 
+/*
+ * A NULL handle (a failed open, or a binding's closed one) is refused,
+ * never followed.
+ */
+static void no_handle(struct grtrace_error *err)
+{
+	set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no trace handle (NULL)");
+}
+
 GRTRACE_API unsigned int grtrace_lib_version(void)
 {
 	return GRTRACE_LIB_VERSION;
@@ -88,7 +100,10 @@ static void merge_err(const struct merge *m, struct grtrace_error *err)
 
 static void start(grtrace_trace *t)
 {
-	if (t->fd >= 0)
+	if (t->fd >= 0 && t->bare_format)
+		merge_init_file_as(&t->m, t->fd, t->len, t->bare_format,
+				   t->bare_cpu);
+	else if (t->fd >= 0)
 		merge_init_file(&t->m, t->fd, t->len);
 	else if (t->bare_format)
 		merge_init_buf_as(&t->m, t->buf, t->len, t->bare_format,
@@ -98,6 +113,7 @@ static void start(grtrace_trace *t)
 	t->merging = 1;
 	t->part = 0;
 	t->rows_state = 0;
+	t->have_last = 0;
 }
 
 static void stop(grtrace_trace *t)
@@ -140,14 +156,18 @@ static grtrace_trace *open_common(grtrace_trace *t, struct grtrace_error *err)
 	return t;
 }
 
-GRTRACE_API grtrace_trace *grtrace_open(const char *path,
-					struct grtrace_error *err)
+static grtrace_trace *open_path(const char *path, unsigned int format,
+				unsigned int cpu, struct grtrace_error *err)
 {
 	grtrace_trace *t;
 	struct stat st;
 	int fd, e;
 
 	clear_err(err);
+	if (!path) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no path (NULL)");
+		return NULL;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		e = fd < 0 || errno != 0 ? errno : EINVAL;
@@ -167,10 +187,32 @@ GRTRACE_API grtrace_trace *grtrace_open(const char *path,
 	}
 	t->fd = fd;
 	t->len = (size_t)st.st_size;
+	t->bare_format = format;
+	t->bare_cpu = (uint16_t)cpu;
 	if (!open_common(t, err)->broken)
 		return t;
 	grtrace_close(t);
 	return NULL;
+}
+
+GRTRACE_API grtrace_trace *grtrace_open(const char *path,
+					struct grtrace_error *err)
+{
+	return open_path(path, 0, 0, err);
+}
+
+GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
+					   unsigned int format,
+					   unsigned int cpu,
+					   struct grtrace_error *err)
+{
+	if (format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
+		clear_err(err);
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"stream format %u or CPU %u out of range", format, cpu);
+		return NULL;
+	}
+	return open_path(path, format ? format : MERGE_GUESS, cpu, err);
 }
 
 GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,
@@ -222,6 +264,42 @@ GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
 	return NULL;
 }
 
+GRTRACE_API grtrace_trace *grtrace_dup(const grtrace_trace *t,
+				      struct grtrace_error *err)
+{
+	grtrace_trace *d;
+
+	clear_err(err);
+	if (!t) {
+		no_handle(err);
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	d->fd = -1;
+	if (t->fd >= 0) {
+		/* The input is read with pread(): the copy shares no offset. */
+		d->fd = fcntl(t->fd, F_DUPFD_CLOEXEC, 0);
+		if (d->fd < 0) {
+			set_err(err, GRTRACE_ERR_IO, errno, 0, "dup: %s",
+				strerror(errno));
+			free(d);
+			return NULL;
+		}
+	}
+	d->buf = t->buf;
+	d->len = t->len;
+	d->bare_format = t->bare_format;
+	d->bare_cpu = t->bare_cpu;
+	if (!open_common(d, err)->broken)
+		return d;
+	grtrace_close(d);
+	return NULL;
+}
+
 GRTRACE_API void grtrace_close(grtrace_trace *t)
 {
 	if (!t)
@@ -241,6 +319,10 @@ GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err)
 	struct gr_oom_guard g;
 
 	clear_err(err);
+	if (!t) {
+		no_handle(err);
+		return -1;
+	}
 	GUARD(t, g, err, -1);
 	stop(t);
 	start(t);
@@ -250,11 +332,15 @@ GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err)
 
 GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t)
 {
+	if (!t)
+		return 0;
 	return t->m.nfiles ? t->m.file.stream_format : 1;
 }
 
 GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t)
 {
+	if (!t)
+		return 0;
 	return t->m.nfiles ? t->m.file.version : 0;
 }
 
@@ -298,6 +384,10 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 	int n;
 
 	clear_err(err);
+	if (!t || !r) {
+		no_handle(err);
+		return -1;
+	}
 	if (t->rp) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"the handle is reading jobs: rewind it first");
@@ -308,7 +398,9 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 	gr_oom_pop(&g);
 	if (n == MERGE_NEW_PART)
 		t->part++;
+	t->have_last = n > 0;
 	if (n > 0) {
+		t->last = rec;
 		fill_record(r, &rec, t->part);
 		return 1;
 	}
@@ -317,6 +409,143 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- what a control record says ------------------------------------------------ */
+
+/* The last record, or -1 and *@err; @size checked. */
+static const struct gr_rec *info_rec(grtrace_trace *t, const uint32_t *size,
+				     struct grtrace_error *err)
+{
+	clear_err(err);
+	if (!t || !size) {
+		no_handle(err);
+		return NULL;
+	}
+	if (*size < sizeof(uint32_t)) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"the struct's size field is %u", *size);
+		return NULL;
+	}
+	if (!t->have_last) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"no record: call grtrace_next_record() first");
+		return NULL;
+	}
+	return &t->last;
+}
+
+/* Copy what both sides know of @src (@len bytes) into @dst, sized *@dst. */
+static void info_copy(void *dst, const void *src, uint32_t len)
+{
+	uint32_t want = *(const uint32_t *)dst;
+	uint32_t n = want < len ? want : len;
+
+	memcpy((uint8_t *)dst + sizeof(uint32_t),
+	       (const uint8_t *)src + sizeof(uint32_t), n - sizeof(uint32_t));
+	*(uint32_t *)dst = n;
+}
+
+GRTRACE_API int grtrace_info_stream(grtrace_trace *t,
+				    struct grtrace_info_stream *si,
+				    struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, si ? &si->size : NULL, err);
+	struct grtrace_info_stream o = { 0 };
+	struct gr_stream_info d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_stream_info(rec, &d) < 0)
+		return 0;
+	o.magic = d.magic;
+	o.version = d.version;
+	o.hdr_size = d.hdr_size;
+	o.clock_id = d.clock_id;
+	o.nr_cpus = d.nr_cpus;
+	o.features = d.features;
+	o.session_id = d.session_id;
+	info_copy(si, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API int grtrace_info_ring(grtrace_trace *t, unsigned int i,
+				  struct grtrace_info_ring *ri,
+				  struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, ri ? &ri->size : NULL, err);
+	struct grtrace_info_ring o = { 0 };
+	struct gr_metadata md;
+	struct gr_ring d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_metadata(rec, &md) == 0) {
+		if (i >= md.nr_rings ||
+		    gr_decode_metadata_ring(rec, &md, i, &d) < 0)
+			return 0;
+		o.nr_rings = md.nr_rings;
+	} else if (gr_decode_ring(rec, &d) == 0 && i == 0) {
+		o.nr_rings = 1;
+	} else {
+		return 0;
+	}
+	o.ring_id = d.ring_id;
+	o.engine = d.engine;
+	o.instance = d.instance;
+	snprintf(o.driver, sizeof(o.driver), "%s", d.driver);
+	snprintf(o.device, sizeof(o.device), "%s", d.device);
+	snprintf(o.name, sizeof(o.name), "%s", d.name);
+	info_copy(ri, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API int grtrace_info_trigger(grtrace_trace *t,
+				     struct grtrace_info_trigger *ti,
+				     struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, ti ? &ti->size : NULL, err);
+	struct grtrace_info_trigger o = { 0 };
+	struct gr_trigger d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_trigger(rec, &d) < 0)
+		return 0;
+	o.cause = d.cause;
+	o.ring_id = d.ring_id;
+	o.cpu = d.cpu;
+	o.ctx = d.ctx;
+	o.seqno = d.seqno;
+	o.error = d.error;
+	o.frozen_ts = d.frozen_ts;
+	o.later_triggers = d.later_triggers;
+	info_copy(ti, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
+				  struct grtrace_info_loss *li,
+				  struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, li ? &li->size : NULL, err);
+	struct grtrace_info_loss o = { 0 };
+	struct gr_recorder d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_recorder(rec, &d) < 0)
+		return 0;
+	o.cpu = d.cpu;
+	o.first_ts = d.first_ts;
+	o.last_ts = d.last_ts;
+	o.emitted = d.emitted;
+	o.kept = d.kept;
+	o.overwritten = d.overwritten;
+	o.dropped = d.dropped;
+	o.buffer_size = d.buffer_size;
+	info_copy(li, &o, sizeof(o));
+	return 1;
 }
 
 GRTRACE_API const char *grtrace_type_name(unsigned int type, char *buf,
@@ -390,7 +619,12 @@ GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
 	struct gr_oom_guard g;
 
 	clear_err(err);
-	*len = 0;
+	if (len)
+		*len = 0;
+	if (!t || !len) {
+		no_handle(err);
+		return NULL;
+	}
 	if (t->rp || form > GRTRACE_ROWS_JSON) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, t->rp ?
 			"the handle is reading jobs: rewind it first" :
@@ -398,6 +632,7 @@ GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
 		return NULL;
 	}
 	GUARD(t, g, err, NULL);
+	t->have_last = 0;
 	if (t->rows_state == ROWS_START)
 		t->rows.json = form == GRTRACE_ROWS_JSON;
 	t->rows.len = 0;
@@ -535,7 +770,12 @@ GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
 	struct gr_oom_guard g;
 
 	clear_err(err);
+	if (!t || !j) {
+		no_handle(err);
+		return -1;
+	}
 	GUARD(t, g, err, -1);
+	t->have_last = 0;
 	if (!t->rp && jobs_start(t, err) < 0) {
 		gr_oom_pop(&g);
 		return -1;
@@ -572,7 +812,7 @@ static int parse_u64(const char *s, uint64_t *v)
 }
 
 /* The options of grtrace_report(): a subset of report's command line. */
-static int report_opt(struct rp_opts *o, const char *a)
+static int report_opt(struct grtrace_report_opts *o, const char *a)
 {
 	const char *v = strchr(a, '=');
 	size_t n = v ? (size_t)(v - a) : strlen(a);
@@ -581,26 +821,61 @@ static int report_opt(struct rp_opts *o, const char *a)
 	if (v)
 		v++;
 	if (!v && n == 10 && !strncmp(a, "--per-ring", n))
-		o->per_ring = 1;
+		o->flags |= GRTRACE_REPORT_PER_RING;
 	else if (!v && n == 9 && !strncmp(a, "--per-ctx", n))
-		o->per_ctx = 1;
+		o->flags |= GRTRACE_REPORT_PER_CTX;
 	else if (!v && n == 13 && !strncmp(a, "--per-process", n))
-		o->per_process = 1;
+		o->flags |= GRTRACE_REPORT_PER_PROCESS;
 	else if (!v && n == 12 && !strncmp(a, "--per-engine", n))
-		o->per_engine = 1;
+		o->flags |= GRTRACE_REPORT_PER_ENGINE;
 	else if (n == 6 && !strncmp(a, "--topn", n) && !parse_u64(v, &u) &&
 		 u <= 100000)
-		o->topn = (unsigned int)u;
-	else if (n == 7 && !strncmp(a, "--limit", n) && !parse_u64(v, &u))
+		o->topn = (uint32_t)u;
+	else if (n == 7 && !strncmp(a, "--limit", n) && !parse_u64(v, &u)) {
 		o->limit = u;
-	else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "lat"))
-		o->hist = RP_HIST_LAT;
+		o->flags |= GRTRACE_REPORT_LIMIT;
+	} else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "lat"))
+		o->hist = GRTRACE_HIST_LAT;
 	else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "size"))
-		o->hist = RP_HIST_SIZE;
+		o->hist = GRTRACE_HIST_SIZE;
 	else if (n == 6 && !strncmp(a, "--hist", n) && v && !strcmp(v, "result"))
-		o->hist = RP_HIST_RESULT;
+		o->hist = GRTRACE_HIST_RESULT;
 	else
 		return -1;
+	return 0;
+}
+
+/* The caller's options (as many bytes as its @size says) over the defaults. */
+static int report_opts_in(struct rp_opts *o, const struct grtrace_report_opts *in,
+			  struct grtrace_error *err)
+{
+	struct grtrace_report_opts r = { 0 };
+
+	if (in) {
+		if (in->size < sizeof(uint32_t)) {
+			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+				"the options' size field is %u", in->size);
+			return -1;
+		}
+		memcpy(&r, in, in->size < sizeof(r) ? in->size : sizeof(r));
+	}
+	if (r.flags & ~(GRTRACE_REPORT_LIMIT * 2 - 1) ||
+	    r.hist > GRTRACE_HIST_RESULT || r.topn > 100000) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"bad report options (flags 0x%x, hist %u, topn %u)",
+			r.flags, r.hist, r.topn);
+		return -1;
+	}
+	o->per_ring |= !!(r.flags & GRTRACE_REPORT_PER_RING);
+	o->per_ctx = !!(r.flags & GRTRACE_REPORT_PER_CTX);
+	o->per_process = !!(r.flags & GRTRACE_REPORT_PER_PROCESS);
+	o->per_engine = !!(r.flags & GRTRACE_REPORT_PER_ENGINE);
+	o->topn = r.topn;
+	if (r.flags & GRTRACE_REPORT_LIMIT)
+		o->limit = r.limit;
+	o->hist = r.hist == GRTRACE_HIST_LAT ? RP_HIST_LAT :
+		  r.hist == GRTRACE_HIST_SIZE ? RP_HIST_SIZE :
+		  r.hist == GRTRACE_HIST_RESULT ? RP_HIST_RESULT : RP_HIST_NONE;
 	return 0;
 }
 
@@ -657,11 +932,33 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 			       const char *const *args, FILE *out,
 			       struct grtrace_error *err)
 {
+	struct grtrace_report_opts ro = { .size = sizeof(ro) };
+
+	clear_err(err);
+	for (; args && *args; args++) {
+		if (report_opt(&ro, *args) < 0) {
+			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+				"unknown or bad option '%s' (--per-ring, --per-ctx, --per-process, --per-engine, --topn=N, --hist=lat|size|result, --limit=N)",
+				*args);
+			return -1;
+		}
+	}
+	return grtrace_report_with(t, format, &ro, out, err);
+}
+
+GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
+				    const struct grtrace_report_opts *ro,
+				    FILE *out, struct grtrace_error *err)
+{
 	struct gr_oom_guard g;
 	struct rp_opts o;
 	int ret;
 
 	clear_err(err);
+	if (!t || !out) {
+		no_handle(err);
+		return -1;
+	}
 	memset(&o, 0, sizeof(o));
 	rp_default_rules(&o.rules);
 	o.sink = rp_sink_find(format ? format : "text");
@@ -675,14 +972,8 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 	}
 	if (o.sink->flags & RP_SINK_EXPORT)
 		o.per_ring = 1;
-	for (; args && *args; args++) {
-		if (report_opt(&o, *args) < 0) {
-			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
-				"unknown or bad option '%s' (--per-ring, --per-ctx, --per-process, --per-engine, --topn=N, --hist=lat|size|result, --limit=N)",
-				*args);
-			return -1;
-		}
-	}
+	if (report_opts_in(&o, ro, err) < 0)
+		return -1;
 	if ((o.sink->flags & RP_SINK_ONE_TABLE) &&
 	    o.per_ring + o.per_ctx + o.per_process + o.per_engine + !!o.topn +
 	    (o.hist != RP_HIST_NONE) > 1) {

@@ -558,6 +558,12 @@ static void scan_bare(struct merge *m)
 			sz = sizeof(struct grtrace_job_event);
 		else
 			sz = gr_check_record(p, avail, why, sizeof(why));
+		if (sz <= 0 && pos == 0) {
+			/* Neither a trace file's header nor a record first. */
+			merge_error(m, "not a grtrace trace file or stream: no trace file header, and byte 0 is no record (%s)",
+				    why);
+			break;
+		}
 		if (sz <= 0) {
 			merge_error(m, "%s record at byte %zu: %s",
 				    sz == 0 ? "truncated" : "corrupt", pos, why);
@@ -800,6 +806,8 @@ static void init_input(struct merge *m)
 		merge_error(m, "a format 2 stream outside a trace file does not say its CPU: name it with --channel CPU, or record with 'grtrace record'");
 	} else if (m->len) {
 		scan_bare(m);
+	} else {
+		merge_error(m, "empty input (0 bytes): not a grtrace trace file or stream");
 	}
 	for (i = 0; i < m->ncur; i++) {
 		struct merge_cursor *c = &m->cur[i];
@@ -836,6 +844,17 @@ void merge_init_file(struct merge *m, int fd, size_t len)
 	memset(m, 0, sizeof(*m));
 	m->in_fd = fd;
 	m->len = len;
+	init_input(m);
+}
+
+void merge_init_file_as(struct merge *m, int fd, size_t len,
+			unsigned int format, uint16_t cpu)
+{
+	memset(m, 0, sizeof(*m));
+	m->in_fd = fd;
+	m->len = len;
+	m->bare_format = format;
+	m->bare_cpu = cpu;
 	init_input(m);
 }
 
@@ -1031,6 +1050,23 @@ static uint64_t cursor_offset(const struct merge_cursor *c)
 	return c->chunk.off + c->roff - c->rlen + in;
 }
 
+/*
+ * Every reader's verdict on a STREAM_INFO: one whose magic is not
+ * GRTRACE_MAGIC ends the input there (the records before it are read).
+ */
+static int bad_stream_info(struct merge *m, const struct gr_rec *rec)
+{
+	struct gr_stream_info si;
+
+	/* A STREAM_INFO too short to decode is the record check's to refuse. */
+	if (gr_decode_stream_info(rec, &si) < 0 || si.magic == GRTRACE_MAGIC)
+		return 0;
+	merge_error(m, "not a grtrace stream: STREAM_INFO at byte %" PRIu64 " has magic 0x%08" PRIx32,
+		    rec->offset, si.magic);
+	m->nheap = 0;
+	return 1;
+}
+
 int merge_next(struct merge *m, struct gr_rec *rec)
 {
 	struct merge_cursor *c;
@@ -1059,6 +1095,9 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 	c = &m->cur[m->heap[0].cur];
 	gr_parse_hdr(c->p, rec);
 	rec->offset = cursor_offset(c);
+	if (__builtin_expect(rec->type == GRTRACE_REC_STREAM_INFO, 0) &&
+	    bad_stream_info(m, rec))
+		return 0;
 	m->delivered = 1;
 	if (c->part > m->part_out) {
 		m->part_out = c->part;

@@ -118,6 +118,9 @@ void merge_init_buf_as(struct merge *m, const void *buf, size_t len,
 		       unsigned int format, uint16_t cpu);
 /* Merge the @len bytes of the regular file @fd, read with pread(). */
 void merge_init_file(struct merge *m, int fd, size_t len);
+/* merge_init_buf_as() for a file read with pread(). */
+void merge_init_file_as(struct merge *m, int fd, size_t len,
+			unsigned int format, uint16_t cpu);
 /* Merge @n descriptors read to their ends; @names for messages. */
 void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 		    unsigned int n, unsigned int format);

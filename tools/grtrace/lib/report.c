@@ -1322,11 +1322,6 @@ void rp_set_tasks(struct rp *rp, const struct grf_task *tasks, size_t n,
 	rp->task_frames = frames;
 }
 
-const struct grf_task *rp_task(const struct rp *rp, uint32_t tid)
-{
-	return grf_find_task(rp->tasks, rp->ntasks, tid);
-}
-
 void rp_set_clients(struct rp *rp, const struct grf_client *clients,
 		    size_t n, unsigned int frames, const char *none)
 {
@@ -1434,40 +1429,6 @@ static void note_tails(struct rp *rp)
 		rp->tail_lost += lost;
 		rp->cseq_next[t->cpu] += lost;
 	}
-}
-
-const struct grf_client *rp_client(const struct rp *rp, uint64_t id)
-{
-	return grf_find_client(rp->clients, rp->nclients, id);
-}
-
-/*
- * The SUBMIT's task of a job pushed to the scheduler from a kworker is
- * the kworker: the process that holds the job's DRM client, when the
- * client table names it, is who submitted the job.
- */
-int rp_submitter(const struct rp *rp, const struct row *row,
-		 struct submitter *s)
-{
-	const struct grf_client *c = row->has_client ?
-				     rp_client(rp, row->client) : NULL;
-	const struct grf_task *t;
-
-	memset(s, 0, sizeof(*s));
-	if (c) {
-		s->client = c;
-		s->pid = c->pid;
-		s->process = c->process;
-		return 1;
-	}
-	if (!row->has_task)
-		return 0;
-	t = rp_task(rp, row->tid);
-	s->pid = row->pid;
-	s->tid = row->tid;
-	s->process = t ? t->process : NULL;
-	s->comm = t ? t->comm : NULL;
-	return 1;
 }
 
 void rp_set_format(struct rp *rp, unsigned int format)
@@ -1588,17 +1549,19 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq, int job)
 	if (!rp->have_first) {
 		note_first(rp, ts, gseq);
 	} else if (!rp->gseq_off && has_gseq) {
-		if (gseq > rp->gseq_prev + 1) {
+		/* In serial number arithmetic: a gseq may wrap past 2^64. */
+		int64_t d = (int64_t)(gseq - rp->gseq_prev);
+
+		if (d > 1) {
 			rp->gseq_gaps++;
 			if (rp->o.sink->lost && !rp->cseq_loss)
-				rp->o.sink->lost(rp, ts,
-						 gseq - rp->gseq_prev - 1, -1);
+				rp->o.sink->lost(rp, ts, (uint64_t)d - 1, -1);
 		}
-		if (gseq <= rp->gseq_prev)
+		if (d <= 0)
 			rp->gseq_late++;
-		if (gseq < rp->gseq_min)
+		if ((int64_t)(gseq - rp->gseq_min) < 0)
 			rp->gseq_min = gseq;
-		if (gseq > rp->gseq_max)
+		if ((int64_t)(gseq - rp->gseq_max) > 0)
 			rp->gseq_max = gseq;
 	}
 	/* Clocks of CPUs that disagree, or records out of order. */

@@ -15,7 +15,7 @@ of grtrace-bpf-annotate (tools/grtrace/bpf: DRM ioctls on grtrace's clock,
 named as the kernel names them), or text of the same events from
 "trace-cmd report" or "perf script" (or ftrace's trace file; times in
 microseconds count an exit as late as it may be).  GRTRACE_FILE is a file
-written by "grtrace record", read by libgrtrace (python/grtrace_timeline.py).
+written by "grtrace record", read by libgrtrace (python/grtrace/timeline.py).
 
 Each ioctl is the interval from its enter to its exit on one thread; a GPU
 job is linked to the ioctl during which its thread wrote its SUBMIT (format
@@ -176,7 +176,7 @@ class Cpu:
 
     @classmethod
     def of_columns(cls, io):
-        """The trace.dat's ioctls (grtrace_timeline.Ioctls) as lists."""
+        """The trace.dat's ioctls (grtrace.timeline.Ioctls) as lists."""
         self = cls([], io.stray)
         self.enter, self.exit, self.tid, self.cmd, self.comm = io.columns()
         return self
@@ -274,7 +274,7 @@ def read_text(path, offset):
 
 
 class Gpu:
-    """The job events as columns, in the merge's order (grtrace_timeline's
+    """The job events as columns, in the merge's order (grtrace.timeline's
     gpu_events()), a JOB_SUMMARY spread into the events it stands for."""
 
 
@@ -428,13 +428,13 @@ def timeline_lib(out, io, glines, jobs, driver, verbose):
 
 
 def load():
-    """The binding (grtrace, grtrace_timeline), or Bad saying why not."""
+    """The binding (grtrace, grtrace.timeline), or Bad saying why not."""
     try:
         import grtrace
-        import grtrace_timeline
+        import grtrace.timeline
     except (ImportError, OSError) as e:
         raise Bad("cannot load libgrtrace's Python binding: %s" % e)
-    return grtrace, grtrace_timeline
+    return grtrace, grtrace.timeline
 
 
 def main():

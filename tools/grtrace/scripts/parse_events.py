@@ -28,7 +28,7 @@ A bare format 2 stream does not name its CPU: --cpu says which (default
 0).  A bare stream's format is its first record's (a STREAM_INFO's, or
 told by a job event's size); --stream-format says it where that cannot.
 
-A client of libgrtrace (python/grtrace.py): the library reads the input
+A client of libgrtrace (python/grtrace/): the library reads the input
 and formats the rows (grtrace_next_rows()); this script only passes its
 options and writes them.  Malformed or truncated input: the rows before
 it, then one line "parse_events.py: FILE: byte N: ..." on standard
@@ -53,7 +53,7 @@ def binding():
     that --help works without it; Bad if it or its library is missing."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "python")
-    if os.path.exists(os.path.join(here, "grtrace.py")) and here not in sys.path:
+    if os.path.exists(os.path.join(here, "grtrace", "__init__.py")) and here not in sys.path:
         sys.dont_write_bytecode = True      # no __pycache__ in the tree
         sys.path.insert(0, here)
     try:
@@ -66,7 +66,8 @@ def binding():
 
 def bad(e):
     """grtrace.Error @e as Bad: its message after the byte it names."""
-    if e.msg.startswith("byte ") or e.status != binding().ERR_INPUT:
+    if "byte " not in e.msg or e.msg.startswith("byte ") or \
+            e.status != binding().ERR_INPUT:
         return Bad(e.msg)
     return Bad("byte %d: %s" % (e.offset, e.msg))
 
@@ -80,12 +81,15 @@ def main():
     ap.add_argument("--stream-format", type=int, choices=(1, 2),
                     help="the format of a stream without a STREAM_INFO first")
     a = ap.parse_args()
+    # A file is read by the library in windows (bounded memory); only
+    # standard input is read whole.
+    data = None
     try:
         if a.file == "-":
             data = sys.stdin.buffer.read()
         else:
-            with open(a.file, "rb") as f:
-                data = f.read()
+            with open(a.file, "rb"):
+                pass
     except OSError as e:
         print("%s: %s: %s" % (PROG, a.file, e.strerror), file=sys.stderr)
         return 1
@@ -96,8 +100,12 @@ def main():
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
     try:
-        t = grtrace.Trace(data=data, stream_format=a.stream_format or 0,
-                          cpu=a.cpu)
+        if data is None:
+            t = grtrace.Trace(a.file, stream_format=a.stream_format or 0,
+                              cpu=a.cpu)
+        else:
+            t = grtrace.Trace(data=data, stream_format=a.stream_format or 0,
+                              cpu=a.cpu)
         for chunk in t.rows(grtrace.ROWS_JSON if a.json else grtrace.ROWS_CSV):
             out.write(chunk)
     except grtrace.Error as e:

@@ -6,7 +6,7 @@ Usage: visualize_timeline.py IN -o OUT.png [--latency-only] [--grtrace TOOL]
 
 IN is the JSON of "grtrace report --format json", or a trace file (or a
 bare stream), whose report libgrtrace makes through its Python module
-(python/grtrace.py, or where "make install" put it): the JSON report
+(python/grtrace/, or where "make install" put it): the JSON report
 with --per-ring, as "grtrace report" writes it.  So the jobs are the
 report's: the same ring, the same phases, the same derived starts.  Only
 where the module or its library cannot be loaded is TOOL run instead
@@ -45,7 +45,7 @@ def binding():
     None if it or its library cannot be loaded."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "python")
-    if os.path.exists(os.path.join(here, "grtrace.py")) and here not in sys.path:
+    if os.path.exists(os.path.join(here, "grtrace", "__init__.py")) and here not in sys.path:
         sys.dont_write_bytecode = True      # no __pycache__ in the tree
         sys.path.insert(0, here)
     try:

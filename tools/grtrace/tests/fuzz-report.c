@@ -80,22 +80,41 @@ static void report(const uint8_t *data, size_t size, const struct rp_opts *o)
 static void api(const uint8_t *data, size_t size)
 {
 	static const char *const args[] = { "--per-ring", "--topn=2", NULL };
+	struct grtrace_report_opts ro = {
+		.size = sizeof(ro), .flags = GRTRACE_REPORT_PER_CTX |
+		GRTRACE_REPORT_LIMIT, .hist = GRTRACE_HIST_RESULT, .limit = 3,
+	};
+	struct grtrace_info_stream si = { .size = sizeof(si) };
+	struct grtrace_info_ring ri = { .size = sizeof(ri) };
+	struct grtrace_info_trigger ti = { .size = sizeof(ti) };
+	struct grtrace_info_loss li = { .size = sizeof(li) };
 	struct grtrace_record r;
 	struct grtrace_error err;
 	struct grtrace_job j;
-	unsigned int format;
-	grtrace_trace *t;
+	unsigned int format, i;
+	grtrace_trace *t, *d;
 	size_t len;
 
 	t = grtrace_open_mem(data, size, &err);
 	if (!t)
 		return;
+	/* Every record, and what a control record says, typed. */
+	d = grtrace_dup(t, &err);
+	while (d && grtrace_next_record(d, &r, &err) > 0) {
+		grtrace_info_stream(d, &si, &err);
+		grtrace_info_trigger(d, &ti, &err);
+		grtrace_info_loss(d, &li, &err);
+		for (i = 0; grtrace_info_ring(d, i, &ri, &err) > 0; i++)
+			;
+	}
+	grtrace_close(d);
 	while (grtrace_next_record(t, &r, &err) > 0)
 		;
 	grtrace_rewind(t, &err);
 	while (grtrace_next_job(t, &j, &err) > 0)
 		;
 	grtrace_report(t, "json", args, devnull, &err);
+	grtrace_report_with(t, "text", &ro, devnull, &err);
 	grtrace_close(t);
 
 	/* Rows, of the input as it is and as a bare stream of each format. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Checks of the Python binding (python/grtrace.py over libgrtrace.so.1).
+"""Checks of the Python binding (python/grtrace over libgrtrace.so.1).
 
 Records against the golden vectors' dump text (gen_golden.py writes it
 from the document, not from the library); jobs and report rows against
@@ -12,6 +12,7 @@ stream told its CPU (grtrace_open_mem_as()) against its trace file.
     python_check.py GRTRACE GOLDEN_DIR CORPUS_DIR TMPDIR
 """
 import csv
+import importlib
 import io
 import os
 import subprocess
@@ -193,7 +194,274 @@ def main():
     want = [tuple(l.split("\t", 1)) for l in p.stdout.splitlines()]
     result("python: formats() is the tool's --list-formats",
            grtrace.formats() == want and len(want) >= 3, repr(grtrace.formats()))
+    typed_info(v, golden, corpus, tool)
+    safety(v, golden, corpus)
     return v.failed
+
+
+def typed_info(v, golden, corpus, tool):
+    """Record.info (grtrace_info_*()) against the golden dump text and the
+    tool's dump; a smaller struct gets only what it has room for."""
+    import ctypes
+    result = v.result
+    path = os.path.join(golden, "rings.bin")
+    want = []
+    for line in open(os.path.join(golden, "rings.dump")):
+        f = line.split()
+        if line.startswith("    ring "):
+            want.append("ring " + " ".join(f[1:]))
+        elif f[3] == "RING":
+            want.append("ring " + " ".join(f[4:]))
+        elif f[3] == "STREAM_INFO":
+            kv = dict(x.split("=", 1) for x in f[4:])
+            want.append("si version=%s cpus=%s session=%s features=%s magic=%s"
+                        % (kv["version"], kv["cpus"], kv["session"],
+                           kv["features"], kv["magic"]))
+    got = []
+    with grtrace.Trace(path) as t:
+        for r in t.records():
+            if r.type_name == "STREAM_INFO":
+                i = r.info
+                got.append("si version=%d cpus=%d session=%d features=%#x magic=%s"
+                           % (i["version"], i["nr_cpus"], i["session_id"],
+                              i["features"], "ok" if i["magic"] == 0x52545247
+                              else "bad"))
+            elif r.type_name in ("METADATA", "RING"):
+                for g in r.info["rings"]:
+                    got.append("ring id=%d engine=%s instance=%d driver=%s "
+                               "device=%s name=%s" % (
+                                   g["ring_id"], g["engine_name"],
+                                   g["instance"], g["driver"], g["device"],
+                                   g["name"]))
+            elif r.info is not None:
+                got.append("unexpected info %r" % r.info)
+    result("python: Record.info of STREAM_INFO, METADATA and RING is the golden dump's",
+           got == want and len(want) == 4, "got %r\nwant %r" % (got, want))
+
+    snap = os.path.join(corpus, "recorder-snapshot-v2.grf")
+    p = subprocess.run([tool, "dump", "-i", snap], capture_output=True,
+                       text=True)
+    want = []
+    for line in p.stdout.splitlines():
+        f = line.split()
+        if len(f) > 3 and f[3] in ("TRIGGER", "RECORDER"):
+            kv = dict(x.split("=", 1) for x in f[4:])
+            if f[3] == "TRIGGER":
+                want.append("T ring=%s ctx=%s seqno=%s error=%s frozen=%s later=%s cpu=%s"
+                            % (kv["ring"], kv["ctx"], kv["seqno"], kv["error"],
+                               kv["frozen_ts"], kv["later_triggers"],
+                               kv["trigger_cpu"]))
+            else:
+                want.append("R cpu=%s emitted=%s kept=%s overwritten=%s dropped=%s size=%s"
+                            % (kv["of_cpu"], kv["emitted"], kv["kept"],
+                               kv["overwritten"], kv["dropped"],
+                               kv["buffer_size"]))
+    got = []
+    with grtrace.Trace(snap) as t:
+        for r in t.records():
+            i = r.info
+            if r.type_name == "TRIGGER":
+                got.append("T ring=%s ctx=%d seqno=%d error=%d frozen=%d later=%d cpu=%d"
+                           % (i["ring_id"], i["ctx"], i["seqno"], i["error"],
+                              i["frozen_ts"], i["later_triggers"], i["cpu"]))
+            elif r.type_name == "RECORDER":
+                got.append("R cpu=%d emitted=%d kept=%d overwritten=%d dropped=%d size=%d"
+                           % (i["cpu"], i["emitted"], i["kept"],
+                              i["overwritten"], i["dropped"],
+                              i["buffer_size"]))
+    result("python: Record.info of TRIGGER and RECORDER (the losses) is grtrace dump's",
+           p.returncode == 0 and got == want and len(want) == 3,
+           "got %r\nwant %r" % (got, want))
+
+    # The report's options as a struct (grtrace_report_with()).
+    cpath = os.path.join(corpus, "report-basic.bin")
+    with grtrace.Trace(cpath) as t:
+        a = t.report("text", "--per-ring", "--topn=2", "--hist=lat")
+        b = t.report("text", per_ring=True, topn=2, hist="lat")
+        c = t.report("text")
+        rows = t.report_rows(per_ctx=True)
+        rows2 = t.report_rows("--per-ctx")
+        opts = grtrace._ReportOpts()
+        opts.size, opts.flags, opts.topn = 8, 1, 2    # topn past size
+        err = grtrace._Error()
+        buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+        f = grtrace._libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+        n = grtrace._lib.grtrace_report_with(t._h, b"text", ctypes.byref(opts), f,
+                                    ctypes.byref(err))
+        grtrace._libc.fclose(f)
+        small = ctypes.string_at(buf, size.value).decode()
+        grtrace._libc.free(buf)
+    result("libgrtrace: grtrace_report_with()'s options struct is the strings' report; a smaller struct keeps the defaults",
+           a == b and a != c and "top 2 jobs" in a and rows == rows2 and
+           rows and n == 0 and small == t_report_strings(cpath, "--per-ring"),
+           "%d %r" % (n, small[:200]))
+
+    # The size field: an older, smaller struct gets only its own fields.
+    lib = grtrace._lib
+    with grtrace.Trace(path) as t:
+        h = lib.grtrace_dup(t._h, None)
+        rec, err = grtrace._Record(), grtrace._Error()
+        lib.grtrace_next_record(h, ctypes.byref(rec), ctypes.byref(err))
+        small = grtrace._InfoStream()
+        small.size = 12            # size, magic, version
+        n1 = lib.grtrace_info_stream(h, ctypes.byref(small), ctypes.byref(err))
+        full = grtrace._InfoStream()
+        full.size = ctypes.sizeof(full)
+        n2 = lib.grtrace_info_stream(h, ctypes.byref(full), ctypes.byref(err))
+        ring = grtrace._InfoRing()
+        ring.size = ctypes.sizeof(ring)
+        n3 = lib.grtrace_info_ring(h, 0, ctypes.byref(ring), ctypes.byref(err))
+        lib.grtrace_close(h)
+    result("libgrtrace: grtrace_info_*() fill what the caller's size holds, set size, and say 0 for another type",
+           n1 == 1 and small.size == 12 and small.version == 1 and
+           small.hdr_size == 0 and small.session_id == 0 and
+           n2 == 1 and full.size == ctypes.sizeof(full) and
+           full.session_id == 3 and n3 == 0,
+           "%d %d %d %d %d" % (n1, small.size, small.hdr_size, n2, n3))
+
+
+def t_report_strings(path, *args):
+    with grtrace.Trace(path) as t:
+        return t.report("text", *args)
+
+
+def closed_raises(fn):
+    """ValueError from @fn() (or from the first step of what it returns)."""
+    try:
+        it = fn()
+        if hasattr(it, "__next__"):
+            next(it)
+    except ValueError:
+        return True
+    except Exception as e:     # noqa: BLE001 - any other outcome is a failure
+        return repr(e)
+    return False
+
+
+def safety(v, golden, corpus):
+    """A closed Trace, a resumed iterator, two iterators, the errors, the
+    package and the NumPy export."""
+    import errno
+    import ctypes
+    result = v.result
+    path = os.path.join(golden, "emit-basic-v2.grf")
+    t = grtrace.Trace(path)
+    t.close()
+    t.close()     # again: nothing, as a file
+    calls = {"stream_format": lambda: t.stream_format,
+             "file_version": lambda: t.file_version,
+             "rewind": t.rewind, "records": t.records,
+             "raw_records": t.raw_records, "rows": t.rows, "jobs": t.jobs,
+             "jobs_array": t.jobs_array, "report": t.report,
+             "report_rows": t.report_rows, "__enter__": t.__enter__}
+    bad = {k: closed_raises(f) for k, f in calls.items()}
+    bad = {k: r for k, r in bad.items() if r is not True}
+    result("python: every method of a closed Trace raises ValueError",
+           not bad and t.closed, repr(bad))
+
+    # Iterators resumed after close(): ValueError, not the freed handle.
+    bad = {}
+    for name in ("records", "raw_records", "rows", "jobs"):
+        t = grtrace.Trace(path)
+        it = getattr(t, name)()
+        first = next(it, None)
+        t.close()
+        r = closed_raises(lambda: it)
+        if first is None or r is not True:
+            bad[name] = (first, r)
+    # ... and a with block left with the iterator still held.
+    with grtrace.Trace(path) as t:
+        it = t.records()
+        next(it)
+    r = closed_raises(lambda: it)
+    if r is not True:
+        bad["with"] = r
+    result("python: an iterator resumed after its Trace is closed raises ValueError",
+           not bad, repr(bad))
+
+    # Two iterators of one Trace: each reads all of it, interleaved.
+    with grtrace.Trace(path) as t:
+        want = [(r.offset, r.gseq) for r in t.records()]
+        a, b, jobs = t.records(), t.records(), t.jobs()
+        ga, gb, nj = [], [], 0
+        for ra in a:
+            ga.append((ra.offset, ra.gseq))
+            rb = next(b, None)
+            if rb is not None:
+                gb.append((rb.offset, rb.gseq))
+            if next(jobs, None) is not None:
+                nj += 1
+        gb += [(r.offset, r.gseq) for r in b]
+        nj += sum(1 for _ in jobs)
+        text = t.report("text")
+        alljobs = len(list(t.jobs()))
+    result("python: two iterators and a jobs() of one Trace are independent",
+           ga == gb == want and len(want) > 3 and nj == alljobs > 0 and
+           "jobs" in text, "%r\n%r\n%r %d %d" % (ga[:3], gb[:3], want[:3], nj,
+                                                alljobs))
+
+    # Errors: grtrace.Error, an OSError with an errno.
+    try:
+        grtrace.Trace(os.path.join(corpus, "no-such-file"))
+        e = None
+    except OSError as x:
+        e = x
+    bdata = open(os.path.join(golden, "emit-basic.bin"), "rb").read()
+    try:
+        with grtrace.Trace(data=bdata[:-5]) as t:
+            list(t.records())
+        e2 = None
+    except OSError as x:
+        e2 = x
+    result("python: errors are grtrace.Error, an OSError with errno (ENOENT; EBADMSG for a corrupt input), str() its message",
+           isinstance(e, grtrace.Error) and e.errno == errno.ENOENT and
+           str(e) == e.msg and "No such file" in str(e) and
+           isinstance(e2, grtrace.Error) and e2.errno == errno.EBADMSG and
+           e2.status == grtrace.ERR_INPUT and str(e2) == e2.msg,
+           "%r %r" % (e, e2))
+
+    # The library refuses a NULL handle instead of following it.
+    lib = grtrace._lib
+    err = grtrace._Error()
+    rec = grtrace._Record()
+    n = lib.grtrace_next_record(None, ctypes.byref(rec), ctypes.byref(err))
+    result("python: libgrtrace refuses a NULL handle (GRTRACE_ERR_INVAL)",
+           n == -1 and err.status == grtrace.ERR_INVAL and
+           lib.grtrace_rewind(None, ctypes.byref(err)) == -1 and
+           lib.grtrace_stream_format(None) == 0, "%d %r" % (n, err.msg))
+
+    # One package: grtrace and grtrace.timeline, no other top-level module.
+    timeline = importlib.import_module("grtrace.timeline")
+    pydir = os.path.join(HERE, "..", "python")
+    result("python: one package grtrace (grtrace.timeline inside), nothing else at the top",
+           grtrace.__file__.endswith(os.path.join("grtrace", "__init__.py")) and
+           hasattr(timeline, "gpu_events") and
+           sorted(os.listdir(pydir)) == ["grtrace"], repr(os.listdir(pydir)))
+
+    # The NumPy export of the job table, against jobs().
+    try:
+        import numpy
+    except ImportError as x:
+        result("python: jobs_array() (python3-numpy installed)", False, str(x))
+        return
+    cpath = os.path.join(corpus, "report-basic.bin")
+    with grtrace.Trace(cpath) as t:
+        jobs = list(t.jobs())
+        arr = t.jobs_array()
+    want = [(j.ctx, j.seqno, j.ring_id, j.engine, j.metrics["t_total"] or 0,
+             j.ts.get("submit", 0), j.qsize, j.pid or 0) for j in jobs]
+    got = [(int(r["ctx"]), int(r["seqno"]), int(r["ring_id"]),
+            int(r["engine"]), int(r["t_total"]), int(r["ts_submit"]),
+            int(r["qsize"]), int(r["pid"])) for r in arr]
+    masks = [(bool(r["have_metric"] & (1 << grtrace.METRICS.index("t_total"))),
+              bool(r["has_task"])) for r in arr]
+    wmasks = [(j.metrics["t_total"] is not None, j.pid is not None)
+              for j in jobs]
+    result("python: jobs_array() is jobs() as a NumPy structured array",
+           isinstance(arr, numpy.ndarray) and got == want and
+           masks == wmasks and len(want) > 3 and
+           set(grtrace.METRICS) <= set(arr.dtype.names),
+           "%r\n%r" % (got[:3], want[:3]))
 
 
 if __name__ == "__main__":

@@ -144,7 +144,11 @@ while [ $st -eq 0 ] && [ $len -le "$last" ]; do
 	done
 	nrec=$((nrec - 1))	# records wholly inside the cut
 	head -n $nrec "$GOLDEN/emit-basic.dump" > "$TMP/want"
-	if [ $start -eq $len ]; then
+	if [ $len -eq 0 ]; then
+		# Nothing at all: refused as such (one verdict for bad input).
+		[ $rc -eq 1 ] && [ "$(cat "$TMP/err")" = "grtrace: $TMP/cut.bin: empty input (0 bytes): not a grtrace trace file or stream" ] ||
+			{ st=1; diag="cut 0: exit $rc, stderr: $(cat "$TMP/err")"; }
+	elif [ $start -eq $len ]; then
 		[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] || { st=1; diag="cut $len: exit $rc"; }
 	else
 		want="grtrace: $TMP/cut.bin: truncated record at byte $start: "
@@ -297,9 +301,66 @@ else
 	ok "report --why golden checks # SKIP no python3"
 fi
 
+# ---- libgrtrace's ABI: what it exports, and its objects' layering --------------
+
+LIBDIR=$(dirname "$GRTRACE")/lib
+st=0
+: > "$TMP/abi"
+nm -D --defined-only "$LIBDIR/libgrtrace.so.1" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/ { print $3 }' |
+	sed 's/@.*//' | sort > "$TMP/abi.so"
+nm -g --defined-only "$LIBDIR/libgrtrace.a" | awk 'NF == 3 && $2 ~ /^[TDBRVW]$/ { print $3 }' |
+	sort > "$TMP/abi.a"
+grep -v '^grtrace_' "$TMP/abi.so" > "$TMP/abi.bad" && { st=1; echo "the .so exports: $(head -5 "$TMP/abi.bad")" >> "$TMP/abi"; }
+grep -v '^grtrace_' "$TMP/abi.a" > "$TMP/abi.bad" && { st=1; echo "the .a exports: $(head -5 "$TMP/abi.bad")" >> "$TMP/abi"; }
+cmp -s "$TMP/abi.so" "$TMP/abi.a" || { st=1; echo "the .so and the .a export different symbols" >> "$TMP/abi"; }
+grep -qx grtrace_open "$TMP/abi.so" && grep -qx grtrace_dup "$TMP/abi.a" || { st=1; echo "grtrace_open or grtrace_dup missing" >> "$TMP/abi"; }
+# Every symbol of the .so carries the version GRTRACE_1.
+objdump -T "$LIBDIR/libgrtrace.so.1" | awk '$2 == "g" && $4 != "*UND*" && $6 != "GRTRACE_1" { print $NF }' > "$TMP/abi.bad"
+[ -s "$TMP/abi.bad" ] && { st=1; echo "without GRTRACE_1: $(head -5 "$TMP/abi.bad")" >> "$TMP/abi"; }
+[ "$(objdump -T "$LIBDIR/libgrtrace.so.1" | grep -c ' GRTRACE_1 *grtrace_')" -eq "$(wc -l < "$TMP/abi.so")" ] ||
+	{ st=1; echo "not every grtrace_* is GRTRACE_1" >> "$TMP/abi"; }
+# A program linked with the installed-to-be .a alone runs (its objects
+# built with the sanitizers under SAN=1).
+ABI_SAN=
+[ "${GRTRACE_SAN:-}" = 1 ] && ABI_SAN="-fsanitize=address,undefined"
+cat > "$TMP/abi.c" <<'EOF_C'
+#include <grtrace/grtrace.h>
+
+int main(int argc, char **argv)
+{
+	struct grtrace_error err;
+	struct grtrace_job job;
+	grtrace_trace *t = argc > 1 ? grtrace_open(argv[1], &err) : NULL;
+	int n = 0;
+
+	if (!t)
+		return 3;
+	while (grtrace_next_job(t, &job, &err) > 0)
+		n++;
+	grtrace_close(t);
+	printf("%d jobs\n", n);
+	return 0;
+}
+EOF_C
+# shellcheck disable=SC2046 # the flags are words
+${CC:-cc} -I"$LIBDIR/include" -o "$TMP/abi-static" "$TMP/abi.c" "$LIBDIR/libgrtrace.a" \
+	-lzstd -lm -lpthread $(pkg-config --libs libtracecmd 2>/dev/null) $ABI_SAN >> "$TMP/abi" 2>&1 || st=1
+want=$("$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" --format csv | tail -n +2 | wc -l)
+[ "$("$TMP/abi-static" "$TESTS/corpus/report-basic.bin" 2>> "$TMP/abi")" = "$want jobs" ] ||
+	{ st=1; echo "the static program does not count $want jobs" >> "$TMP/abi"; }
+result "libgrtrace: the .so and the .a export only grtrace_* (the same set), every one versioned GRTRACE_1, and the .a links alone" $st "$(cat "$TMP/abi")"
+
+# The layering check: no object of the library or the tool references a
+# symbol of an object that reaches it back.
+if [ -n "${LAYER_OBJS:-}" ]; then
+	# shellcheck disable=SC2086 # a list of objects
+	python3 "$TESTS/layering.py" $LAYER_OBJS > "$TMP/layer" 2>&1
+	result "layering: the objects of the library and the tool form no circle (nm)" $? "$(cat "$TMP/layer")"
+fi
+
 # ---- scripts/parse_events.py against the golden vectors -----------------------
 
-# The scripts load libgrtrace.so.1 through python/grtrace.py.  Under SAN=1
+# The scripts load libgrtrace.so.1 through python/grtrace.  Under SAN=1
 # the library is built with the sanitizers: Python loads their runtimes
 # first, and its own (normal) leaks are not the library's.
 PY_ENV=
@@ -313,11 +374,15 @@ pe_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pe" >> "$RESULTS"
 result "parse_events checks ran cleanly" $pe_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pe" | head -20)"
 
-# ---- the Python binding (python/grtrace.py over lib/libgrtrace.so.1) -----------
+# ---- the Python binding (python/grtrace over lib/libgrtrace.so.1) -----------
+# Debian's python3, for which the module is packaged (with python3-numpy
+# for jobs_array()), even where another python3 comes first on PATH.
+SYS_PY=python3
+[ -x /usr/bin/python3 ] && SYS_PY=/usr/bin/python3
 PB=$TMP/python-binding
 mkdir -p "$PB"
 env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
-	python3 "$TESTS/python_check.py" "$GRTRACE" "$GOLDEN" "$TESTS/corpus" "$PB" > "$TMP/pb" 2>&1
+	$SYS_PY "$TESTS/python_check.py" "$GRTRACE" "$GOLDEN" "$TESTS/corpus" "$PB" > "$TMP/pb" 2>&1
 pb_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/pb" >> "$RESULTS"
 result "python binding checks ran cleanly" $pb_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/pb" | head -20)"
@@ -333,7 +398,7 @@ result "diff checks ran cleanly" $df_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/df
 
 # ---- scripts/merge_timeline.py on hand-built inputs ----------------------------
 
-# The script reads both sides through libgrtrace (grtrace_timeline.py).
+# The script reads both sides through libgrtrace (grtrace.timeline).
 MT=$TMP/merge-timeline
 mkdir -p "$MT"
 env $PY_ENV python3 "$TESTS/merge_timeline_check.py" "$MT" > "$TMP/mt" 2>&1
@@ -511,7 +576,8 @@ if [ -n "$RST2MAN" ]; then
 	: > "$TMP/out"
 	for f in lib/libgrtrace.a lib/libgrtrace.so.1 lib/libgrtrace.so \
 		 include/grtrace/grtrace.h lib/pkgconfig/grtrace.pc \
-		 lib/python3/dist-packages/grtrace.py; do
+		 lib/python3/dist-packages/grtrace/__init__.py \
+		 lib/python3/dist-packages/grtrace/timeline.py; do
 		[ -e "$inst/usr/$f" ] || { st=1; echo "missing: /usr/$f" >> "$TMP/out"; }
 	done
 	readelf -d "$inst/usr/lib/libgrtrace.so.1" 2>/dev/null |
@@ -555,8 +621,8 @@ EOF_C
 	got=$(env $PY_ENV GRTRACE_LIB="$inst/usr/lib/libgrtrace.so.1" PYTHONPATH="$inst/usr/lib/python3/dist-packages" \
 		python3 -c 'import grtrace, sys; t = grtrace.Trace(sys.argv[1]); print(len(list(t.jobs())), grtrace.__file__)' \
 		"$TESTS/corpus/report-basic.bin" 2>> "$TMP/out")
-	case $got in "$want $inst/usr/lib/python3/dist-packages/grtrace.py") ;; *) st=1; echo "python module: '$got'" >> "$TMP/out" ;; esac
-	grep -q "^_LIBDIR = \"/usr/lib\"" "$inst/usr/lib/python3/dist-packages/grtrace.py" || { st=1; echo "python module does not name /usr/lib" >> "$TMP/out"; }
+	case $got in "$want $inst/usr/lib/python3/dist-packages/grtrace/__init__.py") ;; *) st=1; echo "python module: '$got'" >> "$TMP/out" ;; esac
+	grep -q "^_LIBDIR = \"/usr/lib\"" "$inst/usr/lib/python3/dist-packages/grtrace/__init__.py" || { st=1; echo "python module does not name /usr/lib" >> "$TMP/out"; }
 	result "make install puts libgrtrace (.a, .so.1 with its SONAME, header, grtrace.pc) and the Python module in DESTDIR, and a program built with pkg-config runs" $st "$(cat "$TMP/out")"
 else
 	ok "make install # SKIP rst2man not installed (python3-docutils)"
@@ -642,12 +708,62 @@ st=0
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["summary"]["error"].startswith("truncated record at byte 672"), d["summary"]' "$TMP/out" 2> "$TMP/perr" || st=1
 result "report: JSON of a truncated file is valid and names the error" $st "$(cat "$TMP/perr" "$TMP/err")"
 
+# One verdict for bad input: report, dump, export, parse_events.py and the
+# Python binding (records() and jobs()) refuse each file with one reason.
+# verdict NAME FILE REASON
+verdict() {
+	st=0
+	: > "$TMP/vd"
+	for cmd in report dump export; do
+		if [ $cmd = export ]; then
+			"$GRTRACE" export -i "$2" -o "$TMP/vd.out" > /dev/null 2> "$TMP/err"
+		else
+			"$GRTRACE" $cmd -i "$2" > /dev/null 2> "$TMP/err"
+		fi
+		rc=$?
+		# (export may say first what the trace lacks for its tracks)
+		[ $rc -eq 1 ] && [ "$(tail -n 1 "$TMP/err")" = "grtrace: $2: $3" ] ||
+			{ st=1; echo "$cmd: exit $rc: $(cat "$TMP/err")" >> "$TMP/vd"; }
+	done
+	env $PY_ENV $SYS_PY "$TESTS/../scripts/parse_events.py" "$2" > /dev/null 2> "$TMP/err"
+	rc=$?
+	# parse_events.py puts "byte N: " before a reason that names a byte.
+	sed 's/^\(parse_events\.py: [^:]*: \)byte [0-9]*: /\1/' "$TMP/err" > "$TMP/err2"
+	[ $rc -eq 1 ] && [ "$(cat "$TMP/err2")" = "parse_events.py: $2: $3" ] ||
+		{ st=1; echo "parse_events.py: exit $rc: $(cat "$TMP/err")" >> "$TMP/vd"; }
+	for it in records jobs; do
+		got=$(env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+			PYTHONPATH="$TESTS/../python" $SYS_PY -c '
+import sys, grtrace
+try:
+    with grtrace.Trace(sys.argv[1]) as t:
+        for _ in getattr(t, sys.argv[2])():
+            pass
+    print("no error")
+except grtrace.Error as e:
+    print(e)' "$2" $it 2>&1)
+		[ "$got" = "$3" ] || { st=1; echo "python $it(): $got" >> "$TMP/vd"; }
+	done
+	result "bad input: $1: report, dump, export, parse_events.py and Python refuse it with one reason" $st "$(cat "$TMP/vd")"
+}
 : > "$TMP/empty.bin"
-run "$GRTRACE" report -i "$TMP/empty.bin" --per-ring --hist lat --topn 3
+verdict "an empty file" "$TMP/empty.bin" "empty input (0 bytes): not a grtrace trace file or stream"
+verdict "a file that is not grtrace's" "$TESTS/corpus/verdict-not-grtrace.bin" \
+	"not a grtrace trace file or stream: no trace file header, and byte 0 is no record (size 27756 is not a multiple of 8)"
+verdict "a STREAM_INFO whose magic is wrong" "$TESTS/corpus/verdict-bad-magic.bin" \
+	"not a grtrace stream: STREAM_INFO at byte 0 has magic 0x52545258"
+verdict "a truncated file" "$TMP/cut.bin" "truncated record at byte 672: only 28 of the 32 header bytes present"
+
+# A gseq that wraps past 2^64 (2^64-5 .. 4, the 7th record dropped): the
+# one record lost is counted, no record is out of order, and the records
+# come in the stream's order.
+run "$GRTRACE" report -i "$TESTS/corpus/verdict-gseq-wrap.bin"
 st=$rc
-[ -s "$TMP/err" ] && st=1
-grep -q '^records:  0$' "$TMP/out" || st=1
-result "report: an empty file is an empty report" $st "$(cat "$TMP/out" "$TMP/err")"
+grep -q '^lost:     1 records in 1 gseq gaps (gseq 18446744073709551611 \.\. 4)$' "$TMP/out" || st=1
+grep -q '^order:' "$TMP/out" && st=1
+"$GRTRACE" dump -i "$TESTS/corpus/verdict-gseq-wrap.bin" 2>&1 | awk '{ print $3 }' > "$TMP/wrap.gseq"
+[ "$(tr '\n' ' ' < "$TMP/wrap.gseq")" = "18446744073709551611 18446744073709551612 18446744073709551613 18446744073709551614 18446744073709551615 0 2 3 4 " ] || st=1
+result "bad input: a gseq that wraps past 2^64 is counted and merged in serial order" $st "$(cat "$TMP/out" "$TMP/wrap.gseq")"
 
 run "$GRTRACE" report -i "$TMP/does-not-exist"
 st=0

@@ -6,7 +6,7 @@ Ring 0 (gfx0) ran three jobs, each with a START and an END, 24 us in a
 1.2 s window; ring 1 (sdma0) one finished job and one that started at
 40.2 us and never ended, so it is busy to the end: saturated.  The script
 says what it drew; the PNG's header gives its size.  A trace is read
-through python/grtrace.py (the tool it is given is only a fallback).
+through python/grtrace (the tool it is given is only a fallback).
 
     visualize_check.py GRTRACE TMPDIR     (run with a python3 that has
                                            matplotlib)

@@ -206,7 +206,8 @@ no_grtrace_left() {
 		"$r"/var/lib/dkms/grtrace "$r"/etc/modprobe.d/grtrace-dkms.conf \
 		"$r"/usr/share/doc/grtrace-dkms \
 		"$r"/usr/bin/grtrace "$r"/usr/share/grtrace "$r"/usr/lib/grtrace \
-		"$r"/usr/lib/python3/dist-packages/grtrace.py 2>/dev/null)
+		"$r"/usr/lib/python3/dist-packages/grtrace "$r"/usr/include/grtrace \
+		"$r"/usr/lib/*/libgrtrace* "$r"/usr/lib/*/pkgconfig/grtrace.pc 2>/dev/null)
 	[ -z "$left" ] || { echo "left behind: $left"; return 1; }
 	grep -ls grtrace "$r"/lib/modules/*/modules.dep && return 1
 	return 0
@@ -252,7 +253,7 @@ printf 'APT::Get::Assume-Yes "true";\nDPkg::Lock::Timeout "900";\n' >"$OUT/apt.c
 (cd "$WORK/grtrace" && DEBIAN_FRONTEND=noninteractive \
 	APT_CONFIG=$OUT/apt.conf bash -euo pipefail "$OUT/readme-block.sh") \
 	</dev/null >"$OUT/readme-block.log" 2>&1
-ok $? "README: build-dep, dpkg-buildpackage -b -us -uc, apt-get install of both packages" \
+ok $? "README: build-dep, dpkg-buildpackage -b -us -uc, apt-get install of the packages" \
 	"$OUT/readme-block.log"
 DKMS_DEB=$(ls "$WORK"/grtrace-dkms_*_all.deb 2>/dev/null)
 TOOLS_DEB=$(ls "$WORK"/grtrace-tools_*_amd64.deb 2>/dev/null)
@@ -286,11 +287,80 @@ ok $? "grtrace-tools installed: grtrace-recorder.service disabled, not started, 
 [ "$(tree_state)" = "$BEFORE" ] && [ ! -e "$TOP/debian/files" ]
 ok $? "the tree is as it was (the packages were built in a copy)"
 
-lintian "$DKMS_DEB" "$TOOLS_DEB" >"$OUT/lintian.log" 2>&1
+LIB_DEB=$(ls "$WORK"/libgrtrace1_*_amd64.deb 2>/dev/null)
+DEV_DEB=$(ls "$WORK"/libgrtrace-dev_*_amd64.deb 2>/dev/null)
+PY_DEB=$(ls "$WORK"/python3-grtrace_*_all.deb 2>/dev/null)
+MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+{
+	dpkg-deb -c "$LIB_DEB" | grep -q " \./usr/lib/$MA/libgrtrace\.so\.1\$" ||
+		echo "libgrtrace1: missing usr/lib/$MA/libgrtrace.so.1"
+	for f in usr/include/grtrace/grtrace.h "usr/lib/$MA/libgrtrace.so" \
+		 "usr/lib/$MA/libgrtrace.a" "usr/lib/$MA/pkgconfig/grtrace.pc"; do
+		dpkg-deb -c "$DEV_DEB" | grep -q " \./$f" || echo "libgrtrace-dev: missing $f"
+	done
+	for f in usr/lib/python3/dist-packages/grtrace/__init__.py \
+		 usr/lib/python3/dist-packages/grtrace/timeline.py; do
+		dpkg-deb -c "$PY_DEB" | grep -q " \./$f\$" || echo "python3-grtrace: missing $f"
+	done
+	dpkg-deb -c "$TOOLS_DEB" | grep -E 'libgrtrace|dist-packages' | sed 's/^/grtrace-tools has: /'
+	[ "$(dpkg-deb -f "$PY_DEB" Architecture)" = all ] || echo "python3-grtrace is not Architecture all"
+} >"$OUT/lib-missing.txt" 2>&1
+ok "$([ -s "$OUT/lib-missing.txt" ] && echo 1 || echo 0)" \
+	"libgrtrace1 (the .so.1), libgrtrace-dev (header, .so link, .a, grtrace.pc), python3-grtrace (the package grtrace, Architecture all); grtrace-tools holds none of them" \
+	"$OUT/lib-missing.txt"
+
+lintian "$DKMS_DEB" "$TOOLS_DEB" "$LIB_DEB" "$DEV_DEB" "$PY_DEB" >"$OUT/lintian.log" 2>&1
 grep -E '^[EW]: ' "$OUT/lintian.log" | sed 's/^/# lintian: /'
 ! grep -q '^E: ' "$OUT/lintian.log" &&
 	[ "$(grep '^W: ' "$OUT/lintian.log")" = "$LINTIAN_OK" ]
 ok $? "lintian: no error; only the warning the docs list" "$OUT/lintian.log"
+
+# The -dev package as a developer uses it: a C program built with
+# pkg-config against the installed header and library, run; the module
+# imported by the system's python3 (not another python3 on PATH), and
+# the scripts run by it.
+"${APT[@]}" install "$DEV_DEB" >"$OUT/dev.log" 2>&1
+cat >"$OUT/client.c" <<'EOF_C'
+#include <grtrace/grtrace.h>
+
+int main(int argc, char **argv)
+{
+	struct grtrace_error err;
+	struct grtrace_job job;
+	grtrace_trace *t;
+	int n = 0;
+
+	if (argc < 2 || grtrace_lib_version() >> 16 != GRTRACE_LIB_VERSION_MAJOR)
+		return 2;
+	t = grtrace_open(argv[1], &err);
+	if (!t)
+		return 3;
+	while (grtrace_next_job(t, &job, &err) > 0)
+		n++;
+	grtrace_close(t);
+	printf("%d jobs\n", n);
+	return 0;
+}
+EOF_C
+SAMPLE=$TOP/tools/grtrace/tests/corpus/report-basic.bin
+# shellcheck disable=SC2046 # pkg-config's words
+cc -o "$OUT/client" "$OUT/client.c" $(pkg-config --cflags --libs grtrace) >>"$OUT/dev.log" 2>&1 &&
+	readelf -d "$OUT/client" | grep -q 'NEEDED.*libgrtrace\.so\.1' &&
+	got=$("$OUT/client" "$SAMPLE" 2>>"$OUT/dev.log") &&
+	want=$(/usr/bin/grtrace report -i "$SAMPLE" --format csv | tail -n +2 | wc -l) &&
+	echo "client: $got, report: $want jobs" >>"$OUT/dev.log" &&
+	[ "$got" = "$want jobs" ] && [ "$want" -gt 0 ]
+ok $? "libgrtrace-dev: a program built with pkg-config grtrace runs on libgrtrace1 and counts report's jobs" "$OUT/dev.log"
+pyout=$(cd / && env -i PATH=/usr/local/bin:/usr/bin:/bin /usr/bin/python3 -c '
+import sys, grtrace, grtrace.timeline
+with grtrace.Trace(sys.argv[1]) as t:
+    print(len(list(t.jobs())), grtrace.__file__)' "$SAMPLE" 2>&1)
+echo "$pyout" >"$OUT/py.log"
+head -1 /usr/share/grtrace/scripts/parse_events.py >>"$OUT/py.log"
+[ "$pyout" = "$want /usr/lib/python3/dist-packages/grtrace/__init__.py" ] &&
+	head -1 /usr/share/grtrace/scripts/parse_events.py | grep -Eqx '#! ?/usr/bin/python3' &&
+	/usr/share/grtrace/scripts/parse_events.py "$SAMPLE" >/dev/null 2>>"$OUT/py.log"
+ok $? "python3-grtrace: the system python3 imports grtrace from dist-packages; the scripts run with #!/usr/bin/python3" "$OUT/py.log"
 
 # DKMS on the host: the package's postinst built for each kernel.
 dkms status >"$OUT/dkms-status.txt" 2>&1
@@ -430,10 +500,12 @@ if [ -n "$HOST7" ]; then
 	ok $? "the host's copy of $KVER7 has its own modules and indexes again"
 fi
 # remove, not purge: the package has no configuration file to keep.
-"${APT[@]}" remove grtrace-dkms grtrace-tools >"$OUT/purge.log" 2>&1 &&
+"${APT[@]}" remove grtrace-dkms grtrace-tools python3-grtrace libgrtrace-dev libgrtrace1 \
+	>"$OUT/purge.log" 2>&1 &&
 	no_grtrace_left >>"$OUT/purge.log" 2>&1
 ok $? "host: apt-get remove leaves no grtrace module or file (updates/dkms, /usr/src, /var/lib/dkms, /etc, /usr/share)" \
 	"$OUT/purge.log"
-"${APT[@]}" purge grtrace-dkms grtrace-tools >>"$OUT/purge.log" 2>&1
+"${APT[@]}" purge grtrace-dkms grtrace-tools python3-grtrace libgrtrace-dev libgrtrace1 \
+	>>"$OUT/purge.log" 2>&1
 echo "1..$N"
 exit $FAILED

@@ -161,7 +161,7 @@ grtrace_setup() {
 		kmod cpio xz-utils busybox-static qemu-system-x86 sparse \
 		trace-cmd python3 libdrm-dev pkg-config clang libclang-rt-14-dev \
 		python3-docutils time shellcheck libzstd-dev zstd file \
-		protobuf-compiler python3-matplotlib libbpf-dev bpftool zlib1g-dev \
+		protobuf-compiler python3-matplotlib python3-numpy libbpf-dev bpftool zlib1g-dev \
 		libtracecmd-dev libtracefs-dev libtraceevent-dev systemd $pkgs ||
 		{ grtrace_log "apt-get install failed"; return 1; }
 	KMAKE="make"

@@ -10,7 +10,10 @@
  * failure comes back as a value, with a struct grtrace_error that says
  * where (a byte offset of the input) and what.
  *
- * Handles are opaque.  A handle is used by one thread at a time.
+ * Handles are opaque.  A handle is used by one thread at a time.  A NULL
+ * handle is refused (GRTRACE_ERR_INVAL, "no trace handle"; 0 from the
+ * calls that return a number), never followed; a closed one must not be
+ * passed again (a binding sets its copy to NULL when it closes it).
  */
 #ifndef GRTRACE_GRTRACE_H
 #define GRTRACE_GRTRACE_H
@@ -89,7 +92,24 @@ GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
 					       unsigned int format,
 					       unsigned int cpu,
 					       struct grtrace_error *err);
+/*
+ * Since 1.2: grtrace_open_mem_as() for a file, read as grtrace_open()
+ * reads it (in windows, never whole).
+ */
+GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
+					   unsigned int format,
+					   unsigned int cpu,
+					   struct grtrace_error *err);
 GRTRACE_API void grtrace_close(grtrace_trace *t);
+/*
+ * Since 1.2: a second handle on @t's input, at its start, with its own
+ * place in the records, jobs and rows: two readers of one input need not
+ * rewind each other.  The file is not opened again (a file removed since
+ * grtrace_open() is still read); memory input must outlive both.  NULL
+ * and *@err on failure.
+ */
+GRTRACE_API grtrace_trace *grtrace_dup(const grtrace_trace *t,
+				       struct grtrace_error *err);
 
 /* The input's stream format (1 or 2) and trace file version (0: a stream). */
 GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t);
@@ -137,6 +157,82 @@ struct grtrace_record {
 GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 				    struct grtrace_record *r,
 				    struct grtrace_error *err);
+
+/*
+ * Since 1.2: what a control record says, typed.  Each call reads the
+ * record grtrace_next_record() delivered last on @t (until the next call
+ * on @t of anything but these).  Each struct begins with @size: set it to
+ * sizeof() of your struct; the library fills as many bytes as it has and
+ * both know (a later version may add fields at the end: old callers keep
+ * working) and sets @size to that.  1 when the record is of the type (and
+ * @i names an entry), 0 when not (the struct is left as it was), -1 with
+ * *@err (a bad argument; no record yet).
+ */
+
+/* STREAM_INFO: the session's parameters. */
+struct grtrace_info_stream {
+	uint32_t size;
+	uint32_t magic;		/* 0x52545247, "GRTR" (else the input ended) */
+	uint32_t version;	/* the stream format's version */
+	uint32_t hdr_size;
+	uint32_t clock_id;	/* the clock of ts: CLOCK_MONOTONIC, ... */
+	uint32_t nr_cpus;
+	uint64_t features;	/* GRTRACE_FEAT_* of the uapi header */
+	uint64_t session_id;
+};
+GRTRACE_API int grtrace_info_stream(grtrace_trace *t,
+				    struct grtrace_info_stream *si,
+				    struct grtrace_error *err);
+
+/*
+ * A ring: entry @i of a METADATA's ring table (1 while @i < its number
+ * of rings), or a RING record's one ring (@i 0).
+ */
+struct grtrace_info_ring {
+	uint32_t size;
+	uint32_t ring_id;
+	uint16_t engine;	/* grtrace_engine_name() */
+	uint16_t instance;
+	uint32_t nr_rings;	/* in the record: METADATA's table, RING's 1 */
+	char driver[17];	/* NUL-terminated */
+	char device[33];
+	char name[25];
+	char reserved[5];
+};
+GRTRACE_API int grtrace_info_ring(grtrace_trace *t, unsigned int i,
+				  struct grtrace_info_ring *ri,
+				  struct grtrace_error *err);
+
+/* TRIGGER: why the flight recorder froze, and when. */
+#define GRTRACE_INFO_NO_RING	0xffffffffu
+struct grtrace_info_trigger {
+	uint32_t size;
+	uint32_t cause;		/* 1 manual, 2 timeout, 3 error */
+	uint32_t ring_id;	/* GRTRACE_INFO_NO_RING: none */
+	uint32_t cpu;
+	uint64_t ctx, seqno;	/* both 0: no job named */
+	int64_t error;
+	uint64_t frozen_ts;
+	uint64_t later_triggers;
+};
+GRTRACE_API int grtrace_info_trigger(grtrace_trace *t,
+				     struct grtrace_info_trigger *ti,
+				     struct grtrace_error *err);
+
+/* RECORDER: one CPU's accounting in a snapshot -- what it kept and lost. */
+struct grtrace_info_loss {
+	uint32_t size;
+	uint32_t cpu;
+	uint64_t first_ts, last_ts;
+	uint64_t emitted;	/* records the CPU wrote */
+	uint64_t kept;		/* in the snapshot */
+	uint64_t overwritten;	/* lost to the ring's wrap */
+	uint64_t dropped;	/* lost: no room */
+	uint64_t buffer_size;
+};
+GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
+				  struct grtrace_info_loss *li,
+				  struct grtrace_error *err);
 
 /* The forms of grtrace_next_rows(). */
 enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
@@ -236,6 +332,35 @@ GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
 GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 			       const char *const *args, FILE *out,
 			       struct grtrace_error *err);
+
+/*
+ * Since 1.2: the report's options as a struct.  Set @size to
+ * sizeof(struct grtrace_report_opts) and zero what you do not set: a
+ * later version adds fields at the end, and a caller's smaller struct
+ * leaves them at their defaults.
+ */
+#define GRTRACE_REPORT_PER_RING		(1u << 0)
+#define GRTRACE_REPORT_PER_CTX		(1u << 1)
+#define GRTRACE_REPORT_PER_PROCESS	(1u << 2)
+#define GRTRACE_REPORT_PER_ENGINE	(1u << 3)
+#define GRTRACE_REPORT_LIMIT		(1u << 4)	/* @limit is set */
+enum { GRTRACE_HIST_NONE, GRTRACE_HIST_LAT, GRTRACE_HIST_SIZE,
+       GRTRACE_HIST_RESULT };
+struct grtrace_report_opts {
+	uint32_t size;
+	uint32_t flags;		/* GRTRACE_REPORT_* */
+	uint32_t topn;		/* the N slowest jobs (0: none; <= 100000) */
+	uint32_t hist;		/* GRTRACE_HIST_* */
+	uint64_t limit;		/* with GRTRACE_REPORT_LIMIT: rows at most */
+};
+
+/*
+ * Since 1.2: grtrace_report() with its options as a struct (@o NULL:
+ * the defaults).  grtrace_report()'s strings are parsed into one.
+ */
+GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
+				    const struct grtrace_report_opts *o,
+				    FILE *out, struct grtrace_error *err);
 
 /* The report's output formats: the @i-th name (or NULL past the last). */
 GRTRACE_API const char *grtrace_format_name(unsigned int i);

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""grtrace_timeline - the two sides of merge_timeline.py, from libgrtrace.
+"""grtrace.timeline - the two sides of merge_timeline.py, from libgrtrace.
 
-    import grtrace_timeline as tl
+    import grtrace.timeline as tl
     cpu = tl.tracedat_ioctls("trace.dat", offset_ns=0)   # needs libtracecmd
     gpu = tl.gpu_events("grtrace.dat")
 
