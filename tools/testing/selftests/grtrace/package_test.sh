@@ -399,14 +399,16 @@ run_vm "$KVER6" 6
 
 # 6.12 from its headers alone.  The package's postinst built for it,
 # from linux-source-6.12 where that is installed at its version (the
-# suite's 6.12 tests install it): DKMS builds it again without it.
+# suite's 6.12 tests install it): DKMS builds it again without it, and
+# is asked about it without it (dkms.conf's list of modules follows
+# what DKMS sees), until the build is removed again.
 if [ -n "$KVER612" ]; then
 	MAKELOG612=/var/lib/dkms/grtrace/$VER/$KVER612/x86_64/log/make.log
 	{ if dkms status -k "$KVER612" | grep -q "^grtrace/$VER,"; then
 		dkms remove "grtrace/$VER" -k "$KVER612"
 	  fi &&
 		without_source 6.12 dkms install "grtrace/$VER" -k "$KVER612" &&
-		dkms status -k "$KVER612"; } >"$OUT/dkms612.log" 2>&1
+		without_source 6.12 dkms status -k "$KVER612"; } >"$OUT/dkms612.log" 2>&1
 	grep -q "^grtrace/$VER, $KVER612, x86_64: installed" "$OUT/dkms612.log" &&
 		grep -q 'no source tree of this kernel' "$MAKELOG612" &&
 		grep -q 'grtrace_drm_bridge: no .*gpu_scheduler_trace.h: .*at load time' \
@@ -418,11 +420,17 @@ if [ -n "$KVER612" ]; then
 	ok $? "$KVER612 from its headers alone: DKMS built and installed the core, the bridge, nouveau; make.log: no source tree, the bridge's tracepoint set chosen at load time" \
 		"$OUT/dkms612.log"
 	grep 'grtrace_drm_bridge' "$MAKELOG612" | sort -u | sed 's/^/# make.log: /'
+	# From the headers too (KSRC: setup.sh exported 6.1's source).
+	KSRC612=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "/lib/modules/$KVER612/build/Makefile")
 	make -C "$WORK/grtrace/drivers/gpu/grtrace" clean >/dev/null 2>&1
 	make -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="/lib/modules/$KVER612/build" \
-		>"$OUT/tree612.log" 2>&1
+		KSRC="${KSRC612:-/lib/modules/$KVER612/build}" >"$OUT/tree612.log" 2>&1
 	ok $? "the tree's modules build for $KVER612" "$OUT/tree612.log"
 	run_vm "$KVER612" 612
+	without_source 6.12 dkms remove "grtrace/$VER" -k "$KVER612" \
+		>"$OUT/dkms612-remove.log" 2>&1 &&
+		! ls "/lib/modules/$KVER612/updates/dkms/grtrace"* >>"$OUT/dkms612-remove.log" 2>&1
+	ok $? "dkms remove: the headers-only build for $KVER612 gone" "$OUT/dkms612-remove.log"
 fi
 
 # Linux 7.x: the same .deb in the trixie root, by its own apt and dpkg.
