@@ -42,7 +42,7 @@ tarball:*)
 	KSRC=$(grtrace_headers_src)
 	say "Linux $kernelver: no source tree of this kernel (install linux-source-$series at the version of linux-headers-$kernelver, or set GRTRACE_KSRC in /etc/default/grtrace-dkms)"
 	say "not built: grtrace_virtio_gpu grtrace_i915 grtrace_amdgpu (their drivers' private headers are in the kernel's source only)"
-	say "grtrace_drm_bridge: its probes checked against grtrace's declarations of the scheduler's tracepoints" ;;
+	say "grtrace_drm_bridge: its probes checked against grtrace's declarations of the scheduler's tracepoints, both sets: it attaches to the set gpu-sched has when it loads" ;;
 esac
 
 make -C drivers/gpu/grtrace KDIR="$kernel_source_dir" KSRC="$KSRC" "$@"

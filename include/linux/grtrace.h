@@ -89,13 +89,21 @@ struct grtrace_tp_stats {
  *	registered with this struct grtrace_tp as its @data argument, so it
  *	can count with grtrace_tp_hit() and grtrace_tp_miss() and reach
  *	@data.
- * @data: the adapter's own data for @probe, or NULL
+ * @alt_name: NULL, or the name of another tracepoint the entry may attach
+ *	to instead of @name, with @alt_probe: where a kernel may have either
+ *	spelling of one event (gpu-sched renamed its tracepoints in 6.17)
+ *	and the build cannot tell which, the first tracepoint of either
+ *	name wins
+ * @alt_probe: the probe for @alt_name, checked against it as @probe is
+ *	against @name
+ * @data: the adapter's own data for @probe (or @alt_probe), or NULL
  * @typed: NULL, or the tracepoint itself, where its owner exports it
  *	(EXPORT_TRACEPOINT_SYMBOL_GPL()): then @probe is attached to it at
  *	registration, as register_trace_<name>() would, with no lookup by
  *	name; the exported symbol keeps the owner loaded meanwhile
- * @tp: the tracepoint @probe is attached to, NULL while waiting for the
- *	module that defines it; protected by the attach mutex
+ * @tp: the tracepoint @probe (or @alt_probe: see grtrace_tp_probe())
+ *	is attached to, NULL while waiting for the module that defines it;
+ *	protected by the attach mutex
  * @mod: module defining @tp, NULL when built in; protected as @tp
  * @stats: per-CPU counters, allocated by grtrace_adapter_register()
  *
@@ -105,6 +113,8 @@ struct grtrace_tp_stats {
 struct grtrace_tp {
 	const char *name;
 	void *probe;
+	const char *alt_name;
+	void *alt_probe;
 	void *data;
 	struct tracepoint *typed;
 	struct tracepoint *tp;

@@ -24,7 +24,11 @@
  * order.
  *
  * Each entry of a table is attached at most once, to the first tracepoint
- * of its name.  grtrace_adapter_unregister() detaches in the reverse order
+ * of its name, or of its alternative name where it has one (an event a
+ * kernel may spell either way: the DRM scheduler's of 6.1 ... 6.16 and of
+ * 6.17+, in a build without the scheduler's trace header).  The
+ * ``adapters`` file names the tracepoint attached, and both names while
+ * the entry waits.  grtrace_adapter_unregister() detaches in the reverse order
  * of the table and waits with tracepoint_synchronize_unregister() until no
  * probe runs any more, so the adapter may free its data and unload.
  *
@@ -49,17 +53,33 @@
 static DEFINE_MUTEX(grtrace_attach_lock);
 static LIST_HEAD(grtrace_adapters);
 
+/*
+ * The probe of @gtp for tracepoint @tp: @gtp->probe where @tp has the
+ * entry's name, @gtp->alt_probe where it has its alternative name, else
+ * NULL.
+ */
+static void *grtrace_tp_probe(const struct grtrace_tp *gtp,
+			      const struct tracepoint *tp)
+{
+	if (!strcmp(tp->name, gtp->name))
+		return gtp->probe;
+	if (gtp->alt_name && !strcmp(tp->name, gtp->alt_name))
+		return gtp->alt_probe;
+	return NULL;
+}
+
 static void grtrace_tp_attach(struct grtrace_adapter *a, struct grtrace_tp *gtp,
 			      struct tracepoint *tp, struct module *mod)
 {
+	void *probe = grtrace_tp_probe(gtp, tp);
 	int ret;
 
 	lockdep_assert_held(&grtrace_attach_lock);
-	if (gtp->tp)
+	if (gtp->tp || !probe)
 		return;
-	ret = tracepoint_probe_register(tp, gtp->probe, gtp);
+	ret = tracepoint_probe_register(tp, probe, gtp);
 	if (ret) {
-		pr_warn("%s: cannot attach to %s: %d\n", a->name, gtp->name,
+		pr_warn("%s: cannot attach to %s: %d\n", a->name, tp->name,
 			ret);
 		return;
 	}
@@ -72,7 +92,9 @@ static void grtrace_tp_detach(struct grtrace_tp *gtp)
 	lockdep_assert_held(&grtrace_attach_lock);
 	if (!gtp->tp)
 		return;
-	WARN_ON_ONCE(tracepoint_probe_unregister(gtp->tp, gtp->probe, gtp));
+	WARN_ON_ONCE(tracepoint_probe_unregister(gtp->tp,
+						 grtrace_tp_probe(gtp, gtp->tp),
+						 gtp));
 	gtp->tp = NULL;
 	gtp->mod = NULL;
 }
@@ -97,8 +119,7 @@ static void grtrace_adapter_match(struct grtrace_adapter *a,
 	unsigned int i;
 
 	for (i = 0; i < a->nr_tps; i++)
-		if (!strcmp(a->tps[i].name, tp->name))
-			grtrace_tp_attach(a, &a->tps[i], tp, mod);
+		grtrace_tp_attach(a, &a->tps[i], tp, mod);
 }
 
 static void grtrace_attach_builtin(struct tracepoint *tp, void *priv)
@@ -269,6 +290,7 @@ static int grtrace_adapters_show(struct seq_file *m, void *v)
 {
 	struct grtrace_tp_stats sum;
 	struct grtrace_adapter *a;
+	char names[64];
 	unsigned int i;
 
 	seq_printf(m, "%-15s %-31s %-8s %-15s %12s %12s\n", "adapter",
@@ -279,8 +301,16 @@ static int grtrace_adapters_show(struct seq_file *m, void *v)
 			const struct grtrace_tp *gtp = &a->tps[i];
 
 			grtrace_tp_stats_sum(gtp, &sum);
+			/* The one attached to, or every name it waits for. */
+			if (gtp->tp)
+				strscpy(names, gtp->tp->name, sizeof(names));
+			else if (gtp->alt_name)
+				snprintf(names, sizeof(names), "%s|%s",
+					 gtp->name, gtp->alt_name);
+			else
+				strscpy(names, gtp->name, sizeof(names));
 			seq_printf(m, "%-15s %-31s %-8s %-15s %12lu %12lu\n",
-				   a->name, gtp->name,
+				   a->name, names,
 				   gtp->tp ? "attached" :
 				   a->absent ? "absent" : "waiting",
 				   !gtp->tp ? "-" :

@@ -81,6 +81,30 @@
 	GRTRACE_TP_TYPED(__tracepoint_##_tp)				\
 }
 
+/**
+ * GRTRACE_TP_ALT() - an entry that attaches to either of two tracepoints
+ * @_tp: the tracepoint, as a name (or a macro that expands to one)
+ * @_probe: its probe
+ * @_alt: the tracepoint of the same event under another name, which a
+ *	kernel has instead of @_tp
+ * @_alt_probe: its probe
+ *
+ * For a build that cannot tell which of the two names the kernel gives
+ * an event: the entry attaches to the first tracepoint of either name
+ * (struct grtrace_tp, @alt_name).  Each probe is type-checked against its
+ * tracepoint's declaration.  Not for an adapter built with
+ * GRTRACE_ADAPTER_TYPED, whose entries attach by symbol.
+ */
+#define GRTRACE_TP_ALT(_tp, _probe, _alt, _alt_probe)			\
+	__GRTRACE_TP_ALT(_tp, _probe, _alt, _alt_probe)
+
+#define __GRTRACE_TP_ALT(_tp, _probe, _alt, _alt_probe) {		\
+	.name = #_tp + GRTRACE_TP_CHECK(_tp, typeof(_probe)),		\
+	.probe = (_probe),						\
+	.alt_name = #_alt + GRTRACE_TP_CHECK(_alt, typeof(_alt_probe)), \
+	.alt_probe = (_alt_probe),					\
+}
+
 /*
  * An adapter whose driver exports its tracepoints (in a kernel tree with
  * the exports, built in-tree) is built with GRTRACE_ADAPTER_TYPED: its

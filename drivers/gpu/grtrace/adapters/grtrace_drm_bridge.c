@@ -9,6 +9,13 @@
  *   drm_sched_process_job  END, COMPLETE (ERROR)  drm_sched_job_done
  *   drm_sched_job_wait_dep SYNC_WAIT_ENTER, EXIT  drm_sched_job_add_dep
  *
+ * Built against the scheduler's trace header (a source tree), the bridge
+ * follows the set that header declares.  Built against a headers package
+ * only (grtrace-dkms's usual case), where nothing tells the two sets
+ * apart, each entry attaches to whichever of its two names the loaded
+ * gpu-sched defines (GRTRACE_TP_ALT()), and the adapters file shows
+ * which.
+ *
  * The job is the scheduler fence's finished fence, context:seqno; the ring
  * is the scheduler, registered the first time a probe sees it.  SUBMIT and
  * COMMIT carry in aux0 the DRM client id of the job's owner where the
@@ -55,8 +62,8 @@
  * The scheduler's own header: declares check_trace_callback_type_*().  In
  * a tree whose scheduler exports its stable events, the header is in
  * include/trace/events, and the bridge attaches by symbol.  With no source
- * tree (a distribution's headers), grtrace's declarations of the
- * tracepoints' prototypes stand in for it.
+ * tree (a distribution's headers), grtrace's declarations of both sets of
+ * tracepoint prototypes stand in for it.
  */
 #if defined(GRTRACE_ADAPTER_TYPED)
 #include <trace/events/gpu_scheduler.h>
@@ -130,38 +137,41 @@ static void sched_job_event(struct grtrace_tp *gtp, u16 type,
 }
 
 /*
- * The queue lengths the stable tracepoints print (job_count, hw_job_count);
- * 0 where the events have no such field.
+ * SUBMIT and COMMIT.  aux1 holds the queue lengths the stable tracepoints
+ * print (job_count, hw_job_count); 0 for the older ones, which print none.
+ * Which probes a build uses: see the table at the end.
  */
-static u64 sched_queued(struct drm_sched_entity *entity)
+static void __maybe_unused probe_queue(void *data, struct drm_sched_job *job,
+				       struct drm_sched_entity *entity)
 {
-#ifdef GRTRACE_SCHED_TP_STABLE
-	return spsc_queue_count(&entity->job_queue);
-#else
-	return 0;
-#endif
+	sched_job_event(data, grtrace_sched_submit_type(job), job, 0);
 }
 
-static u64 sched_in_flight(struct drm_sched_job *job)
+static void __maybe_unused probe_run(void *data, struct drm_sched_job *job,
+				     struct drm_sched_entity *entity)
 {
-#if defined(GRTRACE_SCHED_TP_STABLE) && defined(GRTRACE_HAVE_SCHED_CREDITS)
-	return atomic_read(&job->sched->credit_count);
-#else
-	return 0;
-#endif
+	sched_job_event(data, GRTRACE_EV_COMMIT, job, 0);
 }
 
-static void probe_queue(void *data, struct drm_sched_job *job,
-			struct drm_sched_entity *entity)
+static void __maybe_unused probe_queue_stable(void *data,
+					      struct drm_sched_job *job,
+					      struct drm_sched_entity *entity)
 {
 	sched_job_event(data, grtrace_sched_submit_type(job), job,
-			sched_queued(entity));
+			spsc_queue_count(&entity->job_queue));
 }
 
-static void probe_run(void *data, struct drm_sched_job *job,
-		      struct drm_sched_entity *entity)
+static void __maybe_unused probe_run_stable(void *data,
+					    struct drm_sched_job *job,
+					    struct drm_sched_entity *entity)
 {
-	sched_job_event(data, GRTRACE_EV_COMMIT, job, sched_in_flight(job));
+#ifdef GRTRACE_HAVE_SCHED_CREDITS
+	u64 in_flight = atomic_read(&job->sched->credit_count);
+#else
+	u64 in_flight = 0;
+#endif
+
+	sched_job_event(data, GRTRACE_EV_COMMIT, job, in_flight);
 }
 
 /* In the hardware fence's signalling path: see grtrace_sched_job_done(). */
@@ -286,17 +296,6 @@ static void sched_waits_cancel(void)
 		grtrace_pool_put(&sched_waits_pool, w);
 	}
 }
-
-#ifdef GRTRACE_SCHED_TP_STABLE
-#define TP_QUEUE	drm_sched_job_queue
-#define TP_RUN		drm_sched_job_run
-#define TP_WAIT		drm_sched_job_add_dep
-#else
-#define TP_QUEUE	drm_sched_job
-#define TP_RUN		drm_run_job
-#define TP_WAIT		drm_sched_job_wait_dep
-#endif
-#define TP_DONE		GRTRACE_SCHED_TP_DONE
 
 #ifdef CONFIG_KPROBES
 /*
@@ -446,11 +445,31 @@ static void sched_teardown(void)
 	grtrace_pool_destroy(&sched_waits_pool);
 }
 
+/*
+ * With the scheduler's trace header, its set; without, either set, entry
+ * by entry, whichever gpu-sched defines (the stable one named first).
+ */
 static struct grtrace_tp sched_tps[] = {
-	GRTRACE_TP(TP_QUEUE, probe_queue),
-	GRTRACE_TP(TP_RUN, probe_run),
-	GRTRACE_TP(TP_DONE, probe_done),
-	GRTRACE_TP(TP_WAIT, probe_wait),
+#if defined(GRTRACE_SCHED_OWN_PROTOS)
+	GRTRACE_TP_ALT(drm_sched_job_queue, probe_queue_stable,
+		       drm_sched_job, probe_queue),
+	GRTRACE_TP_ALT(drm_sched_job_run, probe_run_stable,
+		       drm_run_job, probe_run),
+	GRTRACE_TP_ALT(drm_sched_job_done, probe_done,
+		       drm_sched_process_job, probe_done),
+	GRTRACE_TP_ALT(drm_sched_job_add_dep, probe_wait,
+		       drm_sched_job_wait_dep, probe_wait),
+#elif defined(GRTRACE_SCHED_TP_STABLE)
+	GRTRACE_TP(drm_sched_job_queue, probe_queue_stable),
+	GRTRACE_TP(drm_sched_job_run, probe_run_stable),
+	GRTRACE_TP(drm_sched_job_done, probe_done),
+	GRTRACE_TP(drm_sched_job_add_dep, probe_wait),
+#else
+	GRTRACE_TP(drm_sched_job, probe_queue),
+	GRTRACE_TP(drm_run_job, probe_run),
+	GRTRACE_TP(drm_sched_process_job, probe_done),
+	GRTRACE_TP(drm_sched_job_wait_dep, probe_wait),
+#endif
 };
 
 static struct grtrace_adapter_module grtrace_drm_bridge = {

@@ -12,18 +12,11 @@
 #include "grtrace_adapter.h"
 
 /*
- * Without the scheduler's trace header (GRTRACE_SCHED_OWN_PROTOS, see
- * grtrace_sched_tp.h), which tracepoint set the kernel has follows from
- * its API: the stable set came in 6.17 with the fence's drm_client_id.
- */
-#if defined(GRTRACE_SCHED_OWN_PROTOS) && defined(GRTRACE_HAVE_SCHED_CLIENT_ID)
-#define GRTRACE_SCHED_TP_STABLE
-#endif
-
-/*
  * gpu-sched's tracepoint for a finished job: drm_sched_process_job until
  * 6.16, drm_sched_job_done in the stable set of 6.17+ (which the Makefile
- * finds in the scheduler's trace header).  Same prototype.
+ * finds in the scheduler's trace header; without it, GRTRACE_SCHED_TP_STABLE
+ * is never set, and the bridge attaches to either: see grtrace_sched_tp.h).
+ * Same prototype.
  */
 #ifdef GRTRACE_SCHED_TP_STABLE
 #define GRTRACE_SCHED_TP_DONE	drm_sched_job_done

@@ -8,9 +8,12 @@
  * the same name as the one the scheduler's header generates.
  *
  * The prototypes have not changed within either set: 6.1 ... 6.16 and the
- * stable set of 6.17+.  Without the header, the set follows from the
- * scheduler's API: the stable set came with the DRM client id of a job's
- * owner on its scheduler fence (GRTRACE_HAVE_SCHED_CLIENT_ID).
+ * stable set of 6.17+.  Which set a kernel has, nothing in its headers
+ * says: the scheduler's API is no guide (Debian's 6.12.117 has 6.16's
+ * drm_client_id on the fence and 6.1's tracepoints), and gpu-sched
+ * exports neither set.  So both are declared here, and the bridge's
+ * entries attach to whichever name the loaded gpu-sched defines
+ * (GRTRACE_TP_ALT()).
  */
 #ifndef _GRTRACE_SCHED_TP_H
 #define _GRTRACE_SCHED_TP_H
@@ -23,7 +26,7 @@
 	{								\
 	}
 
-#ifdef GRTRACE_SCHED_TP_STABLE
+/* 6.17+ */
 GRTRACE_SCHED_TP_CHECK(drm_sched_job_queue, struct drm_sched_job *,
 		       struct drm_sched_entity *)
 GRTRACE_SCHED_TP_CHECK(drm_sched_job_run, struct drm_sched_job *,
@@ -31,7 +34,7 @@ GRTRACE_SCHED_TP_CHECK(drm_sched_job_run, struct drm_sched_job *,
 GRTRACE_SCHED_TP_CHECK(drm_sched_job_done, struct drm_sched_fence *)
 GRTRACE_SCHED_TP_CHECK(drm_sched_job_add_dep, struct drm_sched_job *,
 		       struct dma_fence *)
-#else
+/* 6.1 ... 6.16 */
 GRTRACE_SCHED_TP_CHECK(drm_sched_job, struct drm_sched_job *,
 		       struct drm_sched_entity *)
 GRTRACE_SCHED_TP_CHECK(drm_run_job, struct drm_sched_job *,
@@ -39,6 +42,5 @@ GRTRACE_SCHED_TP_CHECK(drm_run_job, struct drm_sched_job *,
 GRTRACE_SCHED_TP_CHECK(drm_sched_process_job, struct drm_sched_fence *)
 GRTRACE_SCHED_TP_CHECK(drm_sched_job_wait_dep, struct drm_sched_job *,
 		       struct dma_fence *)
-#endif
 
 #endif /* _GRTRACE_SCHED_TP_H */

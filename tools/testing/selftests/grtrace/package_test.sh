@@ -3,8 +3,9 @@
 #
 # package_test.sh [-o OUTDIR] [KERNEL...] - the Debian packages, as a user
 # gets them (debian/, Documentation/gpu/grtrace.rst "Packages"), on the
-# host as root.  KERNEL is stock (Debian 12's 6.1) or 7 (the newest 7.x in
-# setup.sh's trixie root); both by default.
+# host as root.  KERNEL is stock (Debian 12's 6.1), 6.12 (Debian 12's
+# 6.12, headers only) or 7 (the newest 7.x in setup.sh's trixie root);
+# all three by default.
 #
 #  - The README's commands ("On your own machine") build grtrace-dkms and
 #    grtrace-tools with dpkg-buildpackage in a copy of the tree (the tree
@@ -15,14 +16,19 @@
 #    installed in the trixie root by the root's own apt, for 7.x (its
 #    source tarball is not there: the vendor adapters are named as not
 #    built, in make.log); and for a kernel whose headers are installed
-#    after the package (DKMS's header_postinst hook).
+#    after the package (DKMS's header_postinst hook).  For 6.12 DKMS
+#    builds again with linux-source-6.12's tarball out of its sight (a
+#    private mount namespace), from the headers package alone: Debian's
+#    6.12 has 6.16's scheduler API and 6.1's tracepoint names, which the
+#    bridge must not guess from the API.
 #  - In a VM on each kernel: modprobe loads the modules DKMS installed
 #    (updates/dkms, depmod run by the package), the packaged modprobe.d
 #    file once uncommented loads the bridge with gpu_sched, the adapters
 #    file names what was not built, and the packaged CLI records the
 #    virtual GPU's workload (its test module from the tree's build: it is
-#    not packaged) with the same per-ring job counts, and nothing lost, as
-#    the tree's modules and CLI in the same boot.
+#    not packaged) through the bridge, attached to the four gpu_scheduler
+#    events the kernel's tracefs lists, with the same per-ring job counts,
+#    and nothing lost, as the tree's modules and CLI in the same boot.
 #  - apt-get remove (on the host; purge in the root) leaves no grtrace
 #    module or file.
 # For 7.x the guest sees the host's /lib/modules/7.x, a copy of the root's
@@ -83,7 +89,7 @@ guest() {
 		else echo "not ok $n - $kver: $2"; fail=1; fi
 	}
 	echo "TAP version 13"
-	echo "1..6"
+	echo "1..7"
 	modprobe virtio_gpu
 	# 1: modprobe finds the DKMS-built modules.
 	modprobe grtrace && modprobe grtrace_drm_bridge
@@ -126,6 +132,20 @@ guest() {
 	rings "$out-pkg.txt" | sed 's/^/# pkg: /'
 	[ "$(rings "$out-pkg.txt" | grep -c ' jobs$')" = 3 ] || rc=1
 	t $rc "/usr/bin/grtrace records the vgpu's jobs on the DKMS-built modules"
+	# 5: through the bridge's four probes, on the events this kernel has
+	# (its tracefs, not the bridge, names them).
+	cat /sys/kernel/debug/grtrace/adapters >"$out-adapters-rec.txt"
+	sed -n 's/^drm_bridge /# after: &/p' "$out-adapters-rec.txt"
+	rc=0
+	[ "$(grep -c '^drm_bridge .* attached gpu_sched ' "$out-adapters-rec.txt")" = 4 ] || rc=1
+	while read -r a m _; do
+		[ "$a" = drm_bridge ] || continue
+		[ -d "/sys/kernel/tracing/events/gpu_scheduler/$m" ] ||
+			{ echo "# $m: no such event in this kernel"; rc=1; }
+	done <"$out-adapters-rec.txt"
+	awk '$1 == "drm_bridge" && $3 == "attached" && $5 > 0 { n++ } END { exit n != 4 }' \
+		"$out-adapters-rec.txt" || rc=1
+	t $rc "the bridge: 4 of 4 probes attached to this kernel's gpu_scheduler events, each hit"
 	rmmod grtrace_vgpu
 	modprobe -r grtrace_drm_bridge grtrace_aggregator grtrace_sampling grtrace_filter grtrace 2>/dev/null
 	# 5: the tree's modules and CLI, the same workload.
@@ -152,17 +172,17 @@ fi
 
 # --- host side -----------------------------------------------------------
 
-usage() { sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '3,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 OUT=''
 KERNELS=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	-o) [ $# -ge 2 ] || usage; OUT=$2; shift 2 ;;
-	stock|7) KERNELS+=("$1"); shift ;;
+	stock|6.12|7) KERNELS+=("$1"); shift ;;
 	*) usage ;;
 	esac
 done
-[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(stock 7)
+[ ${#KERNELS[@]} -gt 0 ] || KERNELS=(stock 6.12 7)
 OUT=${OUT:-$(mktemp -d /tmp/grtrace-pkg.XXXXXX)}
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 [ "$(id -u)" = 0 ] || { echo "Bail out! run as root"; exit 1; }
@@ -198,6 +218,37 @@ inroot() {
 			DEBIAN_FRONTEND=noninteractive "$@"' inroot "$@"
 }
 
+# without_source SERIES CMD...: CMD with no linux-source-SERIES tarball in
+# /usr/src, so that DKMS builds a kernel of that series from its headers
+# alone.  A private mount namespace: a tmpfs on /usr/src holding every
+# other entry of it, bound (or, for a link, copied) at its own path.
+# shellcheck disable=SC2016 # expanded by the inner bash
+without_source() {
+	local hide=linux-source-$1.tar.xz
+
+	shift
+	mkdir -p "$OUT/usr-src" || return 125
+	unshare --mount --propagation private -- bash -c '
+		hide=$1 real=$2
+		shift 2
+		mount --bind /usr/src "$real" && mount -t tmpfs grtrace-src /usr/src ||
+			exit 125
+		for e in "$real"/*; do
+			n=${e##*/}
+			if [ "$n" = "$hide" ]; then
+				continue
+			elif [ -L "$e" ]; then
+				cp -P "$e" /usr/src/ || exit 125
+			elif [ -d "$e" ]; then
+				mkdir "/usr/src/$n" && mount --bind "$e" "/usr/src/$n" || exit 125
+			else
+				: >"/usr/src/$n" && mount --bind "$e" "/usr/src/$n" || exit 125
+			fi
+		done
+		[ ! -e "/usr/src/$hide" ] || exit 125
+		exec "$@"' without_source "$hide" "$OUT/usr-src" "$@"
+}
+
 # no_grtrace_left [ROOT]: no module, source or DKMS state of grtrace.
 no_grtrace_left() {
 	local r=${1:-} left
@@ -222,6 +273,18 @@ grtrace_setup stock >"$OUT/setup.log" 2>&1 &&
 ok $? "setup: the kernel, dkms, debhelper and lintian installed" "$OUT/setup.log" ||
 	{ echo "1..$N"; exit 1; }
 KVER6=$KVER KDIR6=$KDIR KSRC6=$KSRC
+# Debian 12's 6.12, its image and headers only, installed before the
+# package so that its postinst builds for it too.
+KVER612=''
+if [[ " ${KERNELS[*]} " == *" 6.12 "* ]]; then
+	# shellcheck disable=SC2046 # two package names
+	grtrace_apt_install $(grtrace_kernel_pkgs 6.12) >"$OUT/setup612.log" 2>&1 &&
+		KVER612=$(dpkg-query -W -f='${Depends}' linux-image-6.12-amd64 |
+			  grep -o 'linux-image-[0-9][^ ,]*-amd64' | head -n1) &&
+		KVER612=${KVER612#linux-image-} &&
+		[ -e "/boot/vmlinuz-$KVER612" ] && [ -e "/lib/modules/$KVER612/build" ]
+	ok $? "setup: Debian 12's 6.12 image and headers (${KVER612:-none})" "$OUT/setup612.log"
+fi
 
 # A copy of the tree, where the README's commands run: the tree itself
 # must not change.
@@ -383,7 +446,7 @@ make -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="$KDIR6" KSRC="$KSRC6" \
 	>>"$OUT/tree6.log" 2>&1
 ok $? "the tree's modules and CLI build for $KVER6" "$OUT/tree6.log"
 
-# The guest's lines are numbered by the host (6 per boot).
+# The guest's lines are numbered by the host (7 per boot).
 vm_tap() {
 	local l c=0
 
@@ -395,7 +458,7 @@ vm_tap() {
 		"#"*) echo "$l" ;;
 		esac
 	done <"$1"
-	[ $c = 6 ] || { N=$((N + 1)); FAILED=1; echo "not ok $N - vm: $c of 6 results from the guest"; }
+	[ $c = 7 ] || { N=$((N + 1)); FAILED=1; echo "not ok $N - vm: $c of 7 results from the guest"; }
 }
 run_vm() {
 	local rc
@@ -413,6 +476,42 @@ run_vm() {
 	ok $? "vm: $1: the guest ran clean (no panic, Oops, WARN, lockup or timeout)" "$OUT/vm-$2.err"
 }
 run_vm "$KVER6" 6
+
+# 6.12 from its headers alone.  The package's postinst built for it,
+# from linux-source-6.12 where that is installed at its version (the
+# suite's 6.12 tests install it): DKMS builds it again without it, and
+# is asked about it without it (dkms.conf's list of modules follows
+# what DKMS sees), until the build is removed again.
+if [ -n "$KVER612" ]; then
+	MAKELOG612=/var/lib/dkms/grtrace/$VER/$KVER612/x86_64/log/make.log
+	{ if dkms status -k "$KVER612" | grep -q "^grtrace/$VER,"; then
+		dkms remove "grtrace/$VER" -k "$KVER612"
+	  fi &&
+		without_source 6.12 dkms install "grtrace/$VER" -k "$KVER612" &&
+		without_source 6.12 dkms status -k "$KVER612"; } >"$OUT/dkms612.log" 2>&1
+	grep -q "^grtrace/$VER, $KVER612, x86_64: installed" "$OUT/dkms612.log" &&
+		grep -q 'no source tree of this kernel' "$MAKELOG612" &&
+		grep -q 'grtrace_drm_bridge: no .*gpu_scheduler_trace.h: .*at load time' \
+			"$MAKELOG612" &&
+		for m in grtrace grtrace_drm_bridge grtrace_nouveau grtrace_aggregator; do
+			grep -q "^updates/dkms/$m.ko" "/lib/modules/$KVER612/modules.dep" ||
+				{ echo "$m not in modules.dep" >>"$OUT/dkms612.log"; false; } || break
+		done
+	ok $? "$KVER612 from its headers alone: DKMS built and installed the core, the bridge, nouveau; make.log: no source tree, the bridge's tracepoint set chosen at load time" \
+		"$OUT/dkms612.log"
+	grep 'grtrace_drm_bridge' "$MAKELOG612" | sort -u | sed 's/^/# make.log: /'
+	# From the headers too (KSRC: setup.sh exported 6.1's source).
+	KSRC612=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "/lib/modules/$KVER612/build/Makefile")
+	make -C "$WORK/grtrace/drivers/gpu/grtrace" clean >/dev/null 2>&1
+	make -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="/lib/modules/$KVER612/build" \
+		KSRC="${KSRC612:-/lib/modules/$KVER612/build}" >"$OUT/tree612.log" 2>&1
+	ok $? "the tree's modules build for $KVER612" "$OUT/tree612.log"
+	run_vm "$KVER612" 612
+	without_source 6.12 dkms remove "grtrace/$VER" -k "$KVER612" \
+		>"$OUT/dkms612-remove.log" 2>&1 &&
+		! ls "/lib/modules/$KVER612/updates/dkms/grtrace"* >>"$OUT/dkms612-remove.log" 2>&1
+	ok $? "dkms remove: the headers-only build for $KVER612 gone" "$OUT/dkms612-remove.log"
+fi
 
 # Linux 7.x: the same .deb in the trixie root, by its own apt and dpkg.
 ROOT=$GRTRACE_CACHE/trixie-root

@@ -8,8 +8,9 @@
 #
 # Usage: run_tests.sh [-o OUTDIR] [--kernel KERNEL | --also KERNEL... | --matrix]
 #   (none)           the whole suite on Debian 12's stock 6.1 kernel, and
-#                    the Debian packages (package_test.sh: on 6.1, and on
-#                    7.x when --also 7 is given, after the other kernels)
+#                    the Debian packages (package_test.sh: on 6.1 and
+#                    6.12, and on 7.x when --also 7 is given, after the
+#                    other kernels)
 #   --kernel KERNEL  the kernel tests only (modules built against KERNEL,
 #                    the guest tests on it): stock, rt (6.1 PREEMPT_RT),
 #                    6.12, 7 or 7-rt (the newest 7.x of Debian's
@@ -332,14 +333,15 @@ also_lane() {
 	package_tests
 }
 
-# package_tests: the Debian packages (package_test.sh), on 6.1 and, when
-# the suite runs it, on 7.x; in the --also lane after the other kernels
-# (they share the trixie root and the host's copy of 7.x's modules).
+# package_tests: the Debian packages (package_test.sh), on 6.1, on 6.12
+# (from its headers alone) and, when the suite runs it, on 7.x; in the
+# --also lane after the other kernels (they share the trixie root and the
+# host's copy of 7.x's modules).
 package_tests() {
-	local k=stock
+	local k="stock 6.12"
 
-	case " ${ALSO[*]} " in *" 7 "*) k="stock 7" ;; esac
-	# shellcheck disable=SC2086 # one or two kernels
+	case " ${ALSO[*]} " in *" 7 "*) k="stock 6.12 7" ;; esac
+	# shellcheck disable=SC2086 # two or three kernels
 	"$HERE/package_test.sh" -o "$OUT/package" $k \
 		>"$OUT/package.log" 2>"$OUT/package.err"
 	echo $? >"$OUT/package.rc"
