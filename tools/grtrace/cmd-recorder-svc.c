@@ -1021,3 +1021,19 @@ int cmd_recorder_service(int argc, char **argv)
 	prune(&c);
 	return service(&c, count);
 }
+
+/*
+ * "grtrace recorder": the service's words here, the others in
+ * cmd-recorder.c, whose helpers this file uses (so that file names
+ * nothing of this one: no circle between the two objects).
+ */
+int cmd_recorder_main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "service"))
+		return cmd_recorder_service(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "list"))
+		return cmd_recorder_list(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "show"))
+		return cmd_recorder_show(argc - 1, argv + 1);
+	return cmd_recorder(argc, argv);
+}

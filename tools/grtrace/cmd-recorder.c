@@ -951,12 +951,7 @@ int cmd_recorder(int argc, char **argv)
 		return cmd_arm(argc - 1, argv + 1);
 	if (!strcmp(w, "wait"))
 		return cmd_wait(argc - 1, argv + 1);
-	if (!strcmp(w, "service"))
-		return cmd_recorder_service(argc - 1, argv + 1);
-	if (!strcmp(w, "list"))
-		return cmd_recorder_list(argc - 1, argv + 1);
-	if (!strcmp(w, "show"))
-		return cmd_recorder_show(argc - 1, argv + 1);
+	/* service, list and show: cmd_recorder_main() took them. */
 	if (!strcmp(w, "status"))
 		return noargs(argc - 1, argv + 1) ? 0 : cmd_rec_status();
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {

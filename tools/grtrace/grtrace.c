@@ -22,7 +22,7 @@ static const struct gr_cmd commands[] = {
 	{ "top",    "live per-ring view from the aggregator module",	cmd_top },
 	{ "config", "show or change the module's settings",		cmd_config },
 	{ "record", "record the per-CPU event streams to a file",	cmd_record },
-	{ "recorder", "flight recorder: arm, trigger, wait for a snapshot", cmd_recorder },
+	{ "recorder", "flight recorder: arm, trigger, wait for a snapshot", cmd_recorder_main },
 	{ "report", "per-job latencies, per-ring bottlenecks",		cmd_report },
 	{ "export", "write the jobs as a Perfetto trace",		cmd_export },
 	{ "diff",   "compare two recordings: what got slower, and where", cmd_diff },

@@ -33,6 +33,7 @@ int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_config(int argc, char **argv);
 int cmd_recorder(int argc, char **argv);
+int cmd_recorder_main(int argc, char **argv);
 /* The flight recorder's state ("off", ...), quietly; "" when unknown. */
 void recorder_state(char *buf, size_t len);
 

@@ -150,6 +150,14 @@ while [ $st -eq 0 ] && [ $len -le "$last" ]; do
 			{ st=1; diag="cut 0: exit $rc, stderr: $(cat "$TMP/err")"; }
 	elif [ $start -eq $len ]; then
 		[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] || { st=1; diag="cut $len: exit $rc"; }
+	elif [ $start -eq 0 ]; then
+		# Not one whole record: no header, no record, named as such.
+		want="grtrace: $TMP/cut.bin: not a grtrace trace file or stream: "
+		if [ $rc -ne 1 ] || [ "$(wc -l < "$TMP/err")" -ne 1 ] ||
+		   [ "$(head -c ${#want} "$TMP/err")" != "$want" ]; then
+			st=1
+			diag="cut $len: exit $rc, stderr: $(cat "$TMP/err")"
+		fi
 	else
 		want="grtrace: $TMP/cut.bin: truncated record at byte $start: "
 		if [ $rc -ne 1 ] || [ "$(wc -l < "$TMP/err")" -ne 1 ] ||
