@@ -17,7 +17,7 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 S=/sys/kernel/grtrace
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..10"
 load_stack
 
 # write_err FILE VALUE: write "VALUE\n" to FILE in one write(2); prints
