@@ -354,18 +354,24 @@ LIB_DEB=$(ls "$WORK"/libgrtrace1_*_amd64.deb 2>/dev/null)
 DEV_DEB=$(ls "$WORK"/libgrtrace-dev_*_amd64.deb 2>/dev/null)
 PY_DEB=$(ls "$WORK"/python3-grtrace_*_all.deb 2>/dev/null)
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+# Each listing to a file first: "dpkg-deb -c | grep -q" under pipefail
+# fails when grep, done at its first match, leaves tar a broken pipe.
+for d in LIB DEV PY; do
+	deb=${d}_DEB
+	dpkg-deb -c "${!deb}" >"$OUT/${d,,}-contents.txt" 2>&1
+done
 {
-	dpkg-deb -c "$LIB_DEB" | grep -q " \./usr/lib/$MA/libgrtrace\.so\.1\$" ||
+	grep -q " \./usr/lib/$MA/libgrtrace\.so\.1\$" "$OUT/lib-contents.txt" ||
 		echo "libgrtrace1: missing usr/lib/$MA/libgrtrace.so.1"
 	for f in usr/include/grtrace/grtrace.h "usr/lib/$MA/libgrtrace.so" \
 		 "usr/lib/$MA/libgrtrace.a" "usr/lib/$MA/pkgconfig/grtrace.pc"; do
-		dpkg-deb -c "$DEV_DEB" | grep -q " \./$f" || echo "libgrtrace-dev: missing $f"
+		grep -q " \./$f" "$OUT/dev-contents.txt" || echo "libgrtrace-dev: missing $f"
 	done
 	for f in usr/lib/python3/dist-packages/grtrace/__init__.py \
 		 usr/lib/python3/dist-packages/grtrace/timeline.py; do
-		dpkg-deb -c "$PY_DEB" | grep -q " \./$f\$" || echo "python3-grtrace: missing $f"
+		grep -q " \./$f\$" "$OUT/py-contents.txt" || echo "python3-grtrace: missing $f"
 	done
-	dpkg-deb -c "$TOOLS_DEB" | grep -E 'libgrtrace|dist-packages' | sed 's/^/grtrace-tools has: /'
+	grep -E 'libgrtrace|dist-packages' "$OUT/tools-contents.txt" | sed 's/^/grtrace-tools has: /'
 	[ "$(dpkg-deb -f "$PY_DEB" Architecture)" = all ] || echo "python3-grtrace is not Architecture all"
 } >"$OUT/lib-missing.txt" 2>&1
 ok "$([ -s "$OUT/lib-missing.txt" ] && echo 1 || echo 0)" \
