@@ -133,9 +133,22 @@ ok $? "jobs of the debugfs submit file carry no client id"
 # victim's wait after its SUBMITs (sched_ns + ring_ns: no dependencies)
 # on flood: flood's ns in the victim's waited_behind within 5 % of it, and
 # the wait itself longer than a flood job (it did queue behind flood).
+# until_submitted FILE: wait (10 s at most) for vgpu_client's "submitted",
+# printed once its ioctl has queued the jobs: a fixed sleep was once
+# shorter than the client's start under TCG, and the victim went first.
+until_submitted() {
+	local i
+
+	for i in $(seq 100); do
+		grep -qx submitted "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# no \"submitted\" from vgpu_client in 10 s: $(cat "$1")"
+	return 1
+}
 record_start "$TMP/w.dat" &&
 	{ "$CLIENT" -w 1500 "$NODE" $'copy 4 30 20000\n' >"$TMP/flood.out" 2>&1 & } &&
-	fl=$! && sleep 0.2 &&
+	fl=$! && until_submitted "$TMP/flood.out" &&
 	"$CLIENT" -w 500 "$NODE" $'copy 5 3 50\n' >"$TMP/victim.out" 2>&1 &&
 	wait "$fl" && vgpu_idle && kill -INT "$REC" && wait "$REC" &&
 	"$TOOL" report -i "$TMP/w.dat" --why -f csv >"$TMP/w.csv" &&

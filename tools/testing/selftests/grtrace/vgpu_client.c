@@ -94,6 +94,9 @@ int main(int argc, char **argv)
 		printf("errno=%s\n", errno == EINVAL ? "EINVAL" : strerror(errno));
 		return 1;
 	}
+	/* Queued: a test may now start what has to queue behind these. */
+	printf("submitted\n");
+	fflush(stdout);
 	ts.tv_sec = wait_ms / 1000;
 	ts.tv_nsec = (wait_ms % 1000) * 1000000L;
 	nanosleep(&ts, NULL);
