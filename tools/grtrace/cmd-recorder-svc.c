@@ -10,8 +10,10 @@
  * on it for the cause, the ring and the hung job, writes those as a
  * small summary file and renames both into place (the .grf last: a name
  * ending in .grf is a whole snapshot), prunes the folder to the newest
- * "keep" within "max_size", logs one line, and releases the snapshot,
- * which arms the recorder again.  Its lines go to standard error: under
+ * "keep" within "max_size", releases the snapshot, which arms the
+ * recorder again, and logs one line with the triggers the module counted
+ * until that release (a second hang while the first was saved), which
+ * the summary then holds too.  Its lines go to standard error: under
  * systemd (JOURNAL_STREAM set) each has the <N> priority prefix journald
  * reads.  The recorder gone (the module unloaded), it waits for it to
  * come back and arms it again; a snapshot it cannot save (the disk full)
@@ -65,6 +67,8 @@ struct entry {
 	time_t saved;
 	uint64_t session, later;
 	char cause[32], ring[64], job[64];
+	uint64_t records;
+	int cpus;
 };
 
 static const char svc_help[] =
@@ -82,7 +86,7 @@ static const char svc_help[] =
 	"            --dir DIR      the folder (default: the config's dir=)\n"
 	"            --count N      stop after N snapshots saved\n"
 	"  list      the saved snapshots, oldest first: ID, time, cause, ring,\n"
-	"            hung job, size\n"
+	"            hung job, later triggers missed, size\n"
 	"  show      the report of snapshot ID (an ID, or a prefix of one only;\n"
 	"            default: the newest)\n"
 	"\n"
@@ -580,15 +584,15 @@ int cmd_recorder_list(int argc, char **argv)
 		printf("no snapshots in %s\n", c.dir);
 		return 0;
 	}
-	printf("%-28s %-23s %-8s %-12s %-14s %s\n", "ID", "TIME", "CAUSE",
-	       "RING", "HUNG JOB", "SIZE");
+	printf("%-28s %-23s %-8s %-12s %-14s %-6s %s\n", "ID", "TIME", "CAUSE",
+	       "RING", "HUNG JOB", "MISSED", "SIZE");
 	for (i = 0; i < n; i++) {
 		char t[64], sz[32];
 
 		fmt_time(t, sizeof(t), e[i].saved);
 		fmt_size(sz, sizeof(sz), e[i].size);
-		printf("%-28s %-23s %-8s %-12s %-14s %s\n", e[i].id, t,
-		       e[i].cause, e[i].ring, e[i].job, sz);
+		printf("%-28s %-23s %-8s %-12s %-14s %-6" PRIu64 " %s\n", e[i].id, t,
+		       e[i].cause, e[i].ring, e[i].job, e[i].later, sz);
 	}
 	free(e);
 	return finish_stdout();
@@ -654,6 +658,24 @@ int cmd_recorder_show(int argc, char **argv)
 }
 
 /* ---- the service ------------------------------------------------------------------------ */
+
+/*
+ * After the release of @session's snapshot: the later triggers the
+ * module counted until the release armed the recorder again, if its info
+ * says (released_later_triggers of that session); else @seen.
+ */
+static uint64_t released(uint64_t session, uint64_t seen)
+{
+	struct rec_info now;
+
+	info_init(&now);
+	if (!read_info(&now) && now.have_released &&
+	    now.released_session == session &&
+	    now.released_later_triggers > seen)
+		seen = now.released_later_triggers;
+	free(now.cpus);
+	return seen;
+}
 
 static void on_signal(int sig)
 {
@@ -779,19 +801,56 @@ static int tmp_file(const char *dir, char *path, size_t len)
 }
 
 /*
+ * Write @e's summary to c->dir as ID.txt, through a temporary file
+ * renamed into place.  0, or -1 with errno set and no temporary file
+ * left.
+ */
+static int write_summary(const struct svc_conf *c, const struct entry *e)
+{
+	char tmp[PATH_MAX + 32], dst[PATH_MAX + ID_LEN + 8], text[512];
+	int fd, err;
+
+	fd = tmp_file(c->dir, tmp, sizeof(tmp));
+	if (fd < 0)
+		return -1;
+	snprintf(text, sizeof(text),
+		 "saved=%lld\nsession=%" PRIu64 "\ncause=%s\nring=%s\njob=%s\nlater_triggers=%" PRIu64 "\nrecords=%" PRIu64 "\ncpus=%d\n",
+		 (long long)e->saved, e->session, e->cause, e->ring, e->job,
+		 e->later, e->records, e->cpus);
+	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		err = errno;
+		goto fail;
+	}
+	snprintf(dst, sizeof(dst), "%s/%s.txt", c->dir, e->id);
+	if (rename(tmp, dst) < 0) {
+		err = errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	unlink(tmp);
+	errno = err;
+	return -1;
+}
+
+/*
  * Save the snapshot the recorder holds to c->dir: ID.txt, then ID.grf by
  * rename, each written to a temporary file first.  0, or -1 with nothing
  * left in the folder (logged).
  */
 static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 {
-	char tmp[PATH_MAX + 32] = "", stmp[PATH_MAX + 32] = "";
+	char tmp[PATH_MAX + 32] = "";
 	char dst[PATH_MAX + ID_LEN + 8];
-	char text[512], why[PATH_MAX + 300] = "";
-	uint64_t records;
+	char why[PATH_MAX + 300] = "";
 	struct stat st;
 	struct tm tm;
-	int fd, sfd = -1, ncpus = 0, ret, i, dfd;
+	int fd, ret, i, dfd;
 	time_t now = time(NULL);
 
 	memset(e, 0, sizeof(*e));
@@ -818,7 +877,7 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 		goto fail;
 	}
 	rec_quiet = 1;
-	ret = snapshot_to_fd(fd, tmp, in, c->compress, &records, &ncpus);
+	ret = snapshot_to_fd(fd, tmp, in, c->compress, &e->records, &e->cpus);
 	rec_quiet = 0;
 	if (ret < 0 && errno) {
 		snprintf(why, sizeof(why), "%s", strerror(errno));
@@ -840,7 +899,8 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 	/*
 	 * The triggers the module counted while the snapshot was written
 	 * (a second hang) are missed: counted up to now, for the summary
-	 * and the line (the file's TRIGGER has those until it was read).
+	 * (the file's TRIGGER has those until it was read); the count at
+	 * the release, when it is more, replaces it (released()).
 	 */
 	{
 		struct rec_info now_in;
@@ -851,24 +911,7 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 			e->later = now_in.later_triggers;
 		free(now_in.cpus);
 	}
-	sfd = tmp_file(c->dir, stmp, sizeof(stmp));
-	if (sfd < 0) {
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		goto fail;
-	}
-	snprintf(text, sizeof(text),
-		 "saved=%lld\nsession=%" PRIu64 "\ncause=%s\nring=%s\njob=%s\nlater_triggers=%" PRIu64 "\nrecords=%" PRIu64 "\ncpus=%d\n",
-		 (long long)now, e->session, e->cause, e->ring, e->job, e->later,
-		 records, ncpus);
-	if (write_all(sfd, text, strlen(text)) < 0 || fsync(sfd) < 0 ||
-	    close(sfd) < 0) {
-		sfd = -1;
-		snprintf(why, sizeof(why), "%s", strerror(errno));
-		goto fail;
-	}
-	sfd = -1;
-	snprintf(dst, sizeof(dst), "%s/%s.txt", c->dir, e->id);
-	if (rename(stmp, dst) < 0) {
+	if (write_summary(c, e) < 0) {
 		snprintf(why, sizeof(why), "%s", strerror(errno));
 		goto fail;
 	}
@@ -892,10 +935,6 @@ fail:
 	} else if (tmp[0]) {
 		unlink(tmp);
 	}
-	if (sfd >= 0)
-		close(sfd);
-	if (stmp[0])
-		unlink(stmp);
 	slog(LOG_ERR, "snapshot of session %" PRIu64 " (cause %s) NOT saved to %s: %s; nothing of it is left there, the recorder is armed again",
 	     in->session, e->cause, c->dir, why);
 	return -1;
@@ -913,7 +952,8 @@ static int service(const struct svc_conf *c, uint64_t count)
 	load_adapters(c);
 	while (!rec_stop) {
 		struct entry e;
-		int ret;
+		int ret, ok = 0;
+		uint64_t later;
 
 		if (access(info, R_OK)) {
 			if (!gone)
@@ -969,17 +1009,34 @@ static int service(const struct svc_conf *c, uint64_t count)
 		have_last = 1;
 		last_session = in.session;
 		last_ts = in.trigger_ts;
+		later = in.later_triggers;
 		if (!(cause_bit(in.cause) & c->triggers)) {
 			slog(LOG_INFO, "snapshot of session %" PRIu64 " (cause %s) not saved: not one of the config's triggers",
 			     in.session, in.cause);
 		} else if (!save(c, &in, &e)) {
 			saved++;
-			slog(LOG_WARNING, "snapshot %s saved: cause %s, ring %s, hung job %s; %" PRIu64 " later triggers missed; %s/%s.grf (%" PRIu64 " bytes)",
-			     e.id, e.cause, e.ring, e.job, e.later, c->dir, e.id, e.size);
+			ok = 1;
+			later = e.later;
 			prune(c);
 		}
-		if (rec_control("release") < 0)
+		if (rec_control("release") < 0) {
 			slog(LOG_WARNING, "cannot release the snapshot: the recorder is not re-armed yet");
+		} else {
+			/* A second hang while this one was saved: counted. */
+			later = released(in.session, later);
+		}
+		if (ok && later > e.later) {
+			e.later = later;
+			if (write_summary(c, &e) < 0)
+				slog(LOG_WARNING, "snapshot %s: cannot update its summary (%" PRIu64 " later triggers missed): %s",
+				     e.id, later, strerror(errno));
+		}
+		if (ok)
+			slog(LOG_WARNING, "snapshot %s saved: cause %s, ring %s, hung job %s; %" PRIu64 " later triggers missed; %s/%s.grf (%" PRIu64 " bytes)",
+			     e.id, e.cause, e.ring, e.job, e.later, c->dir, e.id, e.size);
+		else if (later)
+			slog(LOG_WARNING, "snapshot of session %" PRIu64 " (not saved): %" PRIu64 " later triggers missed with it",
+			     in.session, later);
 		if (count && saved >= count)
 			break;
 	}

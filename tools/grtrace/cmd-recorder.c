@@ -144,6 +144,9 @@ static void info_key(struct rec_info *in, const char *k, const char *v)
 		{ "frozen_ts", offsetof(struct rec_info, frozen_ts) },
 		{ "freeze_ns", offsetof(struct rec_info, freeze_ns) },
 		{ "later_triggers", offsetof(struct rec_info, later_triggers) },
+		{ "released_session", offsetof(struct rec_info, released_session) },
+		{ "released_later_triggers",
+		  offsetof(struct rec_info, released_later_triggers) },
 	};
 	size_t i;
 	char *end;
@@ -157,6 +160,8 @@ static void info_key(struct rec_info *in, const char *k, const char *v)
 		in->have_trigger = 1;
 		return;
 	}
+	if (!strcmp(k, "released_later_triggers"))
+		in->have_released = 1;
 	if (!strcmp(k, "error")) {
 		in->error = strtoll(v, &end, 0);
 		return;

@@ -27,7 +27,10 @@ struct rec_info {
 	uint64_t cpu, ring, ctx, seqno;
 	int64_t error;
 	uint64_t trigger_ts, frozen_ts, freeze_ns, later_triggers;
+	/* The snapshot last released: its session, its final later triggers. */
+	uint64_t released_session, released_later_triggers;
 	int have_trigger;	/* cause= was there */
+	int have_released;	/* released_later_triggers= was there */
 	unsigned int ncpus;
 	struct info_cpu *cpus;	/* INFO_CPUS entries */
 };

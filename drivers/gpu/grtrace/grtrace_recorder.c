@@ -12,11 +12,15 @@
  * trigger freezes them: the event path's channel pointer is cleared, so
  * every later event is dropped with the reason ``frozen``, and the
  * records the buffers hold are the snapshot, kept until released.  Later
- * triggers are counted.  The state moves off -> armed -> triggered ->
- * (release) armed, or to off by disarm, only under grtrace_lock, but for
- * the trigger itself, which is one cmpxchg() and may come from any context
- * but NMI: a probe, a kprobe, a hard interrupt.  It only sets state and
- * queues an irq_work that wakes the pollers of ``info``.
+ * triggers are counted, up to the moment the release has armed the new
+ * session, and the release keeps their final count
+ * (``released_later_triggers``): a trigger while the snapshot is read,
+ * saved or released is never lost unseen.  The state moves off -> armed
+ * -> triggered -> (release: rearming) armed, or to off by disarm, only
+ * under grtrace_lock, but for the trigger itself, which is one cmpxchg()
+ * and may come from any context but NMI: a probe, a kprobe, a hard
+ * interrupt.  It only sets state and queues an irq_work that wakes the
+ * pollers of ``info``.
  *
  * Accounting, per CPU and exact: a sub-buffer notes at its start how many
  * records its CPU had written since arm (grtrace_rec_subbuf_start(), once
@@ -48,6 +52,7 @@
 
 enum grtrace_rec_state {
 	GRTRACE_REC_OFF,
+	GRTRACE_REC_REARMING,	/* a release: triggers counted, not frozen */
 	GRTRACE_REC_ARMED,
 	GRTRACE_REC_FREEZING,	/* a trigger is filling in what it froze */
 	GRTRACE_REC_TRIGGERED,
@@ -91,7 +96,10 @@ static struct grtrace_rec_cpu __percpu *grtrace_rec_cpu;
 /**
  * struct grtrace_rec - the flight recorder
  * @state: enum grtrace_rec_state; cmpxchg() by triggers
- * @later: triggers while the snapshot is kept
+ * @later: triggers while the snapshot is kept or being released
+ * @released_later: @later of the snapshot last released, counted until
+ *	its release armed the new session
+ * @released_session: the session of the snapshot last released
  * @trig: what froze it, valid from state triggered on
  * @settled: the snapshot's records are counted (grtrace_rec_settle())
  * @format: the session's stream format
@@ -101,6 +109,8 @@ static struct grtrace_rec_cpu __percpu *grtrace_rec_cpu;
 struct grtrace_rec {
 	int state;
 	atomic64_t later;
+	u64 released_later;
+	u64 released_session;
 	struct grtrace_trigger trig;
 	bool settled;
 	u8 format;
@@ -120,6 +130,7 @@ static DEFINE_IRQ_WORK(grtrace_rec_wake_work, grtrace_rec_wake);
 
 static const char * const grtrace_rec_state_names[] = {
 	[GRTRACE_REC_OFF]	= "off",
+	[GRTRACE_REC_REARMING]	= "triggered",
 	[GRTRACE_REC_ARMED]	= "armed",
 	[GRTRACE_REC_FREEZING]	= "armed",
 	[GRTRACE_REC_TRIGGERED]	= "triggered",
@@ -317,8 +328,9 @@ out:
  * @error: a negative errno, or 0
  *
  * The first trigger while armed freezes the buffers within a few hundred
- * ns (the snapshot's ``freeze_ns``); one while a snapshot is kept is
- * counted (``later_triggers``); one while not armed does nothing.
+ * ns (the snapshot's ``freeze_ns``); one while a snapshot is kept or
+ * being released is counted (``later_triggers``, and at the release
+ * ``released_later_triggers``); one while not armed does nothing.
  * Context: any but NMI, hard interrupts, probes and kprobes included;
  * never sleeps, takes no lock.
  */
@@ -521,6 +533,8 @@ static int grtrace_rec_info_show(struct seq_file *m, void *v)
 		   trig ? t->hdr.ts : 0, trig ? t->frozen_ts : 0,
 		   trig ? t->frozen_ts - t->hdr.ts : 0,
 		   atomic64_read(&grtrace_rec.later));
+	seq_printf(m, "released_session=%llu\nreleased_later_triggers=%llu\n",
+		   grtrace_rec.released_session, grtrace_rec.released_later);
 	for_each_possible_cpu(cpu) {
 		const struct grtrace_rec_cpu *rc = per_cpu_ptr(grtrace_rec_cpu, cpu);
 		u64 kept = 0, over = 0, emitted = 0, dropped = 0;
@@ -742,8 +756,8 @@ static const struct file_operations grtrace_rec_snapshot_fops = {
 	.release	= grtrace_rec_snapshot_release,
 };
 
-/* Arm: a new session in overwrite mode. */
-static int grtrace_rec_arm_locked(void)
+/* A new session in overwrite mode, armed last. */
+static int grtrace_rec_start_locked(void)
 {
 	int ret;
 
@@ -757,10 +771,45 @@ static int grtrace_rec_arm_locked(void)
 	grtrace_rec.format = grtrace_cfg.format;
 	grtrace_rec.buffer_size = grtrace_buffer_size;
 	grtrace_rec.settled = false;
-	atomic64_set(&grtrace_rec.later, 0);
 	/* Its buffers are ready before a trigger may freeze them. */
 	smp_store_release(&grtrace_rec.state, GRTRACE_REC_ARMED);
 	return 0;
+}
+
+/* Arm, from off. */
+static int grtrace_rec_arm_locked(void)
+{
+	/* Off: no trigger counts. */
+	atomic64_set(&grtrace_rec.later, 0);
+	return grtrace_rec_start_locked();
+}
+
+/*
+ * Release: discard the snapshot and arm a new session.  The state is
+ * neither off nor armed until the new session is armed, so that a
+ * trigger meanwhile is counted with the snapshot's later triggers, whose
+ * final count info keeps.  A trigger between the new session's arm and
+ * that count freezes the new session, and one more in that instant is
+ * counted with the released snapshot: none is lost.
+ */
+static int grtrace_rec_release_locked(void)
+{
+	int ret;
+
+	/* Only the lock's holders leave triggered. */
+	WRITE_ONCE(grtrace_rec.state, GRTRACE_REC_REARMING);
+	/* Triggers run with interrupts off: the stop's RCU waits for them. */
+	grtrace_disarm_locked();
+	irq_work_sync(&grtrace_rec_wake_work);
+	grtrace_rec.released_session = grtrace_rec.session;
+	ret = grtrace_rec_start_locked();
+	if (ret) {
+		WRITE_ONCE(grtrace_rec.state, GRTRACE_REC_OFF);
+		wake_up_interruptible_poll(&grtrace_rec_wait,
+					   EPOLLIN | EPOLLPRI);
+	}
+	grtrace_rec.released_later = atomic64_xchg(&grtrace_rec.later, 0);
+	return ret;
 }
 
 /* Disarm: no trigger runs once this returns; the buffers are gone. */
@@ -819,8 +868,7 @@ int grtrace_recorder_cmd(char *buf)
 				 grtrace_rec_state_names[state]);
 			ret = -EINVAL;
 		} else {
-			grtrace_rec_disarm_locked();
-			ret = grtrace_rec_arm_locked();
+			ret = grtrace_rec_release_locked();
 		}
 	} else {
 		pr_debug("recorder: unknown command '%s' (arm, disarm, trigger, release)\n",

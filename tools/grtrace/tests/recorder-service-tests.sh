@@ -55,11 +55,11 @@ result "recorder service under the journal: the <4> priority prefix journald rea
 run "$GRTRACE" recorder list --dir "$SD"
 st=$rc
 [ "$(wc -l < "$TMP/out")" -eq 3 ] || st=1
-[ "$(sed -n 1p "$TMP/out" | tr -s ' ')" = "ID TIME CAUSE RING HUNG JOB SIZE" ] || st=1
-sed -n 2p "$TMP/out" | grep -q "^$id  *[0-9-]* [0-9:]* [A-Z]* *timeout  *1 gfx  *10:2  *$size\$" || st=1
-sed -n 3p "$TMP/out" | grep -q "^[0-9T]*Z-s8  *.* error  *1 gfx  *10:2  *[0-9]*\$" || st=1
+[ "$(sed -n 1p "$TMP/out" | tr -s ' ')" = "ID TIME CAUSE RING HUNG JOB MISSED SIZE" ] || st=1
+sed -n 2p "$TMP/out" | grep -q "^$id  *[0-9-]* [0-9:]* [A-Z]* *timeout  *1 gfx  *10:2  *3  *$size\$" || st=1
+sed -n 3p "$TMP/out" | grep -q "^[0-9T]*Z-s8  *.* error  *1 gfx  *10:2  *3  *[0-9]*\$" || st=1
 [ -s "$TMP/err" ] && st=1
-result "recorder list: ID, time, cause, ring, hung job, size, oldest first" $st \
+result "recorder list: ID, time, cause, ring, hung job, missed, size, oldest first" $st \
 	"exit $rc" "$(cat "$TMP/out" "$TMP/err")"
 
 run "$GRTRACE" recorder show --dir "$SD"
@@ -80,6 +80,33 @@ run "$GRTRACE" recorder show nosuch --dir "$SD"
 [ "$(cat "$TMP/err")" = "grtrace: recorder show: no snapshot 'nosuch' in $SD ('grtrace recorder list --dir $SD')" ] || st=1
 result "recorder show [ID]: the newest by default, an ID, the report with the hung job; an ambiguous or unknown ID: one line, exit 1" $st \
 	"exit $rc" "$(head -5 "$TMP/out")" "$(cat "$TMP/err")"
+
+# ---- a trigger between the read and the release ---------------------------------------
+
+# The module counts a trigger that comes after the service read the
+# snapshot, until its release armed the recorder again, and keeps that
+# count in info (released_session, released_later_triggers): the line,
+# the summary and list have it.  The fake's info has it from the start;
+# the service reads it only after its release.
+rm -rf "$SD"
+rec_snap 2 timeout
+printf 'released_session=7\nreleased_later_triggers=5\n' >> "$RDBG/recorder/info"
+run timeout 30 "$GRTRACE" recorder service --dir "$SD" --count 1
+st=$rc
+grep -qx "grtrace: snapshot [0-9T]*Z-s7 saved: cause timeout, ring 1 gfx, hung job 10:2; 5 later triggers missed; $SD/.*\.grf ([0-9]* bytes)" "$TMP/err" || st=1
+[ "$(wc -l < "$TMP/err")" -eq 1 ] || st=1
+grep -qx "later_triggers=5" "$SD"/*-s7.txt || st=1
+err1=$(cat "$TMP/err")
+run "$GRTRACE" recorder list --dir "$SD"
+sed -n 2p "$TMP/out" | grep -q " 10:2  *5  *[0-9]*\$" || st=1
+# Another session's count is not this one's: 3, as read.
+sed -i 's/^released_session=7$/released_session=6/' "$RDBG/recorder/info"
+snap_session 9 1009000000
+run timeout 30 "$GRTRACE" recorder service --dir "$SD" --count 1
+grep -q " hung job 10:2; 3 later triggers missed; " "$TMP/err" || st=1
+grep -qx "later_triggers=3" "$SD"/*-s9.txt || st=1
+result "recorder service: the triggers the module counted until the release are the line's, the summary's and list's" $st \
+	"exit $rc" "$err1" "$(cat "$TMP/err" "$TMP/out")"
 
 # ---- the config: keep and max_size prune, triggers, adapters ---------------------------
 
@@ -121,7 +148,9 @@ kill -TERM $pid
 wait $pid
 rc=$?
 st=$rc
+# The fake's 3 later triggers: missed with it, said.
 [ "$(cat "$TMP/err")" = "grtrace: snapshot of session 7 (cause timeout) not saved: not one of the config's triggers
+grtrace: snapshot of session 7 (not saved): 3 later triggers missed with it
 grtrace: stopped: flight recorder disarmed" ] || st=1
 [ "$(cat "$RDBG/recorder/control")" = disarm ] || st=1
 [ -z "$(ls "$SD")" ] || st=1
@@ -200,11 +229,12 @@ if mount -t tmpfs -o size=4k tmpfs "$FULL" 2> /dev/null; then
 	kill -TERM $spid
 	wait $spid
 	st=$?
-	[ "$(sed -n 2p "$TMP/err")" = "grtrace: stopped: flight recorder disarmed" ] || st=1
+	[ "$(sed -n 2p "$TMP/err")" = "grtrace: snapshot of session 7 (not saved): 3 later triggers missed with it" ] || st=1
+	[ "$(sed -n 3p "$TMP/err")" = "grtrace: stopped: flight recorder disarmed" ] || st=1
 	[ "$(sed -n 1p "$TMP/err")" = "grtrace: snapshot of session 7 (cause timeout) NOT saved to $FULL: No space left on device; nothing of it is left there, the recorder is armed again" ] || st=1
 	[ "$(ls -A "$FULL")" = fill ] || st=1
 	umount "$FULL"
-	result "recorder service on a full disk: one line, no file left behind, released (re-armed)" $st \
+	result "recorder service on a full disk: one line (and one for the triggers it missed), no file left behind, released (re-armed)" $st \
 		"$(cat "$TMP/err")"
 else
 	ok "recorder service on a full disk # SKIP cannot mount a tmpfs here (not root?): tested in the VM by recorder_service_test.sh"
