@@ -336,8 +336,8 @@ cat > "$TMP/abi.c" <<'EOF_C'
 
 int main(int argc, char **argv)
 {
-	struct grtrace_error err;
-	struct grtrace_job job;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_job job = GRTRACE_JOB_INIT;
 	grtrace_trace *t = argc > 1 ? grtrace_open(argv[1], &err) : NULL;
 	int n = 0;
 
@@ -357,6 +357,25 @@ want=$("$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" --format csv | tail
 [ "$("$TMP/abi-static" "$TESTS/corpus/report-basic.bin" 2>> "$TMP/abi")" = "$want jobs" ] ||
 	{ st=1; echo "the static program does not count $want jobs" >> "$TMP/abi"; }
 result "libgrtrace: the .so and the .a export only grtrace_* (the same set), every one versioned GRTRACE_1, and the .a links alone" $st "$(cat "$TMP/abi")"
+
+# The sized structs (grtrace.h, "Structs that grow"): clients with
+# GRTRACE_1-sized, bigger and too small structs, against the .a (its
+# objects with the sanitizers under SAN=1) and against the .so.
+st=0
+: > "$TMP/abisz"
+# shellcheck disable=SC2046 # the flags are words
+${CC:-cc} -std=gnu11 -Wall -Werror -I"$LIBDIR/include" -o "$TMP/abi-size" "$TESTS/abi-size.c" \
+	"$LIBDIR/libgrtrace.a" -lzstd -lm -lpthread $(pkg-config --libs libtracecmd 2>/dev/null) \
+	$ABI_SAN >> "$TMP/abisz" 2>&1 || st=1
+${CC:-cc} -std=gnu11 -Wall -Werror -I"$LIBDIR/include" -o "$TMP/abi-size-so" "$TESTS/abi-size.c" \
+	-L"$LIBDIR" -lgrtrace -Wl,-rpath,"$(cd "$LIBDIR" && pwd)" $ABI_SAN >> "$TMP/abisz" 2>&1 || st=1
+for b in abi-size abi-size-so; do
+	[ -x "$TMP/$b" ] || continue
+	"$TMP/$b" "$TESTS/corpus/report-basic.bin" > "$TMP/abisz.out" 2>&1 || st=1
+	sed "s/^\(not \)*ok /&$b: /" "$TMP/abisz.out" | grep -E '^(ok |not ok |# )' >> "$RESULTS"
+	grep -vE '^(ok |not ok |# )' "$TMP/abisz.out" >> "$TMP/abisz"
+done
+result "libgrtrace: the sized-struct clients (.a and .so) built and ran cleanly" $st "$(head -20 "$TMP/abisz")"
 
 # The layering check: no object of the library or the tool references a
 # symbol of an object that reaches it back.
@@ -600,8 +619,8 @@ if [ -n "$RST2MAN" ]; then
 
 int main(int argc, char **argv)
 {
-	struct grtrace_error err;
-	struct grtrace_job job;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_job job = GRTRACE_JOB_INIT;
 	grtrace_trace *t;
 	int n = 0;
 
