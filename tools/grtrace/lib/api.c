@@ -1111,6 +1111,30 @@ GRTRACE_API const char *grtrace_format_summary(unsigned int i)
 	return s ? s->summary : NULL;
 }
 
+GRTRACE_API const char *grtrace_output_format(unsigned int i,
+					      const char **summary,
+					      int *export_only)
+{
+	const struct rp_sink *const *s;
+
+	for (s = rp_sinks; *s && i; s++, i--)
+		;
+	if (summary)
+		*summary = *s ? (*s)->summary : NULL;
+	if (export_only)
+		*export_only = *s && ((*s)->flags & RP_SINK_EXPORT);
+	return *s ? (*s)->name : NULL;
+}
+
+GRTRACE_API void grtrace_file_versions(unsigned int *oldest,
+				       unsigned int *newest)
+{
+	if (oldest)
+		*oldest = GRF_VERSION_MIN;
+	if (newest)
+		*newest = GRF_VERSION;
+}
+
 /* ---- a diff of two inputs --------------------------------------------------------- */
 
 /* Feed all of @t to a new engine with @o whose sink state is @state. */

@@ -1732,6 +1732,17 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 
 # ---- the tool's layout ---------------------------------------------------------
 
+# The tool, the fuzz target and the test programs include no private
+# header of lib/ but those tests/private-includes.txt still lists (the
+# work left); a new one, or a listed file that has none, fails.
+if command -v python3 > /dev/null 2>&1; then
+	python3 "$TESTS/public-only.py" . "$TESTS/private-includes.txt" > "$TMP/out" 2>&1
+	result "the tool's sources include only the public header of libgrtrace (but the listed debt)" $? "$(cat "$TMP/out")"
+	echo "# $(tail -n 1 "$TMP/out")" >> "$RESULTS"
+else
+	ok "the tool's sources include only the public header of libgrtrace # SKIP no python3"
+fi
+
 # No include circle among the tool's C files: each #include "..." resolved
 # as the compiler does (beside the including file), a cycle printed.
 if command -v python3 > /dev/null 2>&1; then

@@ -31,7 +31,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	2
+#define GRTRACE_LIB_VERSION_MINOR	3
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -418,6 +418,23 @@ GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 /* The report's output formats: the @i-th name (or NULL past the last). */
 GRTRACE_API const char *grtrace_format_name(unsigned int i);
 GRTRACE_API const char *grtrace_format_summary(unsigned int i);
+
+/*
+ * Since 1.3: every output format, those only "grtrace export" writes
+ * included: the @i-th name (or NULL past the last), its one-line summary
+ * in *@summary and 1 in *@export_only for a format of export alone, else
+ * 0 (either pointer may be NULL).
+ */
+GRTRACE_API const char *grtrace_output_format(unsigned int i,
+					      const char **summary,
+					      int *export_only);
+
+/*
+ * Since 1.3: the versions of the trace file this library reads, the
+ * oldest and the newest (the one "grtrace record" writes).
+ */
+GRTRACE_API void grtrace_file_versions(unsigned int *oldest,
+				       unsigned int *newest);
 
 /* Start @t's records and jobs over from the beginning of its input. */
 GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err);
