@@ -642,6 +642,20 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 	return 1;
 }
 
+GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li)
+{
+	struct gr_recorder rc;
+
+	if (!li || li->size < GRTRACE_INFO_LOSS_SIZE_1)
+		return 0;
+	memset(&rc, 0, sizeof(rc));
+	rc.emitted = li->emitted;
+	rc.kept = li->kept;
+	rc.overwritten = li->overwritten;
+	rc.dropped = li->dropped;
+	return gr_recorder_balanced(&rc);
+}
+
 GRTRACE_API const char *grtrace_type_name(unsigned int type, char *buf,
 					  size_t len)
 {

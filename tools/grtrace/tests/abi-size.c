@@ -227,6 +227,34 @@ int main(int argc, char **argv)
 	check(ok, "sized structs: a bigger error struct gets the error, its tail untouched, its size kept",
 	      big->msg);
 	free(big);
+
+	/* The accounting rule of a RECORDER (1.3), sized as the rest. */
+	{
+		struct grtrace_info_loss li = GRTRACE_INFO_LOSS_INIT;
+		int held, broke, wrapped, small;
+
+		li.emitted = 10;
+		li.kept = 5;
+		li.overwritten = 3;
+		li.dropped = 2;
+		held = grtrace_loss_balanced(&li);
+		li.dropped = 1;
+		broke = grtrace_loss_balanced(&li);
+		li.kept = UINT64_MAX;
+		li.overwritten = 10;
+		li.dropped = 1;		/* wraps to 10 */
+		wrapped = grtrace_loss_balanced(&li);
+		li.kept = 5;
+		li.overwritten = 3;
+		li.dropped = 2;
+		li.size = GRTRACE_INFO_LOSS_SIZE_1 - 8;
+		small = grtrace_loss_balanced(&li);
+		snprintf(diag, sizeof(diag), "held %d broke %d wrapped %d small %d",
+			 held, broke, wrapped, small);
+		check(held == 1 && !broke && !wrapped && !small && !grtrace_loss_balanced(NULL),
+		      "grtrace_loss_balanced(): emitted = kept + overwritten + dropped exactly, no wrap, no short struct",
+		      diag);
+	}
 	fclose(null);
 	return failed;
 }

@@ -277,6 +277,13 @@ struct grtrace_info_loss {
 GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 				  struct grtrace_info_loss *li,
 				  struct grtrace_error *err);
+/*
+ * Since 1.3: 1 when @li's accounting holds -- every record the CPU
+ * emitted was kept, overwritten or dropped, emitted = kept + overwritten
+ * + dropped exactly (a sum that wraps does not) -- else 0 (and for NULL
+ * or a @size below GRTRACE_INFO_LOSS_SIZE_1).
+ */
+GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li);
 
 /* The forms of grtrace_next_rows(). */
 enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
