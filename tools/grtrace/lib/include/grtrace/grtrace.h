@@ -68,14 +68,15 @@ enum grtrace_status {
  *    fields this library knows; the bytes after them are left as the
  *    caller set them, and the library says how far it filled in @size
  *    (all but struct grtrace_error, whose @size it never changes);
- *  - a @size below the struct's GRTRACE_1 minimum (GRTRACE_*_SIZE_1: its
- *    size in the first version that has the field) is refused: the call
+ *  - a @size below the struct's GRTRACE_1 minimum (GRTRACE_*_SIZE_1: the
+ *    struct as this header first gave it @size) is refused: the call
  *    fails with GRTRACE_ERR_INVAL in *@err, naming the struct and both
  *    sizes, and writes nothing into the struct.
  *
  * A struct grtrace_error with a @size below GRTRACE_ERROR_SIZE_1 cannot
  * carry that news: the call fails (NULL, or -1) without reading its input
  * or writing the struct, and sets errno to EINVAL.  A NULL @err is fine.
+ * The same holds for the calls of grtrace/timeline.h.
  */
 
 /**
@@ -86,7 +87,7 @@ enum grtrace_status {
  * @offset: the byte of the input at fault (GRTRACE_ERR_INPUT), else 0
  * @msg: one line without a newline, naming the problem (and the byte)
  *
- * Every call that takes one clears it (but @size) first.
+ * Every call of this header that takes one clears it (but @size) first.
  */
 struct grtrace_error {
 	uint32_t size;
