@@ -77,7 +77,7 @@ int cmd_diff(int argc, char **argv)
 	const char *format = "text", *path[2];
 	char alpha[64] = "", minc[64] = "", name[2][4096];
 	const char *args[5];
-	struct grtrace_error err;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
 	grtrace_trace *t[2] = { NULL, NULL };
 	int c, i, nargs = 0, fail_on = 0, ret;
 

@@ -222,9 +222,13 @@ out:
 }
 
 /* The clients of a pass not known yet; under clients.lock. */
-static void add_clients(const struct grf_client *c, size_t n)
+static void add_clients(const struct drm_client *c, size_t n)
 {
+	struct grf_client g;
 	size_t i;
+
+	_Static_assert(sizeof(g.process) == sizeof(c->process),
+		       "a process name of the client table");
 
 	for (i = 0; i < n; i++) {
 		if (u64map_get(clients.map, c[i].id) >= 0)
@@ -234,7 +238,11 @@ static void add_clients(const struct grf_client *c, size_t n)
 			clients.t = xrealloc(clients.t,
 					     clients.cap * sizeof(*clients.t));
 		}
-		clients.t[clients.n] = (struct rec_client){ .c = c[i] };
+		memset(&g, 0, sizeof(g));
+		g.id = c[i].id;
+		g.pid = c[i].pid;
+		memcpy(g.process, c[i].process, sizeof(g.process));
+		clients.t[clients.n] = (struct rec_client){ .c = g };
 		u64map_set(clients.map, c[i].id, (uint32_t)clients.n++);
 	}
 }
@@ -246,7 +254,7 @@ static void add_clients(const struct grf_client *c, size_t n)
  */
 static void note_client(struct cpu_reader *r, uint64_t id)
 {
-	struct grf_client *found;
+	struct drm_client *found;
 	ssize_t n;
 	int64_t i;
 

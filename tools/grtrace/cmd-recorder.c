@@ -115,12 +115,12 @@ static int parse_u64(const char *s, uint64_t *v)
 static void cpu_key(struct info_cpu *c, const char *k, const char *v)
 {
 	static const struct { const char *key; size_t off; } keys[] = {
-		{ "first_ts", offsetof(struct gr_recorder, first_ts) },
-		{ "last_ts", offsetof(struct gr_recorder, last_ts) },
-		{ "emitted", offsetof(struct gr_recorder, emitted) },
-		{ "kept", offsetof(struct gr_recorder, kept) },
-		{ "overwritten", offsetof(struct gr_recorder, overwritten) },
-		{ "dropped", offsetof(struct gr_recorder, dropped) },
+		{ "first_ts", offsetof(struct grtrace_info_loss, first_ts) },
+		{ "last_ts", offsetof(struct grtrace_info_loss, last_ts) },
+		{ "emitted", offsetof(struct grtrace_info_loss, emitted) },
+		{ "kept", offsetof(struct grtrace_info_loss, kept) },
+		{ "overwritten", offsetof(struct grtrace_info_loss, overwritten) },
+		{ "dropped", offsetof(struct grtrace_info_loss, dropped) },
 	};
 	size_t i;
 
@@ -190,6 +190,7 @@ static void parse_info(char *text, struct rec_info *in)
 			c = &in->cpus[in->ncpus++];
 			memset(c, 0, sizeof(*c));
 			c->cpu = (unsigned int)n;
+			c->acc.size = sizeof(c->acc);
 			c->acc.cpu = (uint32_t)n;
 			line = end;
 		}
@@ -471,12 +472,12 @@ static void print_info(const struct rec_info *in)
 		       in->frozen_ts, in->freeze_ns, in->later_triggers);
 	}
 	for (i = 0; i < in->ncpus; i++) {
-		const struct gr_recorder *a = &in->cpus[i].acc;
+		const struct grtrace_info_loss *a = &in->cpus[i].acc;
 
 		printf("cpu%-4u   window %" PRIu64 " .. %" PRIu64 " ns; emitted %" PRIu64 " = kept %" PRIu64 " + overwritten %" PRIu64 " + dropped %" PRIu64 " (%s)\n",
 		       in->cpus[i].cpu, a->first_ts, a->last_ts, a->emitted,
 		       a->kept, a->overwritten, a->dropped,
-		       gr_recorder_balanced(a) ? "holds" : "DOES NOT HOLD");
+		       grtrace_loss_balanced(a) ? "holds" : "DOES NOT HOLD");
 	}
 }
 

@@ -81,7 +81,7 @@ static ssize_t read_small(int dirfd, const char *name, char *buf, size_t len)
 }
 
 struct found {
-	struct grf_client *c;
+	struct drm_client *c;
 	size_t n, cap;
 };
 
@@ -89,7 +89,7 @@ struct found {
 static void scan_process(int procfd, const char *name, uint32_t pid,
 			 struct found *f)
 {
-	char path[64], buf[FDINFO_MAX], comm[GRF_COMM_LEN + 2];
+	char path[64], buf[FDINFO_MAX], comm[DRM_COMM_LEN + 2];
 	size_t first = f->n, i;
 	struct dirent *e;
 	ssize_t n;
@@ -139,8 +139,8 @@ static void scan_process(int procfd, const char *name, uint32_t pid,
 		f->n = first;
 		return;
 	}
-	/* comm holds 15 bytes and a newline: at most GRF_COMM_LEN kept. */
-	n = (ssize_t)strnlen(comm, GRF_COMM_LEN);
+	/* comm holds 15 bytes and a newline: at most DRM_COMM_LEN kept. */
+	n = (ssize_t)strnlen(comm, DRM_COMM_LEN);
 	for (i = first; i < f->n; i++) {
 		memcpy(f->c[i].process, comm, (size_t)n);
 		f->c[i].process[n] = '\0';
@@ -150,14 +150,14 @@ static void scan_process(int procfd, const char *name, uint32_t pid,
 /* By id, then pid: the first of each id is its lowest pid. */
 static int by_id_pid(const void *a, const void *b)
 {
-	const struct grf_client *x = a, *y = b;
+	const struct drm_client *x = a, *y = b;
 
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-ssize_t drm_clients_scan(const char *proc, struct grf_client **out)
+ssize_t drm_clients_scan(const char *proc, struct drm_client **out)
 {
 	struct found f = { .c = NULL };
 	struct dirent *e;

@@ -15,7 +15,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "lib/trace-file.h"
+/* Bytes of a process name kept (the kernel's comm, TASK_COMM_LEN - 1). */
+#define DRM_COMM_LEN	16
+
+/* A DRM client: its id, the process holding it, that process's name. */
+struct drm_client {
+	uint64_t id;
+	uint32_t pid;
+	char process[DRM_COMM_LEN + 1];	/* NUL-terminated */
+};
 
 /*
  * Every DRM client open in a process of @proc ("/proc", or a directory laid
@@ -26,7 +34,7 @@
  * may not read, are skipped.  Returns how many, the malloc'd entries in
  * *@out (NULL for none), or -1 with errno when @proc cannot be read.
  */
-ssize_t drm_clients_scan(const char *proc, struct grf_client **out);
+ssize_t drm_clients_scan(const char *proc, struct drm_client **out);
 
 /*
  * The id of a "drm-client-id:" line in the fdinfo text @buf (@len bytes):

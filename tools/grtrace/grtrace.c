@@ -8,8 +8,7 @@
 #include <linux/grtrace.h>
 
 #include "grtrace.h"
-#include "lib/sink.h"
-#include "lib/trace-file.h"
+#include "lib/include/grtrace/grtrace.h"
 #include "util.h"
 
 static int cmd_help(int argc, char **argv);
@@ -102,11 +101,13 @@ static void oom(size_t size)
  */
 static int list_formats(int all)
 {
-	const struct rp_sink *const *s;
+	const char *name, *summary;
+	unsigned int i;
+	int export_only;
 
-	for (s = rp_sinks; *s; s++)
-		if (all || !((*s)->flags & RP_SINK_EXPORT))
-			printf("%s\t%s\n", (*s)->name, (*s)->summary);
+	for (i = 0; (name = grtrace_output_format(i, &summary, &export_only)); i++)
+		if (all || !export_only)
+			printf("%s\t%s\n", name, summary);
 	return finish_stdout();
 }
 
@@ -127,9 +128,12 @@ int main(int argc, char **argv)
 		return finish_stdout();
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("grtrace %s (stream formats %d to %d, trace file versions %d to %d)\n",
+		unsigned int oldest, newest;
+
+		grtrace_file_versions(&oldest, &newest);
+		printf("grtrace %s (stream formats %d to %d, trace file versions %u to %u)\n",
 		       GRTRACE_TOOL_VERSION, GRTRACE_FORMAT_V1,
-		       GRTRACE_FORMAT_VERSION, GRF_VERSION_MIN, GRF_VERSION);
+		       GRTRACE_FORMAT_VERSION, oldest, newest);
 		return finish_stdout();
 	}
 	cmd = find_command(argv[1]);

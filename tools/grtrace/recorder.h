@@ -10,13 +10,14 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "lib/stream.h"
+#include "lib/include/grtrace/grtrace.h"
 
 #define INFO_CPUS	4096
 
+/* A cpuN line: its accounting (the fields of a snapshot's RECORDER). */
 struct info_cpu {
 	unsigned int cpu;
-	struct gr_recorder acc;
+	struct grtrace_info_loss acc;
 };
 
 /* The info file, parsed: what it has, unknown keys ignored. */

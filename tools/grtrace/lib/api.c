@@ -51,6 +51,32 @@ struct grtrace_trace {
 	struct grtrace_error rows_err;	/* told after the rows before it */
 };
 
+_Static_assert(sizeof(struct grtrace_error) == GRTRACE_ERROR_SIZE_1,
+	       "struct grtrace_error: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_record) == GRTRACE_RECORD_SIZE_1,
+	       "struct grtrace_record: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_job) == GRTRACE_JOB_SIZE_1,
+	       "struct grtrace_job: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_info_stream) == GRTRACE_INFO_STREAM_SIZE_1,
+	       "struct grtrace_info_stream: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_info_ring) == GRTRACE_INFO_RING_SIZE_1,
+	       "struct grtrace_info_ring: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_info_trigger) == GRTRACE_INFO_TRIGGER_SIZE_1,
+	       "struct grtrace_info_trigger: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_info_loss) == GRTRACE_INFO_LOSS_SIZE_1,
+	       "struct grtrace_info_loss: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_report_opts) == GRTRACE_REPORT_OPTS_SIZE_1,
+	       "struct grtrace_report_opts: GRTRACE_1 layout");
+
+/*
+ * A caller's struct grtrace_error is written only if its @size holds at
+ * least the GRTRACE_1 fields; of it, only the bytes both sides know.
+ */
+static int err_bad(const struct grtrace_error *err)
+{
+	return err && err->size < GRTRACE_ERROR_SIZE_1;
+}
+
 static void set_err(struct grtrace_error *err, int status, int sys,
 		    uint64_t offset, const char *fmt, ...) GR_PRINTF(5, 6);
 
@@ -59,7 +85,7 @@ static void set_err(struct grtrace_error *err, int status, int sys,
 {
 	va_list ap;
 
-	if (!err)
+	if (!err || err_bad(err))
 		return;
 	err->status = status;
 	err->sys = sys;
@@ -69,10 +95,74 @@ static void set_err(struct grtrace_error *err, int status, int sys,
 	va_end(ap);
 }
 
+/* All but @size: no byte past the caller's struct or past ours. */
 static void clear_err(struct grtrace_error *err)
 {
-	if (err)
-		memset(err, 0, sizeof(*err));
+	uint32_t n;
+
+	if (!err || err_bad(err))
+		return;
+	n = err->size < sizeof(*err) ? err->size : sizeof(*err);
+	memset((uint8_t *)err + sizeof(err->size), 0, n - sizeof(err->size));
+}
+
+/* *@dst = *@src, @dst's @size kept. */
+static void copy_err(struct grtrace_error *dst, const struct grtrace_error *src)
+{
+	if (!dst || err_bad(dst))
+		return;
+	memcpy((uint8_t *)dst + sizeof(dst->size),
+	       (const uint8_t *)src + sizeof(src->size),
+	       sizeof(*src) - sizeof(src->size));
+}
+
+/* An error struct of the library's own, ready for set_err(). */
+static void init_err(struct grtrace_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	err->size = sizeof(*err);
+}
+
+/*
+ * The start of every call that takes a struct grtrace_error: one too
+ * small to say so fails the call (errno EINVAL); else it is cleared.
+ */
+#define ENTER(err, fail)						\
+	do {								\
+		if (err_bad(err)) {					\
+			errno = EINVAL;					\
+			return fail;					\
+		}							\
+		clear_err(err);						\
+	} while (0)
+
+/*
+ * A caller's sized struct @what (@size its first field) below its
+ * GRTRACE_1 minimum @min: refused, with *@err.
+ */
+static int size_bad(uint32_t size, uint32_t min, const char *what,
+		    struct grtrace_error *err)
+{
+	if (size >= min)
+		return 0;
+	set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+		"struct %s: size %u is below its GRTRACE_1 minimum %u (set .size = sizeof(struct %s))",
+		what, size, min, what);
+	return 1;
+}
+
+/*
+ * Fill the caller's sized struct @dst from the library's @src (@len
+ * bytes, @size first): what fits in both, then @size says how much.
+ */
+static void sized_copy(void *dst, const void *src, uint32_t len)
+{
+	uint32_t want = *(const uint32_t *)dst;
+	uint32_t n = want < len ? want : len;
+
+	memcpy((uint8_t *)dst + sizeof(uint32_t),
+	       (const uint8_t *)src + sizeof(uint32_t), n - sizeof(uint32_t));
+	*(uint32_t *)dst = n;
 }
 
 /*
@@ -150,6 +240,8 @@ static grtrace_trace *open_common(grtrace_trace *t, struct grtrace_error *err)
 {
 	struct gr_oom_guard g;
 
+	init_err(&t->pending);
+	init_err(&t->rows_err);
 	GUARD(t, g, err, t);
 	start(t);
 	gr_oom_pop(&g);
@@ -163,7 +255,7 @@ static grtrace_trace *open_path(const char *path, unsigned int format,
 	struct stat st;
 	int fd, e;
 
-	clear_err(err);
+	ENTER(err, NULL);
 	if (!path) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no path (NULL)");
 		return NULL;
@@ -206,8 +298,8 @@ GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
 					   unsigned int cpu,
 					   struct grtrace_error *err)
 {
+	ENTER(err, NULL);
 	if (format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
-		clear_err(err);
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"stream format %u or CPU %u out of range", format, cpu);
 		return NULL;
@@ -220,7 +312,7 @@ GRTRACE_API grtrace_trace *grtrace_open_mem(const void *buf, size_t len,
 {
 	grtrace_trace *t;
 
-	clear_err(err);
+	ENTER(err, NULL);
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
@@ -242,7 +334,7 @@ GRTRACE_API grtrace_trace *grtrace_open_mem_as(const void *buf, size_t len,
 {
 	grtrace_trace *t;
 
-	clear_err(err);
+	ENTER(err, NULL);
 	if (format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"stream format %u or CPU %u out of range", format, cpu);
@@ -269,7 +361,7 @@ GRTRACE_API grtrace_trace *grtrace_dup(const grtrace_trace *t,
 {
 	grtrace_trace *d;
 
-	clear_err(err);
+	ENTER(err, NULL);
 	if (!t) {
 		no_handle(err);
 		return NULL;
@@ -318,7 +410,7 @@ GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err)
 {
 	struct gr_oom_guard g;
 
-	clear_err(err);
+	ENTER(err, -1);
 	if (!t) {
 		no_handle(err);
 		return -1;
@@ -344,23 +436,25 @@ GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t)
 	return t->m.nfiles ? t->m.file.version : 0;
 }
 
-static void fill_record(struct grtrace_record *r, const struct gr_rec *rec,
+/* *@dst (sized by its caller) of @rec: the fields that fit. */
+static void fill_record(struct grtrace_record *dst, const struct gr_rec *rec,
 			unsigned int part)
 {
+	struct grtrace_record o, *r = &o;
 	struct gr_job job;
 
 	memset(r, 0, sizeof(*r));
 	r->offset = rec->offset;
 	r->part = part;
 	r->type = rec->type;
-	r->size = rec->size;
+	r->rec_size = rec->size;
 	r->cpu = rec->cpu;
 	r->flags = rec->flags;
 	r->ts = rec->ts;
 	r->gseq = rec->gseq;
 	r->cseq = rec->cseq;
 	if (gr_decode_job(rec, &job))
-		return;
+		goto out;
 	r->is_job = 1;
 	r->ctx = job.ctx;
 	r->seqno = job.seqno;
@@ -373,6 +467,9 @@ static void fill_record(struct grtrace_record *r, const struct gr_rec *rec,
 	r->tid = job.tid;
 	r->has_client = (uint32_t)job.has_client;
 	r->client = job.client;
+out:
+	r->size = sizeof(*r);
+	sized_copy(dst, r, sizeof(*r));
 }
 
 GRTRACE_API int grtrace_next_record(grtrace_trace *t,
@@ -383,11 +480,13 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 	struct gr_rec rec;
 	int n;
 
-	clear_err(err);
+	ENTER(err, -1);
 	if (!t || !r) {
 		no_handle(err);
 		return -1;
 	}
+	if (size_bad(r->size, GRTRACE_RECORD_SIZE_1, "grtrace_record", err))
+		return -1;
 	if (t->rp) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"the handle is reading jobs: rewind it first");
@@ -415,18 +514,16 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 
 /* The last record, or -1 and *@err; @size checked. */
 static const struct gr_rec *info_rec(grtrace_trace *t, const uint32_t *size,
+				     uint32_t min, const char *what,
 				     struct grtrace_error *err)
 {
-	clear_err(err);
+	ENTER(err, NULL);
 	if (!t || !size) {
 		no_handle(err);
 		return NULL;
 	}
-	if (*size < sizeof(uint32_t)) {
-		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
-			"the struct's size field is %u", *size);
+	if (size_bad(*size, min, what, err))
 		return NULL;
-	}
 	if (!t->have_last) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"no record: call grtrace_next_record() first");
@@ -435,22 +532,13 @@ static const struct gr_rec *info_rec(grtrace_trace *t, const uint32_t *size,
 	return &t->last;
 }
 
-/* Copy what both sides know of @src (@len bytes) into @dst, sized *@dst. */
-static void info_copy(void *dst, const void *src, uint32_t len)
-{
-	uint32_t want = *(const uint32_t *)dst;
-	uint32_t n = want < len ? want : len;
-
-	memcpy((uint8_t *)dst + sizeof(uint32_t),
-	       (const uint8_t *)src + sizeof(uint32_t), n - sizeof(uint32_t));
-	*(uint32_t *)dst = n;
-}
-
 GRTRACE_API int grtrace_info_stream(grtrace_trace *t,
 				    struct grtrace_info_stream *si,
 				    struct grtrace_error *err)
 {
-	const struct gr_rec *rec = info_rec(t, si ? &si->size : NULL, err);
+	const struct gr_rec *rec = info_rec(t, si ? &si->size : NULL,
+						GRTRACE_INFO_STREAM_SIZE_1,
+						"grtrace_info_stream", err);
 	struct grtrace_info_stream o = { 0 };
 	struct gr_stream_info d;
 
@@ -465,7 +553,7 @@ GRTRACE_API int grtrace_info_stream(grtrace_trace *t,
 	o.nr_cpus = d.nr_cpus;
 	o.features = d.features;
 	o.session_id = d.session_id;
-	info_copy(si, &o, sizeof(o));
+	sized_copy(si, &o, sizeof(o));
 	return 1;
 }
 
@@ -473,7 +561,9 @@ GRTRACE_API int grtrace_info_ring(grtrace_trace *t, unsigned int i,
 				  struct grtrace_info_ring *ri,
 				  struct grtrace_error *err)
 {
-	const struct gr_rec *rec = info_rec(t, ri ? &ri->size : NULL, err);
+	const struct gr_rec *rec = info_rec(t, ri ? &ri->size : NULL,
+						GRTRACE_INFO_RING_SIZE_1,
+						"grtrace_info_ring", err);
 	struct grtrace_info_ring o = { 0 };
 	struct gr_metadata md;
 	struct gr_ring d;
@@ -496,7 +586,7 @@ GRTRACE_API int grtrace_info_ring(grtrace_trace *t, unsigned int i,
 	snprintf(o.driver, sizeof(o.driver), "%s", d.driver);
 	snprintf(o.device, sizeof(o.device), "%s", d.device);
 	snprintf(o.name, sizeof(o.name), "%s", d.name);
-	info_copy(ri, &o, sizeof(o));
+	sized_copy(ri, &o, sizeof(o));
 	return 1;
 }
 
@@ -504,7 +594,9 @@ GRTRACE_API int grtrace_info_trigger(grtrace_trace *t,
 				     struct grtrace_info_trigger *ti,
 				     struct grtrace_error *err)
 {
-	const struct gr_rec *rec = info_rec(t, ti ? &ti->size : NULL, err);
+	const struct gr_rec *rec = info_rec(t, ti ? &ti->size : NULL,
+						GRTRACE_INFO_TRIGGER_SIZE_1,
+						"grtrace_info_trigger", err);
 	struct grtrace_info_trigger o = { 0 };
 	struct gr_trigger d;
 
@@ -520,7 +612,7 @@ GRTRACE_API int grtrace_info_trigger(grtrace_trace *t,
 	o.error = d.error;
 	o.frozen_ts = d.frozen_ts;
 	o.later_triggers = d.later_triggers;
-	info_copy(ti, &o, sizeof(o));
+	sized_copy(ti, &o, sizeof(o));
 	return 1;
 }
 
@@ -528,7 +620,9 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 				  struct grtrace_info_loss *li,
 				  struct grtrace_error *err)
 {
-	const struct gr_rec *rec = info_rec(t, li ? &li->size : NULL, err);
+	const struct gr_rec *rec = info_rec(t, li ? &li->size : NULL,
+						GRTRACE_INFO_LOSS_SIZE_1,
+						"grtrace_info_loss", err);
 	struct grtrace_info_loss o = { 0 };
 	struct gr_recorder d;
 
@@ -544,8 +638,22 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 	o.overwritten = d.overwritten;
 	o.dropped = d.dropped;
 	o.buffer_size = d.buffer_size;
-	info_copy(li, &o, sizeof(o));
+	sized_copy(li, &o, sizeof(o));
 	return 1;
+}
+
+GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li)
+{
+	struct gr_recorder rc;
+
+	if (!li || li->size < GRTRACE_INFO_LOSS_SIZE_1)
+		return 0;
+	memset(&rc, 0, sizeof(rc));
+	rc.emitted = li->emitted;
+	rc.kept = li->kept;
+	rc.overwritten = li->overwritten;
+	rc.dropped = li->dropped;
+	return gr_recorder_balanced(&rc);
 }
 
 GRTRACE_API const char *grtrace_type_name(unsigned int type, char *buf,
@@ -618,7 +726,7 @@ GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
 {
 	struct gr_oom_guard g;
 
-	clear_err(err);
+	ENTER(err, NULL);
 	if (len)
 		*len = 0;
 	if (!t || !len) {
@@ -644,7 +752,7 @@ GRTRACE_API const char *grtrace_next_rows(grtrace_trace *t, unsigned int form,
 	}
 	if (t->rows_state == ROWS_ERROR) {
 		if (err)
-			*err = t->rows_err;
+			copy_err(err, &t->rows_err);
 		t->rows_state = ROWS_END;	/* said once */
 	}
 	return NULL;
@@ -769,11 +877,13 @@ GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
 {
 	struct gr_oom_guard g;
 
-	clear_err(err);
+	ENTER(err, -1);
 	if (!t || !j) {
 		no_handle(err);
 		return -1;
 	}
+	if (size_bad(j->size, GRTRACE_JOB_SIZE_1, "grtrace_job", err))
+		return -1;
 	GUARD(t, g, err, -1);
 	t->have_last = 0;
 	if (!t->rp && jobs_start(t, err) < 0) {
@@ -783,14 +893,15 @@ GRTRACE_API int grtrace_next_job(grtrace_trace *t, struct grtrace_job *j,
 	jobs_fill(t);
 	gr_oom_pop(&g);
 	if (t->qlen) {
-		*j = t->q[t->qhead++];
+		t->q[t->qhead].size = sizeof(*j);
+		sized_copy(j, &t->q[t->qhead++], sizeof(*j));
 		if (!--t->qlen)
 			t->qhead = 0;
 		return 1;
 	}
 	if (t->input_done < 0) {
 		if (err)
-			*err = t->pending;
+			copy_err(err, &t->pending);
 		/* Said once: the next call says the end. */
 		t->input_done = 1;
 		return -1;
@@ -852,11 +963,9 @@ static int report_opts_in(struct rp_opts *o, const struct grtrace_report_opts *i
 	struct grtrace_report_opts r = { 0 };
 
 	if (in) {
-		if (in->size < sizeof(uint32_t)) {
-			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
-				"the options' size field is %u", in->size);
+		if (size_bad(in->size, GRTRACE_REPORT_OPTS_SIZE_1,
+			     "grtrace_report_opts", err))
 			return -1;
-		}
 		memcpy(&r, in, in->size < sizeof(r) ? in->size : sizeof(r));
 	}
 	if (r.flags & ~(GRTRACE_REPORT_LIMIT * 2 - 1) ||
@@ -934,7 +1043,7 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 {
 	struct grtrace_report_opts ro = { .size = sizeof(ro) };
 
-	clear_err(err);
+	ENTER(err, -1);
 	for (; args && *args; args++) {
 		if (report_opt(&ro, *args) < 0) {
 			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
@@ -954,7 +1063,7 @@ GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 	struct rp_opts o;
 	int ret;
 
-	clear_err(err);
+	ENTER(err, -1);
 	if (!t || !out) {
 		no_handle(err);
 		return -1;
@@ -1014,6 +1123,30 @@ GRTRACE_API const char *grtrace_format_summary(unsigned int i)
 	const struct rp_sink *s = report_format(i);
 
 	return s ? s->summary : NULL;
+}
+
+GRTRACE_API const char *grtrace_output_format(unsigned int i,
+					      const char **summary,
+					      int *export_only)
+{
+	const struct rp_sink *const *s;
+
+	for (s = rp_sinks; *s && i; s++, i--)
+		;
+	if (summary)
+		*summary = *s ? (*s)->summary : NULL;
+	if (export_only)
+		*export_only = *s && ((*s)->flags & RP_SINK_EXPORT);
+	return *s ? (*s)->name : NULL;
+}
+
+GRTRACE_API void grtrace_file_versions(unsigned int *oldest,
+				       unsigned int *newest)
+{
+	if (oldest)
+		*oldest = GRF_VERSION_MIN;
+	if (newest)
+		*newest = GRF_VERSION;
 }
 
 /* ---- a diff of two inputs --------------------------------------------------------- */
@@ -1076,7 +1209,7 @@ GRTRACE_API int grtrace_diff(grtrace_trace *a, grtrace_trace *b,
 	struct rp_opts ro;
 	int i, ret = 0;
 
-	clear_err(err);
+	ENTER(err, -1);
 	diff_opts_init(&o);
 	if (!format || !strcmp(format, "text"))
 		o.form = DIFF_TEXT;
@@ -1110,13 +1243,13 @@ GRTRACE_API int grtrace_diff(grtrace_trace *a, grtrace_trace *b,
 	gr_oom_push(&g);
 	d = diff_new(&o);
 	for (i = 0; i < 2; i++) {
-		clear_err(&side_err[i]);
+		init_err(&side_err[i]);
 		diff_side_opts(d, i, &ro);
 		if (diff_side(i ? b : a, &ro, diff_side_state(d, i), o.name[i],
 			      &side_err[i]) < 0 &&
 		    side_err[i].status != GRTRACE_ERR_INPUT) {
 			if (err)
-				*err = side_err[i];
+				copy_err(err, &side_err[i]);
 			diff_free(d);
 			gr_oom_pop(&g);
 			return -1;
@@ -1129,7 +1262,7 @@ GRTRACE_API int grtrace_diff(grtrace_trace *a, grtrace_trace *b,
 	} else if (side_err[0].status || side_err[1].status) {
 		/* Written, with the damage named: the first is the error. */
 		if (err)
-			*err = side_err[side_err[0].status ? 0 : 1];
+			copy_err(err, &side_err[side_err[0].status ? 0 : 1]);
 		ret = -1;
 	} else {
 		ret = diff_regressions(d) > INT32_MAX ? INT32_MAX :

@@ -29,9 +29,11 @@ static void tl_err(struct grtrace_error *err, int status, int sys,
 {
 	va_list ap;
 
-	if (!err)
+	/* Nothing into one too small, nothing past ours (grtrace.h). */
+	if (!err || err->size < GRTRACE_ERROR_SIZE_1)
 		return;
-	memset(err, 0, sizeof(*err));
+	memset((char *)err + sizeof(err->size), 0,
+	       sizeof(*err) - sizeof(err->size));
 	err->status = status;
 	err->sys = sys;
 	err->offset = offset;
@@ -46,6 +48,11 @@ GRTRACE_API int grtrace_is_tracedat(const char *path,
 	char head[sizeof(tracedat_magic)];
 	ssize_t n;
 	int fd;
+
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -231,6 +238,11 @@ GRTRACE_API int grtrace_gpu_events(const char *path,
 	struct stat st;
 	int fd, ret;
 
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
+
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
@@ -256,6 +268,11 @@ GRTRACE_API int grtrace_gpu_events_mem(const void *buf, size_t len,
 {
 	struct merge m;
 
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
+
 	*out = NULL;
 	merge_init_buf(&m, buf, len);
 	return gpu_walk(&m, out, err);
@@ -276,6 +293,11 @@ GRTRACE_API long grtrace_ioctls_find(struct grtrace_ioctls *io, uint32_t tid,
 {
 	size_t lo = 0, hi, i;
 	uint32_t *ix;
+
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	if (!io->by_tid && io->n) {
 		ix = malloc(io->n * sizeof(*ix));
@@ -347,6 +369,11 @@ GRTRACE_API int grtrace_ioctls_format(const struct grtrace_ioctls *io,
 	size_t *tlen, i, cap = 0;
 	char *b, *p;
 	uint64_t *o;
+
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	*buf = NULL;
 	*off = NULL;

@@ -52,9 +52,11 @@ static void td_err(struct grtrace_error *err, int status, int sys,
 {
 	va_list ap;
 
-	if (!err)
+	/* Nothing into one too small, nothing past ours (grtrace.h). */
+	if (!err || err->size < GRTRACE_ERROR_SIZE_1)
 		return;
-	memset(err, 0, sizeof(*err));
+	memset((char *)err + sizeof(err->size), 0,
+	       sizeof(*err) - sizeof(err->size));
 	err->status = status;
 	err->sys = sys;
 	va_start(ap, fmt);
@@ -324,6 +326,11 @@ GRTRACE_API int grtrace_tracedat_ioctls(const char *path, int64_t offset_ns,
 	struct gr_oom_guard g;
 	const char *why;
 	int fd;
+
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -88,9 +88,9 @@ static void api(const uint8_t *data, size_t size)
 	struct grtrace_info_ring ri = { .size = sizeof(ri) };
 	struct grtrace_info_trigger ti = { .size = sizeof(ti) };
 	struct grtrace_info_loss li = { .size = sizeof(li) };
-	struct grtrace_record r;
-	struct grtrace_error err;
-	struct grtrace_job j;
+	struct grtrace_record r = GRTRACE_RECORD_INIT;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_job j = GRTRACE_JOB_INIT;
 	unsigned int format, i;
 	grtrace_trace *t, *d;
 	size_t len;
@@ -136,7 +136,7 @@ static void api(const uint8_t *data, size_t size)
 static void timeline(const uint8_t *data, size_t size)
 {
 	struct grtrace_gpu_events *ev;
-	struct grtrace_error err;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
 
 	if (!grtrace_gpu_events_mem(data, size, &ev, &err))
 		grtrace_gpu_events_free(ev);

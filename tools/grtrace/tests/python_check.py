@@ -282,7 +282,7 @@ def typed_info(v, golden, corpus, tool):
         rows = t.report_rows(per_ctx=True)
         rows2 = t.report_rows("--per-ctx")
         opts = grtrace._ReportOpts()
-        opts.size, opts.flags, opts.topn = 8, 1, 2    # topn past size
+        opts.size, opts.flags, opts.topn = 8, 1, 2    # below GRTRACE_1's
         err = grtrace._Error()
         buf, size = ctypes.c_void_p(), ctypes.c_size_t()
         f = grtrace._libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
@@ -291,12 +291,16 @@ def typed_info(v, golden, corpus, tool):
         grtrace._libc.fclose(f)
         small = ctypes.string_at(buf, size.value).decode()
         grtrace._libc.free(buf)
-    result("libgrtrace: grtrace_report_with()'s options struct is the strings' report; a smaller struct keeps the defaults",
+    want_msg = ("struct grtrace_report_opts: size 8 is below its GRTRACE_1 "
+                "minimum 24 (set .size = sizeof(struct grtrace_report_opts))")
+    result("libgrtrace: grtrace_report_with()'s options struct is the strings' report; a struct below GRTRACE_1's size is refused",
            a == b and a != c and "top 2 jobs" in a and rows == rows2 and
-           rows and n == 0 and small == t_report_strings(cpath, "--per-ring"),
-           "%d %r" % (n, small[:200]))
+           rows and n == -1 and err.status == grtrace.ERR_INVAL and
+           err.msg.decode() == want_msg and small == "",
+           "%d %r %r" % (n, err.msg, small[:200]))
 
-    # The size field: an older, smaller struct gets only its own fields.
+    # The size field: a struct below GRTRACE_1's size is refused, untouched;
+    # a bigger one (a newer header's) gets what the library knows.
     lib = grtrace._lib
     with grtrace.Trace(path) as t:
         h = lib.grtrace_dup(t._h, None)
@@ -305,19 +309,24 @@ def typed_info(v, golden, corpus, tool):
         small = grtrace._InfoStream()
         small.size = 12            # size, magic, version
         n1 = lib.grtrace_info_stream(h, ctypes.byref(small), ctypes.byref(err))
-        full = grtrace._InfoStream()
-        full.size = ctypes.sizeof(full)
+        msg1 = err.msg.decode()
+        big = (ctypes.c_uint8 * (ctypes.sizeof(grtrace._InfoStream) + 16))()
+        ctypes.memset(big, 0xa5, len(big))
+        full = grtrace._InfoStream.from_buffer(big)
+        full.size = len(big)
         n2 = lib.grtrace_info_stream(h, ctypes.byref(full), ctypes.byref(err))
+        tail = bytes(big[ctypes.sizeof(grtrace._InfoStream):])
         ring = grtrace._InfoRing()
         ring.size = ctypes.sizeof(ring)
         n3 = lib.grtrace_info_ring(h, 0, ctypes.byref(ring), ctypes.byref(err))
         lib.grtrace_close(h)
-    result("libgrtrace: grtrace_info_*() fill what the caller's size holds, set size, and say 0 for another type",
-           n1 == 1 and small.size == 12 and small.version == 1 and
-           small.hdr_size == 0 and small.session_id == 0 and
-           n2 == 1 and full.size == ctypes.sizeof(full) and
-           full.session_id == 3 and n3 == 0,
-           "%d %d %d %d %d" % (n1, small.size, small.hdr_size, n2, n3))
+    result("libgrtrace: grtrace_info_*() refuse a size below GRTRACE_1's, fill a bigger one up to theirs, set size, and say 0 for another type",
+           n1 == -1 and small.size == 12 and small.version == 0 and
+           msg1.startswith("struct grtrace_info_stream: size 12 is below") and
+           n2 == 1 and full.size == ctypes.sizeof(grtrace._InfoStream) and
+           full.session_id == 3 and tail == b"\xa5" * 16 and n3 == 0,
+           "%d %d %r %d %d %r %d" % (n1, small.size, msg1, n2, full.size,
+                                     tail, n3))
 
 
 def t_report_strings(path, *args):

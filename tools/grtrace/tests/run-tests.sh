@@ -336,8 +336,8 @@ cat > "$TMP/abi.c" <<'EOF_C'
 
 int main(int argc, char **argv)
 {
-	struct grtrace_error err;
-	struct grtrace_job job;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_job job = GRTRACE_JOB_INIT;
 	grtrace_trace *t = argc > 1 ? grtrace_open(argv[1], &err) : NULL;
 	int n = 0;
 
@@ -357,6 +357,25 @@ want=$("$GRTRACE" report -i "$TESTS/corpus/report-basic.bin" --format csv | tail
 [ "$("$TMP/abi-static" "$TESTS/corpus/report-basic.bin" 2>> "$TMP/abi")" = "$want jobs" ] ||
 	{ st=1; echo "the static program does not count $want jobs" >> "$TMP/abi"; }
 result "libgrtrace: the .so and the .a export only grtrace_* (the same set), every one versioned GRTRACE_1, and the .a links alone" $st "$(cat "$TMP/abi")"
+
+# The sized structs (grtrace.h, "Structs that grow"): clients with
+# GRTRACE_1-sized, bigger and too small structs, against the .a (its
+# objects with the sanitizers under SAN=1) and against the .so.
+st=0
+: > "$TMP/abisz"
+# shellcheck disable=SC2046 # the flags are words
+${CC:-cc} -std=gnu11 -Wall -Werror -I"$LIBDIR/include" -o "$TMP/abi-size" "$TESTS/abi-size.c" \
+	"$LIBDIR/libgrtrace.a" -lzstd -lm -lpthread $(pkg-config --libs libtracecmd 2>/dev/null) \
+	$ABI_SAN >> "$TMP/abisz" 2>&1 || st=1
+${CC:-cc} -std=gnu11 -Wall -Werror -I"$LIBDIR/include" -o "$TMP/abi-size-so" "$TESTS/abi-size.c" \
+	-L"$LIBDIR" -lgrtrace -Wl,-rpath,"$(cd "$LIBDIR" && pwd)" $ABI_SAN >> "$TMP/abisz" 2>&1 || st=1
+for b in abi-size abi-size-so; do
+	[ -x "$TMP/$b" ] || continue
+	"$TMP/$b" "$TESTS/corpus/report-basic.bin" > "$TMP/abisz.out" 2>&1 || st=1
+	sed "s/^\(not \)*ok /&$b: /" "$TMP/abisz.out" | grep -E '^(ok |not ok |# )' >> "$RESULTS"
+	grep -vE '^(ok |not ok |# )' "$TMP/abisz.out" >> "$TMP/abisz"
+done
+result "libgrtrace: the sized-struct clients (.a and .so) built and ran cleanly" $st "$(head -20 "$TMP/abisz")"
 
 # The layering check: no object of the library or the tool references a
 # symbol of an object that reaches it back.
@@ -600,8 +619,8 @@ if [ -n "$RST2MAN" ]; then
 
 int main(int argc, char **argv)
 {
-	struct grtrace_error err;
-	struct grtrace_job job;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_job job = GRTRACE_JOB_INIT;
 	grtrace_trace *t;
 	int n = 0;
 
@@ -735,8 +754,12 @@ verdict() {
 	done
 	env $PY_ENV $SYS_PY "$TESTS/../scripts/parse_events.py" "$2" > /dev/null 2> "$TMP/err"
 	rc=$?
-	# parse_events.py puts "byte N: " before a reason that names a byte.
-	sed 's/^\(parse_events\.py: [^:]*: \)byte [0-9]*: /\1/' "$TMP/err" > "$TMP/err2"
+	# parse_events.py puts "byte N: " before a reason that names a byte
+	# (not before one that begins with it).
+	case $3 in
+	"byte "*) cp "$TMP/err" "$TMP/err2" ;;
+	*) sed 's/^\(parse_events\.py: [^:]*: \)byte [0-9]*: /\1/' "$TMP/err" > "$TMP/err2" ;;
+	esac
 	[ $rc -eq 1 ] && [ "$(cat "$TMP/err2")" = "parse_events.py: $2: $3" ] ||
 		{ st=1; echo "parse_events.py: exit $rc: $(cat "$TMP/err")" >> "$TMP/vd"; }
 	for it in records jobs; do
@@ -754,13 +777,18 @@ except grtrace.Error as e:
 	done
 	result "bad input: $1: report, dump, export, parse_events.py and Python refuse it with one reason" $st "$(cat "$TMP/vd")"
 }
-: > "$TMP/empty.bin"
-verdict "an empty file" "$TMP/empty.bin" "empty input (0 bytes): not a grtrace trace file or stream"
-verdict "a file that is not grtrace's" "$TESTS/corpus/verdict-not-grtrace.bin" \
-	"not a grtrace trace file or stream: no trace file header, and byte 0 is no record (size 27756 is not a multiple of 8)"
-verdict "a STREAM_INFO whose magic is wrong" "$TESTS/corpus/verdict-bad-magic.bin" \
-	"not a grtrace stream: STREAM_INFO at byte 0 has magic 0x52545258"
-verdict "a truncated file" "$TMP/cut.bin" "truncated record at byte 672: only 28 of the 32 header bytes present"
+# The files of tests/bad-input.txt, as gen-verdicts.py makes them.
+run python3 "$TESTS/gen-verdicts.py" --check
+result "bad input: tests/corpus/verdict-* are what gen-verdicts.py makes" $rc "$(cat "$TMP/err")"
+n=0
+while IFS='	' read -r f why; do
+	case $f in ''|'#'*) continue ;; esac
+	[ -n "$why" ] || { not_ok "bad input: $f has a reason in bad-input.txt"; continue; }
+	verdict "$f" "$TESTS/corpus/$f" "$why"
+	n=$((n + 1))
+done < "$TESTS/bad-input.txt"
+[ $n -ge 13 ]
+result "bad input: tests/bad-input.txt lists the malformed files ($n)" $? ""
 
 # A gseq that wraps past 2^64 (2^64-5 .. 4, the 7th record dropped): the
 # one record lost is counted, no record is out of order, and the records
@@ -770,8 +798,17 @@ st=$rc
 grep -q '^lost:     1 records in 1 gseq gaps (gseq 18446744073709551611 \.\. 4)$' "$TMP/out" || st=1
 grep -q '^order:' "$TMP/out" && st=1
 "$GRTRACE" dump -i "$TESTS/corpus/verdict-gseq-wrap.bin" 2>&1 | awk '{ print $3 }' > "$TMP/wrap.gseq"
-[ "$(tr '\n' ' ' < "$TMP/wrap.gseq")" = "18446744073709551611 18446744073709551612 18446744073709551613 18446744073709551614 18446744073709551615 0 2 3 4 " ] || st=1
-result "bad input: a gseq that wraps past 2^64 is counted and merged in serial order" $st "$(cat "$TMP/out" "$TMP/wrap.gseq")"
+wrap="18446744073709551611 18446744073709551612 18446744073709551613 18446744073709551614 18446744073709551615 0 2 3 4 "
+[ "$(tr '\n' ' ' < "$TMP/wrap.gseq")" = "$wrap" ] || st=1
+# The Python reader merges it the same.
+env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" PYTHONPATH="$TESTS/../python" \
+	$SYS_PY -c '
+import sys, grtrace
+with grtrace.Trace(sys.argv[1]) as t:
+    print(" ".join(str(r.gseq) for r in t.records()) + " ")' \
+	"$TESTS/corpus/verdict-gseq-wrap.bin" > "$TMP/wrap.py" 2>&1
+[ "$(cat "$TMP/wrap.py")" = "$wrap" ] || st=1
+result "bad input: a gseq that wraps past 2^64 is counted and merged in serial order (report, dump, Python)" $st "$(cat "$TMP/out" "$TMP/wrap.gseq" "$TMP/wrap.py")"
 
 run "$GRTRACE" report -i "$TMP/does-not-exist"
 st=0
@@ -1694,6 +1731,17 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 . "$TESTS/recorder-service-tests.sh"
 
 # ---- the tool's layout ---------------------------------------------------------
+
+# The tool, the fuzz target and the test programs include no private
+# header of lib/ but those tests/private-includes.txt still lists (the
+# work left); a new one, or a listed file that has none, fails.
+if command -v python3 > /dev/null 2>&1; then
+	python3 "$TESTS/public-only.py" . "$TESTS/private-includes.txt" > "$TMP/out" 2>&1
+	result "the tool's sources include only the public header of libgrtrace (but the listed debt)" $? "$(cat "$TMP/out")"
+	echo "# $(tail -n 1 "$TMP/out")" >> "$RESULTS"
+else
+	ok "the tool's sources include only the public header of libgrtrace # SKIP no python3"
+fi
 
 # No include circle among the tool's C files: each #include "..." resolved
 # as the compiler does (beside the including file), a cycle printed.

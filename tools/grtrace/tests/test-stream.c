@@ -1182,7 +1182,7 @@ static int rm_entry(const char *path, const struct stat *sb, int type,
 static void test_proc_scan(void)
 {
 	char root[] = "/tmp/grtrace-proc.XXXXXX", big[6000];
-	struct grf_client *c;
+	struct drm_client *c;
 	ssize_t n;
 	size_t k;
 
@@ -1225,7 +1225,7 @@ static void test_proc_scan(void)
 	n = drm_clients_scan(root, &c);
 	CHECK_U64((uint64_t)n, 4);
 	if (n == 4) {
-		static const struct grf_client want[4] = {
+		static const struct drm_client want[4] = {
 			{ 7, 4242, "glxgears" }, { 8, 5000, "Xorg" },
 			{ 11, 4242, "glxgears" }, { 13, 8000, "a-comm-of-15-ch" },
 		};

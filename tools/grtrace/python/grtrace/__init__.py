@@ -52,14 +52,25 @@ ERR_IO, ERR_NOMEM, ERR_INPUT, ERR_INVAL, ERR_OUTPUT = 1, 2, 3, 4, 5
 STAMPS = ("submit", "commit", "start", "end", "complete")
 
 
-class _Error(ctypes.Structure):
-    _fields_ = [("status", ctypes.c_int), ("sys", ctypes.c_int),
+class _Sized(ctypes.Structure):
+    """A struct of grtrace.h that begins with its size: set on creation
+    (the library fills no byte past it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.size = ctypes.sizeof(self)
+
+
+class _Error(_Sized):
+    _fields_ = [("size", ctypes.c_uint32), ("status", ctypes.c_int32),
+                ("sys", ctypes.c_int32), ("reserved", ctypes.c_uint32),
                 ("offset", ctypes.c_uint64), ("msg", ctypes.c_char * 448)]
 
 
-class _Record(ctypes.Structure):
-    _fields_ = [("offset", ctypes.c_uint64), ("part", ctypes.c_uint32),
-                ("type", ctypes.c_uint16), ("size", ctypes.c_uint16),
+class _Record(_Sized):
+    _fields_ = [("size", ctypes.c_uint32), ("part", ctypes.c_uint32),
+                ("offset", ctypes.c_uint64),
+                ("type", ctypes.c_uint16), ("rec_size", ctypes.c_uint16),
                 ("cpu", ctypes.c_uint16), ("flags", ctypes.c_uint16),
                 ("is_job", ctypes.c_uint32),
                 ("ts", ctypes.c_uint64), ("gseq", ctypes.c_uint64),
@@ -72,8 +83,9 @@ class _Record(ctypes.Structure):
                 ("client", ctypes.c_uint64)]
 
 
-class _Job(ctypes.Structure):
-    _fields_ = [("ctx", ctypes.c_uint64), ("seqno", ctypes.c_uint64),
+class _Job(_Sized):
+    _fields_ = [("size", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
+                ("ctx", ctypes.c_uint64), ("seqno", ctypes.c_uint64),
                 ("ring_id", ctypes.c_uint32), ("engine", ctypes.c_uint16),
                 ("have_ts", ctypes.c_uint8), ("start_derived", ctypes.c_uint8),
                 ("ts", ctypes.c_uint64 * 5), ("have_metric", ctypes.c_uint32),
@@ -487,7 +499,8 @@ class Trace:
 
     def raw_records(self):
         """The records as the library's ctypes structure, one reused object:
-        the fastest way; copy what you keep."""
+        the fastest way; copy what you keep.  Its size is the structure's
+        (struct grtrace_record's), the record's own is rec_size."""
         return self._raw_records(self._cursor())
 
     def _raw_records(self, cur):
@@ -539,7 +552,8 @@ class Trace:
     def _records(self, cur):
         for r in self._raw_records(cur):
             o = Record()
-            o.offset, o.part, o.type, o.size = r.offset, r.part, r.type, r.size
+            o.offset, o.part, o.type, o.size = r.offset, r.part, r.type, \
+                r.rec_size
             o.cpu, o.flags, o.ts, o.gseq, o.cseq = r.cpu, r.flags, r.ts, \
                 r.gseq, r.cseq
             o.is_job = bool(r.is_job)
@@ -654,7 +668,8 @@ def _jobs_array(trace, cur):
     try:
         raw_t = np.dtype(_Job)
         size = raw_t.itemsize
-        raw = np.empty(1024, dtype=raw_t)
+        raw = np.zeros(1024, dtype=raw_t)
+        raw["size"] = size
         err = _Error()
         ep = ctypes.byref(err)
         n = 0
@@ -664,6 +679,7 @@ def _jobs_array(trace, cur):
                 raise ValueError(_CLOSED)
             if n == len(raw):
                 raw = np.resize(raw, 2 * n)
+                raw["size"][n:] = size
             got = _next_job_at(h, raw.ctypes.data + n * size, ep)
             if got < 0:
                 raise Error(err)

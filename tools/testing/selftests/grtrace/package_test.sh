@@ -394,8 +394,8 @@ cat >"$OUT/client.c" <<'EOF_C'
 
 int main(int argc, char **argv)
 {
-	struct grtrace_error err;
-	struct grtrace_job job;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_job job = GRTRACE_JOB_INIT;
 	grtrace_trace *t;
 	int n = 0;
 

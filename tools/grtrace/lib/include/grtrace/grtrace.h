@@ -31,7 +31,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	2
+#define GRTRACE_LIB_VERSION_MINOR	3
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -54,19 +54,51 @@ enum grtrace_status {
 	GRTRACE_ERR_OUTPUT,	/* the output could not be written */
 };
 
+/*
+ * Structs that grow: every struct a caller allocates and the library
+ * fills or reads (grtrace_error, grtrace_record, grtrace_job, the
+ * grtrace_info_* records, grtrace_report_opts) begins with a @size: the
+ * caller sets it to sizeof() of its struct (zero the rest, e.g. with the
+ * struct's GRTRACE_*_INIT initialiser).  A later version of this header
+ * adds fields only at the end, so
+ *
+ *  - a caller built against an older header (a smaller @size) gets the
+ *    fields that fit in its @size, and not one byte past it;
+ *  - a caller built against a newer header (a bigger @size) gets the
+ *    fields this library knows; the bytes after them are left as the
+ *    caller set them, and the library says how far it filled in @size
+ *    (all but struct grtrace_error, whose @size it never changes);
+ *  - a @size below the struct's GRTRACE_1 minimum (GRTRACE_*_SIZE_1: the
+ *    struct as this header first gave it @size) is refused: the call
+ *    fails with GRTRACE_ERR_INVAL in *@err, naming the struct and both
+ *    sizes, and writes nothing into the struct.
+ *
+ * A struct grtrace_error with a @size below GRTRACE_ERROR_SIZE_1 cannot
+ * carry that news: the call fails (NULL, or -1) without reading its input
+ * or writing the struct, and sets errno to EINVAL.  A NULL @err is fine.
+ * The same holds for the calls of grtrace/timeline.h.
+ */
+
 /**
  * struct grtrace_error - why a call failed
+ * @size: sizeof(struct grtrace_error), set by the caller
  * @status: enum grtrace_status
  * @sys: the errno, for GRTRACE_ERR_IO and GRTRACE_ERR_OUTPUT, else 0
  * @offset: the byte of the input at fault (GRTRACE_ERR_INPUT), else 0
  * @msg: one line without a newline, naming the problem (and the byte)
+ *
+ * Every call of this header that takes one clears it (but @size) first.
  */
 struct grtrace_error {
-	int status;
-	int sys;
+	uint32_t size;
+	int32_t status;
+	int32_t sys;
+	uint32_t reserved;
 	uint64_t offset;
 	char msg[448];
 };
+#define GRTRACE_ERROR_SIZE_1	472u
+#define GRTRACE_ERROR_INIT	{ .size = sizeof(struct grtrace_error) }
 
 typedef struct grtrace_trace grtrace_trace;
 
@@ -117,12 +149,14 @@ GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t);
 
 /**
  * struct grtrace_record - one record, the CPUs merged in gseq order
+ * @size: sizeof(struct grtrace_record), set by the caller (the library
+ *	sets it to the bytes it filled)
  * @offset: of the record in the input; of its frame in a trace file whose
  *	frames are compressed or in format 2
  * @part: which part of the input (recordings joined with cat), from 0
  * @type: GRTRACE_EV_* or a control type of include/uapi/linux/grtrace.h,
  *	in format 1 numbering; unknown types are kept
- * @size: the record's size in the input
+ * @rec_size: the record's size in the input
  * @cpu, @flags, @ts, @gseq, @cseq: its header, widened as the report does
  * @is_job: a job event: the fields below are set
  * @ctx, @seqno, @ring, @engine, @aux0, @aux1: the job event's
@@ -130,10 +164,11 @@ GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t);
  * @has_client, @client: its DRM client (a SUBMIT flagged CLIENT)
  */
 struct grtrace_record {
-	uint64_t offset;
+	uint32_t size;
 	uint32_t part;
+	uint64_t offset;
 	uint16_t type;
-	uint16_t size;
+	uint16_t rec_size;
 	uint16_t cpu;
 	uint16_t flags;
 	uint32_t is_job;
@@ -148,6 +183,8 @@ struct grtrace_record {
 	uint32_t reserved;
 	uint64_t client;
 };
+#define GRTRACE_RECORD_SIZE_1	120u
+#define GRTRACE_RECORD_INIT	{ .size = sizeof(struct grtrace_record) }
 
 /*
  * The next record: 1, 0 at the end, or -1 with *@err (the records before
@@ -161,10 +198,10 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 /*
  * Since 1.2: what a control record says, typed.  Each call reads the
  * record grtrace_next_record() delivered last on @t (until the next call
- * on @t of anything but these).  Each struct begins with @size: set it to
- * sizeof() of your struct; the library fills as many bytes as it has and
- * both know (a later version may add fields at the end: old callers keep
- * working) and sets @size to that.  1 when the record is of the type (and
+ * on @t of anything but these).  Each struct begins with @size (see
+ * "Structs that grow" above): set it to sizeof() of your struct; the
+ * library fills as many bytes as it has and both know, and sets @size to
+ * that.  1 when the record is of the type (and
  * @i names an entry), 0 when not (the struct is left as it was), -1 with
  * *@err (a bad argument; no record yet).
  */
@@ -180,6 +217,8 @@ struct grtrace_info_stream {
 	uint64_t features;	/* GRTRACE_FEAT_* of the uapi header */
 	uint64_t session_id;
 };
+#define GRTRACE_INFO_STREAM_SIZE_1	40u
+#define GRTRACE_INFO_STREAM_INIT	{ .size = sizeof(struct grtrace_info_stream) }
 GRTRACE_API int grtrace_info_stream(grtrace_trace *t,
 				    struct grtrace_info_stream *si,
 				    struct grtrace_error *err);
@@ -199,6 +238,8 @@ struct grtrace_info_ring {
 	char name[25];
 	char reserved[5];
 };
+#define GRTRACE_INFO_RING_SIZE_1	96u
+#define GRTRACE_INFO_RING_INIT	{ .size = sizeof(struct grtrace_info_ring) }
 GRTRACE_API int grtrace_info_ring(grtrace_trace *t, unsigned int i,
 				  struct grtrace_info_ring *ri,
 				  struct grtrace_error *err);
@@ -215,6 +256,8 @@ struct grtrace_info_trigger {
 	uint64_t frozen_ts;
 	uint64_t later_triggers;
 };
+#define GRTRACE_INFO_TRIGGER_SIZE_1	56u
+#define GRTRACE_INFO_TRIGGER_INIT	{ .size = sizeof(struct grtrace_info_trigger) }
 GRTRACE_API int grtrace_info_trigger(grtrace_trace *t,
 				     struct grtrace_info_trigger *ti,
 				     struct grtrace_error *err);
@@ -230,9 +273,18 @@ struct grtrace_info_loss {
 	uint64_t dropped;	/* lost: no room */
 	uint64_t buffer_size;
 };
+#define GRTRACE_INFO_LOSS_SIZE_1	64u
+#define GRTRACE_INFO_LOSS_INIT	{ .size = sizeof(struct grtrace_info_loss) }
 GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 				  struct grtrace_info_loss *li,
 				  struct grtrace_error *err);
+/*
+ * Since 1.3: 1 when @li's accounting holds -- every record the CPU
+ * emitted was kept, overwritten or dropped, emitted = kept + overwritten
+ * + dropped exactly (a sum that wraps does not) -- else 0 (and for NULL
+ * or a @size below GRTRACE_INFO_LOSS_SIZE_1).
+ */
+GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li);
 
 /* The forms of grtrace_next_rows(). */
 enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
@@ -283,6 +335,8 @@ enum { GRTRACE_M_SUBMIT_HOST, GRTRACE_M_QUEUE, GRTRACE_M_EXEC,
 
 /**
  * struct grtrace_job - a job as "grtrace report" closes it
+ * @size: sizeof(struct grtrace_job), set by the caller (the library sets
+ *	it to the bytes it filled)
  * @ctx, @seqno: its fence's context and seqno
  * @ring_id, @engine: its ring (the stream's ring id) and engine class
  * @have_ts: bit GRTRACE_TS_* set where @ts holds that point
@@ -295,6 +349,8 @@ enum { GRTRACE_M_SUBMIT_HOST, GRTRACE_M_QUEUE, GRTRACE_M_EXEC,
  * @has_task, @pid, @tid, @has_client, @client: who submitted it
  */
 struct grtrace_job {
+	uint32_t size;
+	uint32_t reserved;
 	uint64_t ctx, seqno;
 	uint32_t ring_id;
 	uint16_t engine;
@@ -310,6 +366,8 @@ struct grtrace_job {
 	uint32_t has_task, pid, tid, has_client;
 	uint64_t client;
 };
+#define GRTRACE_JOB_SIZE_1	176u
+#define GRTRACE_JOB_INIT	{ .size = sizeof(struct grtrace_job) }
 
 /* "t_submit_host", ... of GRTRACE_M_*, and the labels ("long_queue", ...). */
 GRTRACE_API const char *grtrace_metric_name(unsigned int m);
@@ -335,9 +393,10 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 
 /*
  * Since 1.2: the report's options as a struct.  Set @size to
- * sizeof(struct grtrace_report_opts) and zero what you do not set: a
- * later version adds fields at the end, and a caller's smaller struct
- * leaves them at their defaults.
+ * sizeof(struct grtrace_report_opts) and zero what you do not set
+ * (GRTRACE_REPORT_OPTS_INIT): the library reads no byte past @size, a
+ * field a later version adds keeps its default for a smaller struct, and
+ * a @size below GRTRACE_REPORT_OPTS_SIZE_1 is refused.
  */
 #define GRTRACE_REPORT_PER_RING		(1u << 0)
 #define GRTRACE_REPORT_PER_CTX		(1u << 1)
@@ -353,6 +412,8 @@ struct grtrace_report_opts {
 	uint32_t hist;		/* GRTRACE_HIST_* */
 	uint64_t limit;		/* with GRTRACE_REPORT_LIMIT: rows at most */
 };
+#define GRTRACE_REPORT_OPTS_SIZE_1	24u
+#define GRTRACE_REPORT_OPTS_INIT	{ .size = sizeof(struct grtrace_report_opts) }
 
 /*
  * Since 1.2: grtrace_report() with its options as a struct (@o NULL:
@@ -365,6 +426,23 @@ GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 /* The report's output formats: the @i-th name (or NULL past the last). */
 GRTRACE_API const char *grtrace_format_name(unsigned int i);
 GRTRACE_API const char *grtrace_format_summary(unsigned int i);
+
+/*
+ * Since 1.3: every output format, those only "grtrace export" writes
+ * included: the @i-th name (or NULL past the last), its one-line summary
+ * in *@summary and 1 in *@export_only for a format of export alone, else
+ * 0 (either pointer may be NULL).
+ */
+GRTRACE_API const char *grtrace_output_format(unsigned int i,
+					      const char **summary,
+					      int *export_only);
+
+/*
+ * Since 1.3: the versions of the trace file this library reads, the
+ * oldest and the newest (the one "grtrace record" writes).
+ */
+GRTRACE_API void grtrace_file_versions(unsigned int *oldest,
+				       unsigned int *newest);
 
 /* Start @t's records and jobs over from the beginning of its input. */
 GRTRACE_API int grtrace_rewind(grtrace_trace *t, struct grtrace_error *err);

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sized structs of grtrace.h, seen from clients built against other
+ * versions of the header: one whose structs are GRTRACE_1's size (an old
+ * client), one whose structs are bigger (a newer header's: fields the
+ * library does not know), one whose @size is below GRTRACE_1's minimum.
+ * Every struct sits in a heap block of exactly the caller's size followed
+ * by a canary block (AddressSanitizer, under SAN=1, catches a write past
+ * the block; the canary catches it without), and the library must write
+ * no byte past the caller's size, leave a bigger struct's unknown tail as
+ * it was, and refuse a too small size with a message naming the struct.
+ *
+ *	abi-size TRACE	TRACE has jobs, a STREAM_INFO first
+ *
+ * Prints TAP lines; exits 1 if one fails.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <grtrace/grtrace.h>
+
+#define EXTRA	32u	/* a newer header's fields */
+#define CANARY	0xa5
+
+static int failed;
+
+static void check(int cond, const char *name, const char *diag)
+{
+	printf("%s %s\n", cond ? "ok" : "not ok", name);
+	if (!cond) {
+		printf("# %s\n", diag);
+		failed = 1;
+	}
+}
+
+/* @size bytes for the caller's struct, its @size field set, the rest
+ * zero up to @zero and CANARY after (a newer header's unknown fields). */
+static void *sized(uint32_t size, uint32_t zero)
+{
+	uint8_t *p = malloc(size);
+
+	if (!p)
+		exit(2);
+	memset(p, CANARY, size);
+	memset(p, 0, zero < size ? zero : size);
+	memcpy(p, &size, sizeof(size));
+	return p;
+}
+
+/* All @n bytes at @p are CANARY. */
+static int intact(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != CANARY)
+			return 0;
+	return 1;
+}
+
+static uint32_t size_of(const void *p)
+{
+	uint32_t s;
+
+	memcpy(&s, p, sizeof(s));
+	return s;
+}
+
+/* Every record and every job of @path through structs of @rsize and @jsize. */
+static int walk(const char *path, uint32_t esize, uint32_t rsize,
+		uint32_t jsize, int *recs, int *jobs, char *why, size_t whylen)
+{
+	struct grtrace_error *err = sized(esize, sizeof(*err));
+	struct grtrace_record *r = sized(rsize, sizeof(*r));
+	struct grtrace_job *j = sized(jsize, sizeof(*j));
+	uint32_t rgot = 0, jgot = 0;
+	grtrace_trace *t;
+	int n, ok = 1;
+
+	*recs = *jobs = 0;
+	t = grtrace_open(path, err);
+	if (!t) {
+		snprintf(why, whylen, "open: %s", err->msg);
+		return 0;
+	}
+	while ((n = grtrace_next_record(t, r, err)) > 0) {
+		(*recs)++;
+		rgot = size_of(r);
+	}
+	if (n < 0 || grtrace_rewind(t, err) < 0)
+		ok = 0;
+	while (ok && (n = grtrace_next_job(t, j, err)) > 0) {
+		(*jobs)++;
+		jgot = size_of(j);
+	}
+	if (n < 0)
+		ok = 0;
+	grtrace_close(t);
+	snprintf(why, whylen, "records %d (size %u), jobs %d (size %u): %s",
+		 *recs, rgot, *jobs, jgot, ok ? "" : err->msg);
+	/* The library fills what it knows and says so in @size. */
+	if (rgot != sizeof(*r) || jgot != sizeof(*j))
+		ok = 0;
+	if (rsize > sizeof(*r) && !intact((uint8_t *)r + sizeof(*r), rsize - sizeof(*r)))
+		ok = 0;
+	if (jsize > sizeof(*j) && !intact((uint8_t *)j + sizeof(*j), jsize - sizeof(*j)))
+		ok = 0;
+	if (esize > sizeof(*err) &&
+	    !intact((uint8_t *)err + sizeof(*err), esize - sizeof(*err)))
+		ok = 0;
+	free(err);
+	free(r);
+	free(j);
+	return ok;
+}
+
+int main(int argc, char **argv)
+{
+	struct grtrace_error *err, *big;
+	struct grtrace_record *r;
+	struct grtrace_info_stream *si;
+	struct grtrace_report_opts *o;
+	int recs[2], jobs[2], ok;
+	char why[2][600], diag[1400];
+	grtrace_trace *t;
+	FILE *null;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: abi-size TRACE\n");
+		return 2;
+	}
+	null = fopen("/dev/null", "w");
+	if (!null)
+		return 2;
+
+	/* An old client (GRTRACE_1's sizes) and a newer one read the same. */
+	ok = walk(argv[1], GRTRACE_ERROR_SIZE_1, GRTRACE_RECORD_SIZE_1,
+		  GRTRACE_JOB_SIZE_1, &recs[0], &jobs[0], why[0], sizeof(why[0]));
+	ok &= walk(argv[1], GRTRACE_ERROR_SIZE_1 + EXTRA,
+		   GRTRACE_RECORD_SIZE_1 + EXTRA, GRTRACE_JOB_SIZE_1 + EXTRA,
+		   &recs[1], &jobs[1], why[1], sizeof(why[1]));
+	snprintf(diag, sizeof(diag), "GRTRACE_1: %s; bigger: %s", why[0], why[1]);
+	check(ok && recs[0] > 0 && jobs[0] > 0 && recs[0] == recs[1] &&
+	      jobs[0] == jobs[1],
+	      "sized structs: GRTRACE_1-sized and bigger records, jobs and errors read the same, nothing written past the caller's size",
+	      diag);
+
+	/* A record below GRTRACE_1's size: refused, untouched. */
+	err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+	r = sized(GRTRACE_RECORD_SIZE_1 - 8, 4);
+	t = grtrace_open(argv[1], err);
+	ok = t && grtrace_next_record(t, r, err) == -1 &&
+	     err->status == GRTRACE_ERR_INVAL &&
+	     !strcmp(err->msg, "struct grtrace_record: size 112 is below its GRTRACE_1 minimum 120 (set .size = sizeof(struct grtrace_record))") &&
+	     size_of(r) == GRTRACE_RECORD_SIZE_1 - 8 &&
+	     intact((uint8_t *)r + 4, GRTRACE_RECORD_SIZE_1 - 12);
+	check(ok, "sized structs: a record below GRTRACE_1's size is refused with GRTRACE_ERR_INVAL naming it, untouched",
+	      err->msg);
+	free(r);
+
+	/* The same for a job, an info record and the report's options. */
+	if (t) {
+		struct grtrace_job *j = sized(GRTRACE_JOB_SIZE_1 - 1, 4);
+
+		ok = grtrace_next_job(t, j, err) == -1 &&
+		     err->status == GRTRACE_ERR_INVAL &&
+		     strstr(err->msg, "struct grtrace_job: size 175 is below") &&
+		     intact((uint8_t *)j + 4, GRTRACE_JOB_SIZE_1 - 5);
+		check(ok, "sized structs: a job below GRTRACE_1's size is refused",
+		      err->msg);
+		free(j);
+		grtrace_rewind(t, err);
+		r = sized(GRTRACE_RECORD_SIZE_1, GRTRACE_RECORD_SIZE_1);
+		si = sized(GRTRACE_INFO_STREAM_SIZE_1 - 8, 4);
+		ok = grtrace_next_record(t, r, err) == 1 &&
+		     grtrace_info_stream(t, si, err) == -1 &&
+		     strstr(err->msg, "struct grtrace_info_stream: size 32 is below") &&
+		     intact((uint8_t *)si + 4, GRTRACE_INFO_STREAM_SIZE_1 - 12);
+		check(ok, "sized structs: an info record below GRTRACE_1's size is refused",
+		      err->msg);
+		free(si);
+		si = sized(GRTRACE_INFO_STREAM_SIZE_1 + EXTRA,
+			   GRTRACE_INFO_STREAM_SIZE_1);
+		ok = grtrace_info_stream(t, si, err) == 1 &&
+		     si->size == GRTRACE_INFO_STREAM_SIZE_1 && si->magic == 0x52545247 &&
+		     intact((uint8_t *)si + GRTRACE_INFO_STREAM_SIZE_1, EXTRA);
+		check(ok, "sized structs: a bigger info record gets the library's fields, its tail untouched",
+		      err->msg);
+		free(si);
+		free(r);
+		o = sized(GRTRACE_REPORT_OPTS_SIZE_1 - 8, GRTRACE_REPORT_OPTS_SIZE_1);
+		ok = grtrace_report_with(t, "text", o, null, err) == -1 &&
+		     strstr(err->msg, "struct grtrace_report_opts: size 16 is below");
+		free(o);
+		/* A newer caller's options: its unknown tail is not read as options. */
+		o = sized(GRTRACE_REPORT_OPTS_SIZE_1 + EXTRA, GRTRACE_REPORT_OPTS_SIZE_1);
+		o->flags = GRTRACE_REPORT_PER_RING;
+		ok &= grtrace_report_with(t, "text", o, null, err) == 0;
+		check(ok, "sized structs: report options below GRTRACE_1's size are refused, bigger ones read",
+		      err->msg);
+		free(o);
+		grtrace_close(t);
+	}
+	free(err);
+
+	/* An error struct too small to carry the news: the call fails. */
+	err = sized(GRTRACE_ERROR_SIZE_1 - 8, 4);
+	errno = 0;
+	t = grtrace_open(argv[1], err);
+	ok = !t && errno == EINVAL && size_of(err) == GRTRACE_ERROR_SIZE_1 - 8 &&
+	     intact((uint8_t *)err + 4, GRTRACE_ERROR_SIZE_1 - 12);
+	check(ok, "sized structs: an error struct below GRTRACE_1's size fails the call (errno EINVAL), untouched",
+	      "opened, or wrote into it");
+	grtrace_close(t);
+	free(err);
+
+	/* A bigger error struct on a failure: its tail stays. */
+	big = sized(GRTRACE_ERROR_SIZE_1 + EXTRA, GRTRACE_ERROR_SIZE_1);
+	t = grtrace_open("/nonexistent/grtrace-abi-size", big);
+	ok = !t && big->status == GRTRACE_ERR_IO && big->sys == ENOENT &&
+	     big->size == GRTRACE_ERROR_SIZE_1 + EXTRA &&
+	     intact((uint8_t *)big + GRTRACE_ERROR_SIZE_1, EXTRA);
+	check(ok, "sized structs: a bigger error struct gets the error, its tail untouched, its size kept",
+	      big->msg);
+	free(big);
+
+	/* The accounting rule of a RECORDER (1.3), sized as the rest. */
+	{
+		struct grtrace_info_loss li = GRTRACE_INFO_LOSS_INIT;
+		int held, broke, wrapped, small;
+
+		li.emitted = 10;
+		li.kept = 5;
+		li.overwritten = 3;
+		li.dropped = 2;
+		held = grtrace_loss_balanced(&li);
+		li.dropped = 1;
+		broke = grtrace_loss_balanced(&li);
+		li.kept = UINT64_MAX;
+		li.overwritten = 10;
+		li.dropped = 1;		/* wraps to 10 */
+		wrapped = grtrace_loss_balanced(&li);
+		li.kept = 5;
+		li.overwritten = 3;
+		li.dropped = 2;
+		li.size = GRTRACE_INFO_LOSS_SIZE_1 - 8;
+		small = grtrace_loss_balanced(&li);
+		snprintf(diag, sizeof(diag), "held %d broke %d wrapped %d small %d",
+			 held, broke, wrapped, small);
+		check(held == 1 && !broke && !wrapped && !small && !grtrace_loss_balanced(NULL),
+		      "grtrace_loss_balanced(): emitted = kept + overwritten + dropped exactly, no wrap, no short struct",
+		      diag);
+	}
+	fclose(null);
+	return failed;
+}
