@@ -31,7 +31,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	2
+#define GRTRACE_LIB_VERSION_MINOR	3
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -157,6 +157,19 @@ struct grtrace_record {
 GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 				    struct grtrace_record *r,
 				    struct grtrace_error *err);
+
+/*
+ * Since 1.3: up to @n of the next records into @r[0 .. @n - 1], as
+ * grtrace_next_record() gives them one by one: how many (1 .. @n), 0 at
+ * the end, or -1 with *@err (the records before a truncated or corrupt
+ * one come first: the call after them fails).  A batch ends early after
+ * a record that is not a job event, so grtrace_info_*() read that one (as
+ * they read grtrace_next_record()'s last).  For bindings, where a call
+ * per record costs more than reading it: one call for thousands.
+ */
+GRTRACE_API int grtrace_next_records(grtrace_trace *t,
+				     struct grtrace_record *r, unsigned int n,
+				     struct grtrace_error *err);
 
 /*
  * Since 1.2: what a control record says, typed.  Each call reads the
