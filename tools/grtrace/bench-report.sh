@@ -27,7 +27,7 @@
 #                     once: what reading it costs at all); and the same
 #                     for "report --limit 0" (no summaries)
 #   dump tree/base = D  with -b: "grtrace dump" of this tree over REV's
-#                     (both to /dev/null)
+#                     (both to /dev/null); and report/cat of REV
 #
 # -T: against trace-cmd.  SIZE_DIR is the output of
 # tools/testing/selftests/grtrace/bench/file_size.sh, which recorded one
@@ -139,6 +139,12 @@ ratios() {
 		printf "report --limit 0/cat = %.2f\n", c / p
 	}'
 	[ -n "$BASE" ] || return 0
+	rep=$(cpu_min 1 "${TOOLS[0]}" report -i "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0)
+	plain=$(cpu_min 1 "${TOOLS[0]}" report -i "$trace" --limit 0)
+	awk -v c="$cat" -v r="$rep" -v p="$plain" -v rev="${MARKS[0]}" 'BEGIN {
+		printf "cpu %s: report (summaries) %.3f s, report --limit 0 %.3f s\n", rev, r, p
+		printf "report/cat of %s = %.2f (summaries), %.2f (--limit 0)\n", rev, c / r, c / p
+	}'
 	d0=$(cpu_min 1 "${TOOLS[0]}" dump -i "$trace")
 	d1=$(cpu_min 1 "$TOOL" dump -i "$trace")
 	awk -v a="$d0" -v b="$d1" -v rev="${MARKS[0]}" 'BEGIN {
