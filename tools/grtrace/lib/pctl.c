@@ -49,7 +49,9 @@ static void to_sketch(struct pctl *p)
 {
 	uint32_t i;
 
-	p->sketch = 1;
+	p->blk = calloc(PCTL_BLOCKS, sizeof(*p->blk));
+	if (!p->blk)
+		gr_oom(0);
 	for (i = 0; i < p->nvals; i++)
 		sketch_add(p, p->vals[i]);
 	free(p->vals);
@@ -63,7 +65,7 @@ void pctl_add_slow(struct pctl *p, uint64_t v)
 	p->n++;
 	if (v > p->max)
 		p->max = v;
-	if (p->sketch) {
+	if (p->blk) {
 		sketch_add(p, v);
 		return;
 	}
@@ -94,7 +96,7 @@ uint64_t pctl_get(struct pctl *p, unsigned int pct)
 
 	if (!rank)
 		rank = 1;
-	if (!p->sketch) {
+	if (!p->blk) {
 		if (!p->sorted) {
 			qsort(p->vals, p->nvals, sizeof(*p->vals), cmp_u64);
 			p->sorted = 1;
@@ -119,7 +121,7 @@ uint64_t pctl_get(struct pctl *p, unsigned int pct)
 
 int pctl_is_exact(const struct pctl *p)
 {
-	return !p->sketch;
+	return !p->blk;
 }
 
 void pctl_free(struct pctl *p)
@@ -127,7 +129,8 @@ void pctl_free(struct pctl *p)
 	unsigned int k;
 
 	free(p->vals);
-	for (k = 0; k <= PCTL_OCTAVES; k++)
+	for (k = 0; p->blk && k < PCTL_BLOCKS; k++)
 		free(p->blk[k]);
+	free(p->blk);
 	memset(p, 0, sizeof(*p));
 }

@@ -29,8 +29,12 @@
  * falls in it: block 0 the PCTL_LINEAR buckets of small values, block
  * 1 + o the PCTL_SUB_COUNT of octave o.  A metric's values span a few
  * octaves: a few blocks, not the 30 KiB of every bucket (a report with
- * per-context summaries has hundreds of these).
+ * per-context summaries has hundreds of these).  The table of blocks
+ * itself comes with the sketch: a pctl still exact is as small as it
+ * was (a report may have a group per context, and many contexts).
  */
+#define PCTL_BLOCKS	(1 + PCTL_OCTAVES)
+
 struct pctl {
 	uint64_t n;		/* values added */
 	uint64_t max;
@@ -38,8 +42,7 @@ struct pctl {
 	uint32_t nvals;
 	uint32_t cap;
 	int sorted;		/* @vals is sorted (cleared by pctl_add) */
-	int sketch;		/* sketch mode: the values are in @blk */
-	uint64_t *blk[1 + PCTL_OCTAVES];
+	uint64_t **blk;		/* sketch mode once non-NULL: PCTL_BLOCKS */
 };
 
 void pctl_add_slow(struct pctl *p, uint64_t v);
@@ -72,7 +75,7 @@ static inline void pctl_add(struct pctl *p, uint64_t v)
 {
 	unsigned int at, k;
 
-	if (!p->sketch) {
+	if (!p->blk) {
 		pctl_add_slow(p, v);
 		return;
 	}
