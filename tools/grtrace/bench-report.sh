@@ -20,6 +20,15 @@
 # directory) and runs each report with it right before this tree's, on
 # the same trace; its lines are marked "REV", this tree's "tree".
 #
+# Then the ratios, on CPU time (user + system: the other work on the
+# machine does not count), each the least of 3 timings:
+#   report/cat = R    the summaries' rate over that of "cat FILE >
+#                     /dev/null" of the same file (the page cache copied
+#                     once: what reading it costs at all); and the same
+#                     for "report --limit 0" (no summaries)
+#   dump tree/base = D  with -b: "grtrace dump" of this tree over REV's
+#                     (both to /dev/null); and report/cat of REV
+#
 # -T: against trace-cmd.  SIZE_DIR is the output of
 # tools/testing/selftests/grtrace/bench/file_size.sh, which recorded one
 # real drm_sched workload with grtrace and trace-cmd at once
@@ -42,7 +51,7 @@ while getopts 'd:c:r:kT:b:h' opt; do
 	k) KEEP=1 ;;
 	T) VS=$OPTARG ;;
 	b) BASE=$OPTARG ;;
-	*) sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -101,6 +110,49 @@ cpu_best() {
 	echo "$best"
 }
 
+# cpu_min N CMD...: the least CPU time (user + system, s) of CMD over 3
+# timings of N runs each, per run (N runs of a command too short for
+# /usr/bin/time's 10 ms, one of a long one).
+cpu_min() {
+	local n=$1 i t best= f
+	shift
+	f=$(mktemp)
+	for i in 1 2 3; do
+		/usr/bin/time -f '%U %S' -o "$f" bash -c \
+			'n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1; done' _ "$n" "$@"
+		t=$(awk -v n="$n" 'END { print ($1 + $2) / n }' "$f")
+		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
+	done
+	rm -f "$f"
+	echo "$best"
+}
+
+# ratios TRACE: the ratio lines (see the top).
+ratios() {
+	local trace=$1 cat rep plain d0 d1
+	cat=$(cpu_min 20 cat "$trace")
+	rep=$(cpu_min 1 "$TOOL" report -i "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0)
+	plain=$(cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
+	awk -v c="$cat" -v r="$rep" -v p="$plain" 'BEGIN {
+		printf "cpu: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s\n", c, r, p
+		printf "report/cat = %.2f (summaries; target >= 0.20)\n", c / r
+		printf "report --limit 0/cat = %.2f\n", c / p
+	}'
+	[ -n "$BASE" ] || return 0
+	rep=$(cpu_min 1 "${TOOLS[0]}" report -i "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0)
+	plain=$(cpu_min 1 "${TOOLS[0]}" report -i "$trace" --limit 0)
+	awk -v c="$cat" -v r="$rep" -v p="$plain" -v rev="${MARKS[0]}" 'BEGIN {
+		printf "cpu %s: report (summaries) %.3f s, report --limit 0 %.3f s\n", rev, r, p
+		printf "report/cat of %s = %.2f (summaries), %.2f (--limit 0)\n", rev, c / r, c / p
+	}'
+	d0=$(cpu_min 1 "${TOOLS[0]}" dump -i "$trace")
+	d1=$(cpu_min 1 "$TOOL" dump -i "$trace")
+	awk -v a="$d0" -v b="$d1" -v rev="${MARKS[0]}" 'BEGIN {
+		printf "cpu: dump %s %.3f s, dump tree %.3f s\n", rev, a, b
+		printf "dump tree/base = %.1f (base %s; target >= 2)\n", a / b, rev
+	}'
+}
+
 # vs_tracecmd DIR: grtrace report and trace-cmd report on the same jobs.
 vs_tracecmd() {
 	local g=$1/default.gdat t=$1/default.tdat gev tev gs gc ts
@@ -147,5 +199,6 @@ for size in "$@"; do
 		RTOOL=${TOOLS[$i]} M=${MARKS[$i]:+ ${MARKS[$i]}}
 		run "json of every job$M" "$trace" --format json
 	done
+	ratios "$trace"
 	[ "$KEEP" = 1 ] || rm -f "$trace"
 done

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,6 +504,75 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 		fill_record(r, &rec, t->part);
 		return 1;
 	}
+	if (t->m.failed) {
+		merge_err(&t->m, err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Up to @n records into @r, ending after a control record; the last one
+ * into t->last.  Its own frame: nothing of it lives across the guard's
+ * setjmp().
+ */
+static unsigned int next_batch(grtrace_trace *t, struct grtrace_record *r,
+			       unsigned int n)
+{
+	/* The caller's records are r[0].size apart, each sized so. */
+	uint32_t stride = r->size;
+	struct grtrace_record *dst;
+	struct gr_rec rec;
+	unsigned int k = 0;
+	int got;
+
+	while (k < n) {
+		got = merge_next(&t->m, &rec);
+		if (got <= 0)
+			break;
+		if (got == MERGE_NEW_PART)
+			t->part++;
+		dst = (struct grtrace_record *)((uint8_t *)r + (size_t)k++ * stride);
+		dst->size = stride;
+		fill_record(dst, &rec, t->part);
+		t->last = rec;
+		/* The batch ends at a control record: grtrace_info_*() read it. */
+		if (!gr_type_is_job(rec.type))
+			break;
+	}
+	t->have_last = k > 0;
+	return k;
+}
+
+GRTRACE_API int grtrace_next_records(grtrace_trace *t,
+				     struct grtrace_record *r, unsigned int n,
+				     struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+	unsigned int k;
+
+	ENTER(err, -1);
+	if (!t || !r) {
+		no_handle(err);
+		return -1;
+	}
+	if (size_bad(r->size, GRTRACE_RECORD_SIZE_1, "grtrace_record", err))
+		return -1;
+	if (!n || n > INT_MAX) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"room for %u records: give 1 to %d", n, INT_MAX);
+		return -1;
+	}
+	if (t->rp) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"the handle is reading jobs: rewind it first");
+		return -1;
+	}
+	GUARD(t, g, err, -1);
+	k = next_batch(t, r, n);
+	gr_oom_pop(&g);
+	if (k)
+		return (int)k;
 	if (t->m.failed) {
 		merge_err(&t->m, err);
 		return -1;

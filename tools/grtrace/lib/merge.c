@@ -18,6 +18,11 @@
 #define NR_CPU_IDS	65536		/* the header's cpu is a u16 */
 #define FD_READ_SIZE	(1u << 20)
 /*
+ * A cursor's window on a bare stream in a file: small enough that the
+ * windows of a few CPUs stay in the cache between pread() and the merge.
+ */
+#define FILE_WINDOW	(128u << 10)
+/*
  * Prefetch distances: the scanner reads the file from memory for the first
  * time; the merge reads it again later, out of cache.
  */
@@ -247,13 +252,20 @@ static int cursor_validate(struct merge *m, struct merge_cursor *c, int frame)
 	long sz = 0;
 
 	while (off < c->rlen) {
+		const uint8_t *p = c->rbuf + off;
 		uint16_t cpu;
 
-		sz = gr_check_record(c->rbuf + off, c->rlen - off, why,
-				     sizeof(why));
+		/* Almost every record is a job event: check those inline. */
+		if (c->rlen - off >= sizeof(struct grtrace_job_event) &&
+		    gr_le16(p + offsetof(struct grtrace_hdr, size)) ==
+		    sizeof(struct grtrace_job_event) &&
+		    gr_type_is_job(gr_le16(p + offsetof(struct grtrace_hdr, type))))
+			sz = sizeof(struct grtrace_job_event);
+		else
+			sz = gr_check_record(p, c->rlen - off, why, sizeof(why));
 		if (sz <= 0)
 			break;
-		cpu = gr_le16(c->rbuf + off + offsetof(struct grtrace_hdr, cpu));
+		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
 		if (frame && cpu != c->cpu) {
 			snprintf(why, sizeof(why), "a record of CPU %u", cpu);
 			sz = -1;
@@ -386,8 +398,8 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 			keep = c->rlen - (size_t)(c->p - c->rbuf);
 			if (keep)
 				memmove(c->rbuf, c->p, keep);
-			n = left < FD_READ_SIZE ? left : FD_READ_SIZE;
-			rbuf_reserve(c, FD_READ_SIZE + GRTRACE_MAX_RECORD);
+			n = left < FILE_WINDOW ? left : FILE_WINDOW;
+			rbuf_reserve(c, FILE_WINDOW + GRTRACE_MAX_RECORD);
 			if (read_at(m, c->rbuf + keep,
 				    c->chunk.off + c->roff, n) < 0) {
 				c->dead = 1;
@@ -452,7 +464,7 @@ static void push_chunk(struct merge *m, uint16_t cpu, struct chunk ch)
 
 #define HDR_GSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, gseq))
 #define HDR_CSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, cseq))
-#define SCAN_WINDOW	(4u << 20)
+#define SCAN_WINDOW	(256u << 10)
 
 struct scan_run {
 	size_t start;		/* the run of one CPU being scanned */

@@ -32,15 +32,28 @@ static uint64_t bucket_mid(unsigned int b)
 	return lo + ((1ull << shift) - 1) / 2;
 }
 
+/* Count @v in its bucket, allocating its block the first time. */
+static void sketch_add(struct pctl *p, uint64_t v)
+{
+	unsigned int at, k = pctl_block_of(bucket_of(v), &at);
+
+	if (!p->blk[k]) {
+		p->blk[k] = calloc(k ? SUB_COUNT : LINEAR, sizeof(uint64_t));
+		if (!p->blk[k])
+			gr_oom(0);
+	}
+	p->blk[k][at]++;
+}
+
 static void to_sketch(struct pctl *p)
 {
 	uint32_t i;
 
-	p->buckets = calloc(NBUCKETS, sizeof(*p->buckets));
-	if (!p->buckets)
+	p->blk = calloc(PCTL_BLOCKS, sizeof(*p->blk));
+	if (!p->blk)
 		gr_oom(0);
 	for (i = 0; i < p->nvals; i++)
-		p->buckets[bucket_of(p->vals[i])]++;
+		sketch_add(p, p->vals[i]);
 	free(p->vals);
 	p->vals = NULL;
 	p->nvals = p->cap = 0;
@@ -52,14 +65,14 @@ void pctl_add_slow(struct pctl *p, uint64_t v)
 	p->n++;
 	if (v > p->max)
 		p->max = v;
-	if (p->buckets) {
-		p->buckets[bucket_of(v)]++;
+	if (p->blk) {
+		sketch_add(p, v);
 		return;
 	}
 	if (p->nvals == p->cap) {
 		if (p->cap == PCTL_EXACT_MAX) {
 			to_sketch(p);
-			p->buckets[bucket_of(v)]++;
+			sketch_add(p, v);
 			return;
 		}
 		p->cap = p->cap ? p->cap * 2 : 2;
@@ -83,7 +96,7 @@ uint64_t pctl_get(struct pctl *p, unsigned int pct)
 
 	if (!rank)
 		rank = 1;
-	if (!p->buckets) {
+	if (!p->blk) {
 		if (!p->sorted) {
 			qsort(p->vals, p->nvals, sizeof(*p->vals), cmp_u64);
 			p->sorted = 1;
@@ -91,7 +104,14 @@ uint64_t pctl_get(struct pctl *p, unsigned int pct)
 		return p->vals[rank - 1];
 	}
 	for (b = 0; b < NBUCKETS; b++) {
-		seen += p->buckets[b];
+		unsigned int at, k = pctl_block_of(b, &at);
+
+		if (!p->blk[k]) {
+			/* A block never allocated holds nothing: skip it whole. */
+			b += (k ? SUB_COUNT : LINEAR) - 1;
+			continue;
+		}
+		seen += p->blk[k][at];
 		if (seen >= rank)
 			break;
 	}
@@ -101,12 +121,16 @@ uint64_t pctl_get(struct pctl *p, unsigned int pct)
 
 int pctl_is_exact(const struct pctl *p)
 {
-	return !p->buckets;
+	return !p->blk;
 }
 
 void pctl_free(struct pctl *p)
 {
+	unsigned int k;
+
 	free(p->vals);
-	free(p->buckets);
+	for (k = 0; p->blk && k < PCTL_BLOCKS; k++)
+		free(p->blk[k]);
+	free(p->blk);
 	memset(p, 0, sizeof(*p));
 }

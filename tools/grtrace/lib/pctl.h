@@ -15,18 +15,6 @@
 
 #define PCTL_EXACT_MAX	1024
 
-struct pctl {
-	uint64_t n;		/* values added */
-	uint64_t max;
-	uint64_t *vals;		/* exact mode: the values, @nvals of @cap */
-	uint32_t nvals;
-	uint32_t cap;
-	int sorted;		/* @vals is sorted (cleared by pctl_add) */
-	uint64_t *buckets;	/* sketch mode once non-NULL */
-};
-
-void pctl_add_slow(struct pctl *p, uint64_t v);
-
 /*
  * Values below 2^(PCTL_SUB_BITS + 1) have a bucket each; above, every power
  * of two is split into 2^PCTL_SUB_BITS buckets.
@@ -34,6 +22,30 @@ void pctl_add_slow(struct pctl *p, uint64_t v);
 #define PCTL_SUB_BITS	6
 #define PCTL_SUB_COUNT	(1u << PCTL_SUB_BITS)
 #define PCTL_LINEAR	(2u * PCTL_SUB_COUNT)
+#define PCTL_OCTAVES	(63u - PCTL_SUB_BITS)
+
+/*
+ * The sketch's buckets come in blocks, each allocated when a value first
+ * falls in it: block 0 the PCTL_LINEAR buckets of small values, block
+ * 1 + o the PCTL_SUB_COUNT of octave o.  A metric's values span a few
+ * octaves: a few blocks, not the 30 KiB of every bucket (a report with
+ * per-context summaries has hundreds of these).  The table of blocks
+ * itself comes with the sketch: a pctl still exact is as small as it
+ * was (a report may have a group per context, and many contexts).
+ */
+#define PCTL_BLOCKS	(1 + PCTL_OCTAVES)
+
+struct pctl {
+	uint64_t n;		/* values added */
+	uint64_t max;
+	uint64_t *vals;		/* exact mode: the values, @nvals of @cap */
+	uint32_t nvals;
+	uint32_t cap;
+	int sorted;		/* @vals is sorted (cleared by pctl_add) */
+	uint64_t **blk;		/* sketch mode once non-NULL: PCTL_BLOCKS */
+};
+
+void pctl_add_slow(struct pctl *p, uint64_t v);
 
 static inline unsigned int pctl_bucket_of(uint64_t v)
 {
@@ -47,17 +59,35 @@ static inline unsigned int pctl_bucket_of(uint64_t v)
 	       (unsigned int)(v >> shift) - PCTL_SUB_COUNT;
 }
 
+/* The block of bucket @b, and its place in it. */
+static inline unsigned int pctl_block_of(unsigned int b, unsigned int *at)
+{
+	if (b < PCTL_LINEAR) {
+		*at = b;
+		return 0;
+	}
+	*at = (b - PCTL_LINEAR) % PCTL_SUB_COUNT;
+	return 1 + (b - PCTL_LINEAR) / PCTL_SUB_COUNT;
+}
+
 /* Every finished job adds a dozen values: the sketch case is inline. */
 static inline void pctl_add(struct pctl *p, uint64_t v)
 {
-	if (!p->buckets) {
+	unsigned int at, k;
+
+	if (!p->blk) {
+		pctl_add_slow(p, v);
+		return;
+	}
+	k = pctl_block_of(pctl_bucket_of(v), &at);
+	if (!p->blk[k]) {
 		pctl_add_slow(p, v);
 		return;
 	}
 	p->n++;
 	if (v > p->max)
 		p->max = v;
-	p->buckets[pctl_bucket_of(v)]++;
+	p->blk[k][at]++;
 }
 /*
  * The nearest-rank @pct-th percentile (1..100): the smallest value with at

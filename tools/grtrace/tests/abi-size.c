@@ -228,6 +228,51 @@ int main(int argc, char **argv)
 	      big->msg);
 	free(big);
 
+	/*
+	 * Batches (1.3): the records r[0].size apart, each filled to that
+	 * size and no further; below GRTRACE_1's size, refused untouched.
+	 */
+	{
+		const uint32_t stride = GRTRACE_RECORD_SIZE_1 + EXTRA, nb = 16;
+		uint8_t *b = sized(stride * nb, stride * nb), *e;
+		int got = 0, n, tails = 1;
+		uint32_t i;
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		memset(b, CANARY, stride * nb);
+		memcpy(b, &stride, sizeof(stride));
+		t = grtrace_open(argv[1], err);
+		while (t && (n = grtrace_next_records(t, (struct grtrace_record *)b,
+						      nb, err)) > 0) {
+			got += n;
+			for (i = 0; i < (uint32_t)n; i++) {
+				e = b + i * stride;
+				tails &= size_of(e) == GRTRACE_RECORD_SIZE_1 &&
+					 intact(e + GRTRACE_RECORD_SIZE_1, EXTRA);
+			}
+			memset(b, CANARY, stride * nb);
+			memcpy(b, &stride, sizeof(stride));
+		}
+		snprintf(diag, sizeof(diag), "%d of %d records, tails %s: %s",
+			 got, recs[0], tails ? "intact" : "written", err->msg);
+		check(t && n == 0 && got == recs[0] && tails,
+		      "sized structs: batches of bigger records, r[0].size apart: every record, each tail untouched",
+		      diag);
+		grtrace_close(t);
+		t = grtrace_open(argv[1], err);
+		memset(b, CANARY, stride * nb);
+		i = GRTRACE_RECORD_SIZE_1 - 8;
+		memcpy(b, &i, sizeof(i));
+		ok = t && grtrace_next_records(t, (struct grtrace_record *)b, nb, err) == -1 &&
+		     strstr(err->msg, "struct grtrace_record: size 112 is below") &&
+		     intact(b + 4, stride * nb - 4);
+		check(ok, "sized structs: a batch whose first record is below GRTRACE_1's size is refused, untouched",
+		      err->msg);
+		grtrace_close(t);
+		free(b);
+		free(err);
+	}
+
 	/* The accounting rule of a RECORDER (1.3), sized as the rest. */
 	{
 		struct grtrace_info_loss li = GRTRACE_INFO_LOSS_INIT;

@@ -12,6 +12,7 @@ stream told its CPU (grtrace_open_mem_as()) against its trace file.
     python_check.py GRTRACE GOLDEN_DIR CORPUS_DIR TMPDIR
 """
 import csv
+import ctypes
 import importlib
 import io
 import os
@@ -196,6 +197,7 @@ def main():
            grtrace.formats() == want and len(want) >= 3, repr(grtrace.formats()))
     typed_info(v, golden, corpus, tool)
     safety(v, golden, corpus)
+    batches(v, golden, corpus)
     return v.failed
 
 
@@ -327,6 +329,93 @@ def typed_info(v, golden, corpus, tool):
            full.session_id == 3 and tail == b"\xa5" * 16 and n3 == 0,
            "%d %d %r %d %d %r %d" % (n1, small.size, msg1, n2, full.size,
                                      tail, n3))
+
+
+def one_by_one(t):
+    """Every record through grtrace_next_record(), one call each, as
+    tuples of their fields; then the error, if any."""
+    err = grtrace._Error()
+    rec = grtrace._Record()
+    h = grtrace._lib.grtrace_dup(t._h, ctypes.byref(err))
+    out = []
+    try:
+        while True:
+            n = grtrace._lib.grtrace_next_record(h, ctypes.byref(rec),
+                                                 ctypes.byref(err))
+            if n <= 0:
+                return out, (err.msg.decode("utf-8", "replace") if n < 0
+                             else None)
+            out.append(tuple(getattr(rec, f) for f, _ in rec._fields_))
+    finally:
+        grtrace._lib.grtrace_close(h)
+
+
+def batches(v, golden, corpus):
+    """raw_records() reads through grtrace_next_records(), a batch per
+    call: the same records, fields and error as one call per record, on
+    every golden vector and corpus file; a batch ends at a control record
+    (records() gives its .info), and a bad count is refused."""
+    result = v.result
+    lib = grtrace._lib
+    paths = sorted(os.path.join(d, f) for d in (golden, corpus)
+                   for f in os.listdir(d)
+                   if f.endswith((".bin", ".grf", ".dat")))
+    bad, nrec, nerr = [], 0, 0
+    for path in paths:
+        try:
+            t = grtrace.Trace(path)
+        except grtrace.Error:
+            continue
+        with t:
+            want, want_err = one_by_one(t)
+            got, got_err = [], None
+            try:
+                for r in t.raw_records():
+                    got.append(tuple(getattr(r, f) for f, _ in r._fields_))
+            except grtrace.Error as e:
+                got_err = e.msg
+        nrec += len(got)
+        nerr += want_err is not None
+        if got != want or got_err != want_err:
+            bad.append((os.path.basename(path), len(got), len(want),
+                        got_err, want_err))
+    result("python: raw_records() in batches (grtrace_next_records()) gives every record and error of grtrace_next_record()",
+           hasattr(lib, "grtrace_next_records") and not bad and nrec > 1000
+           and nerr > 0, "%r (%d records, %d errors)" % (bad[:3], nrec, nerr))
+
+    # The batch stops at each control record: its .info is its own.
+    path = os.path.join(golden, "rings.bin")
+    with grtrace.Trace(path) as t:
+        err = grtrace._Error()
+        recs = (grtrace._Record * 64)()
+        recs[0].size = ctypes.sizeof(grtrace._Record)
+        c = t._cursor()
+        sizes, types = [], []
+        while True:
+            n = lib.grtrace_next_records(c.h, recs, 64, ctypes.byref(err))
+            if n <= 0:
+                break
+            sizes.append(n)
+            types.append([recs[i].type for i in range(n)])
+        c.close()
+        infos = [(r.type, r.info) for r in t.records() if not r.is_job]
+    ends = all(all(ty < 0x100 for ty in b[:-1]) for b in types)
+    result("python: a batch of grtrace_next_records() ends after each control record, whose info records() gives",
+           len(types) > 1 and ends and any(ty >= 0x100 for b in types
+                                           for ty in b) and
+           all(i is not None for ty, i in infos if ty in (0x100, 0x101, 0x102)),
+           "%r %r" % (sizes, infos[:2]))
+
+    with grtrace.Trace(path) as t:
+        err = grtrace._Error()
+        recs = (grtrace._Record * 1)()
+        recs[0].size = ctypes.sizeof(grtrace._Record)
+        c = t._cursor()
+        n = lib.grtrace_next_records(c.h, recs, 0, ctypes.byref(err))
+        c.close()
+    result("python: grtrace_next_records() with room for 0 records: -1, EINVAL",
+           n == -1 and err.status == grtrace.ERR_INVAL and "room" in
+           err.msg.decode(), "%d %r" % (n, err.msg))
 
 
 def t_report_strings(path, *args):

@@ -122,6 +122,13 @@ st=$?
 cmp -s "$TMP/out" "$GOLDEN/rings.dump" || st=1
 result "dump without -i reads a non-terminal standard input" $st
 
+# Job lines at the edges of their fields (0, 9/10, 2^64 - 1, the most
+# negative errno, every engine, each optional part): dump writes them by
+# hand, not with printf(); the script builds each line from the format.
+run python3 "$TESTS/dump_format_check.py" "$GRTRACE" "$TMP"
+result "dump writes job lines at the edges of their fields as the format says" $rc \
+	"$(head -20 "$TMP/out")" "$(head -5 "$TMP/err")"
+
 # Every cut of emit-basic.bin: a clean prefix, or exactly one error line
 # naming the start of the cut record, after the lines of the records before.
 # The record boundaries are gen_golden.py's, not the decoder's.

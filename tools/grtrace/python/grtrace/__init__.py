@@ -38,6 +38,7 @@ import ctypes
 import ctypes.util
 import errno as _errno
 import io
+import itertools
 import json
 import os
 import weakref
@@ -203,6 +204,14 @@ if hasattr(_lib, "grtrace_diff"):
     _lib.grtrace_diff.restype = ctypes.c_int
     _lib.grtrace_diff.argtypes = [_P, _P, ctypes.c_char_p,
                                   ctypes.POINTER(ctypes.c_char_p), _P, _E]
+# Since 1.3: records by the thousand, one call each (raw_records()).
+if hasattr(_lib, "grtrace_next_records"):
+    _lib.grtrace_next_records.restype = ctypes.c_int
+    _lib.grtrace_next_records.argtypes = [_P, ctypes.POINTER(_Record),
+                                          ctypes.c_uint, _E]
+# Records per grtrace_next_records() call: a call costs as much as a
+# few hundred records handed out of its batch.
+_BATCH = 1024
 # grtrace_next_job() into a NumPy array's memory (an address, not a _Job).
 _next_job_at = _lib["grtrace_next_job"]
 _next_job_at.restype = ctypes.c_int
@@ -388,13 +397,17 @@ _CLOSED = "I/O operation on a closed trace"
 class _Cursor:
     """One library handle of an iterator: its own place in the input.
     Closed when its iterator is done or dropped, or with its Trace."""
-    __slots__ = ("h", "__weakref__")
+    __slots__ = ("h", "batch", "__weakref__")
 
     def __init__(self, h):
         self.h = h
+        self.batch = None
 
     def close(self):
         h, self.h = self.h, None
+        if self.batch:
+            # The records of a batch not yet handed out are not handed out.
+            self.batch.clear()
         if h:
             _lib.grtrace_close(h)
 
@@ -498,10 +511,41 @@ class Trace:
         return c
 
     def raw_records(self):
-        """The records as the library's ctypes structure, one reused object:
-        the fastest way; copy what you keep.  Its size is the structure's
-        (struct grtrace_record's), the record's own is rec_size."""
-        return self._raw_records(self._cursor())
+        """The records as the library's ctypes structure, the fastest way:
+        each one lives in a buffer the next batch of records overwrites
+        (copy what you keep).  Its size is the structure's (struct
+        grtrace_record's), the record's own is rec_size."""
+        cur = self._cursor()
+        if hasattr(_lib, "grtrace_next_records"):
+            # Record by record in C: no Python frame runs per record.
+            return itertools.chain.from_iterable(self._raw_batches(cur))
+        return self._raw_records(cur)
+
+    def _raw_batches(self, cur):
+        """raw_records() through grtrace_next_records(): lists of up to
+        _BATCH records, a library call each instead of one per record."""
+        recs, err = (_Record * _BATCH)(), _Error()
+        # The library reads the records' spacing from the first one.
+        recs[0].size = ctypes.sizeof(_Record)
+        # One object per slot of the batch, made once: a record is the
+        # object of its slot, filled afresh by each batch.
+        views = recs[:]
+        nxt, ep = _lib.grtrace_next_records, ctypes.byref(err)
+        try:
+            while True:
+                h = cur.h
+                if not h:
+                    raise ValueError(_CLOSED)
+                n = nxt(h, recs, _BATCH, ep)
+                if n <= 0:
+                    if n < 0:
+                        raise Error(err)
+                    return
+                # close() empties the batch: a resumed iterator raises.
+                cur.batch = views[:n]
+                yield cur.batch
+        finally:
+            cur.close()
 
     def _raw_records(self, cur):
         rec, err = _Record(), _Error()
@@ -550,7 +594,11 @@ class Trace:
         return self._records(self._cursor())
 
     def _records(self, cur):
-        for r in self._raw_records(cur):
+        if hasattr(_lib, "grtrace_next_records"):
+            raw = itertools.chain.from_iterable(self._raw_batches(cur))
+        else:
+            raw = self._raw_records(cur)
+        for r in raw:
             o = Record()
             o.offset, o.part, o.type, o.size = r.offset, r.part, r.type, \
                 r.rec_size

@@ -196,6 +196,22 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 				    struct grtrace_error *err);
 
 /*
+ * Since 1.3: up to @n of the next records into @r[0 .. @n - 1], as
+ * grtrace_next_record() gives them one by one: how many (1 .. @n), 0 at
+ * the end, or -1 with *@err (the records before a truncated or corrupt
+ * one come first: the call after them fails).  A batch ends early after
+ * a record that is not a job event, so grtrace_info_*() read that one (as
+ * they read grtrace_next_record()'s last).  The records are @r[0].size
+ * bytes apart, each filled as a struct of that size (at least
+ * GRTRACE_RECORD_SIZE_1): set the first one's .size.  For bindings,
+ * where a call per record costs more than reading it: one call for
+ * thousands.
+ */
+GRTRACE_API int grtrace_next_records(grtrace_trace *t,
+				     struct grtrace_record *r, unsigned int n,
+				     struct grtrace_error *err);
+
+/*
  * Since 1.2: what a control record says, typed.  Each call reads the
  * record grtrace_next_record() delivered last on @t (until the next call
  * on @t of anything but these).  Each struct begins with @size (see
