@@ -190,18 +190,24 @@ static struct dgroup *proc_group(struct rp *rp, struct dside *s,
 static void diff_row(struct rp *rp, const struct row *row)
 {
 	struct dside *s = rp->sink_state;
-	struct dgroup *g[NR_DG];
+	struct dgroup *g;
+	size_t at[NR_DG];
 	int k, m;
 
 	s->jobs++;
-	g[DG_RING] = side_group(s, DG_RING, row->ring, NULL);
-	g[DG_ENGINE] = side_group(s, DG_ENGINE, row->engine, NULL);
-	g[DG_PROCESS] = proc_group(rp, s, row);
+	/*
+	 * Indices, not pointers: a group made by a later lookup may move
+	 * s->g (xrealloc()), and a pointer taken before would dangle.
+	 */
+	at[DG_RING] = side_group(s, DG_RING, row->ring, NULL) - s->g;
+	at[DG_ENGINE] = side_group(s, DG_ENGINE, row->engine, NULL) - s->g;
+	at[DG_PROCESS] = proc_group(rp, s, row) - s->g;
 	for (k = 0; k < NR_DG; k++) {
-		g[k]->jobs++;
+		g = &s->g[at[k]];
+		g->jobs++;
 		for (m = 0; m < DIFF_NM; m++)
 			if (row->mhave & (1u << diff_metric[m]))
-				dvals_add(s, &g[k]->m[m], row->m[diff_metric[m]]);
+				dvals_add(s, &g->m[m], row->m[diff_metric[m]]);
 	}
 }
 

@@ -335,6 +335,24 @@ def main():
     # samples have p < 0.01 (not 0: a test that never rejects is no test).
     v.result("diff: unadjusted, p < 0.01 in about 1% of the tests (0.25% .. 2.5%)",
              0.0025 * tests <= raw <= 0.025 * tests, "%d of %d" % (raw, tests))
+
+    # Many groups: 24 rings, each its own process, so the table of groups
+    # grows while a job's ring and engine groups are in hand (a real
+    # recording on 7.3.4, a kworker per job batch, crashed diff so).
+    many = [("r%d" % i, GFX, "proc%d" % i) for i in range(24)]
+    pm = {"proc%d" % i: 1000 + i for i in range(24)}
+    a = write(os.path.join(tmp, "many-a.dat"),
+              trace(3, many, list(range(24)), pm, njobs=20))
+    b = write(os.path.join(tmp, "many-b.dat"),
+              trace(4, many, list(range(24)), pm, njobs=20))
+    rc, out, err = run(grtrace, "--format", "json", a, b)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    groups = {(c["group"], c[c["group"]]) for c in doc["comparisons"]}
+    v.result("diff: 24 rings of 24 processes: every ring and process compared",
+             rc == 0 and all(("ring", "r%d" % i) in groups and
+                             ("process", "proc%d" % i) in groups
+                             for i in range(24)),
+             "exit %d, %d groups\n%s" % (rc, len(groups), err[-500:]))
     return v.failed
 
 
