@@ -275,6 +275,7 @@ ok $? "nothing half-written left in the full folder ($(ls -A "$FULL" | tr '\n' '
 stop_service
 keep
 umount "$FULL" "$SD"
+mountpoint -q "$CG" && umount "$CG"
 sed 's/^/# log: /' "$LOG"
 
 module_suite_end
