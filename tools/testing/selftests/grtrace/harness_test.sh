@@ -10,7 +10,8 @@
 # a guest that ran clean: "vmtest.sh -V" on made-up output directories,
 # and with "--vm KERNEL" (run_tests.sh gives it) on real runs of vmtest.sh
 # on KERNEL: a command that fails, a kernel that prints a call trace, a
-# guest that outlives its timeout.  TAP output; runs on the host.
+# guest that outlives its timeout; a command that fails and a call trace
+# in a packed guest (no 9p).  TAP output; runs on the host.
 
 set -u
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -81,7 +82,7 @@ vm_run() {
 
 echo "TAP version 13"
 if [ -n "$VM_KVER" ]; then
-	echo "1..28"
+	echo "1..33"
 else
 	echo "1..20"
 	echo "# vmtest.sh's verdicts on real runs need --vm KERNEL (run_tests.sh gives it)"
@@ -138,7 +139,7 @@ verdict "vmtest -V: a FAIL verdict is not" "$TMP/warn" 1 "FAIL: kernel WARNING*"
 verdict "vmtest -V: an empty verdict is not clean" "$TMP/empty" 1 "FAIL: no verdict*"
 verdict "vmtest -V: no verdict at all is not clean" "$TMP/none" 1 "FAIL: no verdict*"
 
-# 21-28: real runs.  A failing command is no problem of the guest's; a
+# 21-33: real runs.  A failing command is no problem of the guest's; a
 # call trace (sysrq's backtrace of every CPU) and a timeout are.
 if [ -n "$VM_KVER" ]; then
 	vm_run "a command that succeeds" 0 clean -- true
@@ -147,6 +148,14 @@ if [ -n "$VM_KVER" ]; then
 		-- sh -c 'echo l >/proc/sysrq-trigger; sleep 1'
 	vm_run "a guest past its timeout" 124 "FAIL: *timeout*" \
 		-t 30 -- sleep 600
+	# A packed guest (-P): its exit status comes on the console, its
+	# stdout over a serial port, its dmesg over another.
+	vm_run "a packed guest, a command that fails" 3 clean \
+		-P "$HERE/tap_lib.sh" -- sh -c 'echo packed-out; exit 3'
+	grep -qx packed-out "$TMP/vm$((N - 2)).out"
+	ok $? "vmtest: a packed guest: the command's stdout comes back"
+	vm_run "a packed guest, a call trace in the kernel log" 1 "FAIL: call trace*" \
+		-P "$HERE/tap_lib.sh" -- sh -c 'echo l >/proc/sysrq-trigger; sleep 1'
 fi
 
 rm -rf "$TMP"

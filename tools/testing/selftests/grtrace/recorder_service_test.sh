@@ -18,8 +18,9 @@
 #    the module's count at release;
 #  - suspend while armed, as far as this guest goes (three suspends to
 #    their freezer, pm_test=freezer; three times the service frozen and
-#    CPU 1 offline and back; the levels that suspend devices cannot run
-#    here, see below): the service still armed, a hang after it saved;
+#    CPU 1 offline and back; real s2idle and S3 run in a guest of their
+#    own, suspend_test.sh, see below): the service still armed, a hang
+#    after it saved;
 #  - the driver's modules (virtual GPU, gpu-sched) reloaded under it:
 #    still armed, a hang saved;
 #  - SIGTERM: disarmed, exit 0; started before grtrace is loaded (boot):
@@ -184,13 +185,15 @@ ok $? "three triggers while the service is stopped: its line, summary and record
 # real s2idle or S3) suspends the virtio devices, and the 9p transport
 # (this guest's root and output share) has no freeze/restore: resume
 # resets the device, its queues are never set up again, and every 9p
-# access hangs for good (tried: pm_test=devices came back in the kernel,
-# 1.4 s, and the next write to the output share never returned).  What
-# the processors level adds, the non-boot CPUs taken down and up with the
-# tasks frozen, is done by hand: the service frozen by the cgroup freezer,
-# CPU 1 offline and back, thawed.  Three cycles of each.
+# access hangs for good (pm_test=devices comes back in the kernel, and
+# the next write to the output share never returns).  Real s2idle and S3
+# while the service is armed run in suspend_test.sh, in a guest without
+# 9p (run_tests.sh).  Here, what the processors level adds, the
+# non-boot CPUs taken down and up with the tasks frozen, is also done by
+# hand: the service frozen by the cgroup freezer, CPU 1 offline and back,
+# thawed.  Three cycles of each.
 echo "# /sys/power/state: $(cat /sys/power/state 2>&1); pm_test: $(cat /sys/power/pm_test 2>&1)"
-echo "# not run in this guest: pm_test=devices, platform, processors, core; real freeze (s2idle) and mem (S3): the 9p root does not survive the devices' suspend"
+echo "# not run in this guest: pm_test=devices and on; real s2idle and S3 run in suspend_test.sh's guest, without 9p"
 n0=$(nsnaps "$SD")
 if grep -qw mem /sys/power/state && [ -w /sys/power/pm_test ]; then
 	rc=0 delay=/sys/module/suspend/parameters/pm_test_delay

@@ -26,7 +26,8 @@
 #   --matrix         the whole suite, and the kernel tests on rt, 6.12,
 #                    7, 7-rt, debug and debug-rt
 #   --guest-only     with --kernel: the guest tests alone, without the
-#                    timestamps against trace-cmd and the demo (--also
+#                    timestamps against trace-cmd, the suspend guest
+#                    (suspend_test.sh) and the demo (--also
 #                    runs a PREEMPT_RT kernel so, for the CI's time)
 
 set -u -o pipefail
@@ -36,7 +37,7 @@ TOP=$(cd -- "$HERE/../../../.." && pwd)
 OUT='' MODE=full KERNEL=stock ALSO=() GUEST_ONLY=0
 
 usage() {
-	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,31p' "$0" | sed 's/^# \{0,1\}//'
 	exit 2
 }
 
@@ -137,6 +138,20 @@ icount_tests() {
 		$? "$1.err"
 }
 
+# suspend_tests OUTDIR PREFIX: real s2idle and S3 while the recorder
+# service is armed, in a guest of its own without 9p (suspend_test.sh),
+# about 30 s.
+suspend_tests() {
+	local rc
+
+	"$HERE/suspend_test.sh" --vm "$KVER" "$1" >"$1.log" 2>"$1.err"
+	rc=$?
+	merge "$1.log" "$2" $rc
+	guest_clean $rc "$1"
+	result "$2guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
+		$? "$1.err"
+}
+
 # demo_ok DIR: what vm-demo.sh left in DIR holds the verdicts of the demo.
 demo_ok() {
 	local f
@@ -213,8 +228,9 @@ sys.exit(0 if jobs == 160 and 49e6 <= med <= 55e6 and subs >= 160 and
 }
 
 # kernel_tests KERNEL: build the modules against KERNEL and run the guest
-# tests on it, the timestamps against trace-cmd's and the demo with its
-# verdicts (the stock kernel's run is part of the whole suite).
+# tests on it, the timestamps against trace-cmd's, real suspend and resume
+# in a guest of its own and the demo with its verdicts (the stock kernel's
+# run is part of the whole suite).
 # debug_guest K/N OUTDIR: part K of N of the guest suites on a debug
 # kernel (KVER, vmopts), its exit status in OUTDIR.rc.
 debug_guest() {
@@ -284,6 +300,8 @@ kernel_tests() {
 	[ $GUEST_ONLY = 1 ] && return 0
 	say "kernel $k: timestamps against trace-cmd, 1 vCPU under icount"
 	icount_tests "$out/vm-icount" "$k: vm-icount: "
+	say "kernel $k: real suspend and resume while armed, a guest without 9p"
+	suspend_tests "$out/vm-suspend" "$k: vm-suspend: "
 	say "kernel $k: the main job, vm-demo.sh --kernel $k"
 	"$TOP/tools/grtrace/vm-demo.sh" --kernel "$k" -o "$out/demo" \
 		>"$out/demo.log" 2>&1
@@ -462,6 +480,9 @@ result "vm: guest ran clean (no panic, Oops, WARN, lockup or timeout)" $? \
 
 say "selftests: timestamps against trace-cmd, 1 vCPU under icount"
 icount_tests "$OUT/vm-icount" "vm-icount: "
+
+say "selftests: real suspend and resume (s2idle, S3) while armed, a guest without 9p"
+suspend_tests "$OUT/vm-suspend" "vm-suspend: "
 
 say "main job: tools/grtrace/vm-demo.sh"
 "$TOP/tools/grtrace/vm-demo.sh" -o "$OUT/demo" >"$OUT/demo.log" 2>&1

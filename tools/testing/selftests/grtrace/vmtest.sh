@@ -7,6 +7,12 @@
 # filesystem shared read-only over 9p (no disk image to build) and OUTDIR
 # shared read-write at the same absolute path.  The guest side lives in
 # vm/init.sh; the initramfs built around it is cached.  See usage() below.
+#
+# A packed guest (-P, -M) has no 9p and no virtio device at all: what the
+# command needs is copied into its initramfs, which stays its root, and
+# its output comes back over serial ports.  9p over virtio has no
+# freeze/restore: a guest on it cannot suspend its devices and live
+# (suspend_test.sh needs this).
 
 set -u -o pipefail
 
@@ -19,6 +25,9 @@ GUEST_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # Modules the initramfs needs to mount 9p over virtio-pci.
 BOOT_MODULES=(virtio_pci 9pnet_virtio 9p)
 
+# A packed guest's extra serial ports: ttyS1 the command's stdout, ttyS2
+# its stderr, ttyS3 dmesg at the end.
+PACK=() PACK_MODULES=() PACKED=0 CMD0='' KEYBOARD=0
 KVER='' OUTDIR='' WORKDIR='' TIMEOUT=600 SILENCE=120 CPUS=2 MEM=1G APPEND='' QEMU_EXTRA='' TCG_THREAD=single
 APT_UPDATED=0
 QEMU_PID='' TAIL_PIDS=()
@@ -45,6 +54,20 @@ and GRTRACE_OUT=OUTDIR (shared read-write at the same path).
   -T single|multi
               TCG threading (default single: multi hangs the guest when code
               is patched under load; only for benchmarks that patch none)
+  -P PATH     a packed guest: no 9p share and no virtio device; PATH (a
+              file, or the files under a directory) is copied into its
+              initramfs at the same path, and for a program the shared
+              libraries it loads; bash and CMD (when it is a file) are
+              always packed, busybox provides the rest; repeatable
+  -M MODULE   a packed guest, with kernel module MODULE of KVER and the
+              modules it depends on, for modprobe (-P its modprobe too);
+              repeatable
+  -K          a packed guest's keyboard: while the last line of CMD's
+              stdout that starts with "# vmtest: keyboard " ends in "on",
+              a key is pressed on the guest's PS/2 keyboard every 2 s
+              (through QEMU's monitor).  QEMU's RTC alarm wakes a guest
+              from S3, not from s2idle; a keyboard that is a wakeup
+              source does
   -V OUTDIR   print the verdict on the guest of the run that wrote OUTDIR;
               exit 0 when it is "clean", 1 when not or when there is none
   -h          this help
@@ -58,6 +81,11 @@ and .vmtest/ (command script, stdout, stderr, status, qemu.log, verdict).
 the guest reported CMD's exit status (whatever it was) and its kernel log
 shows none of the above, else "FAIL: " and why.  A run that could not boot
 the VM leaves none.
+
+A packed guest runs CMD from its initramfs root (in the current directory,
+made there if packed files do not), without GRTRACE_OUT: nothing it
+writes comes back but its stdout and stderr (serial ports, relayed as
+usual), its exit status (on the console) and dmesg.txt.
 EOF
 }
 
@@ -157,14 +185,85 @@ prepare_initramfs() {
 	rm -rf "$stage"
 }
 
+# pack_copy PATH: PATH (symlinks followed) into the stage at the same path.
+pack_copy() {
+	local dst=$STAGE$1
+
+	[[ -e $dst ]] && return
+	mkdir -p -- "${dst%/*}" && cp -L --preserve=mode -- "$1" "$dst" ||
+		die "cannot pack $1"
+}
+
+# pack_path PATH: a file, and for a program the libraries ldd names; or
+# every file under a directory.
+pack_path() {
+	local f
+
+	[[ $1 == /* ]] || die "-P $1: give an absolute path"
+	if [[ -d $1 ]]; then
+		while IFS= read -r -d '' f; do
+			pack_path "$f"
+		done < <(find "$1" -type f -print0)
+		return
+	fi
+	[[ -f $1 ]] || die "-P $1: no such file"
+	pack_copy "$1"
+	[[ -x $1 && $(head -c 4 "$1" | tr -d '\0') == $'\x7fELF' ]] || return 0
+	while read -r f; do
+		pack_copy "$f"
+	done < <(ldd "$1" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+}
+
+# Set INITRD to the packed guest's initramfs, built for this run: busybox,
+# the init script, the command script (/vmtest/cmd), what -P and -M name,
+# the command's file and bash.
+prepare_packed_initramfs() {
+	local p m f
+
+	STAGE=$VM/root
+	INITRD=$VM/initramfs.cpio.gz
+	rm -rf -- "$STAGE"
+	mkdir -p "$STAGE"/{bin,dev,proc,sys,tmp,vmtest} "$STAGE$PWD" ||
+		die "cannot make $STAGE"
+	chmod 1777 "$STAGE/tmp"
+	cp /bin/busybox "$STAGE/bin/busybox" || die "no /bin/busybox"
+	install -m 0755 "$INIT_SCRIPT" "$STAGE/init"
+	mknod -m 600 "$STAGE/dev/console" c 5 1 2>/dev/null ||
+		note "no /dev/console in the initramfs (not root?): early init output is lost"
+	cp "$VM/cmd" "$STAGE/vmtest/cmd" || die "cannot pack the command script"
+	pack_path /bin/bash
+	[[ $CMD0 == /* && -f $CMD0 ]] && pack_path "$CMD0"
+	for p in "${PACK[@]}"; do
+		pack_path "$p"
+	done
+	if ((${#PACK_MODULES[@]})); then
+		: >"$VM/modules"
+		for m in "${PACK_MODULES[@]}"; do
+			modprobe -S "$KVER" --show-depends "$m" >>"$VM/modules" 2>/dev/null ||
+				die "-M $m: modprobe cannot resolve it for $KVER"
+		done
+		for f in $(awk '$1 == "insmod" { print $2 }' "$VM/modules" | sort -u) /lib/modules/"$KVER"/modules.{dep,dep.bin,alias.bin,symbols.bin,softdep,builtin,builtin.bin,builtin.modinfo,order}; do
+			[[ -e $f ]] && pack_copy "$f"
+		done
+	fi
+	(cd "$STAGE" && find . | cpio -o -H newc --quiet | gzip -1) \
+		>"$INITRD" || die "cpio failed"
+	note "packed guest: $(du -sh "$STAGE" | cut -f1) in its initramfs"
+	rm -rf -- "$STAGE"
+}
+
 # The command travels as a bash script in OUTDIR: no quoting limits on the
 # kernel command line.  cwd may be hidden in the guest (e.g. under /tmp).
 write_cmd_script() {
 	{
 		echo "# generated by vmtest.sh"
 		printf 'cd -- %q || { echo "vmtest: cwd not visible in the guest" >&2; exit 125; }\n' "$PWD"
-		printf 'export PATH=%q HOME=/root TERM=linux GRTRACE_VM=1 GRTRACE_OUT=%q\n' \
-			"$GUEST_PATH" "$OUTDIR"
+		if ((PACKED)); then
+			printf 'export PATH=%q HOME=/tmp TERM=linux GRTRACE_VM=1\n' "$GUEST_PATH"
+		else
+			printf 'export PATH=%q HOME=/root TERM=linux GRTRACE_VM=1 GRTRACE_OUT=%q\n' \
+				"$GUEST_PATH" "$OUTDIR"
+		fi
 		printf 'exec'
 		printf ' %q' "$@"
 		echo
@@ -185,16 +284,25 @@ start_qemu() {
 		extra+=(-fsdev "local,id=work,path=$WORKDIR,security_model=none,readonly=on,multidevs=remap"
 			-device virtio-9p-pci,fsdev=work,mount_tag=work)
 	fi
+	if ((KEYBOARD)); then
+		extra+=(-monitor "unix:$VM/monitor,server=on,wait=off")
+	fi
+	if ((PACKED)); then
+		extra=(-serial "file:$VM/stdout" -serial "file:$VM/stderr"
+			-serial "file:$OUTDIR/dmesg.txt" "${extra[@]}")
+	else
+		# shellcheck disable=SC2054 # commas separate qemu suboptions
+		extra=(-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap
+			-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+			-fsdev "local,id=vmout,path=$OUTDIR,security_model=none,multidevs=remap"
+			-device virtio-9p-pci,fsdev=vmout,mount_tag=vmout "${extra[@]}")
+	fi
 	# thread=single must be the first -accel: MTTCG hangs the guest when
 	# tracepoint probes are patched in.
 	qemu-system-x86_64 -accel "tcg,thread=$TCG_THREAD" -cpu max -smp "$CPUS" -m "$MEM" \
 		-nodefaults -display none -no-reboot \
 		-kernel "/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$append" \
 		-serial "file:$OUTDIR/console.log" \
-		-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
-		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-		-fsdev "local,id=vmout,path=$OUTDIR,security_model=none,multidevs=remap" \
-		-device virtio-9p-pci,fsdev=vmout,mount_tag=vmout \
 		"${extra[@]}" </dev/null >"$VM/qemu.log" 2>&1 &
 	QEMU_PID=$!
 	# Relay the command's output live; tail exits once qemu is gone.
@@ -202,6 +310,28 @@ start_qemu() {
 	TAIL_PIDS+=($!)
 	tail -n +1 -s 0.2 -f --pid="$QEMU_PID" "$VM/stderr" >&2 &
 	TAIL_PIDS+=($!)
+	if ((KEYBOARD)); then
+		press_keys &
+		TAIL_PIDS+=($!)
+	fi
+}
+
+# press_keys: -K, until qemu is gone.  HMP's sendkey: a press and release.
+press_keys() {
+	local state
+
+	while kill -0 "$QEMU_PID" 2>/dev/null; do
+		sleep 2
+		state=$(tr -d '\r' <"$VM/stdout" |
+			sed -n 's/^# vmtest: keyboard //p' | tail -n 1)
+		[[ $state == *on ]] || continue
+		python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"sendkey shift\n")
+time.sleep(0.2)
+s.recv(65536)' "$VM/monitor" 2>/dev/null
+	done
 }
 
 kill_qemu() {
@@ -304,7 +434,7 @@ verdict_of() {
 
 main() {
 	local opt rc problem fatal verdict
-	while getopts "k:o:t:s:c:m:a:q:T:V:h" opt; do
+	while getopts "k:o:t:s:c:m:a:q:T:P:M:KV:h" opt; do
 		case $opt in
 		k) KVER=$OPTARG ;;
 		o) OUTDIR=$OPTARG ;;
@@ -317,6 +447,9 @@ main() {
 		T) [[ $OPTARG == single || $OPTARG == multi ]] ||
 			die "-T takes single or multi, not '$OPTARG'"
 			TCG_THREAD=$OPTARG ;;
+		P) PACK+=("$OPTARG") PACKED=1 ;;
+		M) PACK_MODULES+=("$OPTARG") PACKED=1 ;;
+		K) KEYBOARD=1 ;;
 		V) verdict_of "$OPTARG"; exit ;;
 		h) usage; exit 0 ;;
 		*) usage >&2; exit 125 ;;
@@ -324,6 +457,8 @@ main() {
 	done
 	shift $((OPTIND - 1))
 	(($# > 0)) || { usage >&2; exit 125; }
+	CMD0=$1
+	((!KEYBOARD || PACKED)) || die "-K is for a packed guest (-P or -M)"
 	[[ $TIMEOUT =~ ^[0-9]+$ && $SILENCE =~ ^[0-9]+$ && $CPUS =~ ^[1-9][0-9]*$ ]] ||
 		die "-t, -s and -c take positive integers"
 
@@ -338,7 +473,7 @@ main() {
 	# vm/init.sh mounts tmpfs over these, hiding the host's content: share
 	# the top directory holding cwd under them again, read-only (a clone
 	# under /tmp, as CI may make, then still works).
-	if [[ $PWD/ =~ ^(/tmp|/var/tmp|/run|/root|/var/log)/([^/]+)/ &&
+	if ((!PACKED)) && [[ $PWD/ =~ ^(/tmp|/var/tmp|/run|/root|/var/log)/([^/]+)/ &&
 	      $PWD/ != "$OUTDIR"/* ]]; then
 		WORKDIR=${BASH_REMATCH[1]}/${BASH_REMATCH[2]}
 		[[ $WORKDIR =~ ^[A-Za-z0-9_./+-]+$ ]] ||
@@ -349,8 +484,12 @@ main() {
 	if ! mkdir -p "$VM" || ! : >"$VM/stdout" || ! : >"$VM/stderr"; then
 		die "cannot write $VM"
 	fi
-	prepare_initramfs
 	write_cmd_script "$@"
+	if ((PACKED)); then
+		prepare_packed_initramfs
+	else
+		prepare_initramfs
+	fi
 
 	trap cleanup EXIT
 	trap 'exit 130' INT
@@ -361,6 +500,12 @@ main() {
 	watch_qemu
 	wait "${TAIL_PIDS[@]}" 2>/dev/null
 
+	# A packed guest reports CMD's exit status on the console alone.
+	if ((PACKED)); then
+		rc=$(tr -d '\r' <"$OUTDIR/console.log" 2>/dev/null |
+			sed -n 's/^vmtest-init: command exited with status \([0-9]*\)$/\1/p' | tail -n 1)
+		[[ -n $rc ]] && echo "$rc" >"$VM/status"
+	fi
 	rc=125
 	[[ -s $VM/status ]] && rc=$(<"$VM/status")
 	problem=$(kernel_problem)

@@ -11,6 +11,11 @@
 # initramfs (chroot rather than switch_root) so busybox is still at hand to
 # save dmesg, report the exit status and power off after the command.
 #
+# A packed guest (vmtest.sh -P or -M) has no 9p: its initramfs holds what
+# the command needs and stays the root; the command's stdout and stderr go
+# to ttyS1 and ttyS2, dmesg at the end to ttyS3, its exit status to the
+# console (files on the host).  Its devices may be suspended and resumed.
+#
 # The output directory comes from the kernel command line: vmtest.out=PATH.
 # Keep messages free of "BUG:"/"WARNING:"/... : the host greps the console.
 
@@ -32,6 +37,31 @@ fatal() {
 	poweroff -f
 	sleep 60
 }
+
+# packed: the command run from the initramfs root, its output on serial
+# ports.  stty: raw (no CR added), and it returns once all that was
+# written has gone out (tcsetattr TCSADRAIN), before the power goes off.
+if [ -f /vmtest/cmd ]; then
+	mount -t debugfs debugfs /sys/kernel/debug
+	mount -t tracefs tracefs /sys/kernel/tracing
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+	for t in 1 2 3; do
+		stty -F /dev/ttyS$t raw -echo || fatal "no serial port ttyS$t"
+	done
+	log "running command (packed guest, no 9p)"
+	/bin/bash /vmtest/cmd </dev/null >/dev/ttyS1 2>/dev/ttyS2
+	rc=$?
+	dmesg >/dev/ttyS3
+	stty -F /dev/ttyS3 raw -echo
+	log "command exited with status $rc"
+	stty -F /dev/console -echo
+	# A reset, not poweroff: the guest may run without ACPI (acpi=off),
+	# and QEMU runs with -no-reboot.
+	reboot -f
+	sleep 60
+fi
 
 while read -r m; do
 	insmod "/modules/$m" || fatal "insmod $m failed"
