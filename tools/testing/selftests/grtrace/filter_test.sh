@@ -59,12 +59,12 @@ run_two() {
 		submitter a 0 "gfx 0 10 200\n" && submitter b 1000 "gfx 1 7 200\n" || return 1
 	A=$(cat "$TMP/a.pid") B=$(cat "$TMP/b.pid")
 	"$1" && echo 1 > "$D/filter_enabled" && record_start "$TMP/r.dat" && touch "$TMP/go" &&
-		wait_for "$A" && wait_for "$B" && sleep 0.1 && vgpu_idle && kill -INT "$REC" && wait "$REC" &&
+		wait_pid "$A" && wait_pid "$B" && sleep 0.1 && vgpu_idle && kill -INT "$REC" && wait "$REC" &&
 		"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt"
 }
 
-# wait_for PID: until the background process PID has exited.
-wait_for() { wait "$1" 2>/dev/null; while kill -0 "$1" 2>/dev/null; do sleep 0.05; done; }
+# wait_pid PID: until the background process PID has exited.
+wait_pid() { wait "$1" 2>/dev/null; while kill -0 "$1" 2>/dev/null; do sleep 0.05; done; }
 
 set_pid_a() { echo "$A" > "$D/filter_pid"; }
 set_uid_b() { echo none > "$D/filter_pid" && echo 1000 > "$D/filter_uid"; }

@@ -37,26 +37,12 @@ SD=$TMP/snaps
 LOG=$TMP/svc.log
 OUT=${GRTRACE_OUT:+$GRTRACE_OUT/recorder_service}
 
-info() { sed -n "s/^$1=//p" "$R/info" 2>/dev/null; }
-# wait_for SECONDS CMD...: until CMD succeeds.
-wait_for() {
-	local n=$((10 * $1 * SLOW))
-
-	shift
-	for _ in $(seq "$n"); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 armed() { [ "$(info state)" = armed ]; }
 nsnaps() { find "$1" -maxdepth 1 -name '*.grf' | wc -l; }
 has_snaps() { [ "$(nsnaps "$1")" -ge "$2" ]; }
 # lines PATTERN: lines of the service's log matching PATTERN.
 lines() { grep -c -- "$1" "$LOG"; }
 saved_more() { [ "$(lines ' saved: ')" -gt "$1" ]; }
-# hung_of RING: the job the virtual GPU's log says last timed out on RING.
-hung_of() { dmesg | sed -n "s/.*vgpu0-$1: job \([0-9]*:[0-9]*\) timed out.*/\1/p" | tail -1; }
 # start_service DIR [CONF]: the loop in the background, its log in $LOG.
 start_service() {
 	"$TOOL" recorder service --config "$TMP/conf" --dir "$1" >>"$LOG" 2>&1 &

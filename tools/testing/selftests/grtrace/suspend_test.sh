@@ -58,23 +58,9 @@ SD=$TMP/snaps
 LOG=$TMP/svc.log
 RTC=/sys/class/rtc/rtc0
 
-info() { sed -n "s/^$1=//p" "$R/info" 2>/dev/null; }
-# wait_for SECONDS CMD...: until CMD succeeds.
-wait_for() {
-	local n=$((10 * $1 * SLOW))
-
-	shift
-	for _ in $(seq "$n"); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	return 1
-}
 armed() { [ "$(info state)" = armed ]; }
 nsnaps() { find "$SD" -maxdepth 1 -name '*.grf' | wc -l; }
 has_snaps() { [ "$(nsnaps)" -ge "$1" ]; }
-# hung_of RING: the job the virtual GPU's log says last timed out on RING.
-hung_of() { dmesg | sed -n "s/.*vgpu0-$1: job \([0-9]*:[0-9]*\) timed out.*/\1/p" | tail -1; }
 # count PATTERN: lines of the kernel log matching PATTERN.
 count() { dmesg | grep -c -- "$1"; }
 stat_pm() { cat "/sys/power/suspend_stats/$1"; }

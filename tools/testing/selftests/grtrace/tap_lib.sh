@@ -31,6 +31,23 @@ case $(uname -r) in
 *) SLOW=${GRTRACE_SLOW:-1} ;;
 esac
 
+# wait_for SECONDS CMD...: until CMD succeeds, tried every 0.1 s for
+# SECONDS (times SLOW); its status.
+wait_for() {
+	local n=$((10 * $1 * SLOW))
+
+	shift
+	for _ in $(seq "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# info KEY: the value of KEY in the flight recorder's info file.
+info() { sed -n "s/^$1=//p" "$D/recorder/info" 2>/dev/null; }
+# hung_of RING: the job the virtual GPU's log says last timed out on RING.
+hung_of() { dmesg | sed -n "s/.*vgpu0-$1: job \([0-9]*:[0-9]*\) timed out.*/\1/p" | tail -1; }
+
 # ok STATUS NAME: one TAP result; a non-zero STATUS fails the test.
 ok() {
 	N=$((N + 1))
