@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "grtrace.h"
+#include "lib/lib.h"
 #include "lib/merge.h"
 #include "lib/stream.h"
 #include "util.h"
@@ -411,6 +412,8 @@ int cmd_dump(int argc, char **argv)
 	long channel = -1;
 	char *end;
 
+	/* The library's insides, called here directly, end the tool on OOM. */
+	gr_set_oom_handler(oom_exit);
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:i:h", dump_opts, NULL)) != -1) {

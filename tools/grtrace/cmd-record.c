@@ -30,6 +30,7 @@
 
 #include "drm-clients.h"
 #include "grtrace.h"
+#include "lib/lib.h"
 #include "lib/stream.h"
 #include "lib/trace-file.h"
 #include "lib/u64map.h"
@@ -677,7 +678,7 @@ static void progress_tick(struct progress *p, const struct cpu_reader *rd,
 			  int n)
 {
 	uint64_t events, bytes, drops = 0;
-	struct gr_stats st;
+	struct mod_stats st;
 	double now = now_sec();
 	int found = 0;
 
@@ -812,7 +813,7 @@ static void open_output(const char *output)
 }
 
 /* The file header: what the recording is of. */
-static int write_header(int nr_cpus, const struct gr_stats *st)
+static int write_header(int nr_cpus, const struct mod_stats *st)
 {
 	struct grf_header h = {
 		.flags = rec.compress ? GRF_FLAG_ZSTD : 0,
@@ -1015,7 +1016,7 @@ static enum drop_class drop_class(const char *reason)
 	return DROP_LOST;
 }
 
-static void forget_drops(struct gr_stats *st)
+static void forget_drops(struct mod_stats *st)
 {
 	int i;
 
@@ -1025,8 +1026,8 @@ static void forget_drops(struct gr_stats *st)
 }
 
 static void print_summary(const struct cpu_reader *rd, int n,
-			  const struct gr_stats *before,
-			  const struct gr_stats *after, int have_stats)
+			  const struct mod_stats *before,
+			  const struct mod_stats *after, int have_stats)
 {
 	uint64_t records = 0, events = 0, bytes = 0, dropped = 0, total, bufsize;
 	uint64_t cls[DROP_NR_CLASSES] = { 0 }, lost;
@@ -1370,7 +1371,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
 	struct cpu_reader *rd;
-	struct gr_stats before, after;
+	struct mod_stats before, after;
 	pid_t child = 0;
 	int cstatus = CHILD_RUNNING;
 	char old_bufsize[64] = "";
@@ -1379,6 +1380,8 @@ int cmd_record(int argc, char **argv)
 	int nthreads, opened;
 	sigset_t sigs, oldsigs;
 
+	/* The library's insides, called here directly, end the tool on OOM. */
+	gr_set_oom_handler(oom_exit);
 	if (parse_record_args(argc, argv, &a))
 		return 0;
 	state = control_state();

@@ -27,6 +27,7 @@
 
 #include "grtrace.h"
 #include "recorder.h"
+#include "lib/lib.h"
 #include "lib/stream.h"
 #include "lib/trace-file.h"
 #include "util.h"
@@ -803,6 +804,8 @@ int snapshot_to_fd(int fd, const char *out, struct rec_info *in, int compress,
 	struct snap *s = NULL;
 	int n, i, bad = 0, ret, err = 0;
 
+	/* The service writes snapshots without cmd_recorder(). */
+	gr_set_oom_handler(oom_exit);
 	*records = 0;
 	n = list_snapshots(&s);
 	if (n < 0)
@@ -946,6 +949,8 @@ int cmd_recorder(int argc, char **argv)
 	const char *w;
 	size_t i;
 
+	/* The library's insides, called here directly, end the tool on OOM. */
+	gr_set_oom_handler(oom_exit);
 	if (argc < 2)
 		usage_error("recorder", "recorder: a subcommand is needed: arm, trigger, release, disarm, status, wait, service, list or show");
 	w = argv[1];

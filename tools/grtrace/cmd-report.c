@@ -593,7 +593,8 @@ struct live {
 	int fds[MAX_EVENT_FILES];
 	char *names[MAX_EVENT_FILES];
 	unsigned int n;
-	struct gr_stats stats;
+	struct mod_stats stats;
+	struct gr_stats lib_stats;
 	int have_stats;
 };
 
@@ -631,6 +632,20 @@ static int open_live(struct live *lv)
 	}
 	lv->n = (unsigned int)n;
 	return 0;
+}
+
+/* The stats file as the engine takes it (the same key=value pairs). */
+static const struct gr_stats *lib_stats(struct live *lv)
+{
+	int i;
+
+	for (i = 0; i < lv->stats.n && i < GR_STATS_MAX; i++) {
+		memcpy(lv->lib_stats.ent[i].key, lv->stats.ent[i].key,
+		       sizeof(lv->lib_stats.ent[i].key));
+		lv->lib_stats.ent[i].val = lv->stats.ent[i].val;
+	}
+	lv->lib_stats.n = i;
+	return &lv->lib_stats;
 }
 
 static void close_live(struct live *lv)
@@ -698,6 +713,8 @@ static int run_report(int argc, char **argv)
 	struct rp *rp;
 	int ret = 0, n;
 
+	/* The library's insides, called here directly, end the tool on OOM. */
+	gr_set_oom_handler(oom_exit);
 	if (parse_args(argc, argv, &a))
 		return 0;
 	nthreads = threads();
@@ -724,7 +741,7 @@ static int run_report(int argc, char **argv)
 		merge_init_fds(&m, lv.fds, lv.names, lv.n,
 			       kernel_stream_format());
 		in.name = debugfs_dir();
-		in.stats = lv.have_stats ? &lv.stats : NULL;
+		in.stats = lv.have_stats ? lib_stats(&lv) : NULL;
 	}
 
 	a.o.warn = warn;
