@@ -4,8 +4,9 @@
 # Host tests of the grtrace tool, run by "make check".  Prints TAP 13 and
 # exits non-zero if any test fails.
 #
-# Environment: GRTRACE (the built tool), TEST_STREAM (the decoder unit test
-# binary), GOLDEN (tools/testing/selftests/grtrace/golden), GEN_TRACE (the
+# Environment: GRTRACE (the built tool), TEST_STREAM (the library's unit
+# tests, lib/tests/test-stream), TEST_TOOL (the tool's, tests/test-drm-clients),
+# GOLDEN (tools/testing/selftests/grtrace/golden), GEN_TRACE (the
 # synthetic trace generator), FUZZ (the libFuzzer target, if clang built
 # it), FUZZ_SEED and FUZZ_SEEDS (tests/mutate.py's seeds: FUZZ_SEEDS of
 # them, 10, from FUZZ_SEED, 1).  No kernel module is involved:
@@ -15,7 +16,8 @@
 set -u
 
 : "${GRTRACE:=./grtrace}"
-: "${TEST_STREAM:=./tests/test-stream}"
+: "${TEST_STREAM:=./lib/tests/test-stream}"
+: "${TEST_TOOL:=./tests/test-drm-clients}"
 : "${GOLDEN:=../testing/selftests/grtrace/golden}"
 : "${GEN_TRACE:=./tests/gen-trace}"
 : "${FUZZ:=./tests/fuzz-report}"
@@ -65,6 +67,11 @@ else
 	not_ok "decoder unit tests exited cleanly" \
 		"exit status $unit_rc" "$(grep -vE '^(ok |not ok |# )' "$TMP/unit" | head -20)"
 fi
+"$TEST_TOOL" > "$TMP/unit" 2>&1
+unit_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/unit" >> "$RESULTS"
+result "the tool's unit tests exited cleanly" $unit_rc \
+	"exit status $unit_rc" "$(grep -vE '^(ok |not ok |# )' "$TMP/unit" | head -20)"
 
 # ---- golden vectors ------------------------------------------------------
 
