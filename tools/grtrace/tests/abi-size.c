@@ -196,16 +196,56 @@ int main(int argc, char **argv)
 		ok = grtrace_report_with(t, "text", o, null, err) == -1 &&
 		     strstr(err->msg, "struct grtrace_report_opts: size 16 is below");
 		free(o);
-		/* A newer caller's options: its unknown tail is not read as options. */
-		o = sized(GRTRACE_REPORT_OPTS_SIZE_1 + EXTRA, GRTRACE_REPORT_OPTS_SIZE_1);
+		/* A GRTRACE_1 caller's options: 1.4's fields keep their defaults. */
+		o = sized(GRTRACE_REPORT_OPTS_SIZE_1, GRTRACE_REPORT_OPTS_SIZE_1);
 		o->flags = GRTRACE_REPORT_PER_RING;
 		ok &= grtrace_report_with(t, "text", o, null, err) == 0;
-		check(ok, "sized structs: report options below GRTRACE_1's size are refused, bigger ones read",
+		free(o);
+		/* A newer caller's options: its unknown tail is not read as options. */
+		o = sized(GRTRACE_REPORT_OPTS_SIZE_1_4 + EXTRA, GRTRACE_REPORT_OPTS_SIZE_1_4);
+		o->flags = GRTRACE_REPORT_PER_RING | GRTRACE_REPORT_INTERVAL;
+		o->interval = 1000000;
+		ok &= grtrace_report_with(t, "text", o, null, err) == 0;
+		check(ok, "sized structs: report options below GRTRACE_1's size are refused, GRTRACE_1's and bigger ones read",
+		      err->msg);
+		/* A rule needs 1.4's size; one out of its range is refused. */
+		o->size = GRTRACE_REPORT_OPTS_SIZE_1;
+		ok = grtrace_report_rule(o, "hang_ms", "5", err) == -1 &&
+		     strstr(err->msg, "struct grtrace_report_opts: size 24 is below its 1.4 minimum 176");
+		o->size = GRTRACE_REPORT_OPTS_SIZE_1_4;
+		ok &= grtrace_report_rule(o, "busy_pct", "101", err) == -1 &&
+		      err->status == GRTRACE_ERR_INVAL &&
+		      !strcmp(err->msg, "unknown rule or invalid value: 'busy_pct=101'") &&
+		      o->rules_set == 0;
+		ok &= grtrace_report_rule(o, "busy_pct", "50", err) == 0 &&
+		      o->busy_pct == 50 &&
+		      o->rules_set == 1u << GRTRACE_RULE_BUSY_PCT &&
+		      intact((uint8_t *)o + GRTRACE_REPORT_OPTS_SIZE_1_4, EXTRA);
+		/* Set in the struct, out of range: refused by the report. */
+		o->busy_pct = 200;
+		ok &= grtrace_report_with(t, "text", o, null, err) == -1 &&
+		      err->status == GRTRACE_ERR_INVAL;
+		check(ok, "sized structs: report rules need 1.4's size, are checked when set and when read, nothing written past the struct",
 		      err->msg);
 		free(o);
 		grtrace_close(t);
 	}
 	free(err);
+
+	/* Live channels (1.4): below their size refused, untouched. */
+	{
+		struct grtrace_channels *c = sized(GRTRACE_CHANNELS_SIZE_1_4 - 8, 4);
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		ok = !grtrace_open_channels(c, err) &&
+		     err->status == GRTRACE_ERR_INVAL &&
+		     strstr(err->msg, "struct grtrace_channels: size 40 is below") &&
+		     intact((uint8_t *)c + 4, GRTRACE_CHANNELS_SIZE_1_4 - 12);
+		check(ok, "sized structs: channels below their size are refused with GRTRACE_ERR_INVAL naming them, untouched",
+		      err->msg);
+		free(c);
+		free(err);
+	}
 
 	/* An error struct too small to carry the news: the call fails. */
 	err = sized(GRTRACE_ERROR_SIZE_1 - 8, 4);

@@ -31,7 +31,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	3
+#define GRTRACE_LIB_VERSION_MINOR	4
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -132,6 +132,47 @@ GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
 					   unsigned int format,
 					   unsigned int cpu,
 					   struct grtrace_error *err);
+/*
+ * Since 1.4: grtrace_open() of the regular file open for reading at @fd
+ * (standard input copied to a temporary file, ...).  The handle reads a
+ * duplicate of @fd with pread(): the caller keeps and closes its own.
+ */
+GRTRACE_API grtrace_trace *grtrace_open_fd(int fd, struct grtrace_error *err);
+
+/**
+ * struct grtrace_channels - live per-CPU channels (the module's events<cpu>)
+ * @size: sizeof(struct grtrace_channels), set by the caller
+ * @n: the channels: entries of @fds and @names
+ * @format: their stream format (1 or 2): the module's
+ * @fds: each read to its end, once (not closed: the caller's)
+ * @names: for messages; a channel's CPU is the number its name ends with
+ *	("events3", "x.bin, channel 3"): format 2 records do not say it
+ * @nstats, @stat_keys, @stat_vals: the module's stats file (key=value
+ *	lines), whose drop counters a report prints beside its records;
+ *	@nstats 0: none read
+ */
+struct grtrace_channels {
+	uint32_t size;
+	uint32_t n;
+	uint32_t format;
+	uint32_t nstats;
+	const int *fds;
+	const char *const *names;
+	const char *const *stat_keys;
+	const uint64_t *stat_vals;
+};
+#define GRTRACE_CHANNELS_SIZE_1_4	48u
+#define GRTRACE_CHANNELS_INIT	{ .size = sizeof(struct grtrace_channels) }
+
+/*
+ * Since 1.4: the records of @c's channels, merged by gseq as a trace
+ * file's CPUs are.  A pipe is read as it comes, so the handle is read
+ * once: after its records (or a report of them) it is at its end, and
+ * grtrace_rewind() gives an empty input.  @c is copied; the names are
+ * kept.  NULL and *@err on failure.
+ */
+GRTRACE_API grtrace_trace *grtrace_open_channels(const struct grtrace_channels *c,
+						 struct grtrace_error *err);
 GRTRACE_API void grtrace_close(grtrace_trace *t);
 /*
  * Since 1.2: a second handle on @t's input, at its start, with its own
@@ -419,21 +460,109 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 #define GRTRACE_REPORT_PER_PROCESS	(1u << 2)
 #define GRTRACE_REPORT_PER_ENGINE	(1u << 3)
 #define GRTRACE_REPORT_LIMIT		(1u << 4)	/* @limit is set */
+/*
+ * Since 1.4: the rest of "grtrace report"'s options (its --why, --since,
+ * ...), each flag saying that its field is set (a library before 1.4
+ * refuses the flags it does not know: GRTRACE_ERR_INVAL).
+ */
+#define GRTRACE_REPORT_WHY		(1u << 5)	/* each job's wait, attributed */
+#define GRTRACE_REPORT_SINCE		(1u << 6)	/* @since is set */
+#define GRTRACE_REPORT_UNTIL		(1u << 7)	/* @until is set */
+#define GRTRACE_REPORT_RING		(1u << 8)	/* @ring's jobs only */
+#define GRTRACE_REPORT_CTX		(1u << 9)	/* @ctx's jobs only */
+#define GRTRACE_REPORT_ENGINE		(1u << 10)	/* @engines' jobs only */
+#define GRTRACE_REPORT_INTERVAL		(1u << 11)	/* @interval: a timeline */
+#define GRTRACE_REPORT_MAX_OPEN		(1u << 12)	/* @max_open is set */
+#define GRTRACE_REPORT_CRITICAL		(1u << 13)	/* @cp_ctx:@cp_seqno's path */
+#define GRTRACE_REPORT_CRITICAL_SLOWEST	(1u << 14)	/* each process's slowest's */
+#define GRTRACE_REPORT_THREAD		(1u << 15)	/* merge in a thread apart */
 enum { GRTRACE_HIST_NONE, GRTRACE_HIST_LAT, GRTRACE_HIST_SIZE,
        GRTRACE_HIST_RESULT };
+/* Since 1.4: the rules of the labels, bits of @rules_set. */
+enum { GRTRACE_RULE_LONG_QUEUE_US, GRTRACE_RULE_SLOW_EXEC_US,
+       GRTRACE_RULE_DEP_WAIT_US, GRTRACE_RULE_PREEMPT_MIN,
+       GRTRACE_RULE_BUSY_PCT, GRTRACE_RULE_QUEUE_RATIO,
+       GRTRACE_RULE_HANG_MS, GRTRACE_NR_RULES };
+
+/**
+ * struct grtrace_report_opts - a report's options ("grtrace report"'s)
+ * @size: sizeof(struct grtrace_report_opts), set by the caller
+ * @flags: GRTRACE_REPORT_*: the summaries, and which fields below are set
+ * @topn: the N slowest jobs (0: none; at most 1000000, 100000 before 1.4)
+ * @hist: GRTRACE_HIST_*
+ * @limit: with GRTRACE_REPORT_LIMIT: job rows printed at most
+ *
+ * Since 1.4 (a smaller @size leaves them at their defaults):
+ * @ring, @ctx, @engines: the jobs selected (@engines: bit n, class n)
+ * @since, @until: ns after the first record: the jobs whose first event
+ *	is in [@since, @until)
+ * @interval: ns (1000 at least), with GRTRACE_REPORT_PER_RING: each
+ *	ring's busy share per interval (default 100 ms for the hint)
+ * @max_open: jobs held open at most, 1 .. 2^31 - 1 (default 131072)
+ * @cp_ctx, @cp_seqno: with GRTRACE_REPORT_CRITICAL: the job whose
+ *	critical path is printed (text and JSON; implies GRTRACE_REPORT_WHY)
+ * @rules_set: bit GRTRACE_RULE_* where the rule's field is set, else the
+ *	default (grtrace_report_rule() sets a rule from its text and checks
+ *	it; a value set here is checked by the report the same way)
+ * @long_queue_us, @slow_exec_us, @dep_wait_us, @preempt_min, @hang_ms,
+ * @busy_pct, @queue_ratio: the rules, as the report's --rules keys
+ * @name: the input's name in the report (NULL: "input")
+ * @warn: said once each, a line without a newline, while the report runs
+ *	(NULL: not said); @warn_arg is passed to it
+ */
 struct grtrace_report_opts {
 	uint32_t size;
-	uint32_t flags;		/* GRTRACE_REPORT_* */
-	uint32_t topn;		/* the N slowest jobs (0: none; <= 100000) */
-	uint32_t hist;		/* GRTRACE_HIST_* */
-	uint64_t limit;		/* with GRTRACE_REPORT_LIMIT: rows at most */
+	uint32_t flags;
+	uint32_t topn;
+	uint32_t hist;
+	uint64_t limit;
+	/* 1.4 */
+	uint32_t ring;
+	uint32_t rules_set;
+	uint64_t ctx;
+	uint64_t engines;
+	uint64_t since, until;
+	uint64_t interval;
+	uint64_t max_open;
+	uint64_t cp_ctx, cp_seqno;
+	uint64_t long_queue_us, slow_exec_us, dep_wait_us, preempt_min;
+	uint64_t hang_ms;
+	double busy_pct, queue_ratio;
+	const char *name;
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
 };
 #define GRTRACE_REPORT_OPTS_SIZE_1	24u
+#define GRTRACE_REPORT_OPTS_SIZE_1_4	176u
 #define GRTRACE_REPORT_OPTS_INIT	{ .size = sizeof(struct grtrace_report_opts) }
 
 /*
+ * Since 1.4: set rule @key (a --rules key: "long_queue_us", ...,
+ * "hang_ms") of @o to @value, as the report reads it from a rules file:
+ * 0, or -1 and *@err (GRTRACE_ERR_INVAL: an unknown key, or a value out
+ * of the rule's range).  @o's @size must hold the rules.
+ */
+GRTRACE_API int grtrace_report_rule(struct grtrace_report_opts *o,
+				    const char *key, const char *value,
+				    struct grtrace_error *err);
+
+/*
+ * Since 1.4: 1 if output format @name writes one table (CSV: the jobs,
+ * or the one summary asked for), 0 if it writes several, -1 if it is no
+ * format of grtrace_output_format().
+ */
+GRTRACE_API int grtrace_format_one_table(const char *name);
+
+/*
  * Since 1.2: grtrace_report() with its options as a struct (@o NULL:
- * the defaults).  grtrace_report()'s strings are parsed into one.
+ * the defaults).  grtrace_report()'s strings are parsed into one.  A
+ * format of export (grtrace_output_format()), "perfetto", is written per
+ * ring.  An input error (GRTRACE_ERR_INPUT: err->msg says it, without the
+ * input's name) is also in the report's summary; GRTRACE_ERR_OUTPUT with
+ * @sys 0 means the output format could not write what it was given (the
+ * message says why), with @sys set that @out could not be written.
+ * Starts at the handle's first record (but a grtrace_open_channels()
+ * handle's, which is read once) and resets the handle after.
  */
 GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 				    const struct grtrace_report_opts *o,
