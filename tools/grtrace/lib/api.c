@@ -80,6 +80,12 @@ _Static_assert(sizeof(struct grtrace_report_opts) == GRTRACE_REPORT_OPTS_SIZE_1_
 	       "struct grtrace_report_opts: 1.4 layout");
 _Static_assert(sizeof(struct grtrace_channels) == GRTRACE_CHANNELS_SIZE_1_4,
 	       "struct grtrace_channels: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_info_metadata) == GRTRACE_INFO_METADATA_SIZE_1_4,
+	       "struct grtrace_info_metadata: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_info_summary) == GRTRACE_INFO_SUMMARY_SIZE_1_4,
+	       "struct grtrace_info_summary: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_info_file) == GRTRACE_INFO_FILE_SIZE_1_4,
+	       "struct grtrace_info_file: 1.4 layout");
 
 /*
  * A caller's struct grtrace_error is written only if its @size holds at
@@ -725,7 +731,11 @@ static const struct gr_rec *info_rec(grtrace_trace *t, const uint32_t *size,
 		no_handle(err);
 		return NULL;
 	}
-	if (size_bad(*size, min, what, err))
+	/* The structs of 1.4 have no GRTRACE_1 size: say which they have. */
+	if (size_bad_since(*size, min, what,
+			   min == GRTRACE_INFO_SUMMARY_SIZE_1_4 ||
+			   min == GRTRACE_INFO_METADATA_SIZE_1_4 ? "1.4" : "GRTRACE_1",
+			   err))
 		return NULL;
 	if (!t->have_last) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
@@ -843,6 +853,117 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 	o.buffer_size = d.buffer_size;
 	sized_copy(li, &o, sizeof(o));
 	return 1;
+}
+
+GRTRACE_API int grtrace_info_metadata(grtrace_trace *t,
+				      struct grtrace_info_metadata *mi,
+				      struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, mi ? &mi->size : NULL,
+					    GRTRACE_INFO_METADATA_SIZE_1_4,
+					    "grtrace_info_metadata", err);
+	struct grtrace_info_metadata o = { 0 };
+	struct gr_metadata d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_metadata(rec, &d) < 0)
+		return 0;
+	o.nr_rings = d.nr_rings;
+	o.ring_size = d.ring_size;
+	snprintf(o.kernel, sizeof(o.kernel), "%s", d.kernel);
+	sized_copy(mi, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API int grtrace_info_summary(grtrace_trace *t,
+				     struct grtrace_info_summary *si,
+				     struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, si ? &si->size : NULL,
+					    GRTRACE_INFO_SUMMARY_SIZE_1_4,
+					    "grtrace_info_summary", err);
+	struct grtrace_info_summary o = { 0 };
+	struct gr_summary d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_summary(rec, &d) < 0)
+		return 0;
+	o.ring_id = d.ring_id;
+	o.engine = d.engine;
+	o.events = d.events;
+	o.derived = d.derived;
+	o.reason = d.reason;
+	o.ctx = d.ctx;
+	o.seqno = d.seqno;
+	o.pid = d.pid;
+	o.tid = d.tid;
+	o.waits = d.waits;
+	memcpy(o.ts, d.ts, sizeof(o.ts));
+	o.wait_ns = d.wait_ns;
+	o.threshold = d.threshold;
+	sized_copy(si, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API const void *grtrace_record_bytes(grtrace_trace *t, size_t *len)
+{
+	if (len)
+		*len = 0;
+	if (!t || !t->have_last)
+		return NULL;
+	if (len)
+		*len = t->last.size;
+	return t->last.data;
+}
+
+GRTRACE_API int grtrace_info_file(const grtrace_trace *t,
+				  struct grtrace_info_file *fi,
+				  struct grtrace_error *err)
+{
+	struct grtrace_info_file o = { 0 };
+	const struct grf_header *h;
+
+	ENTER(err, -1);
+	if (!t || !fi) {
+		no_handle(err);
+		return -1;
+	}
+	if (size_bad_since(fi->size, GRTRACE_INFO_FILE_SIZE_1_4,
+			   "grtrace_info_file", "1.4", err))
+		return -1;
+	if (!t->merging || !t->m.nfiles)
+		return 0;
+	h = &t->m.file;
+	o.version = h->version;
+	o.flags = h->flags & GRF_FLAG_ZSTD ? GRTRACE_FILE_ZSTD : 0;
+	o.stream_format = h->stream_format;
+	o.nr_cpus = h->nr_cpus;
+	snprintf(o.kernel, sizeof(o.kernel), "%s", h->kernel);
+	snprintf(o.host, sizeof(o.host), "%s", h->host);
+	snprintf(o.clock, sizeof(o.clock), "%s", h->clock);
+	o.session = h->session;
+	o.started = h->started;
+	sized_copy(fi, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API unsigned int grtrace_stream_format_of(const void *buf, size_t len)
+{
+	return buf ? (unsigned int)gr_stream_info_format(buf, len) : 0;
+}
+
+GRTRACE_API const char *grtrace_clock_name(unsigned int clock, char *buf,
+					   size_t len)
+{
+	return gr_clock_name(clock, buf, len);
+}
+
+GRTRACE_API const char *grtrace_trigger_cause_name(unsigned int cause,
+						   char *buf, size_t len)
+{
+	return gr_trigger_cause_name(cause, buf, len);
 }
 
 GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li)

@@ -247,6 +247,47 @@ int main(int argc, char **argv)
 		free(err);
 	}
 
+	/*
+	 * dump's structs (1.4): a trace file's header, bigger than the
+	 * library's read with its tail untouched, a smaller one refused;
+	 * the info records of METADATA and JOB_SUMMARY refused below size.
+	 */
+	{
+		struct grtrace_info_file *fi;
+		struct grtrace_info_summary *js;
+		struct grtrace_info_metadata *md;
+		struct grtrace_record rec = GRTRACE_RECORD_INIT;
+		int got;
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		t = grtrace_open(argv[1], err);
+		fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 + EXTRA, GRTRACE_INFO_FILE_SIZE_1_4);
+		got = t ? grtrace_info_file(t, fi, err) : -1;
+		ok = got >= 0 && (got == 0 || fi->size == GRTRACE_INFO_FILE_SIZE_1_4) &&
+		     intact((uint8_t *)fi + GRTRACE_INFO_FILE_SIZE_1_4, EXTRA);
+		free(fi);
+		fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 - 8, 4);
+		ok &= t && grtrace_info_file(t, fi, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_info_file: size 320 is below its 1.4 minimum 328") &&
+		      intact((uint8_t *)fi + 4, GRTRACE_INFO_FILE_SIZE_1_4 - 12);
+		free(fi);
+		js = sized(GRTRACE_INFO_SUMMARY_SIZE_1_4 - 8, 4);
+		md = sized(GRTRACE_INFO_METADATA_SIZE_1_4 - 8, 4);
+		ok &= t && grtrace_next_record(t, &rec, err) == 1 &&
+		      grtrace_info_summary(t, js, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_info_summary: size 96 is below") &&
+		      intact((uint8_t *)js + 4, GRTRACE_INFO_SUMMARY_SIZE_1_4 - 12) &&
+		      grtrace_info_metadata(t, md, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_info_metadata: size 72 is below") &&
+		      intact((uint8_t *)md + 4, GRTRACE_INFO_METADATA_SIZE_1_4 - 12);
+		check(ok, "sized structs: a trace file's header, METADATA and JOB_SUMMARY (1.4) read within their size, refused below it",
+		      err->msg);
+		free(js);
+		free(md);
+		grtrace_close(t);
+		free(err);
+	}
+
 	/* An error struct too small to carry the news: the call fails. */
 	err = sized(GRTRACE_ERROR_SIZE_1 - 8, 4);
 	errno = 0;

@@ -343,6 +343,90 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
  */
 GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li);
 
+/*
+ * Since 1.4: a METADATA's own fields (its rings: grtrace_info_ring()).
+ */
+struct grtrace_info_metadata {
+	uint32_t size;
+	uint32_t nr_rings;
+	uint16_t ring_size;	/* bytes of a ring table entry */
+	char kernel[65];	/* NUL-terminated: the kernel's release */
+	char reserved[5];
+};
+#define GRTRACE_INFO_METADATA_SIZE_1_4	80u
+#define GRTRACE_INFO_METADATA_INIT	{ .size = sizeof(struct grtrace_info_metadata) }
+GRTRACE_API int grtrace_info_metadata(grtrace_trace *t,
+				      struct grtrace_info_metadata *mi,
+				      struct grtrace_error *err);
+
+/*
+ * Since 1.4: JOB_SUMMARY, a job in one record (the sampling module's):
+ * @events and @derived bit n for event type n (SUBMIT .. COMPLETE),
+ * whose time is @ts[n - 1]; @reason GRTRACE_SUMMARY_* of the uapi header.
+ */
+struct grtrace_info_summary {
+	uint32_t size;
+	uint32_t ring_id;
+	uint16_t engine;
+	uint16_t events;
+	uint16_t derived;
+	uint16_t reason;
+	uint64_t ctx, seqno;
+	uint32_t pid, tid;
+	uint32_t waits;
+	uint32_t reserved;
+	uint64_t ts[5];
+	uint64_t wait_ns;
+	uint64_t threshold;
+};
+#define GRTRACE_INFO_SUMMARY_SIZE_1_4	104u
+#define GRTRACE_INFO_SUMMARY_INIT	{ .size = sizeof(struct grtrace_info_summary) }
+GRTRACE_API int grtrace_info_summary(grtrace_trace *t,
+				     struct grtrace_info_summary *si,
+				     struct grtrace_error *err);
+
+/*
+ * Since 1.4: the bytes of the record grtrace_next_record() delivered
+ * last (of a batch, its last), *@len of them, in format 1 (a format 2
+ * record as it was converted), valid until the next call on @t; NULL
+ * and *@len 0 when there is none.
+ */
+GRTRACE_API const void *grtrace_record_bytes(grtrace_trace *t, size_t *len);
+
+/* Since 1.4: a trace file's first header, decoded. */
+#define GRTRACE_FILE_ZSTD	(1u << 0)	/* frames may be compressed */
+struct grtrace_info_file {
+	uint32_t size;
+	uint32_t version;	/* of the trace file */
+	uint32_t flags;		/* GRTRACE_FILE_* */
+	uint32_t stream_format;
+	uint32_t nr_cpus;
+	char kernel[129];	/* NUL-terminated, as "record" wrote them */
+	char host[129];
+	char clock[33];
+	char reserved[1];
+	uint64_t session;
+	uint64_t started;	/* wall clock, seconds since the epoch */
+};
+#define GRTRACE_INFO_FILE_SIZE_1_4	328u
+#define GRTRACE_INFO_FILE_INIT	{ .size = sizeof(struct grtrace_info_file) }
+/* 1 and *@fi for a trace file, 0 for a bare stream, -1 and *@err. */
+GRTRACE_API int grtrace_info_file(const grtrace_trace *t,
+				  struct grtrace_info_file *fi,
+				  struct grtrace_error *err);
+
+/*
+ * Since 1.4: the stream format a channel's first bytes say (2 or 1: a
+ * STREAM_INFO of that format), 0 when they do not begin with one.
+ */
+GRTRACE_API unsigned int grtrace_stream_format_of(const void *buf, size_t len);
+/* Since 1.4: "monotonic", "boottime", ...; another clock as its number. */
+GRTRACE_API const char *grtrace_clock_name(unsigned int clock, char *buf,
+					   size_t len);
+/* Since 1.4: "manual", "timeout", "error"; another as "cause_N". */
+GRTRACE_API const char *grtrace_trigger_cause_name(unsigned int cause,
+						   char *buf, size_t len);
+
 /* The forms of grtrace_next_rows(). */
 enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
 
