@@ -719,6 +719,79 @@ GRTRACE_API int grtrace_next_records(grtrace_trace *t,
 	return 0;
 }
 
+/* ---- a channel's records checked before they are written ---------------------- */
+
+struct grtrace_checker {
+	unsigned int format;
+	struct gr_v2_cpu v2;
+	uint8_t v1[GR_V1_MAX];	/* a format 2 record, converted */
+};
+
+GRTRACE_API grtrace_checker *grtrace_checker_new(unsigned int format,
+						 unsigned int cpu,
+						 struct grtrace_error *err)
+{
+	grtrace_checker *c;
+
+	ENTER(err, NULL);
+	if (format < 1 || format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"stream format %u or CPU %u out of range", format, cpu);
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	c->format = format;
+	c->v2.cpu = (uint16_t)cpu;
+	return c;
+}
+
+GRTRACE_API long grtrace_check_record(grtrace_checker *c, const void *p,
+				      size_t avail, struct grtrace_record *r,
+				      struct grtrace_error *err)
+{
+	char why[GR_WHY_LEN];
+	struct gr_rec rec;
+	size_t olen;
+	long sz;
+
+	ENTER(err, -1);
+	if (!c || !p || !r) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"no checker, record or buffer (NULL)");
+		return -1;
+	}
+	if (size_bad(r->size, GRTRACE_RECORD_SIZE_1, "grtrace_record", err))
+		return -1;
+	/* Format 2 is checked by converting it. */
+	if (c->format >= GRTRACE_FORMAT_V2)
+		sz = gr_v2_convert(&c->v2, p, avail, c->v1, &olen, why,
+				   sizeof(why));
+	else
+		sz = gr_check_record(p, avail, why, sizeof(why));
+	if (sz < 0) {
+		set_err(err, GRTRACE_ERR_INPUT, 0, 0, "%s", why);
+		return -1;
+	}
+	if (!sz) {
+		/* Not an error yet: what is missing, for a channel that ends. */
+		set_err(err, GRTRACE_OK, 0, 0, "%s", why);
+		return 0;
+	}
+	gr_parse_hdr(c->format >= GRTRACE_FORMAT_V2 ? c->v1 : p, &rec);
+	rec.offset = 0;
+	fill_record(r, &rec, 0);
+	return sz;
+}
+
+GRTRACE_API void grtrace_checker_free(grtrace_checker *c)
+{
+	free(c);
+}
+
 /* ---- what a control record says ------------------------------------------------ */
 
 /* The last record, or -1 and *@err; @size checked. */

@@ -288,6 +288,53 @@ int main(int argc, char **argv)
 		free(err);
 	}
 
+	/*
+	 * The writer (1.4): a header from a struct below its size refused,
+	 * one written and read back; a checker's record below GRTRACE_1's
+	 * size refused untouched.
+	 */
+	{
+		struct grtrace_info_file *fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 - 8, 4);
+		struct grtrace_info_file back = GRTRACE_INFO_FILE_INIT;
+		uint8_t buf[GRTRACE_FILE_HEADER_MAX + GRTRACE_FRAME_HDR_SIZE];
+		grtrace_checker *chk;
+		long len;
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		ok = grtrace_encode_file_header(fi, buf, err) == -1 &&
+		     strstr(err->msg, "struct grtrace_info_file: size 320 is below its 1.4 minimum 328");
+		free(fi);
+		fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 + EXTRA, GRTRACE_INFO_FILE_SIZE_1_4);
+		fi->stream_format = 2;
+		fi->nr_cpus = 3;
+		strcpy(fi->kernel, "6.1.0-abi");
+		strcpy(fi->clock, "monotonic");
+		fi->session = 42;
+		len = grtrace_encode_file_header(fi, buf, err);
+		free(fi);
+		t = NULL;
+		if (len > 0) {
+			/* An empty frame of CPU 0 after it: a whole file. */
+			grtrace_encode_frame(0, 0, 0, 0, buf + len);
+			t = grtrace_open_mem(buf, (size_t)len + GRTRACE_FRAME_HDR_SIZE, err);
+		}
+		ok &= t && grtrace_info_file(t, &back, err) == 1 &&
+		      back.stream_format == 2 && back.nr_cpus == 3 &&
+		      back.session == 42 && !strcmp(back.kernel, "6.1.0-abi") &&
+		      !strcmp(back.clock, "monotonic");
+		grtrace_close(t);
+		chk = grtrace_checker_new(2, 0, err);
+		r = sized(GRTRACE_RECORD_SIZE_1 - 8, 4);
+		ok &= chk && grtrace_check_record(chk, buf, 64, r, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_record: size 112 is below") &&
+		      intact((uint8_t *)r + 4, GRTRACE_RECORD_SIZE_1 - 12);
+		check(ok, "writer: a file header from a struct below 1.4's size is refused, a bigger one written reads back; a checker's short record is refused",
+		      err->msg);
+		grtrace_checker_free(chk);
+		free(r);
+		free(err);
+	}
+
 	/* An error struct too small to carry the news: the call fails. */
 	err = sized(GRTRACE_ERROR_SIZE_1 - 8, 4);
 	errno = 0;

@@ -427,6 +427,89 @@ GRTRACE_API const char *grtrace_clock_name(unsigned int clock, char *buf,
 GRTRACE_API const char *grtrace_trigger_cause_name(unsigned int cause,
 						   char *buf, size_t len);
 
+/*
+ * Since 1.4: writing what "grtrace record" and "grtrace recorder" write.
+ * A trace file is a header, then frames, each a 16-byte frame header and
+ * its body (Documentation/gpu/grtrace.rst, "The trace file"): these
+ * calls encode each piece into the caller's buffer, and the caller
+ * writes them in that order wherever it writes.  A frame of records
+ * holds whole records of one CPU's channel, as grtrace_check_record()
+ * cut them; a table frame holds whole entries.
+ */
+#define GRTRACE_FILE_HEADER_MAX	4096u	/* a header's bytes at most */
+#define GRTRACE_FRAME_HDR_SIZE	16u
+#define GRTRACE_FRAME_MAX	(16u << 20)	/* a frame's body at most */
+/* A frame's kind and state (its header's flags). */
+#define GRTRACE_FRAME_ZSTD	(1u << 0)	/* the body is compressed */
+#define GRTRACE_FRAME_TASKS	(1u << 1)	/* a task table */
+#define GRTRACE_FRAME_CLIENTS	(1u << 2)	/* a client table */
+#define GRTRACE_FRAME_TAIL	(1u << 3)	/* each CPU's next cseq at the end */
+#define GRTRACE_FRAME_HEAD	(1u << 4)	/* each CPU's cseq at the start */
+/* The entries of the table frames, and a task table's names. */
+#define GRTRACE_TASK_SIZE	40u
+#define GRTRACE_CLIENT_SIZE	32u
+#define GRTRACE_TAIL_SIZE	16u
+#define GRTRACE_TASK_COMM_LEN	16
+
+/*
+ * A header of the newest version (grtrace_file_versions()) from @h
+ * (its @version ignored; @flags GRTRACE_FILE_ZSTD when frames may be
+ * compressed; the strings cut where they do not fit) into @buf, which
+ * holds GRTRACE_FILE_HEADER_MAX bytes: its size, a multiple of 8, or -1
+ * and *@err (@h's @size below GRTRACE_INFO_FILE_SIZE_1_4).
+ */
+GRTRACE_API long grtrace_encode_file_header(const struct grtrace_info_file *h,
+					    void *buf,
+					    struct grtrace_error *err);
+/* A frame header: CPU @cpu's (0 for a table), GRTRACE_FRAME_* @flags. */
+GRTRACE_API void grtrace_encode_frame(unsigned int cpu, unsigned int flags,
+				      uint32_t stored, uint32_t raw, void *buf);
+/* A task table entry (GRTRACE_TASK_SIZE bytes): thread @tid of @pid. */
+GRTRACE_API void grtrace_encode_task(uint32_t pid, uint32_t tid,
+				     const char *comm, const char *process,
+				     void *buf);
+/*
+ * A client table entry (GRTRACE_CLIENT_SIZE bytes): DRM client @id, held
+ * by process @pid named @process.  A table's entries go by @id, rising.
+ */
+GRTRACE_API void grtrace_encode_client(uint64_t id, uint32_t pid,
+				       const char *process, void *buf);
+/* A tail or head table entry (GRTRACE_TAIL_SIZE bytes). */
+GRTRACE_API void grtrace_encode_tail(uint32_t cpu, uint64_t cseq, void *buf);
+/*
+ * @len bytes of records at @src compressed for a frame (zstd @level):
+ * the size, the bytes at *@out (this thread's buffer, valid until its
+ * next call), or -1 when it does not pay or fails (store it raw).
+ * grtrace_compress_done() frees this thread's state.
+ */
+GRTRACE_API long grtrace_compress_frame(const void *src, size_t len,
+					int level, void **out);
+GRTRACE_API void grtrace_compress_done(void);
+
+/*
+ * Since 1.4: the records of one channel as they are read, checked one by
+ * one before they are written: format @format (1 or 2), of CPU @cpu
+ * (format 2 records do not say it).  NULL and *@err on failure.
+ */
+typedef struct grtrace_checker grtrace_checker;
+GRTRACE_API grtrace_checker *grtrace_checker_new(unsigned int format,
+						 unsigned int cpu,
+						 struct grtrace_error *err);
+/*
+ * The record at @p, of which @avail bytes are there: its size in the
+ * channel (> 0) and *@r (as grtrace_next_record() gives it: a format 2
+ * record as the format 1 record it stands for, @offset 0), 0 when more
+ * bytes are needed to tell (err->msg says what is missing, err->status
+ * is GRTRACE_OK: a channel that ends there is truncated), or -1 and
+ * *@err (GRTRACE_ERR_INPUT: the record is corrupt; err->msg says why,
+ * without where: the caller knows).
+ * The checker follows the channel: hand it every record once, in order.
+ */
+GRTRACE_API long grtrace_check_record(grtrace_checker *c, const void *p,
+				      size_t avail, struct grtrace_record *r,
+				      struct grtrace_error *err);
+GRTRACE_API void grtrace_checker_free(grtrace_checker *c);
+
 /* The forms of grtrace_next_rows(). */
 enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
 
