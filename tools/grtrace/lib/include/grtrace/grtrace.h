@@ -57,9 +57,9 @@ enum grtrace_status {
 /*
  * Structs that grow: every struct a caller allocates and the library
  * fills or reads (grtrace_error, grtrace_record, grtrace_job, the
- * grtrace_info_* records, grtrace_report_opts) begins with a @size: the
- * caller sets it to sizeof() of its struct (zero the rest, e.g. with the
- * struct's GRTRACE_*_INIT initialiser).  A later version of this header
+ * grtrace_info_* records, grtrace_report_opts, grtrace_channels) begins
+ * with a @size: the caller sets it to sizeof() of its struct (zero the
+ * rest, e.g. with the struct's GRTRACE_*_INIT initialiser).  A later version of this header
  * adds fields only at the end, so
  *
  *  - a caller built against an older header (a smaller @size) gets the
@@ -69,9 +69,11 @@ enum grtrace_status {
  *    caller set them, and the library says how far it filled in @size
  *    (all but struct grtrace_error, whose @size it never changes);
  *  - a @size below the struct's GRTRACE_1 minimum (GRTRACE_*_SIZE_1: the
- *    struct as this header first gave it @size) is refused: the call
- *    fails with GRTRACE_ERR_INVAL in *@err, naming the struct and both
- *    sizes, and writes nothing into the struct.
+ *    struct as this header first gave it @size; GRTRACE_*_SIZE_1_4 for a
+ *    struct that came in 1.4, and for the fields of 1.4 that a call
+ *    needs) is refused: the call fails with GRTRACE_ERR_INVAL in *@err,
+ *    naming the struct and both sizes, and writes nothing into the
+ *    struct.
  *
  * A struct grtrace_error with a @size below GRTRACE_ERROR_SIZE_1 cannot
  * carry that news: the call fails (NULL, or -1) without reading its input
