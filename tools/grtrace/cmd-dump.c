@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * grtrace dump: print a recording as text, one line per record in gseq
- * order.  The input is merged as "report" merges it (merge.c), so memory
- * does not grow with the file.
+ * order.  The input is read through libgrtrace's public interface, merged
+ * as "report" merges it, so memory does not grow with the file; the text
+ * is dump's own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/grtrace.h>
+
 #include "grtrace.h"
-#include "lib/merge.h"
-#include "lib/stream.h"
+#include "lib/include/grtrace/grtrace.h"
 #include "util.h"
 
 static const char dump_help[] =
@@ -52,68 +54,95 @@ static const struct option dump_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void print_ring(const struct gr_ring *r)
+/*
+ * A string of the input as dump prints it: bytes outside '!'..'~', and
+ * '\', as \xNN, so that a field never holds a space or a control byte.
+ */
+static void put_escaped(const char *s)
 {
-	char e[16], drv[4 * sizeof(r->driver)], dev[4 * sizeof(r->device)];
-	char name[4 * sizeof(r->name)];
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p;
 
-	gr_escape(r->driver, drv, sizeof(drv));
-	gr_escape(r->device, dev, sizeof(dev));
-	gr_escape(r->name, name, sizeof(name));
-	printf("id=%" PRIu32 " engine=%s", r->ring_id,
-	       gr_engine_name(r->engine, e, sizeof(e)));
-	printf(" instance=%u", (unsigned int)r->instance);
-	printf(" driver=%s device=%s name=%s", drv, dev, name);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x21 && *p <= 0x7e && *p != '\\') {
+			putchar(*p);
+			continue;
+		}
+		putchar('\\');
+		putchar('x');
+		putchar(hex[*p >> 4]);
+		putchar(hex[*p & 15]);
+	}
 }
 
-static void print_raw(const struct gr_rec *rec)
+static void print_ring(const struct grtrace_info_ring *r)
 {
-	unsigned int i;
+	char e[16];
 
-	for (i = 0; i < rec->size; i++) {
+	printf("id=%" PRIu32 " engine=%s", r->ring_id,
+	       grtrace_engine_name(r->engine, e, sizeof(e)));
+	printf(" instance=%u", (unsigned int)r->instance);
+	fputs(" driver=", stdout);
+	put_escaped(r->driver);
+	fputs(" device=", stdout);
+	put_escaped(r->device);
+	fputs(" name=", stdout);
+	put_escaped(r->name);
+}
+
+static void print_raw(grtrace_trace *t)
+{
+	const uint8_t *data;
+	size_t i, n;
+
+	data = grtrace_record_bytes(t, &n);
+	for (i = 0; data && i < n; i++) {
 		if (i % 16 == 0)
-			printf("    %04x:", i);
-		printf(" %02x", rec->data[i]);
-		if (i % 16 == 15 || i + 1 == rec->size)
+			printf("    %04zx:", i);
+		printf(" %02x", data[i]);
+		if (i % 16 == 15 || i + 1 == n)
 			putchar('\n');
 	}
 }
 
 /* A job in one record: its key, then each stamp it has, by name. */
-static void print_summary(const struct gr_rec *rec)
+static int print_summary(grtrace_trace *t)
 {
-	struct gr_summary js;
+	struct grtrace_info_summary js = GRTRACE_INFO_SUMMARY_INIT;
 	char ebuf[16], tbuf[16];
-	uint16_t t;
+	unsigned int ty;
 
-	gr_decode_summary(rec, &js);
+	if (grtrace_info_summary(t, &js, NULL) != 1)
+		return 0;
 	printf(" ctx=%" PRIu64 " seqno=%" PRIu64 " ring=%" PRIu32
 	       " engine=%s reason=%s", js.ctx, js.seqno, js.ring_id,
-	       gr_engine_name(js.engine, ebuf, sizeof(ebuf)),
+	       grtrace_engine_name(js.engine, ebuf, sizeof(ebuf)),
 	       js.reason == GRTRACE_SUMMARY_SLOW ? "slow" :
 	       js.reason == GRTRACE_SUMMARY_OPEN ? "open" : "other");
-	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_COMPLETE; t++) {
-		if (!(js.events & (1u << t)))
+	for (ty = GRTRACE_EV_SUBMIT; ty <= GRTRACE_EV_COMPLETE; ty++) {
+		if (!(js.events & (1u << ty)))
 			continue;
-		printf(" %s=%" PRIu64 "%s", gr_type_name(t, tbuf, sizeof(tbuf)),
-		       js.ts[t - 1], js.derived & (1u << t) ? "(derived)" : "");
+		printf(" %s=%" PRIu64 "%s", grtrace_type_name(ty, tbuf, sizeof(tbuf)),
+		       js.ts[ty - 1], js.derived & (1u << ty) ? "(derived)" : "");
 	}
 	printf(" waits=%" PRIu32 " wait_ns=%" PRIu64 " threshold=%" PRIu64,
 	       js.waits, js.wait_ns, js.threshold);
 	if (js.pid)
 		printf(" pid=%" PRIu32 " tid=%" PRIu32, js.pid, js.tid);
 	putchar('\n');
+	return 1;
 }
 
 /* What froze a flight recorder snapshot. */
-static void print_trigger(const struct gr_rec *rec)
+static int print_trigger(grtrace_trace *t)
 {
-	struct gr_trigger tr;
+	struct grtrace_info_trigger tr = GRTRACE_INFO_TRIGGER_INIT;
 	char cbuf[16];
 
-	gr_decode_trigger(rec, &tr);
-	printf(" cause=%s", gr_trigger_cause_name(tr.cause, cbuf, sizeof(cbuf)));
-	if (tr.ring_id == GR_TRIGGER_NO_RING)
+	if (grtrace_info_trigger(t, &tr, NULL) != 1)
+		return 0;
+	printf(" cause=%s", grtrace_trigger_cause_name(tr.cause, cbuf, sizeof(cbuf)));
+	if (tr.ring_id == GRTRACE_INFO_NO_RING)
 		printf(" ring=none");
 	else
 		printf(" ring=%" PRIu32, tr.ring_id);
@@ -121,20 +150,75 @@ static void print_trigger(const struct gr_rec *rec)
 	       " frozen_ts=%" PRIu64 " later_triggers=%" PRIu64
 	       " trigger_cpu=%" PRIu32 "\n", tr.ctx, tr.seqno, tr.error,
 	       tr.frozen_ts, tr.later_triggers, tr.cpu);
+	return 1;
 }
 
 /* One CPU's accounting of a snapshot, and whether it adds up. */
-static void print_recorder(const struct gr_rec *rec)
+static int print_recorder(grtrace_trace *t)
 {
-	struct gr_recorder rc;
+	struct grtrace_info_loss rc = GRTRACE_INFO_LOSS_INIT;
 
-	gr_decode_recorder(rec, &rc);
+	if (grtrace_info_loss(t, &rc, NULL) != 1)
+		return 0;
 	printf(" of_cpu=%" PRIu32 " first_ts=%" PRIu64 " last_ts=%" PRIu64
 	       " emitted=%" PRIu64 " kept=%" PRIu64 " overwritten=%" PRIu64
 	       " dropped=%" PRIu64 " buffer_size=%" PRIu64 " balanced=%s\n",
 	       rc.cpu, rc.first_ts, rc.last_ts, rc.emitted, rc.kept,
 	       rc.overwritten, rc.dropped, rc.buffer_size,
-	       gr_recorder_balanced(&rc) ? "yes" : "no");
+	       grtrace_loss_balanced(&rc) ? "yes" : "no");
+	return 1;
+}
+
+static int print_stream_info(grtrace_trace *t)
+{
+	struct grtrace_info_stream si = GRTRACE_INFO_STREAM_INIT;
+	char cbuf[16];
+
+	if (grtrace_info_stream(t, &si, NULL) != 1)
+		return 0;
+	if (si.magic == GRTRACE_MAGIC)
+		printf(" magic=ok");
+	else
+		printf(" magic=0x%08" PRIx32, si.magic);
+	printf(" version=%u clock=%s cpus=%" PRIu32 " session=%" PRIu64
+	       " features=0x%" PRIx64 "\n", (unsigned int)si.version,
+	       grtrace_clock_name(si.clock_id, cbuf, sizeof(cbuf)),
+	       si.nr_cpus, si.session_id, si.features);
+	return 1;
+}
+
+/* A METADATA: the kernel, then its ring table, a line a ring. */
+static int print_metadata(grtrace_trace *t)
+{
+	struct grtrace_info_metadata md = GRTRACE_INFO_METADATA_INIT;
+	struct grtrace_info_ring r = GRTRACE_INFO_RING_INIT;
+	uint32_t i;
+
+	if (grtrace_info_metadata(t, &md, NULL) != 1)
+		return 0;
+	fputs(" kernel=", stdout);
+	put_escaped(md.kernel);
+	printf(" rings=%" PRIu32 "\n", md.nr_rings);
+	for (i = 0; i < md.nr_rings; i++) {
+		if (grtrace_info_ring(t, i, &r, NULL) != 1)
+			break;
+		printf("    ring ");
+		print_ring(&r);
+		putchar('\n');
+	}
+	return 1;
+}
+
+static int print_ring_record(grtrace_trace *t)
+{
+	struct grtrace_info_ring r = GRTRACE_INFO_RING_INIT;
+
+	if (grtrace_info_ring(t, 0, &r, NULL) != 1)
+		return 0;
+	putchar(' ');
+	print_ring(&r);
+	putchar('\n');
+	return 1;
 }
 
 /*
@@ -211,204 +295,174 @@ static void out_flush(void)
 	out_len = 0;
 }
 
-/* The line of a job event; 0 if @rec does not decode as one. */
-static int print_job(const struct gr_rec *rec)
+/* The line of a job event. */
+static void print_job(const struct grtrace_record *j)
 {
 	char tbuf[16], ebuf[16], *line, *p;
-	struct gr_job j;
 
-	if (gr_decode_job(rec, &j) < 0)
-		return 0;
 	if (out_len + LINE_MAX_LEN > OUT_SIZE)
 		out_flush();
 	line = p = out_buf + out_len;
-	p = put_u64(p, rec->ts);
+	p = put_u64(p, j->ts);
 	*p++ = ' ';
-	p = put_u64(p, rec->cpu);
+	p = put_u64(p, j->cpu);
 	*p++ = ' ';
-	p = put_u64(p, rec->gseq);
+	p = put_u64(p, j->gseq);
 	*p++ = ' ';
-	p = put_str(p, gr_type_name(rec->type, tbuf, sizeof(tbuf)));
+	p = put_str(p, grtrace_type_name(j->type, tbuf, sizeof(tbuf)));
 	p = PUT_LIT(p, " ctx=");
-	p = put_u64(p, j.ctx);
+	p = put_u64(p, j->ctx);
 	p = PUT_LIT(p, " seqno=");
-	p = put_u64(p, j.seqno);
+	p = put_u64(p, j->seqno);
 	p = PUT_LIT(p, " ring=");
-	p = put_u64(p, j.ring_id);
+	p = put_u64(p, j->ring);
 	p = PUT_LIT(p, " engine=");
-	p = put_str(p, gr_engine_name(j.engine, ebuf, sizeof(ebuf)));
+	p = put_str(p, grtrace_engine_name(j->engine, ebuf, sizeof(ebuf)));
 	/* ERROR carries a negative errno in aux0. */
 	p = PUT_LIT(p, " aux0=");
-	if (rec->type == GRTRACE_EV_ERROR)
-		p = put_i64(p, (int64_t)j.aux0);
+	if (j->type == GRTRACE_EV_ERROR)
+		p = put_i64(p, (int64_t)j->aux0);
 	else
-		p = put_u64(p, j.aux0);
+		p = put_u64(p, j->aux0);
 	p = PUT_LIT(p, " aux1=");
-	p = put_u64(p, j.aux1);
+	p = put_u64(p, j->aux1);
 	/* Written with the event before it: no time of its own. */
-	if (rec->flags & GRTRACE_HDR_DERIVED)
+	if (j->flags & GRTRACE_HDR_DERIVED)
 		p = PUT_LIT(p, " derived=1");
 	/* The task that submitted (format 2). */
-	if (j.has_task) {
+	if (j->has_task) {
 		p = PUT_LIT(p, " pid=");
-		p = put_u64(p, j.pid);
+		p = put_u64(p, j->pid);
 		p = PUT_LIT(p, " tid=");
-		p = put_u64(p, j.tid);
+		p = put_u64(p, j->tid);
 	}
 	/* The DRM client it was submitted through (aux0 again). */
-	if (j.has_client) {
+	if (j->has_client) {
 		p = PUT_LIT(p, " client=");
-		p = put_u64(p, j.client);
+		p = put_u64(p, j->client);
 	}
 	*p++ = '\n';
 	out_len += (size_t)(p - line);
-	return 1;
 }
 
-static void print_record(const struct gr_rec *rec)
+/*
+ * Record @r, the last @t delivered: a job event's line, or a control
+ * record's, what it says read through grtrace_info_*().
+ */
+static void print_record(grtrace_trace *t, const struct grtrace_record *r)
 {
-	char tbuf[16], ebuf[16];
-	const char *tname;
+	char tbuf[16];
+	int done = 0;
 
-	if (gr_type_is_job(rec->type) && print_job(rec))
+	if (r->is_job) {
+		print_job(r);
 		return;
+	}
 	out_flush();
-	tname = gr_type_name(rec->type, tbuf, sizeof(tbuf));
-
-	printf("%" PRIu64 " %u %" PRIu64 " %s", rec->ts, (unsigned int)rec->cpu,
-	       rec->gseq, tname);
-
-	if (gr_type_is_job(rec->type)) {
-		struct gr_job j;
-
-		if (gr_decode_job(rec, &j) < 0)
-			return;
-		printf(" ctx=%" PRIu64 " seqno=%" PRIu64 " ring=%" PRIu32
-		       " engine=%s", j.ctx, j.seqno, j.ring_id,
-		       gr_engine_name(j.engine, ebuf, sizeof(ebuf)));
-		/* ERROR carries a negative errno in aux0. */
-		if (rec->type == GRTRACE_EV_ERROR)
-			printf(" aux0=%" PRId64, (int64_t)j.aux0);
-		else
-			printf(" aux0=%" PRIu64, j.aux0);
-		printf(" aux1=%" PRIu64, j.aux1);
-		/* Written with the event before it: no time of its own. */
-		if (rec->flags & GRTRACE_HDR_DERIVED)
-			printf(" derived=1");
-		/* The task that submitted (format 2). */
-		if (j.has_task)
-			printf(" pid=%" PRIu32 " tid=%" PRIu32, j.pid, j.tid);
-		/* The DRM client it was submitted through (aux0 again). */
-		if (j.has_client)
-			printf(" client=%" PRIu64, j.client);
-		putchar('\n');
-		return;
-	}
-
-	switch (rec->type) {
-	case GRTRACE_REC_STREAM_INFO: {
-		struct gr_stream_info si;
-		char cbuf[16];
-
-		gr_decode_stream_info(rec, &si);
-		if (si.magic == GRTRACE_MAGIC)
-			printf(" magic=ok");
-		else
-			printf(" magic=0x%08" PRIx32, si.magic);
-		printf(" version=%u clock=%s cpus=%" PRIu32 " session=%" PRIu64
-		       " features=0x%" PRIx64 "\n",
-		       (unsigned int)si.version,
-		       gr_clock_name(si.clock_id, cbuf, sizeof(cbuf)),
-		       si.nr_cpus, si.session_id, si.features);
-		return;
-	}
-	case GRTRACE_REC_METADATA: {
-		struct gr_metadata md;
-		char kernel[4 * sizeof(md.kernel)];
-		uint32_t i;
-
-		/* gr_iter_next() validated the ring table. */
-		gr_decode_metadata(rec, &md);
-		gr_escape(md.kernel, kernel, sizeof(kernel));
-		printf(" kernel=%s rings=%" PRIu32 "\n", kernel, md.nr_rings);
-		for (i = 0; i < md.nr_rings; i++) {
-			struct gr_ring r;
-
-			if (gr_decode_metadata_ring(rec, &md, i, &r) < 0)
-				break;
-			printf("    ring ");
-			print_ring(&r);
-			putchar('\n');
-		}
-		return;
-	}
-	case GRTRACE_REC_RING: {
-		struct gr_ring r;
-
-		gr_decode_ring(rec, &r);
-		putchar(' ');
-		print_ring(&r);
-		putchar('\n');
-		return;
-	}
+	printf("%" PRIu64 " %u %" PRIu64 " %s", r->ts, (unsigned int)r->cpu,
+	       r->gseq, grtrace_type_name(r->type, tbuf, sizeof(tbuf)));
+	switch (r->type) {
+	case GRTRACE_REC_STREAM_INFO:
+		done = print_stream_info(t);
+		break;
+	case GRTRACE_REC_METADATA:
+		done = print_metadata(t);
+		break;
+	case GRTRACE_REC_RING:
+		done = print_ring_record(t);
+		break;
 	case GRTRACE_REC_JOB_SUMMARY:
-		print_summary(rec);
-		return;
+		done = print_summary(t);
+		break;
 	case GRTRACE_REC_TRIGGER:
-		print_trigger(rec);
-		return;
+		done = print_trigger(t);
+		break;
 	case GRTRACE_REC_RECORDER:
-		print_recorder(rec);
-		return;
+		done = print_recorder(t);
+		break;
 	}
-	printf(" size=%u\n", (unsigned int)rec->size);
+	if (!done)
+		printf(" size=%u\n", (unsigned int)r->rec_size);
 }
 
-static void print_file_header(const struct grf_header *h)
+static void print_file_header(const grtrace_trace *t)
 {
-	char kernel[4 * sizeof(h->kernel)], host[4 * sizeof(h->host)];
-	char clock[4 * sizeof(h->clock)];
+	struct grtrace_info_file h = GRTRACE_INFO_FILE_INIT;
 
-	gr_escape(h->kernel, kernel, sizeof(kernel));
-	gr_escape(h->host, host, sizeof(host));
-	gr_escape(h->clock, clock, sizeof(clock));
-	printf("# trace file: version=%u stream_format=%" PRIu32 " cpus=%" PRIu32 " compressed=%s kernel=%s host=%s clock=%s session=%" PRIu64 " started=%" PRIu64 "\n",
-	       h->version, h->stream_format, h->nr_cpus,
-	       h->flags & GRF_FLAG_ZSTD ? "zstd" : "no", kernel, host, clock,
-	       h->session, h->started);
+	if (grtrace_info_file(t, &h, NULL) != 1) {
+		puts("# bare stream");
+		return;
+	}
+	printf("# trace file: version=%u stream_format=%" PRIu32 " cpus=%" PRIu32 " compressed=%s kernel=",
+	       h.version, h.stream_format, h.nr_cpus,
+	       h.flags & GRTRACE_FILE_ZSTD ? "zstd" : "no");
+	put_escaped(h.kernel);
+	fputs(" host=", stdout);
+	put_escaped(h.host);
+	fputs(" clock=", stdout);
+	put_escaped(h.clock);
+	printf(" session=%" PRIu64 " started=%" PRIu64 "\n", h.session,
+	       h.started);
 }
 
 /*
  * One channel's bytes as read from events<@cpu>: read in order, converted
- * from format 2 if they are in it.
+ * from format 2 if they are in it (a format 2 STREAM_INFO first says so).
  */
-static void init_channel(struct merge *m, int fd, const char *name,
-			 unsigned int cpu, size_t len)
+static grtrace_trace *open_channel(int fd, const char *name, unsigned int cpu,
+				   size_t len, struct grtrace_error *err)
 {
-	uint8_t first[GR_HDR2_SIZE + 8];
-	unsigned int format = 0;
+	struct grtrace_channels ch = GRTRACE_CHANNELS_INIT;
+	/* A format 2 STREAM_INFO's header and magic. */
+	uint8_t first[24];
 	static char label[64];
-	char *names[1] = { label };
+	const char *names[1] = { label };
+	unsigned int format = 0;
 
 	if (len >= sizeof(first) && pread(fd, first, sizeof(first), 0) ==
 	    (ssize_t)sizeof(first))
-		format = (unsigned int)gr_stream_info_format(first, sizeof(first));
+		format = grtrace_stream_format_of(first, sizeof(first));
 	if (!format)
 		format = access(debugfs_dir(), F_OK) ? GRTRACE_FORMAT_VERSION :
 			 kernel_stream_format();
-	/* The CPU is the number the name ends with: see merge_init_fds(). */
+	/* The CPU is the number the name ends with (grtrace_channels). */
 	snprintf(label, sizeof(label), "%s, channel %u", name, cpu);
-	merge_init_fds(m, &fd, names, 1, format);
+	ch.n = 1;
+	ch.format = format;
+	ch.fds = &fd;
+	ch.names = names;
+	return grtrace_open_channels(&ch, err);
+}
+
+/* Every record: job events a batch at a time, each other alone. */
+static int dump_records(grtrace_trace *t, int raw, struct grtrace_error *err)
+{
+	static struct grtrace_record r[256];
+	unsigned int want = raw ? 1 : sizeof(r) / sizeof(r[0]);
+	int i, n;
+
+	r[0].size = sizeof(r[0]);
+	while ((n = grtrace_next_records(t, r, want, err)) > 0) {
+		for (i = 0; i < n; i++) {
+			print_record(t, &r[i]);
+			if (raw) {
+				out_flush();
+				print_raw(t);
+			}
+		}
+		r[0].size = sizeof(r[0]);
+	}
+	return n;
 }
 
 int cmd_dump(int argc, char **argv)
 {
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
 	const char *input = NULL, *name;
-	struct merge m;
-	struct gr_rec rec;
-	size_t len;
 	int c, fd, ret, raw = 0, header = 0;
 	long channel = -1;
+	grtrace_trace *t;
+	size_t len;
 	char *end;
 
 	optind = 0;
@@ -450,28 +504,24 @@ int cmd_dump(int argc, char **argv)
 	name = strcmp(input, "-") ? input : "<stdin>";
 	fd = open_input(input, &len, 0);
 	if (channel >= 0)
-		init_channel(&m, fd, name, (unsigned int)channel, len);
+		t = open_channel(fd, name, (unsigned int)channel, len, &err);
 	else
-		merge_init_file(&m, fd, len);
-	if (header && m.nfiles)
-		print_file_header(&m.file);
-	else if (header)
-		puts("# bare stream");
-	while (merge_next(&m, &rec) > 0) {
-		print_record(&rec);
-		if (raw) {
-			out_flush();
-			print_raw(&rec);
-		}
+		t = grtrace_open_fd(fd, &err);
+	if (!t) {
+		err_msg("%s: %s", name, err.msg);
+		close(fd);
+		return 1;
 	}
+	if (header)
+		print_file_header(t);
+	ret = dump_records(t, raw, &err) < 0;
 	out_flush();
-	close(fd);
-	ret = m.failed;
 	if (ret) {
 		/* Records before the bad one go out first, the error last. */
 		fflush(stdout);
-		err_msg("%s: %s", name, m.errmsg);
+		err_msg("%s: %s", name, err.msg);
 	}
-	merge_free(&m);
+	grtrace_close(t);
+	close(fd);
 	return ret;
 }

@@ -28,11 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/grtrace.h>
+
 #include "drm-clients.h"
 #include "grtrace.h"
-#include "lib/stream.h"
-#include "lib/trace-file.h"
-#include "lib/u64map.h"
+#include "idmap.h"
+#include "lib/include/grtrace/grtrace.h"
 #include "util.h"
 
 #define READ_CHUNK	(1u << 20)	/* bytes asked of one read() */
@@ -97,10 +98,17 @@ struct cpu_reader {
 	_Atomic uint64_t bytes;
 	int failed;
 	int write_failed;
-	struct gr_v2_cpu v2;
-	uint8_t v1[GR_V1_MAX];	/* a format 2 record converted, to check it */
-	struct u64map *seen;	/* tids of SUBMITs this reader has named */
-	struct u64map *seen_clients;	/* and the DRM client ids they named */
+	grtrace_checker *chk;	/* the records checked before they are written */
+	struct idmap *seen;	/* tids of SUBMITs this reader has named */
+	struct idmap *seen_clients;	/* and the DRM client ids they named */
+};
+
+/* A thread of the task table, named. */
+struct rec_task {
+	uint32_t pid;
+	uint32_t tid;
+	char comm[GRTRACE_TASK_COMM_LEN + 1];
+	char process[GRTRACE_TASK_COMM_LEN + 1];
 };
 
 /*
@@ -110,8 +118,8 @@ struct cpu_reader {
  */
 static struct {
 	pthread_mutex_t lock;
-	struct u64map *map;	/* tid -> 1: looked up */
-	struct grf_task *t;
+	struct idmap *map;	/* tid -> 1: looked up */
+	struct rec_task *t;
 	size_t n, cap;
 	uint64_t unnamed;
 } tasks = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -127,13 +135,15 @@ static struct {
 #define CLIENT_GONE	UINT32_MAX	/* looked for, not found */
 
 struct rec_client {
-	struct grf_client c;
+	uint64_t id;
+	uint32_t pid;
+	char process[GRTRACE_TASK_COMM_LEN + 1];
 	int named;		/* a SUBMIT named it: it goes in the file */
 };
 
 static struct {
 	pthread_mutex_t lock;
-	struct u64map *map;	/* id -> index in @t, or CLIENT_GONE */
+	struct idmap *map;	/* id -> index in @t, or CLIENT_GONE */
 	struct rec_client *t;
 	size_t n, cap;
 	size_t named;		/* entries of @t a SUBMIT named */
@@ -198,15 +208,15 @@ static int read_comm(uint32_t pid, uint32_t tid, char *buf, size_t len)
 /* A SUBMIT named thread @tid of @pid: name it, once per recording. */
 static void note_task(struct cpu_reader *r, uint32_t pid, uint32_t tid)
 {
-	struct grf_task t = { .pid = pid, .tid = tid };
+	struct rec_task t = { .pid = pid, .tid = tid };
 
-	if (u64map_get(r->seen, tid) >= 0)
+	if (idmap_get(r->seen, tid) >= 0)
 		return;
-	u64map_set(r->seen, tid, 1);
+	idmap_set(r->seen, tid, 1);
 	pthread_mutex_lock(&tasks.lock);
-	if (u64map_get(tasks.map, tid) >= 0)
+	if (idmap_get(tasks.map, tid) >= 0)
 		goto out;
-	u64map_set(tasks.map, tid, 1);
+	idmap_set(tasks.map, tid, 1);
 	if (read_comm(pid, tid, t.comm, sizeof(t.comm)) < 0 ||
 	    read_comm(pid, 0, t.process, sizeof(t.process)) < 0) {
 		tasks.unnamed++;
@@ -224,14 +234,14 @@ out:
 /* The clients of a pass not known yet; under clients.lock. */
 static void add_clients(const struct drm_client *c, size_t n)
 {
-	struct grf_client g;
+	struct rec_client g;
 	size_t i;
 
 	_Static_assert(sizeof(g.process) == sizeof(c->process),
 		       "a process name of the client table");
 
 	for (i = 0; i < n; i++) {
-		if (u64map_get(clients.map, c[i].id) >= 0)
+		if (idmap_get(clients.map, c[i].id) >= 0)
 			continue;
 		if (clients.n == clients.cap) {
 			clients.cap = clients.cap ? clients.cap * 2 : 64;
@@ -242,8 +252,8 @@ static void add_clients(const struct drm_client *c, size_t n)
 		g.id = c[i].id;
 		g.pid = c[i].pid;
 		memcpy(g.process, c[i].process, sizeof(g.process));
-		clients.t[clients.n] = (struct rec_client){ .c = g };
-		u64map_set(clients.map, c[i].id, (uint32_t)clients.n++);
+		clients.t[clients.n] = g;
+		idmap_set(clients.map, c[i].id, (uint32_t)clients.n++);
 	}
 }
 
@@ -258,11 +268,11 @@ static void note_client(struct cpu_reader *r, uint64_t id)
 	ssize_t n;
 	int64_t i;
 
-	if (u64map_get(r->seen_clients, id) >= 0)
+	if (idmap_get(r->seen_clients, id) >= 0)
 		return;
-	u64map_set(r->seen_clients, id, 1);
+	idmap_set(r->seen_clients, id, 1);
 	pthread_mutex_lock(&clients.lock);
-	i = u64map_get(clients.map, id);
+	i = idmap_get(clients.map, id);
 	if (i < 0) {
 		n = drm_clients_scan(proc_dir(), &found);
 		if (n < 0 && !clients.proc_failed) {
@@ -273,9 +283,9 @@ static void note_client(struct cpu_reader *r, uint64_t id)
 		if (n > 0)
 			add_clients(found, (size_t)n);
 		free(found);
-		i = u64map_get(clients.map, id);
+		i = idmap_get(clients.map, id);
 		if (i < 0) {
-			u64map_set(clients.map, id, CLIENT_GONE);
+			idmap_set(clients.map, id, CLIENT_GONE);
 			clients.unnamed++;
 		}
 	}
@@ -287,15 +297,12 @@ static void note_client(struct cpu_reader *r, uint64_t id)
 }
 
 /* One table frame (never compressed) of @len bytes; -1 on an error. */
-static int write_table(uint16_t flags, const uint8_t *buf, size_t len)
+static int write_table(unsigned int flags, const uint8_t *buf, size_t len)
 {
-	struct grf_frame f = {
-		.flags = flags, .stored = (uint32_t)len, .raw = (uint32_t)len,
-	};
-	uint8_t hdr[GRF_FRAME_SIZE];
+	uint8_t hdr[GRTRACE_FRAME_HDR_SIZE];
 	int ret;
 
-	grf_encode_frame(&f, hdr);
+	grtrace_encode_frame(0, flags, (uint32_t)len, (uint32_t)len, hdr);
 	ret = write_all(rec.out_fd, hdr, sizeof(hdr));
 	if (!ret)
 		ret = write_all(rec.out_fd, buf, len);
@@ -310,19 +317,30 @@ static int write_table(uint16_t flags, const uint8_t *buf, size_t len)
 /* The task table frames, after the readers are done; -1 on an error. */
 static int write_tasks(void)
 {
-	size_t per = GRF_FRAME_MAX / GRF_TASK_SIZE, i, k, n;
+	size_t per = GRTRACE_FRAME_MAX / GRTRACE_TASK_SIZE, i, k, n;
+	const struct rec_task *t;
 	uint8_t *buf;
 	int ret = 0;
 
 	for (i = 0; i < tasks.n && !ret; i += n) {
 		n = tasks.n - i < per ? tasks.n - i : per;
-		buf = xmalloc(n * GRF_TASK_SIZE);
-		for (k = 0; k < n; k++)
-			grf_encode_task(&tasks.t[i + k], buf + k * GRF_TASK_SIZE);
-		ret = write_table(GRF_FRAME_TASKS, buf, n * GRF_TASK_SIZE);
+		buf = xmalloc(n * GRTRACE_TASK_SIZE);
+		for (k = 0; k < n; k++) {
+			t = &tasks.t[i + k];
+			grtrace_encode_task(t->pid, t->tid, t->comm, t->process,
+					    buf + k * GRTRACE_TASK_SIZE);
+		}
+		ret = write_table(GRTRACE_FRAME_TASKS, buf, n * GRTRACE_TASK_SIZE);
 		free(buf);
 	}
 	return ret;
+}
+
+static int client_cmp(const void *a, const void *b)
+{
+	const struct rec_client *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 /*
@@ -331,8 +349,8 @@ static int write_tasks(void)
  */
 static int write_clients(void)
 {
-	size_t per = GRF_FRAME_MAX / GRF_CLIENT_SIZE, i, k, m, n = 0;
-	struct grf_client *c;
+	size_t per = GRTRACE_FRAME_MAX / GRTRACE_CLIENT_SIZE, i, k, m, n = 0;
+	struct rec_client *c;
 	uint8_t *buf;
 	int ret = 0;
 
@@ -341,14 +359,17 @@ static int write_clients(void)
 	c = xmalloc(clients.named * sizeof(*c));
 	for (i = 0; i < clients.n; i++)
 		if (clients.t[i].named)
-			c[n++] = clients.t[i].c;
-	qsort(c, n, sizeof(*c), grf_client_cmp);
+			c[n++] = clients.t[i];
+	/* A table's entries go by id. */
+	qsort(c, n, sizeof(*c), client_cmp);
 	for (i = 0; i < n && !ret; i += m) {
 		m = n - i < per ? n - i : per;
-		buf = xmalloc(m * GRF_CLIENT_SIZE);
+		buf = xmalloc(m * GRTRACE_CLIENT_SIZE);
 		for (k = 0; k < m; k++)
-			grf_encode_client(&c[i + k], buf + k * GRF_CLIENT_SIZE);
-		ret = write_table(GRF_FRAME_CLIENTS, buf, m * GRF_CLIENT_SIZE);
+			grtrace_encode_client(c[i + k].id, c[i + k].pid,
+					      c[i + k].process,
+					      buf + k * GRTRACE_CLIENT_SIZE);
+		ret = write_table(GRTRACE_FRAME_CLIENTS, buf, m * GRTRACE_CLIENT_SIZE);
 		free(buf);
 	}
 	free(c);
@@ -372,13 +393,12 @@ static int write_tails(const struct cpu_reader *rd, int n, int heads)
 	unsigned long long session = 0, next, start;
 	uint8_t *buf, *hbuf;
 	int enabled = 1, cpu, i, k = 0, h = 0, f, ret = 0;
-	struct grf_tail t;
 
 	debugfs_path(path, sizeof(path), "cseq");
 	if (access(path, R_OK) || debugfs_read("cseq", text, sizeof(text)) < 0)
 		return 0;
-	buf = xmalloc((size_t)n * GRF_TAIL_SIZE);
-	hbuf = xmalloc((size_t)n * GRF_TAIL_SIZE);
+	buf = xmalloc((size_t)n * GRTRACE_TAIL_SIZE);
+	hbuf = xmalloc((size_t)n * GRTRACE_TAIL_SIZE);
 	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, "session=%llu enabled=%d", &session,
@@ -391,19 +411,20 @@ static int write_tails(const struct cpu_reader *rd, int n, int heads)
 		for (i = 0; i < n; i++) {
 			if (rd[i].cpu != (unsigned int)cpu || rd[i].failed)
 				continue;
-			t.cpu = (uint32_t)cpu;
-			t.next = next;
-			grf_encode_tail(&t, buf + (size_t)k++ * GRF_TAIL_SIZE);
+			grtrace_encode_tail((uint32_t)cpu, next,
+					    buf + (size_t)k++ * GRTRACE_TAIL_SIZE);
 			if (f < 3 || !heads)
 				continue;
-			t.next = start;
-			grf_encode_tail(&t, hbuf + (size_t)h++ * GRF_TAIL_SIZE);
+			grtrace_encode_tail((uint32_t)cpu, start,
+					    hbuf + (size_t)h++ * GRTRACE_TAIL_SIZE);
 		}
 	}
 	if (k && !enabled && session == rec.session)
-		ret = write_table(GRF_FRAME_TAIL, buf, (size_t)k * GRF_TAIL_SIZE);
+		ret = write_table(GRTRACE_FRAME_TAIL, buf,
+				  (size_t)k * GRTRACE_TAIL_SIZE);
 	if (!ret && h && !enabled && session == rec.session)
-		ret = write_table(GRF_FRAME_HEAD, hbuf, (size_t)h * GRF_TAIL_SIZE);
+		ret = write_table(GRTRACE_FRAME_HEAD, hbuf,
+				  (size_t)h * GRTRACE_TAIL_SIZE);
 	free(hbuf);
 	free(buf);
 	return ret;
@@ -412,30 +433,29 @@ static int write_tails(const struct cpu_reader *rd, int n, int heads)
 /* Append @len bytes of @r's whole records to the file as one frame. */
 static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
 {
-	struct grf_frame f = {
-		.cpu = (uint16_t)r->cpu, .stored = (uint32_t)len,
-		.raw = (uint32_t)len,
-	};
-	uint8_t hdr[GRF_FRAME_SIZE];
+	uint8_t hdr[GRTRACE_FRAME_HDR_SIZE];
+	uint32_t stored = (uint32_t)len;
+	unsigned int flags = 0;
 	const void *data = buf;
 	void *z;
-	long zlen = rec.compress ? grf_compress(buf, len, ZSTD_LEVEL, &z) : -1;
+	long zlen = rec.compress ? grtrace_compress_frame(buf, len, ZSTD_LEVEL, &z) :
+		    -1;
 	int ret;
 
 	if (zlen > 0) {
-		f.flags = GRF_FRAME_ZSTD;
-		f.stored = (uint32_t)zlen;
+		flags = GRTRACE_FRAME_ZSTD;
+		stored = (uint32_t)zlen;
 		data = z;
 	}
-	grf_encode_frame(&f, hdr);
+	grtrace_encode_frame(r->cpu, flags, stored, (uint32_t)len, hdr);
 	pthread_mutex_lock(&rec.lock);
 	ret = write_all(rec.out_fd, hdr, sizeof(hdr));
 	if (!ret)
-		ret = write_all(rec.out_fd, data, f.stored);
+		ret = write_all(rec.out_fd, data, stored);
 	if (ret < 0)
 		err_errno("cannot write %s", rec.out_name);
 	else
-		rec.file_bytes += sizeof(hdr) + f.stored;
+		rec.file_bytes += sizeof(hdr) + stored;
 	pthread_mutex_unlock(&rec.lock);
 	if (ret < 0) {
 		atomic_store(&rec.abort, 1);
@@ -443,7 +463,7 @@ static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
 		r->write_failed = 1;
 		return -1;
 	}
-	atomic_fetch_add_explicit(&r->bytes, sizeof(hdr) + f.stored,
+	atomic_fetch_add_explicit(&r->bytes, sizeof(hdr) + stored,
 				  memory_order_relaxed);
 	return 0;
 }
@@ -480,39 +500,34 @@ static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len)
  */
 static int flush_whole(struct cpu_reader *r)
 {
-	char why[GR_WHY_LEN];
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_record h = GRTRACE_RECORD_INIT;
 	uint64_t records = 0, events = 0;
-	size_t off = 0, olen;
+	size_t off = 0;
 	long sz = 0;
 
+	/* The session's format is known once it runs: from the first read. */
+	if (!r->chk) {
+		r->chk = grtrace_checker_new(rec.format >= GRTRACE_FORMAT_V2 ?
+					     GRTRACE_FORMAT_V2 : GRTRACE_FORMAT_V1,
+					     r->cpu, &err);
+		if (!r->chk)
+			fatal("%s: %s", r->path, err.msg);
+	}
 	while (off < r->carry_len) {
-		struct gr_rec h;
-
 		/* Format 2 is checked by converting it, and stored as it is. */
-		if (rec.format >= GRTRACE_FORMAT_V2)
-			sz = gr_v2_convert(&r->v2, r->carry + off,
-					   r->carry_len - off, r->v1, &olen,
-					   why, sizeof(why));
-		else
-			sz = gr_check_record(r->carry + off, r->carry_len - off,
-					     why, sizeof(why));
+		sz = grtrace_check_record(r->chk, r->carry + off,
+					  r->carry_len - off, &h, &err);
 		if (sz <= 0)
 			break;
-		gr_parse_hdr(rec.format >= GRTRACE_FORMAT_V2 ? r->v1 :
-			     r->carry + off, &h);
-		if (h.type == GRTRACE_EV_SUBMIT &&
-		    (h.flags & (GRTRACE_HDR_TASK | GRTRACE_HDR_CLIENT))) {
-			struct gr_job job;
-
-			if (gr_decode_job(&h, &job) < 0)
-				job.has_task = job.has_client = 0;
-			if (job.has_task)
-				note_task(r, job.pid, job.tid);
-			if (job.has_client)
-				note_client(r, job.client);
+		if (h.type == GRTRACE_EV_SUBMIT) {
+			if (h.has_task)
+				note_task(r, h.pid, h.tid);
+			if (h.has_client)
+				note_client(r, h.client);
 		}
 		records++;
-		if (gr_type_is_job(h.type))
+		if (h.is_job)
 			events++;
 		off += (size_t)sz;
 	}
@@ -528,7 +543,7 @@ static int flush_whole(struct cpu_reader *r)
 	}
 	if (sz < 0) {
 		err_msg("%s: corrupt record at byte %" PRIu64 ": %s; no longer reading this CPU",
-			r->path, r->consumed, why);
+			r->path, r->consumed, err.msg);
 		r->failed = 1;
 		return -1;
 	}
@@ -640,7 +655,7 @@ static void *reader_main(void *arg)
 	reader_loop(r);
 	/* Whatever ended the loop, what was read is written. */
 	flush_stage(r);
-	grf_compress_done();
+	grtrace_compress_done();
 	return NULL;
 }
 
@@ -677,7 +692,7 @@ static void progress_tick(struct progress *p, const struct cpu_reader *rd,
 			  int n)
 {
 	uint64_t events, bytes, drops = 0;
-	struct gr_stats st;
+	struct mod_stats st;
 	double now = now_sec();
 	int found = 0;
 
@@ -812,15 +827,16 @@ static void open_output(const char *output)
 }
 
 /* The file header: what the recording is of. */
-static int write_header(int nr_cpus, const struct gr_stats *st)
+static int write_header(int nr_cpus, const struct mod_stats *st)
 {
-	struct grf_header h = {
-		.flags = rec.compress ? GRF_FLAG_ZSTD : 0,
+	struct grtrace_info_file h = {
+		.size = sizeof(h),
+		.flags = rec.compress ? GRTRACE_FILE_ZSTD : 0,
 		.stream_format = rec.format,
 		.nr_cpus = (uint32_t)nr_cpus,
 		.started = (uint64_t)time(NULL),
 	};
-	uint8_t buf[GRF_HEADER_MAX];
+	uint8_t buf[GRTRACE_FILE_HEADER_MAX];
 	char config[4096], path[4096], *v;
 	struct utsname u;
 	size_t len;
@@ -839,7 +855,7 @@ static int write_header(int nr_cpus, const struct gr_stats *st)
 	if (st)
 		h.session = stats_get(st, "session", NULL);
 	rec.session = h.session;
-	len = grf_encode_header(&h, buf);
+	len = (size_t)grtrace_encode_file_header(&h, buf, NULL);
 	if (write_all(rec.out_fd, buf, len) < 0) {
 		err_errno("cannot write %s", rec.out_name);
 		return -1;
@@ -906,8 +922,8 @@ static int open_reader(struct cpu_reader *r, unsigned int cpu)
 		return -1;
 	}
 	r->carry = xmalloc(READ_CHUNK + GRTRACE_MAX_RECORD);
-	r->seen = u64map_new();
-	r->seen_clients = u64map_new();
+	r->seen = idmap_new();
+	r->seen_clients = idmap_new();
 	r->stage = xmalloc(FRAME_MAX);
 	return 0;
 }
@@ -917,8 +933,9 @@ static void close_reader(struct cpu_reader *r)
 	close(r->fd);
 	free(r->carry);
 	free(r->stage);
-	u64map_free(r->seen);
-	u64map_free(r->seen_clients);
+	idmap_free(r->seen);
+	idmap_free(r->seen_clients);
+	grtrace_checker_free(r->chk);
 }
 
 /*
@@ -1015,7 +1032,7 @@ static enum drop_class drop_class(const char *reason)
 	return DROP_LOST;
 }
 
-static void forget_drops(struct gr_stats *st)
+static void forget_drops(struct mod_stats *st)
 {
 	int i;
 
@@ -1025,8 +1042,8 @@ static void forget_drops(struct gr_stats *st)
 }
 
 static void print_summary(const struct cpu_reader *rd, int n,
-			  const struct gr_stats *before,
-			  const struct gr_stats *after, int have_stats)
+			  const struct mod_stats *before,
+			  const struct mod_stats *after, int have_stats)
 {
 	uint64_t records = 0, events = 0, bytes = 0, dropped = 0, total, bufsize;
 	uint64_t cls[DROP_NR_CLASSES] = { 0 }, lost;
@@ -1314,9 +1331,9 @@ static void free_readers(struct cpu_reader *rd, int n)
 	for (i = 0; i < n; i++)
 		close_reader(&rd[i]);
 	free(rd);
-	u64map_free(tasks.map);
+	idmap_free(tasks.map);
 	free(tasks.t);
-	u64map_free(clients.map);
+	idmap_free(clients.map);
 	free(clients.t);
 	close(rec.stop_pipe[0]);
 	close(rec.stop_pipe[1]);
@@ -1370,7 +1387,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_args a;
 	struct cpu_reader *rd;
-	struct gr_stats before, after;
+	struct mod_stats before, after;
 	pid_t child = 0;
 	int cstatus = CHILD_RUNNING;
 	char old_bufsize[64] = "";
@@ -1391,8 +1408,8 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	if (pipe(rec.stop_pipe) < 0)
 		fatal_errno("pipe");
-	tasks.map = u64map_new();
-	clients.map = u64map_new();
+	tasks.map = idmap_new();
+	clients.map = idmap_new();
 	block_signals(!!a.command, &sigs, &oldsigs);
 
 	n = begin_session(state, &started, old_bufsize, &rd, &cap);

@@ -25,10 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/grtrace.h>
+
 #include "grtrace.h"
+#include "lib/include/grtrace/grtrace.h"
 #include "recorder.h"
-#include "lib/stream.h"
-#include "lib/trace-file.h"
 #include "util.h"
 
 #define REC_CONTROL	"recorder/control"
@@ -634,10 +635,11 @@ static int list_snapshots(struct snap **sp)
  */
 static int read_snapshot(struct snap *s, unsigned int *format)
 {
-	char name[64], path[4096], why[GR_WHY_LEN];
-	struct gr_v2_cpu v2 = { .cpu = (uint16_t)s->cpu };
-	uint8_t v1[GR_V1_MAX];
-	size_t off = 0, olen;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
+	struct grtrace_record r = GRTRACE_RECORD_INIT;
+	grtrace_checker *chk;
+	char name[64], path[4096];
+	size_t off = 0;
 	long sz = 0;
 	int fd;
 
@@ -659,67 +661,88 @@ static int read_snapshot(struct snap *s, unsigned int *format)
 	}
 	close(fd);
 	if (!*format)
-		*format = (unsigned int)gr_stream_info_format(s->buf, s->len);
+		*format = grtrace_stream_format_of(s->buf, s->len);
+	chk = grtrace_checker_new(*format >= GRTRACE_FORMAT_V2 ?
+				  GRTRACE_FORMAT_V2 : 1, s->cpu, NULL);
+	if (!chk)
+		oom_exit(sizeof(*s));
 	while (off < s->len) {
-		if (*format >= GRTRACE_FORMAT_V2)
-			sz = gr_v2_convert(&v2, s->buf + off, s->len - off, v1,
-					   &olen, why, sizeof(why));
-		else
-			sz = gr_check_record(s->buf + off, s->len - off, why,
-					     sizeof(why));
+		sz = grtrace_check_record(chk, s->buf + off, s->len - off, &r,
+					  &err);
 		if (sz <= 0)
 			break;
 		off += (size_t)sz;
 		s->records++;
 	}
+	grtrace_checker_free(chk);
 	if (sz <= 0 && off < s->len) {
 		err_msg("%s: %s record at byte %zu: %s; the records before it are written",
-			path, sz == 0 ? "truncated" : "corrupt", off, why);
+			path, sz == 0 ? "truncated" : "corrupt", off, err.msg);
 		s->len = off;
 		return 1;
 	}
 	return 0;
 }
 
+/* The next record's size at @off of @s (checked by read_snapshot()). */
+static size_t record_size(grtrace_checker *chk, const struct snap *s,
+			  size_t off)
+{
+	struct grtrace_record r = GRTRACE_RECORD_INIT;
+	long sz = grtrace_check_record(chk, s->buf + off, s->len - off, &r,
+				       NULL);
+
+	return sz > 0 ? (size_t)sz : s->len - off;
+}
+
 static int write_frames(int fd, const char *out, const struct snap *s,
 			int compress, unsigned int format)
 {
-	size_t start = 0, off = 0, sz;
+	size_t start = 0, off = 0, sz = 0;
+	grtrace_checker *chk;
+	int ret = 0;
 
-	while (start < s->len) {
-		struct grf_frame f = { .cpu = (uint16_t)s->cpu };
-		uint8_t hdr[GRF_FRAME_SIZE];
+	chk = grtrace_checker_new(format >= GRTRACE_FORMAT_V2 ?
+				  GRTRACE_FORMAT_V2 : 1, s->cpu, NULL);
+	if (!chk)
+		oom_exit(sizeof(*s));
+	while (start < s->len && !ret) {
+		uint8_t hdr[GRTRACE_FRAME_HDR_SIZE];
+		unsigned int flags = 0;
+		uint32_t raw, stored;
 		const void *data;
 		void *z;
 		long zlen;
 
 		/* Whole records, at most FRAME_MAX bytes (one bigger alone). */
 		while (off < s->len) {
-			sz = format >= GRTRACE_FORMAT_V2 ?
-			     gr_le16(s->buf + off + offsetof(struct grtrace_hdr2, size)) :
-			     gr_le16(s->buf + off + offsetof(struct grtrace_hdr, size));
+			if (!sz)
+				sz = record_size(chk, s, off);
 			if (off + sz - start > FRAME_MAX && off > start)
 				break;
 			off += sz;
+			sz = 0;
 		}
-		f.raw = f.stored = (uint32_t)(off - start);
+		raw = stored = (uint32_t)(off - start);
 		data = s->buf + start;
-		zlen = compress ? grf_compress(data, f.raw, ZSTD_LEVEL, &z) : -1;
+		zlen = compress ? grtrace_compress_frame(data, raw, ZSTD_LEVEL, &z) :
+		       -1;
 		if (zlen > 0) {
-			f.flags = GRF_FRAME_ZSTD;
-			f.stored = (uint32_t)zlen;
+			flags = GRTRACE_FRAME_ZSTD;
+			stored = (uint32_t)zlen;
 			data = z;
 		}
-		grf_encode_frame(&f, hdr);
+		grtrace_encode_frame(s->cpu, flags, stored, raw, hdr);
 		if (write_all(fd, hdr, sizeof(hdr)) < 0 ||
-		    write_all(fd, data, f.stored) < 0) {
+		    write_all(fd, data, stored) < 0) {
 			if (!rec_quiet)
 				err_errno("cannot write %s", out);
-			return -1;
+			ret = -1;
 		}
 		start = off;
 	}
-	return 0;
+	grtrace_checker_free(chk);
+	return ret;
 }
 
 /* The clock the module stamps with, as record names it in its header. */
@@ -740,14 +763,15 @@ static int write_snapshot(int fd, const char *out, const struct snap *s,
 			  int n, unsigned int format, const struct rec_info *in,
 			  int compress)
 {
-	struct grf_header h = {
-		.flags = compress ? GRF_FLAG_ZSTD : 0,
+	struct grtrace_info_file h = {
+		.size = sizeof(h),
+		.flags = compress ? GRTRACE_FILE_ZSTD : 0,
 		.stream_format = format,
 		.nr_cpus = (uint32_t)n,
 		.session = in->session,
 		.started = (uint64_t)time(NULL),
 	};
-	uint8_t buf[GRF_HEADER_MAX];
+	uint8_t buf[GRTRACE_FILE_HEADER_MAX];
 	struct utsname u;
 	int i, ret = 0;
 	size_t len;
@@ -757,7 +781,7 @@ static int write_snapshot(int fd, const char *out, const struct snap *s,
 		snprintf(h.host, sizeof(h.host), "%s", u.nodename);
 	}
 	module_clock(h.clock, sizeof(h.clock));
-	len = grf_encode_header(&h, buf);
+	len = (size_t)grtrace_encode_file_header(&h, buf, NULL);
 	if (write_all(fd, buf, len) < 0) {
 		if (!rec_quiet)
 			err_errno("cannot write %s", out);
@@ -765,7 +789,7 @@ static int write_snapshot(int fd, const char *out, const struct snap *s,
 	}
 	for (i = 0; i < n && !ret; i++)
 		ret = write_frames(fd, out, &s[i], compress, format);
-	grf_compress_done();
+	grtrace_compress_done();
 	return ret;
 }
 

@@ -2,8 +2,8 @@
 /*
  * grtrace report: where did each GPU job spend its time, and which ring or
  * context is the bottleneck.  Reads a file written by "grtrace record", or
- * the module's buffers directly, merges the CPUs by gseq and hands every
- * record to the report engine (report.c).
+ * the module's buffers directly, through libgrtrace's public interface:
+ * grtrace_report_with() merges the CPUs by gseq and runs the report.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,9 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/grtrace.h>
+
 #include "grtrace.h"
-#include "lib/merge.h"
-#include "lib/report.h"
+#include "lib/include/grtrace/grtrace.h"
 #include "util.h"
 
 /* The command being run, for its messages: "report" or "export". */
@@ -213,7 +214,8 @@ static const struct {
 #define NR_RULE_OPTS	(sizeof(rule_of_opt) / sizeof(rule_of_opt[0]))
 
 struct report_args {
-	struct rp_opts o;
+	struct grtrace_report_opts o;
+	const char *format;	/* NULL: text */
 	const char *input;
 	const char *output;	/* export */
 	int live;
@@ -252,7 +254,7 @@ static unsigned int parse_engine1(const char *s)
 	uint16_t e;
 
 	for (e = 0; e < GRTRACE_ENGINE_NR; e++)
-		if (!strcmp(s, gr_engine_name(e, buf, sizeof(buf))))
+		if (!strcmp(s, grtrace_engine_name(e, buf, sizeof(buf))))
 			return e;
 	if (*s < '0' || *s > '9')
 		usage_error(cmd, "%s: unknown engine '%s'", cmd, s);
@@ -293,14 +295,14 @@ static uint64_t parse_engine(const char *arg)
 	}
 }
 
-static enum rp_hist parse_hist(const char *s)
+static uint32_t parse_hist(const char *s)
 {
 	if (!strcmp(s, "lat"))
-		return RP_HIST_LAT;
+		return GRTRACE_HIST_LAT;
 	if (!strcmp(s, "size"))
-		return RP_HIST_SIZE;
+		return GRTRACE_HIST_SIZE;
 	if (!strcmp(s, "result"))
-		return RP_HIST_RESULT;
+		return GRTRACE_HIST_RESULT;
 	usage_error(cmd, "%s: unknown histogram '%s' (lat, size or result)", cmd, s);
 }
 
@@ -317,34 +319,37 @@ static const char *upper(const char *s, char *buf, size_t len)
 /* The formats report offers, from the library's table, into @buf. */
 static const char *format_names(char *buf, size_t len)
 {
-	const struct rp_sink *const *s;
+	const char *name;
+	unsigned int i;
 	size_t n = 0;
 
 	buf[0] = 0;
-	for (s = rp_sinks; *s; s++)
-		if (!((*s)->flags & RP_SINK_EXPORT) && n < len)
+	for (i = 0; (name = grtrace_format_name(i)); i++)
+		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, "%s%s",
-					      n ? ", " : "", (*s)->name);
+					      n ? ", " : "", name);
 	return buf;
 }
 
 static void formats_help(FILE *f)
 {
-	const struct rp_sink *const *s;
+	const char *name;
+	unsigned int i;
 
 	fputs("\nFormats (-f):\n", f);
-	for (s = rp_sinks; *s; s++)
-		if (!((*s)->flags & RP_SINK_EXPORT))
-			fprintf(f, "  %-8s  %s\n", (*s)->name, (*s)->summary);
+	for (i = 0; (name = grtrace_format_name(i)); i++)
+		fprintf(f, "  %-8s  %s\n", name, grtrace_format_summary(i));
 }
 
-static const struct rp_sink *parse_format(const char *s)
+static const char *parse_format(const char *s)
 {
-	const struct rp_sink *sink = rp_sink_find(s);
+	const char *name;
 	char names[128];
+	unsigned int i;
 
-	if (sink && !(sink->flags & RP_SINK_EXPORT))
-		return sink;
+	for (i = 0; (name = grtrace_format_name(i)); i++)
+		if (!strcmp(s, name))
+			return name;
 	usage_error(cmd, "%s: unknown format '%s' (%s)", cmd, s,
 		    format_names(names, sizeof(names)));
 }
@@ -362,8 +367,9 @@ static char *trim(char *s)
 }
 
 /* A --rules file: key=value lines, blank lines and # comments. */
-static void read_rules(const char *path, struct rp_rules *rules)
+static void read_rules(const char *path, struct grtrace_report_opts *o)
 {
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
 	char line[512];
 	unsigned int n = 0;
 	FILE *f = fopen(path, "r");
@@ -380,7 +386,7 @@ static void read_rules(const char *path, struct rp_rules *rules)
 		if (!eq)
 			fatal("%s:%u: expected key=value, got '%s'", path, n, s);
 		*eq = '\0';
-		if (rp_set_rule(rules, trim(s), trim(eq + 1)) < 0)
+		if (grtrace_report_rule(o, trim(s), trim(eq + 1), &err) < 0)
 			fatal("%s:%u: unknown rule or invalid value: '%s=%s'",
 			      path, n, trim(s), trim(eq + 1));
 	}
@@ -390,13 +396,13 @@ static void read_rules(const char *path, struct rp_rules *rules)
 }
 
 /* --critical-path: "slowest", or the job's CTX:SEQNO. */
-static void parse_critical(struct rp_opts *o, const char *arg)
+static void parse_critical(struct grtrace_report_opts *o, const char *arg)
 {
 	char *end;
 
-	o->why = 1;
+	o->flags &= ~(GRTRACE_REPORT_CRITICAL | GRTRACE_REPORT_CRITICAL_SLOWEST);
 	if (!strcmp(arg, "slowest")) {
-		o->critical = 2;
+		o->flags |= GRTRACE_REPORT_CRITICAL_SLOWEST;
 		return;
 	}
 	errno = 0;
@@ -407,24 +413,24 @@ static void parse_critical(struct rp_opts *o, const char *arg)
 	o->cp_seqno = strtoull(arg, &end, 0);
 	if (end == arg || *end || errno || *arg == '-')
 		usage_error(cmd, "%s: --critical-path takes CTX:SEQNO or 'slowest', not '%s'", cmd, end == arg ? arg : end);
-	o->critical = 1;
+	o->flags |= GRTRACE_REPORT_CRITICAL;
 }
 
 static void parse_option(struct report_args *a, int c, const char *arg,
 			 const char *opt)
 {
-	struct rp_opts *o = &a->o;
+	struct grtrace_report_opts *o = &a->o;
 
 	switch (c) {
 	case 'i': a->input = arg; break;
 	case 'o': a->output = arg; break;
 	case OPT_LIVE: a->live = 1; break;
-	case 'f': o->sink = parse_format(arg); break;
-	case OPT_PER_RING: o->per_ring = 1; break;
-	case OPT_PER_CTX: o->per_ctx = 1; break;
-	case OPT_PER_PROCESS: o->per_process = 1; break;
-	case OPT_PER_ENGINE: o->per_engine = 1; break;
-	case OPT_WHY: o->why = 1; break;
+	case 'f': a->format = parse_format(arg); break;
+	case OPT_PER_RING: o->flags |= GRTRACE_REPORT_PER_RING; break;
+	case OPT_PER_CTX: o->flags |= GRTRACE_REPORT_PER_CTX; break;
+	case OPT_PER_PROCESS: o->flags |= GRTRACE_REPORT_PER_PROCESS; break;
+	case OPT_PER_ENGINE: o->flags |= GRTRACE_REPORT_PER_ENGINE; break;
+	case OPT_WHY: o->flags |= GRTRACE_REPORT_WHY; break;
 	case OPT_CRITICAL:
 		parse_critical(o, arg);
 		break;
@@ -434,30 +440,46 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 			usage_error(cmd, "%s: --topn %s is too large", cmd, arg);
 		break;
 	case OPT_HIST: o->hist = parse_hist(arg); break;
-	case OPT_LIMIT: o->limit = parse_count(opt, arg); break;
-	case OPT_SINCE: o->has_since = 1; o->since = parse_time(opt, arg); break;
-	case OPT_UNTIL: o->has_until = 1; o->until = parse_time(opt, arg); break;
+	case OPT_LIMIT:
+		o->flags |= GRTRACE_REPORT_LIMIT;
+		o->limit = parse_count(opt, arg);
+		break;
+	case OPT_SINCE:
+		o->flags |= GRTRACE_REPORT_SINCE;
+		o->since = parse_time(opt, arg);
+		break;
+	case OPT_UNTIL:
+		o->flags |= GRTRACE_REPORT_UNTIL;
+		o->until = parse_time(opt, arg);
+		break;
 	case OPT_RING:
 		if (parse_count(opt, arg) > UINT32_MAX)
 			usage_error(cmd, "%s: invalid ring id '%s'", cmd, arg);
-		o->has_ring = 1;
+		o->flags |= GRTRACE_REPORT_RING;
 		o->ring = (uint32_t)parse_count(opt, arg);
 		break;
-	case OPT_CTX: o->has_ctx = 1; o->ctx = parse_count(opt, arg); break;
-	case OPT_ENGINE: o->has_engine = 1; o->engines = parse_engine(arg); break;
+	case OPT_CTX:
+		o->flags |= GRTRACE_REPORT_CTX;
+		o->ctx = parse_count(opt, arg);
+		break;
+	case OPT_ENGINE:
+		o->flags |= GRTRACE_REPORT_ENGINE;
+		o->engines = parse_engine(arg);
+		break;
 	case OPT_RULES: a->rules_file = arg; break;
 	case OPT_INTERVAL:
 		o->interval = parse_time(opt, arg);
 		if (o->interval < 1000)
 			usage_error(cmd, "%s: --interval must be 1us or more, not '%s'", cmd,
 				    arg);
-		o->has_interval = 1;
+		o->flags |= GRTRACE_REPORT_INTERVAL;
 		break;
 	case OPT_MAX_OPEN:
 		o->max_open = parse_count(opt, arg);
 		if (!o->max_open || o->max_open > UINT32_MAX / 2)
 			usage_error(cmd, "%s: --max-open must be 1 .. %u", cmd,
 				    UINT32_MAX / 2);
+		o->flags |= GRTRACE_REPORT_MAX_OPEN;
 		break;
 	default:
 		a->rule_val[c - OPT_LONG_QUEUE] = arg;
@@ -465,20 +487,28 @@ static void parse_option(struct report_args *a, int c, const char *arg,
 	}
 }
 
+/* The one table of a one-table format (CSV), or more than one asked. */
+static int tables_asked(const struct grtrace_report_opts *o)
+{
+	return !!(o->flags & GRTRACE_REPORT_PER_RING) +
+	       !!(o->flags & GRTRACE_REPORT_PER_CTX) +
+	       !!(o->flags & GRTRACE_REPORT_PER_PROCESS) +
+	       !!(o->flags & GRTRACE_REPORT_PER_ENGINE) + !!o->topn +
+	       (o->hist != GRTRACE_HIST_NONE);
+}
+
 /* Returns 1 if --help was printed. */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	int exporting = !strcmp(cmd, "export");
 	const struct option *opts = exporting ? export_opts : report_opts;
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
 	char uname[16];
+	int c, li, one_table;
 	size_t i;
-	int c, li;
 
 	memset(a, 0, sizeof(*a));
-	rp_default_rules(&a->o.rules);
-	a->o.limit = UINT64_MAX;
-	a->o.max_open = 1u << 17;
-	a->o.interval = 100000000;
+	a->o.size = sizeof(a->o);
 	optind = 0;
 	opterr = 0;
 	while ((li = -1, c = getopt_long(argc, argv, exporting ? "+:i:o:h" :
@@ -503,26 +533,27 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (optind < argc)
 		usage_error(cmd, "%s: unexpected argument '%s'", cmd, argv[optind]);
-	if (a->o.sink && (a->o.sink->flags & RP_SINK_ONE_TABLE) &&
-	    a->o.per_ring + a->o.per_ctx + a->o.per_process + a->o.per_engine +
-	    !!a->o.topn +
-	    (a->o.hist != RP_HIST_NONE) > 1)
+	one_table = a->format && grtrace_format_one_table(a->format) == 1;
+	if (one_table && tables_asked(&a->o) > 1)
 		usage_error(cmd, "%s: %s holds one table: give one of --per-ring, --per-ctx, --per-process, --per-engine, --topn, --hist",
-			    cmd, upper(a->o.sink->name, uname, sizeof(uname)));
+			    cmd, upper(a->format, uname, sizeof(uname)));
 	if (exporting) {
 		if (!a->output)
 			usage_error(cmd, "export: give the file to write with -o (or -o - for standard output)");
 		/* The lanes, counters and markers are per ring. */
-		a->o.sink = rp_sink_find("perfetto");
-		a->o.per_ring = 1;
+		a->format = "perfetto";
+		a->o.flags |= GRTRACE_REPORT_PER_RING;
+		one_table = 0;
 	}
-	if (a->o.critical && a->o.sink &&
-	    (a->o.sink->flags & RP_SINK_ONE_TABLE))
+	if (one_table && (a->o.flags & (GRTRACE_REPORT_CRITICAL |
+					GRTRACE_REPORT_CRITICAL_SLOWEST)))
 		usage_error(cmd, "%s: --critical-path is printed in text and JSON, not %s", cmd,
-			    upper(a->o.sink->name, uname, sizeof(uname)));
-	if (a->o.has_interval && !a->o.per_ring)
+			    upper(a->format, uname, sizeof(uname)));
+	if ((a->o.flags & GRTRACE_REPORT_INTERVAL) &&
+	    !(a->o.flags & GRTRACE_REPORT_PER_RING))
 		usage_error(cmd, "%s: --interval is per ring: it needs --per-ring", cmd);
-	if (a->o.has_since && a->o.has_until && a->o.until <= a->o.since)
+	if ((a->o.flags & GRTRACE_REPORT_SINCE) &&
+	    (a->o.flags & GRTRACE_REPORT_UNTIL) && a->o.until <= a->o.since)
 		usage_error(cmd, "%s: --until must be after --since", cmd);
 	if (a->live && a->input)
 		usage_error(cmd, "%s: --live and -i exclude each other", cmd);
@@ -530,10 +561,11 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		a->input = default_input(a->input);
 	/* The file first, then the options, whatever their order. */
 	if (a->rules_file)
-		read_rules(a->rules_file, &a->o.rules);
+		read_rules(a->rules_file, &a->o);
 	for (i = 0; i < NR_RULE_OPTS; i++)
 		if (a->rule_val[i] &&
-		    rp_set_rule(&a->o.rules, rule_of_opt[i].rule, a->rule_val[i]) < 0)
+		    grtrace_report_rule(&a->o, rule_of_opt[i].rule, a->rule_val[i],
+					&err) < 0)
 			usage_error(cmd, "%s: invalid value '%s' for --%s", cmd,
 				    a->rule_val[i], rule_of_opt[i].opt);
 	return 0;
@@ -593,8 +625,11 @@ struct live {
 	int fds[MAX_EVENT_FILES];
 	char *names[MAX_EVENT_FILES];
 	unsigned int n;
-	struct gr_stats stats;
+	struct mod_stats stats;
 	int have_stats;
+	/* The stats file as the library takes it. */
+	const char *stat_keys[MOD_STATS_MAX];
+	uint64_t stat_vals[MOD_STATS_MAX];
 };
 
 /* The module's buffers: every events<cpu> file, read until empty. */
@@ -633,6 +668,24 @@ static int open_live(struct live *lv)
 	return 0;
 }
 
+/* The module's channels, and its stats file, as the library takes them. */
+static void live_channels(struct live *lv, struct grtrace_channels *ch)
+{
+	int i;
+
+	for (i = 0; lv->have_stats && i < lv->stats.n; i++) {
+		lv->stat_keys[i] = lv->stats.ent[i].key;
+		lv->stat_vals[i] = lv->stats.ent[i].val;
+	}
+	ch->n = lv->n;
+	ch->format = kernel_stream_format();
+	ch->fds = lv->fds;
+	ch->names = (const char *const *)lv->names;
+	ch->nstats = (uint32_t)i;
+	ch->stat_keys = lv->stat_keys;
+	ch->stat_vals = lv->stat_vals;
+}
+
 static void close_live(struct live *lv)
 {
 	unsigned int i;
@@ -659,22 +712,6 @@ static int threads(void)
 	return *v - '0';
 }
 
-/* Why the input names no DRM client, when its jobs carry client ids. */
-static const char *clients_none(const struct merge *m, int live, char *buf,
-				size_t len)
-{
-	if (live)
-		return "the module's buffers";
-	if (!m->nfiles)
-		return "a bare stream";
-	if (m->file.version < 3) {
-		snprintf(buf, len, "a trace file of version %u, from before the client table",
-			 m->file.version);
-		return buf;
-	}
-	return "record found none of them open";
-}
-
 /* The library's warnings, in the tool's voice. */
 static void warn(void *arg, const char *msg)
 {
@@ -682,25 +719,68 @@ static void warn(void *arg, const char *msg)
 	err_msg("%s", msg);
 }
 
+/* The handle of the input: the file of -i, or the module's channels. */
+static grtrace_trace *open_report_input(const struct report_args *a,
+					struct live *lv,
+					struct grtrace_error *err)
+{
+	struct grtrace_channels ch = GRTRACE_CHANNELS_INIT;
+	grtrace_trace *t;
+	size_t len;
+	int fd;
+
+	if (a->input) {
+		fd = open_input(a->input, &len, 1);
+		t = grtrace_open_fd(fd, err);
+		close(fd);
+		return t;
+	}
+	if (open_live(lv) < 0)
+		return NULL;
+	live_channels(lv, &ch);
+	return grtrace_open_channels(&ch, err);
+}
+
+/*
+ * What went wrong in the report, said once, after the report (the
+ * records before an input error are reported first).
+ */
+static void report_error(const struct report_args *a,
+			 const struct grtrace_error *err)
+{
+	switch (err->status) {
+	case GRTRACE_ERR_INPUT:
+		fflush(stdout);
+		if (a->input)
+			err_msg("%s: %s", a->o.name, err->msg);
+		else
+			err_msg("%s", err->msg);
+		break;
+	case GRTRACE_ERR_OUTPUT:
+		/* With an errno it is the output's: said where it is closed. */
+		if (!err->sys)
+			err_msg("%s", err->msg);
+		break;
+	default:
+		err_msg("%s: %s", cmd, err->msg);
+		break;
+	}
+}
+
 static int run_report(int argc, char **argv)
 {
-	struct report_args a;
-	struct rp_input in = { 0 };
+	struct grtrace_error err = GRTRACE_ERROR_INIT;
 	struct live lv = { .n = 0 };
-	int in_fd = -1;
-	char errbuf[GR_ERRMSG_LEN + 128], none[80];
-	struct merge_pipe *pipe;
-	int nthreads;
-	struct merge m;
-	struct gr_rec rec;
-	size_t len = 0;
+	struct report_args a;
 	FILE *out = stdout;
-	struct rp *rp;
-	int ret = 0, n;
+	grtrace_trace *t;
+	int ret = 0;
 
 	if (parse_args(argc, argv, &a))
 		return 0;
-	nthreads = threads();
+	/* A file's merge runs beside the analysis when there is a CPU for it. */
+	if (threads() > 1)
+		a.o.flags |= GRTRACE_REPORT_THREAD;
 	if (a.output && strcmp(a.output, "-")) {
 		out = fopen(a.output, "wb");
 		if (!out) {
@@ -711,79 +791,27 @@ static int run_report(int argc, char **argv)
 		err_msg("export: standard output is a terminal: give a file with -o");
 		return 1;
 	}
-	if (a.input) {
-		in_fd = open_input(a.input, &len, 1);
-		merge_init_file(&m, in_fd, len);
-		in.name = strcmp(a.input, "-") ? a.input : "<stdin>";
-	} else {
-		if (open_live(&lv) < 0) {
-			if (out != stdout)
-				fclose(out);
-			return 1;
-		}
-		merge_init_fds(&m, lv.fds, lv.names, lv.n,
-			       kernel_stream_format());
-		in.name = debugfs_dir();
-		in.stats = lv.have_stats ? &lv.stats : NULL;
-	}
-
-	a.o.warn = warn;
-	rp = rp_new(&a.o, out, errbuf, sizeof(errbuf));
-	if (!rp) {
-		err_msg("%s: %s", cmd, errbuf);
-		merge_free(&m);
+	t = open_report_input(&a, &lv, &err);
+	if (!t) {
+		if (err.status)
+			err_msg("%s: %s", cmd, err.msg);
 		if (out != stdout)
 			fclose(out);
-		if (in_fd >= 0)
-			close(in_fd);
 		close_live(&lv);
 		return 1;
 	}
-	rp_set_tasks(rp, m.tasks, m.ntasks, m.task_frames);
-	rp_set_clients(rp, m.clients, m.nclients, m.client_frames,
-		       clients_none(&m, !a.input, none, sizeof(none)));
-	rp_set_tails(rp, m.tails, m.ntails);
-	rp_set_heads(rp, m.heads, m.nheads);
-	rp_set_format(rp, a.input ? m.file.stream_format :
-		      kernel_stream_format());
-	/* A file's merge runs beside the analysis when there is a CPU for it. */
-	pipe = a.input && nthreads > 1 ? merge_pipe_start(&m) : NULL;
-	while ((n = pipe ? merge_pipe_next(pipe, &rec) :
-		    merge_next(&m, &rec)) > 0) {
-		if (n == MERGE_NEW_PART)
-			rp_restart(rp);
-		if (rp_record(rp, &rec) < 0) {
-			in.error = rp_errmsg(rp);
-			break;
-		}
-	}
-	if (pipe)
-		merge_pipe_stop(pipe);
-	if (!in.error && m.failed) {
-		snprintf(errbuf, sizeof(errbuf), "%s", m.errmsg);
-		in.error = errbuf;
-	}
-	if (rp_finish(rp, &in) < 0) {
-		if (*rp_errmsg(rp) && !in.error)
-			err_msg("%s", rp_errmsg(rp));
+	a.o.name = a.input ? (strcmp(a.input, "-") ? a.input : "<stdin>") :
+		   debugfs_dir();
+	a.o.warn = warn;
+	if (grtrace_report_with(t, a.format, &a.o, out, &err) < 0)
 		ret = 1;
-	}
 	if (out != stdout && fclose(out)) {
 		err_errno("cannot write %s", a.output);
 		ret = 1;
 	}
-	if (in.error) {
-		fflush(stdout);
-		if (a.input)
-			err_msg("%s: %s", in.name, in.error);
-		else
-			err_msg("%s", in.error);
-		ret = 1;
-	}
-	rp_free(rp);
-	merge_free(&m);
-	if (in_fd >= 0)
-		close(in_fd);
+	if (ret)
+		report_error(&a, &err);
+	grtrace_close(t);
 	close_live(&lv);
 	return ret;
 }

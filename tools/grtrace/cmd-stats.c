@@ -254,7 +254,7 @@ static int perf_mon(FILE *f)
 
 static int prometheus(FILE *f)
 {
-	struct gr_stats st;
+	struct mod_stats st;
 	int i, first = 1;
 	size_t m;
 

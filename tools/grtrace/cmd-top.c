@@ -131,7 +131,7 @@ static void frame(struct agg_file *a, const char *drops, int clear)
 /* The core's dropped_total now, and whether it could be read. */
 static int dropped_now(uint64_t *v, struct timespec *t)
 {
-	struct gr_stats st;
+	struct mod_stats st;
 	int found;
 
 	clock_gettime(CLOCK_MONOTONIC, t);

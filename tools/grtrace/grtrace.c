@@ -88,12 +88,6 @@ static int cmd_help(int argc, char **argv)
 	return cmd->fn(2, args);
 }
 
-/* The library returns errors; out of memory in the tool ends it. */
-static void oom(size_t size)
-{
-	fatal("out of memory (%zu bytes)", size);
-}
-
 /*
  * --list-formats: the report's formats from the library's table, a name
  * and a summary a line (the bash completion takes the names); "all" adds
@@ -116,7 +110,6 @@ int main(int argc, char **argv)
 	const struct gr_cmd *cmd;
 	int ret;
 
-	gr_set_oom_handler(oom);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -70,6 +70,29 @@ void fatal_errno(const char *fmt, ...)
 	exit(1);
 }
 
+void oom_exit(size_t size)
+{
+	fatal("out of memory (%zu bytes)", size);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		oom_exit(size);
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		oom_exit(size);
+	return p;
+}
+
 void usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -426,7 +449,7 @@ int list_event_files(unsigned int *cpus, int max)
 	return n;
 }
 
-int stats_read(struct gr_stats *st)
+int stats_read(struct mod_stats *st)
 {
 	char buf[8192], *line, *save = NULL;
 
@@ -444,7 +467,7 @@ int stats_read(struct gr_stats *st)
 		v = strtoull(eq + 1, &end, 0);
 		if (errno || end == eq + 1)
 			continue;
-		if (st->n == GR_STATS_MAX)
+		if (st->n == MOD_STATS_MAX)
 			break;
 		memcpy(st->ent[st->n].key, line, (size_t)(eq - line));
 		st->ent[st->n].key[eq - line] = '\0';
@@ -454,7 +477,7 @@ int stats_read(struct gr_stats *st)
 	return 0;
 }
 
-uint64_t stats_get(const struct gr_stats *st, const char *key, int *found)
+uint64_t stats_get(const struct mod_stats *st, const char *key, int *found)
 {
 	int i;
 

@@ -10,7 +10,13 @@
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
-#include "lib/lib.h"
+/*
+ * The tool is a client of libgrtrace's public header alone
+ * (lib/include/grtrace/): what the subcommands share that is not the
+ * library's lives here.  The same definition as the library's own, so
+ * that a file that still sees both compiles.
+ */
+#define GR_PRINTF(a, b)	__attribute__((format(printf, a, b)))
 
 /* All diagnostics go to stderr as "grtrace: <message>\n". */
 void err_msg(const char *fmt, ...) GR_PRINTF(1, 2);
@@ -38,7 +44,14 @@ int parse_duration(const char *s, double unit_ns, uint64_t *ns);
  */
 const char *default_input(const char *input);
 
-/* xmalloc() and xrealloc() are the library's (lib/lib.h). */
+/*
+ * malloc() and realloc() that never return NULL: out of memory ends the
+ * tool ("out of memory (N bytes)", exit 1).  oom_exit() is that end, for
+ * a library that takes a handler.
+ */
+void *xmalloc(size_t size);
+void *xrealloc(void *ptr, size_t size);
+noreturn void oom_exit(size_t size);
 
 /* write(2) all of @buf, retrying on EINTR and short writes; -1 on error. */
 int write_all(int fd, const void *buf, size_t len);
@@ -80,11 +93,19 @@ int control_write(const char *cmd);
 #define MAX_EVENT_FILES	4096
 int list_event_files(unsigned int *cpus, int max);
 
-/* A parsed "stats" file: struct gr_stats is in lib/lib.h. */
+/* A parsed "stats" file of the module: key=value lines. */
+#define MOD_STATS_MAX	64
+struct mod_stats {
+	int n;
+	struct {
+		char key[48];
+		uint64_t val;
+	} ent[MOD_STATS_MAX];
+};
 
-int stats_read(struct gr_stats *st);
+int stats_read(struct mod_stats *st);
 /* Value of @key; *found (may be NULL) tells whether it was there. */
-uint64_t stats_get(const struct gr_stats *st, const char *key, int *found);
+uint64_t stats_get(const struct mod_stats *st, const char *key, int *found);
 
 /* Flush stdout and report a write error on it; returns 0 or 1. */
 int finish_stdout(void);

@@ -38,7 +38,7 @@ noreturn void gr_oom(size_t size)
 	abort();
 }
 
-void *xmalloc(size_t size)
+void *gr_xmalloc(size_t size)
 {
 	void *p = malloc(size ? size : 1);
 
@@ -47,7 +47,7 @@ void *xmalloc(size_t size)
 	return p;
 }
 
-void *xrealloc(void *ptr, size_t size)
+void *gr_xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);
 

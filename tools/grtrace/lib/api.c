@@ -50,6 +50,14 @@ struct grtrace_trace {
 	struct gr_rows rows;
 	int rows_state;		/* ROWS_* */
 	struct grtrace_error rows_err;	/* told after the rows before it */
+	/* grtrace_open_channels(): live channels, read once. */
+	unsigned int nchan;
+	unsigned int chan_format;
+	int *chan_fds;
+	char **chan_names;
+	struct gr_stats stats;
+	int have_stats;
+	char none[96];		/* why the input names no DRM client */
 };
 
 _Static_assert(sizeof(struct grtrace_error) == GRTRACE_ERROR_SIZE_1,
@@ -66,8 +74,18 @@ _Static_assert(sizeof(struct grtrace_info_trigger) == GRTRACE_INFO_TRIGGER_SIZE_
 	       "struct grtrace_info_trigger: GRTRACE_1 layout");
 _Static_assert(sizeof(struct grtrace_info_loss) == GRTRACE_INFO_LOSS_SIZE_1,
 	       "struct grtrace_info_loss: GRTRACE_1 layout");
-_Static_assert(sizeof(struct grtrace_report_opts) == GRTRACE_REPORT_OPTS_SIZE_1,
+_Static_assert(offsetof(struct grtrace_report_opts, ring) == GRTRACE_REPORT_OPTS_SIZE_1,
 	       "struct grtrace_report_opts: GRTRACE_1 layout");
+_Static_assert(sizeof(struct grtrace_report_opts) == GRTRACE_REPORT_OPTS_SIZE_1_4,
+	       "struct grtrace_report_opts: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_channels) == GRTRACE_CHANNELS_SIZE_1_4,
+	       "struct grtrace_channels: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_info_metadata) == GRTRACE_INFO_METADATA_SIZE_1_4,
+	       "struct grtrace_info_metadata: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_info_summary) == GRTRACE_INFO_SUMMARY_SIZE_1_4,
+	       "struct grtrace_info_summary: 1.4 layout");
+_Static_assert(sizeof(struct grtrace_info_file) == GRTRACE_INFO_FILE_SIZE_1_4,
+	       "struct grtrace_info_file: 1.4 layout");
 
 /*
  * A caller's struct grtrace_error is written only if its @size holds at
@@ -152,6 +170,18 @@ static int size_bad(uint32_t size, uint32_t min, const char *what,
 	return 1;
 }
 
+/* The same for a struct, or a use of one, that came in version @since. */
+static int size_bad_since(uint32_t size, uint32_t min, const char *what,
+			  const char *since, struct grtrace_error *err)
+{
+	if (size >= min)
+		return 0;
+	set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+		"struct %s: size %u is below its %s minimum %u (set .size = sizeof(struct %s))",
+		what, size, since, min, what);
+	return 1;
+}
+
 /*
  * Fill the caller's sized struct @dst from the library's @src (@len
  * bytes, @size first): what fits in both, then @size says how much.
@@ -191,7 +221,10 @@ static void merge_err(const struct merge *m, struct grtrace_error *err)
 
 static void start(grtrace_trace *t)
 {
-	if (t->fd >= 0 && t->bare_format)
+	if (t->nchan)
+		merge_init_fds(&t->m, t->chan_fds, t->chan_names, t->nchan,
+			       t->chan_format);
+	else if (t->fd >= 0 && t->bare_format)
 		merge_init_file_as(&t->m, t->fd, t->len, t->bare_format,
 				   t->bare_cpu);
 	else if (t->fd >= 0)
@@ -249,12 +282,13 @@ static grtrace_trace *open_common(grtrace_trace *t, struct grtrace_error *err)
 	return t;
 }
 
+static grtrace_trace *open_fd_as(int fd, const char *path, unsigned int format,
+				 unsigned int cpu, struct grtrace_error *err);
+
 static grtrace_trace *open_path(const char *path, unsigned int format,
 				unsigned int cpu, struct grtrace_error *err)
 {
-	grtrace_trace *t;
-	struct stat st;
-	int fd, e;
+	int fd;
 
 	ENTER(err, NULL);
 	if (!path) {
@@ -262,6 +296,17 @@ static grtrace_trace *open_path(const char *path, unsigned int format,
 		return NULL;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return open_fd_as(fd, path, format, cpu, err);
+}
+
+/* The handle of @fd (ours now, closed on failure); @path for messages. */
+static grtrace_trace *open_fd_as(int fd, const char *path, unsigned int format,
+				 unsigned int cpu, struct grtrace_error *err)
+{
+	grtrace_trace *t;
+	struct stat st;
+	int e;
+
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		e = fd < 0 || errno != 0 ? errno : EINVAL;
 		if (fd >= 0 && !S_ISREG(st.st_mode))
@@ -292,6 +337,91 @@ GRTRACE_API grtrace_trace *grtrace_open(const char *path,
 					struct grtrace_error *err)
 {
 	return open_path(path, 0, 0, err);
+}
+
+GRTRACE_API grtrace_trace *grtrace_open_fd(int fd, struct grtrace_error *err)
+{
+	char name[32];
+
+	ENTER(err, NULL);
+	snprintf(name, sizeof(name), "fd %d", fd);
+	if (fd < 0)
+		errno = EBADF;
+	else
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	return open_fd_as(fd, name, 0, 0, err);
+}
+
+/* The channels' stats file, as the report takes it. */
+static void chan_stats(grtrace_trace *t, const struct grtrace_channels *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nstats && t->stats.n < GR_STATS_MAX; i++) {
+		if (!c->stat_keys[i] ||
+		    strlen(c->stat_keys[i]) >= sizeof(t->stats.ent[0].key))
+			continue;
+		strcpy(t->stats.ent[t->stats.n].key, c->stat_keys[i]);
+		t->stats.ent[t->stats.n++].val = c->stat_vals[i];
+	}
+	t->have_stats = c->nstats > 0;
+}
+
+GRTRACE_API grtrace_trace *grtrace_open_channels(const struct grtrace_channels *c,
+						 struct grtrace_error *err)
+{
+	grtrace_trace *t;
+	uint32_t i;
+
+	ENTER(err, NULL);
+	if (!c) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no channels (NULL)");
+		return NULL;
+	}
+	if (size_bad_since(c->size, GRTRACE_CHANNELS_SIZE_1_4, "grtrace_channels",
+			   "1.4", err))
+		return NULL;
+	if (!c->n || !c->fds || !c->names || c->format < 1 ||
+	    c->format > GRTRACE_FORMAT_V2 ||
+	    (c->nstats && (!c->stat_keys || !c->stat_vals))) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"bad channels (%u of them, format %u)", c->n, c->format);
+		return NULL;
+	}
+	for (i = 0; i < c->n; i++) {
+		if (c->fds[i] < 0 || !c->names[i]) {
+			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+				"channel %u: no descriptor or no name", i);
+			return NULL;
+		}
+	}
+	t = calloc(1, sizeof(*t));
+	if (t) {
+		t->chan_fds = calloc(c->n, sizeof(*t->chan_fds));
+		t->chan_names = calloc(c->n, sizeof(*t->chan_names));
+	}
+	if (!t || !t->chan_fds || !t->chan_names) {
+		if (t) {
+			free(t->chan_fds);
+			free(t->chan_names);
+		}
+		free(t);
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	t->fd = -1;
+	t->nchan = c->n;
+	t->chan_format = c->format;
+	for (i = 0; i < c->n; i++) {
+		t->chan_fds[i] = c->fds[i];
+		/* merge.c names its cursors with these; never written. */
+		t->chan_names[i] = (char *)c->names[i];
+	}
+	chan_stats(t, c);
+	if (!open_common(t, err)->broken)
+		return t;
+	grtrace_close(t);
+	return NULL;
 }
 
 GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
@@ -367,6 +497,11 @@ GRTRACE_API grtrace_trace *grtrace_dup(const grtrace_trace *t,
 		no_handle(err);
 		return NULL;
 	}
+	if (t->nchan) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"live channels are read once: no second reader");
+		return NULL;
+	}
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
@@ -402,6 +537,8 @@ GRTRACE_API void grtrace_close(grtrace_trace *t)
 		stop(t);
 	free(t->q);
 	free(t->rows.buf);
+	free(t->chan_fds);
+	free(t->chan_names);
 	if (t->fd >= 0)
 		close(t->fd);
 	free(t);
@@ -427,6 +564,8 @@ GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t)
 {
 	if (!t)
 		return 0;
+	if (t->nchan)
+		return t->chan_format;
 	return t->m.nfiles ? t->m.file.stream_format : 1;
 }
 
@@ -580,6 +719,79 @@ GRTRACE_API int grtrace_next_records(grtrace_trace *t,
 	return 0;
 }
 
+/* ---- a channel's records checked before they are written ---------------------- */
+
+struct grtrace_checker {
+	unsigned int format;
+	struct gr_v2_cpu v2;
+	uint8_t v1[GR_V1_MAX];	/* a format 2 record, converted */
+};
+
+GRTRACE_API grtrace_checker *grtrace_checker_new(unsigned int format,
+						 unsigned int cpu,
+						 struct grtrace_error *err)
+{
+	grtrace_checker *c;
+
+	ENTER(err, NULL);
+	if (format < 1 || format > GRTRACE_FORMAT_V2 || cpu > UINT16_MAX) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"stream format %u or CPU %u out of range", format, cpu);
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	c->format = format;
+	c->v2.cpu = (uint16_t)cpu;
+	return c;
+}
+
+GRTRACE_API long grtrace_check_record(grtrace_checker *c, const void *p,
+				      size_t avail, struct grtrace_record *r,
+				      struct grtrace_error *err)
+{
+	char why[GR_WHY_LEN];
+	struct gr_rec rec;
+	size_t olen;
+	long sz;
+
+	ENTER(err, -1);
+	if (!c || !p || !r) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"no checker, record or buffer (NULL)");
+		return -1;
+	}
+	if (size_bad(r->size, GRTRACE_RECORD_SIZE_1, "grtrace_record", err))
+		return -1;
+	/* Format 2 is checked by converting it. */
+	if (c->format >= GRTRACE_FORMAT_V2)
+		sz = gr_v2_convert(&c->v2, p, avail, c->v1, &olen, why,
+				   sizeof(why));
+	else
+		sz = gr_check_record(p, avail, why, sizeof(why));
+	if (sz < 0) {
+		set_err(err, GRTRACE_ERR_INPUT, 0, 0, "%s", why);
+		return -1;
+	}
+	if (!sz) {
+		/* Not an error yet: what is missing, for a channel that ends. */
+		set_err(err, GRTRACE_OK, 0, 0, "%s", why);
+		return 0;
+	}
+	gr_parse_hdr(c->format >= GRTRACE_FORMAT_V2 ? c->v1 : p, &rec);
+	rec.offset = 0;
+	fill_record(r, &rec, 0);
+	return sz;
+}
+
+GRTRACE_API void grtrace_checker_free(grtrace_checker *c)
+{
+	free(c);
+}
+
 /* ---- what a control record says ------------------------------------------------ */
 
 /* The last record, or -1 and *@err; @size checked. */
@@ -592,7 +804,11 @@ static const struct gr_rec *info_rec(grtrace_trace *t, const uint32_t *size,
 		no_handle(err);
 		return NULL;
 	}
-	if (size_bad(*size, min, what, err))
+	/* The structs of 1.4 have no GRTRACE_1 size: say which they have. */
+	if (size_bad_since(*size, min, what,
+			   min == GRTRACE_INFO_SUMMARY_SIZE_1_4 ||
+			   min == GRTRACE_INFO_METADATA_SIZE_1_4 ? "1.4" : "GRTRACE_1",
+			   err))
 		return NULL;
 	if (!t->have_last) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
@@ -710,6 +926,117 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
 	o.buffer_size = d.buffer_size;
 	sized_copy(li, &o, sizeof(o));
 	return 1;
+}
+
+GRTRACE_API int grtrace_info_metadata(grtrace_trace *t,
+				      struct grtrace_info_metadata *mi,
+				      struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, mi ? &mi->size : NULL,
+					    GRTRACE_INFO_METADATA_SIZE_1_4,
+					    "grtrace_info_metadata", err);
+	struct grtrace_info_metadata o = { 0 };
+	struct gr_metadata d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_metadata(rec, &d) < 0)
+		return 0;
+	o.nr_rings = d.nr_rings;
+	o.ring_size = d.ring_size;
+	snprintf(o.kernel, sizeof(o.kernel), "%s", d.kernel);
+	sized_copy(mi, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API int grtrace_info_summary(grtrace_trace *t,
+				     struct grtrace_info_summary *si,
+				     struct grtrace_error *err)
+{
+	const struct gr_rec *rec = info_rec(t, si ? &si->size : NULL,
+					    GRTRACE_INFO_SUMMARY_SIZE_1_4,
+					    "grtrace_info_summary", err);
+	struct grtrace_info_summary o = { 0 };
+	struct gr_summary d;
+
+	if (!rec)
+		return -1;
+	if (gr_decode_summary(rec, &d) < 0)
+		return 0;
+	o.ring_id = d.ring_id;
+	o.engine = d.engine;
+	o.events = d.events;
+	o.derived = d.derived;
+	o.reason = d.reason;
+	o.ctx = d.ctx;
+	o.seqno = d.seqno;
+	o.pid = d.pid;
+	o.tid = d.tid;
+	o.waits = d.waits;
+	memcpy(o.ts, d.ts, sizeof(o.ts));
+	o.wait_ns = d.wait_ns;
+	o.threshold = d.threshold;
+	sized_copy(si, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API const void *grtrace_record_bytes(grtrace_trace *t, size_t *len)
+{
+	if (len)
+		*len = 0;
+	if (!t || !t->have_last)
+		return NULL;
+	if (len)
+		*len = t->last.size;
+	return t->last.data;
+}
+
+GRTRACE_API int grtrace_info_file(const grtrace_trace *t,
+				  struct grtrace_info_file *fi,
+				  struct grtrace_error *err)
+{
+	struct grtrace_info_file o = { 0 };
+	const struct grf_header *h;
+
+	ENTER(err, -1);
+	if (!t || !fi) {
+		no_handle(err);
+		return -1;
+	}
+	if (size_bad_since(fi->size, GRTRACE_INFO_FILE_SIZE_1_4,
+			   "grtrace_info_file", "1.4", err))
+		return -1;
+	if (!t->merging || !t->m.nfiles)
+		return 0;
+	h = &t->m.file;
+	o.version = h->version;
+	o.flags = h->flags & GRF_FLAG_ZSTD ? GRTRACE_FILE_ZSTD : 0;
+	o.stream_format = h->stream_format;
+	o.nr_cpus = h->nr_cpus;
+	snprintf(o.kernel, sizeof(o.kernel), "%s", h->kernel);
+	snprintf(o.host, sizeof(o.host), "%s", h->host);
+	snprintf(o.clock, sizeof(o.clock), "%s", h->clock);
+	o.session = h->session;
+	o.started = h->started;
+	sized_copy(fi, &o, sizeof(o));
+	return 1;
+}
+
+GRTRACE_API unsigned int grtrace_stream_format_of(const void *buf, size_t len)
+{
+	return buf ? (unsigned int)gr_stream_info_format(buf, len) : 0;
+}
+
+GRTRACE_API const char *grtrace_clock_name(unsigned int clock, char *buf,
+					   size_t len)
+{
+	return gr_clock_name(clock, buf, len);
+}
+
+GRTRACE_API const char *grtrace_trigger_cause_name(unsigned int cause,
+						   char *buf, size_t len)
+{
+	return gr_trigger_cause_name(cause, buf, len);
 }
 
 GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li)
@@ -1010,7 +1337,7 @@ static int report_opt(struct grtrace_report_opts *o, const char *a)
 	else if (!v && n == 12 && !strncmp(a, "--per-engine", n))
 		o->flags |= GRTRACE_REPORT_PER_ENGINE;
 	else if (n == 6 && !strncmp(a, "--topn", n) && !parse_u64(v, &u) &&
-		 u <= 100000)
+		 u <= 1000000)
 		o->topn = (uint32_t)u;
 	else if (n == 7 && !strncmp(a, "--limit", n) && !parse_u64(v, &u)) {
 		o->limit = u;
@@ -1026,43 +1353,247 @@ static int report_opt(struct grtrace_report_opts *o, const char *a)
 	return 0;
 }
 
-/* The caller's options (as many bytes as its @size says) over the defaults. */
-static int report_opts_in(struct rp_opts *o, const struct grtrace_report_opts *in,
+/* The rules' keys, by GRTRACE_RULE_*: those of a --rules file. */
+static const char *const rule_key[GRTRACE_NR_RULES] = {
+	[GRTRACE_RULE_LONG_QUEUE_US] = "long_queue_us",
+	[GRTRACE_RULE_SLOW_EXEC_US] = "slow_exec_us",
+	[GRTRACE_RULE_DEP_WAIT_US] = "dep_wait_us",
+	[GRTRACE_RULE_PREEMPT_MIN] = "preempt_min",
+	[GRTRACE_RULE_BUSY_PCT] = "busy_pct",
+	[GRTRACE_RULE_QUEUE_RATIO] = "queue_ratio",
+	[GRTRACE_RULE_HANG_MS] = "hang_ms",
+};
+
+/* Rule @i of @o as the engine's text: one parser checks them all. */
+static void rule_text(const struct grtrace_report_opts *o, unsigned int i,
+		      char *buf, size_t len)
+{
+	switch (i) {
+	case GRTRACE_RULE_LONG_QUEUE_US:
+		snprintf(buf, len, "%" PRIu64, o->long_queue_us);
+		break;
+	case GRTRACE_RULE_SLOW_EXEC_US:
+		snprintf(buf, len, "%" PRIu64, o->slow_exec_us);
+		break;
+	case GRTRACE_RULE_DEP_WAIT_US:
+		snprintf(buf, len, "%" PRIu64, o->dep_wait_us);
+		break;
+	case GRTRACE_RULE_PREEMPT_MIN:
+		snprintf(buf, len, "%" PRIu64, o->preempt_min);
+		break;
+	case GRTRACE_RULE_BUSY_PCT:
+		snprintf(buf, len, "%.17g", o->busy_pct);
+		break;
+	case GRTRACE_RULE_QUEUE_RATIO:
+		snprintf(buf, len, "%.17g", o->queue_ratio);
+		break;
+	default:
+		snprintf(buf, len, "%" PRIu64, o->hang_ms);
+		break;
+	}
+}
+
+GRTRACE_API int grtrace_report_rule(struct grtrace_report_opts *o,
+				    const char *key, const char *value,
+				    struct grtrace_error *err)
+{
+	struct rp_rules rules;
+	unsigned int i;
+
+	ENTER(err, -1);
+	if (!o) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no options (NULL)");
+		return -1;
+	}
+	if (size_bad_since(o->size, GRTRACE_REPORT_OPTS_SIZE_1_4,
+			   "grtrace_report_opts", "1.4", err))
+		return -1;
+	for (i = 0; key && i < GRTRACE_NR_RULES; i++)
+		if (!strcmp(key, rule_key[i]))
+			break;
+	rp_default_rules(&rules);
+	if (!key || !value || i == GRTRACE_NR_RULES ||
+	    rp_set_rule(&rules, key, value) < 0) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"unknown rule or invalid value: '%s=%s'",
+			key ? key : "(null)", value ? value : "(null)");
+		return -1;
+	}
+	switch (i) {
+	case GRTRACE_RULE_LONG_QUEUE_US:
+		o->long_queue_us = rules.long_queue_us;
+		break;
+	case GRTRACE_RULE_SLOW_EXEC_US:
+		o->slow_exec_us = rules.slow_exec_us;
+		break;
+	case GRTRACE_RULE_DEP_WAIT_US:
+		o->dep_wait_us = rules.dep_wait_us;
+		break;
+	case GRTRACE_RULE_PREEMPT_MIN:
+		o->preempt_min = rules.preempt_min;
+		break;
+	case GRTRACE_RULE_BUSY_PCT:
+		o->busy_pct = rules.busy_pct;
+		break;
+	case GRTRACE_RULE_QUEUE_RATIO:
+		o->queue_ratio = rules.queue_ratio;
+		break;
+	default:
+		o->hang_ms = rules.hang_ms;
+		break;
+	}
+	o->rules_set |= 1u << i;
+	return 0;
+}
+
+/* The caller's rules over the defaults, each checked as a rules file's. */
+static int rules_in(struct rp_rules *rules, const struct grtrace_report_opts *r,
+		    struct grtrace_error *err)
+{
+	char val[64];
+	unsigned int i;
+
+	if (r->rules_set & ~((1u << GRTRACE_NR_RULES) - 1)) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"bad report options (rules_set 0x%x)", r->rules_set);
+		return -1;
+	}
+	for (i = 0; i < GRTRACE_NR_RULES; i++) {
+		if (!(r->rules_set & (1u << i)))
+			continue;
+		rule_text(r, i, val, sizeof(val));
+		if (rp_set_rule(rules, rule_key[i], val) < 0) {
+			set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+				"bad report options (%s %s)", rule_key[i], val);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* 1.4's selection and limits; 0, or -1 and *@err. */
+static int report_opts_1_4(struct rp_opts *o, const struct grtrace_report_opts *r,
+			   struct grtrace_error *err)
+{
+	const char *bad = NULL;
+
+	if ((r->flags & GRTRACE_REPORT_INTERVAL) && r->interval < 1000)
+		bad = "interval below 1 us";
+	else if ((r->flags & GRTRACE_REPORT_MAX_OPEN) &&
+		 (!r->max_open || r->max_open > UINT32_MAX / 2))
+		bad = "max_open out of 1 .. 2^31 - 1";
+	else if ((r->flags & GRTRACE_REPORT_SINCE) &&
+		 (r->flags & GRTRACE_REPORT_UNTIL) && r->until <= r->since)
+		bad = "until not after since";
+	else if ((r->flags & GRTRACE_REPORT_CRITICAL) &&
+		 (r->flags & GRTRACE_REPORT_CRITICAL_SLOWEST))
+		bad = "two critical paths asked";
+	if (bad) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"bad report options (%s)", bad);
+		return -1;
+	}
+	if (rules_in(&o->rules, r, err) < 0)
+		return -1;
+	o->why = !!(r->flags & (GRTRACE_REPORT_WHY | GRTRACE_REPORT_CRITICAL |
+				GRTRACE_REPORT_CRITICAL_SLOWEST));
+	o->critical = r->flags & GRTRACE_REPORT_CRITICAL ? 1 :
+		      r->flags & GRTRACE_REPORT_CRITICAL_SLOWEST ? 2 : 0;
+	o->cp_ctx = r->cp_ctx;
+	o->cp_seqno = r->cp_seqno;
+	o->has_since = !!(r->flags & GRTRACE_REPORT_SINCE);
+	o->since = r->since;
+	o->has_until = !!(r->flags & GRTRACE_REPORT_UNTIL);
+	o->until = r->until;
+	o->has_ring = !!(r->flags & GRTRACE_REPORT_RING);
+	o->ring = r->ring;
+	o->has_ctx = !!(r->flags & GRTRACE_REPORT_CTX);
+	o->ctx = r->ctx;
+	o->has_engine = !!(r->flags & GRTRACE_REPORT_ENGINE);
+	o->engines = r->engines;
+	if (r->flags & GRTRACE_REPORT_INTERVAL) {
+		o->has_interval = 1;
+		o->interval = r->interval;
+	}
+	if (r->flags & GRTRACE_REPORT_MAX_OPEN)
+		o->max_open = r->max_open;
+	o->warn = r->warn;
+	o->warn_arg = r->warn_arg;
+	return 0;
+}
+
+/*
+ * The caller's options (as many bytes as its @size says) over the
+ * defaults, into @o and @r (a whole struct of this version).
+ */
+static int report_opts_in(struct rp_opts *o, struct grtrace_report_opts *r,
+			  const struct grtrace_report_opts *in,
 			  struct grtrace_error *err)
 {
-	struct grtrace_report_opts r = { 0 };
-
+	memset(r, 0, sizeof(*r));
 	if (in) {
 		if (size_bad(in->size, GRTRACE_REPORT_OPTS_SIZE_1,
 			     "grtrace_report_opts", err))
 			return -1;
-		memcpy(&r, in, in->size < sizeof(r) ? in->size : sizeof(r));
+		memcpy(r, in, in->size < sizeof(*r) ? in->size : sizeof(*r));
 	}
-	if (r.flags & ~(GRTRACE_REPORT_LIMIT * 2 - 1) ||
-	    r.hist > GRTRACE_HIST_RESULT || r.topn > 100000) {
+	if (r->flags & ~(GRTRACE_REPORT_THREAD * 2 - 1) ||
+	    r->hist > GRTRACE_HIST_RESULT || r->topn > 1000000) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
 			"bad report options (flags 0x%x, hist %u, topn %u)",
-			r.flags, r.hist, r.topn);
+			r->flags, r->hist, r->topn);
 		return -1;
 	}
-	o->per_ring |= !!(r.flags & GRTRACE_REPORT_PER_RING);
-	o->per_ctx = !!(r.flags & GRTRACE_REPORT_PER_CTX);
-	o->per_process = !!(r.flags & GRTRACE_REPORT_PER_PROCESS);
-	o->per_engine = !!(r.flags & GRTRACE_REPORT_PER_ENGINE);
-	o->topn = r.topn;
-	if (r.flags & GRTRACE_REPORT_LIMIT)
-		o->limit = r.limit;
-	o->hist = r.hist == GRTRACE_HIST_LAT ? RP_HIST_LAT :
-		  r.hist == GRTRACE_HIST_SIZE ? RP_HIST_SIZE :
-		  r.hist == GRTRACE_HIST_RESULT ? RP_HIST_RESULT : RP_HIST_NONE;
+	o->per_ring |= !!(r->flags & GRTRACE_REPORT_PER_RING);
+	o->per_ctx = !!(r->flags & GRTRACE_REPORT_PER_CTX);
+	o->per_process = !!(r->flags & GRTRACE_REPORT_PER_PROCESS);
+	o->per_engine = !!(r->flags & GRTRACE_REPORT_PER_ENGINE);
+	o->topn = r->topn;
+	if (r->flags & GRTRACE_REPORT_LIMIT)
+		o->limit = r->limit;
+	o->hist = r->hist == GRTRACE_HIST_LAT ? RP_HIST_LAT :
+		  r->hist == GRTRACE_HIST_SIZE ? RP_HIST_SIZE :
+		  r->hist == GRTRACE_HIST_RESULT ? RP_HIST_RESULT : RP_HIST_NONE;
+	if (report_opts_1_4(o, r, err) < 0)
+		return -1;
+	if ((r->flags & GRTRACE_REPORT_INTERVAL) && !o->per_ring) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
+			"bad report options (an interval is per ring: it needs GRTRACE_REPORT_PER_RING)");
+		return -1;
+	}
 	return 0;
 }
 
-static int report_run(grtrace_trace *t, const struct rp_opts *o, FILE *out,
+/* Why the input names no DRM client, when its jobs carry client ids. */
+static const char *clients_none(grtrace_trace *t)
+{
+	if (t->nchan)
+		return "the module's buffers";
+	if (!t->m.nfiles)
+		return "a bare stream";
+	if (t->m.file.version < 3) {
+		snprintf(t->none, sizeof(t->none),
+			 "a trace file of version %u, from before the client table",
+			 t->m.file.version);
+		return t->none;
+	}
+	return "record found none of them open";
+}
+
+/* The next record, from the merge's thread (@p) or from the merge. */
+static int report_next(grtrace_trace *t, struct merge_pipe *p,
+		       struct gr_rec *rec)
+{
+	return p ? merge_pipe_next(p, rec) : merge_next(&t->m, rec);
+}
+
+static int report_run(grtrace_trace *t, const struct rp_opts *o,
+		      const struct grtrace_report_opts *r, FILE *out,
 		      struct grtrace_error *err)
 {
-	struct rp_input in = { .name = "input" };
+	struct rp_input in = { .name = r->name ? r->name : "input" };
 	char why[GR_ERRMSG_LEN];
+	struct merge_pipe *pipe;
 	struct gr_rec rec;
 	struct rp *rp;
 	int n, ret = 0;
@@ -1072,14 +1603,20 @@ static int report_run(grtrace_trace *t, const struct rp_opts *o, FILE *out,
 		set_err(err, GRTRACE_ERR_IO, errno, 0, "%s", why);
 		return -1;
 	}
+	if (t->rp)
+		rp_free(t->rp);
 	t->rp = rp;	/* freed by stop() if the guard fires */
+	in.stats = t->have_stats ? &t->stats : NULL;
 	rp_set_tasks(rp, t->m.tasks, t->m.ntasks, t->m.task_frames);
 	rp_set_clients(rp, t->m.clients, t->m.nclients, t->m.client_frames,
-		       t->m.nfiles ? "the trace file" : "a bare stream");
+		       clients_none(t));
 	rp_set_tails(rp, t->m.tails, t->m.ntails);
 	rp_set_heads(rp, t->m.heads, t->m.nheads);
 	rp_set_format(rp, grtrace_stream_format(t));
-	while ((n = merge_next(&t->m, &rec)) > 0) {
+	/* A file's merge may run beside the analysis. */
+	pipe = (r->flags & GRTRACE_REPORT_THREAD) && !t->nchan ?
+	       merge_pipe_start(&t->m) : NULL;
+	while ((n = report_next(t, pipe, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)
 			rp_restart(rp);
 		if (rp_record(rp, &rec) < 0) {
@@ -1090,6 +1627,8 @@ static int report_run(grtrace_trace *t, const struct rp_opts *o, FILE *out,
 			break;
 		}
 	}
+	if (pipe)
+		merge_pipe_stop(pipe);
 	if (!in.error && t->m.failed) {
 		in.error = t->m.errmsg;
 		merge_err(&t->m, err);
@@ -1129,6 +1668,7 @@ GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 				    const struct grtrace_report_opts *ro,
 				    FILE *out, struct grtrace_error *err)
 {
+	struct grtrace_report_opts r;
 	struct gr_oom_guard g;
 	struct rp_opts o;
 	int ret;
@@ -1151,23 +1691,36 @@ GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 	}
 	if (o.sink->flags & RP_SINK_EXPORT)
 		o.per_ring = 1;
-	if (report_opts_in(&o, ro, err) < 0)
+	if (report_opts_in(&o, &r, ro, err) < 0)
 		return -1;
 	if ((o.sink->flags & RP_SINK_ONE_TABLE) &&
-	    o.per_ring + o.per_ctx + o.per_process + o.per_engine + !!o.topn +
-	    (o.hist != RP_HIST_NONE) > 1) {
+	    (o.per_ring + o.per_ctx + o.per_process + o.per_engine + !!o.topn +
+	     (o.hist != RP_HIST_NONE) > 1 || o.critical)) {
 		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0,
-			"%s holds one table: give one summary", o.sink->name);
+			"%s holds one table: give one summary, and no critical path",
+			o.sink->name);
 		return -1;
 	}
 	GUARD(t, g, err, -1);
-	stop(t);
-	start(t);
-	ret = report_run(t, &o, out, err);
+	/* Live channels are read once: from where they are. */
+	if (!t->nchan) {
+		stop(t);
+		start(t);
+	}
+	ret = report_run(t, &o, &r, out, err);
 	stop(t);
 	start(t);
 	gr_oom_pop(&g);
 	return ret;
+}
+
+GRTRACE_API int grtrace_format_one_table(const char *name)
+{
+	const struct rp_sink *s = name ? rp_sink_find(name) : NULL;
+
+	if (!s)
+		return -1;
+	return !!(s->flags & RP_SINK_ONE_TABLE);
 }
 
 /* Only the formats report offers: the table's, less export's. */

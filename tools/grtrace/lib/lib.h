@@ -17,9 +17,16 @@
 
 #define GR_PRINTF(a, b)	__attribute__((format(printf, a, b)))
 
-/* malloc() and realloc() that never return NULL: they call gr_oom(). */
-void *xmalloc(size_t size);
-void *xrealloc(void *ptr, size_t size);
+/*
+ * malloc() and realloc() that never return NULL: they call gr_oom().  The
+ * symbols are gr_xmalloc() and gr_xrealloc(), in the library's namespace,
+ * so that a client (the tool) may have an xmalloc() of its own; the
+ * library's files call them by the short names.
+ */
+void *gr_xmalloc(size_t size);
+void *gr_xrealloc(void *ptr, size_t size);
+#define xmalloc(size)		gr_xmalloc(size)
+#define xrealloc(ptr, size)	gr_xrealloc(ptr, size)
 
 /*
  * Out of memory: jump to the innermost gr_oom_catch() of this thread,

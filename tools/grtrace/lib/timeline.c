@@ -17,6 +17,7 @@
 #include "include/grtrace/timeline.h"
 #include "lib.h"
 #include "merge.h"
+#include "tracedat.h"
 
 /* trace-cmd.dat(5): 0x17 0x08 0x44 "tracing" */
 static const char tracedat_magic[10] = "\x17\x08\x44tracing";
@@ -66,6 +67,24 @@ GRTRACE_API int grtrace_is_tracedat(const char *path,
 		return -1;
 	}
 	return n == (ssize_t)sizeof(head) && !memcmp(head, tracedat_magic, n);
+}
+
+GRTRACE_API int grtrace_tracedat_check(const void *buf, size_t len,
+				       struct grtrace_error *err)
+{
+	const char *why;
+
+	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
+		errno = EINVAL;
+		return -1;
+	}
+	tl_err(err, GRTRACE_OK, 0, 0, "%s", "");
+	why = buf ? gr_tracedat_check(buf, len) : "no buffer (NULL)";
+	if (!why)
+		return 0;
+	tl_err(err, buf ? GRTRACE_ERR_INPUT : GRTRACE_ERR_INVAL, 0, 0,
+	       "not a trace.dat libtracecmd can read: %s", why);
+	return -1;
 }
 
 struct gpu_cols {

@@ -196,16 +196,144 @@ int main(int argc, char **argv)
 		ok = grtrace_report_with(t, "text", o, null, err) == -1 &&
 		     strstr(err->msg, "struct grtrace_report_opts: size 16 is below");
 		free(o);
-		/* A newer caller's options: its unknown tail is not read as options. */
-		o = sized(GRTRACE_REPORT_OPTS_SIZE_1 + EXTRA, GRTRACE_REPORT_OPTS_SIZE_1);
+		/* A GRTRACE_1 caller's options: 1.4's fields keep their defaults. */
+		o = sized(GRTRACE_REPORT_OPTS_SIZE_1, GRTRACE_REPORT_OPTS_SIZE_1);
 		o->flags = GRTRACE_REPORT_PER_RING;
 		ok &= grtrace_report_with(t, "text", o, null, err) == 0;
-		check(ok, "sized structs: report options below GRTRACE_1's size are refused, bigger ones read",
+		free(o);
+		/* A newer caller's options: its unknown tail is not read as options. */
+		o = sized(GRTRACE_REPORT_OPTS_SIZE_1_4 + EXTRA, GRTRACE_REPORT_OPTS_SIZE_1_4);
+		o->flags = GRTRACE_REPORT_PER_RING | GRTRACE_REPORT_INTERVAL;
+		o->interval = 1000000;
+		ok &= grtrace_report_with(t, "text", o, null, err) == 0;
+		check(ok, "sized structs: report options below GRTRACE_1's size are refused, GRTRACE_1's and bigger ones read",
+		      err->msg);
+		/* A rule needs 1.4's size; one out of its range is refused. */
+		o->size = GRTRACE_REPORT_OPTS_SIZE_1;
+		ok = grtrace_report_rule(o, "hang_ms", "5", err) == -1 &&
+		     strstr(err->msg, "struct grtrace_report_opts: size 24 is below its 1.4 minimum 176");
+		o->size = GRTRACE_REPORT_OPTS_SIZE_1_4;
+		ok &= grtrace_report_rule(o, "busy_pct", "101", err) == -1 &&
+		      err->status == GRTRACE_ERR_INVAL &&
+		      !strcmp(err->msg, "unknown rule or invalid value: 'busy_pct=101'") &&
+		      o->rules_set == 0;
+		ok &= grtrace_report_rule(o, "busy_pct", "50", err) == 0 &&
+		      o->busy_pct == 50 &&
+		      o->rules_set == 1u << GRTRACE_RULE_BUSY_PCT &&
+		      intact((uint8_t *)o + GRTRACE_REPORT_OPTS_SIZE_1_4, EXTRA);
+		/* Set in the struct, out of range: refused by the report. */
+		o->busy_pct = 200;
+		ok &= grtrace_report_with(t, "text", o, null, err) == -1 &&
+		      err->status == GRTRACE_ERR_INVAL;
+		check(ok, "sized structs: report rules need 1.4's size, are checked when set and when read, nothing written past the struct",
 		      err->msg);
 		free(o);
 		grtrace_close(t);
 	}
 	free(err);
+
+	/* Live channels (1.4): below their size refused, untouched. */
+	{
+		struct grtrace_channels *c = sized(GRTRACE_CHANNELS_SIZE_1_4 - 8, 4);
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		ok = !grtrace_open_channels(c, err) &&
+		     err->status == GRTRACE_ERR_INVAL &&
+		     strstr(err->msg, "struct grtrace_channels: size 40 is below") &&
+		     intact((uint8_t *)c + 4, GRTRACE_CHANNELS_SIZE_1_4 - 12);
+		check(ok, "sized structs: channels below their size are refused with GRTRACE_ERR_INVAL naming them, untouched",
+		      err->msg);
+		free(c);
+		free(err);
+	}
+
+	/*
+	 * dump's structs (1.4): a trace file's header, bigger than the
+	 * library's read with its tail untouched, a smaller one refused;
+	 * the info records of METADATA and JOB_SUMMARY refused below size.
+	 */
+	{
+		struct grtrace_info_file *fi;
+		struct grtrace_info_summary *js;
+		struct grtrace_info_metadata *md;
+		struct grtrace_record rec = GRTRACE_RECORD_INIT;
+		int got;
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		t = grtrace_open(argv[1], err);
+		fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 + EXTRA, GRTRACE_INFO_FILE_SIZE_1_4);
+		got = t ? grtrace_info_file(t, fi, err) : -1;
+		ok = got >= 0 && (got == 0 || fi->size == GRTRACE_INFO_FILE_SIZE_1_4) &&
+		     intact((uint8_t *)fi + GRTRACE_INFO_FILE_SIZE_1_4, EXTRA);
+		free(fi);
+		fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 - 8, 4);
+		ok &= t && grtrace_info_file(t, fi, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_info_file: size 320 is below its 1.4 minimum 328") &&
+		      intact((uint8_t *)fi + 4, GRTRACE_INFO_FILE_SIZE_1_4 - 12);
+		free(fi);
+		js = sized(GRTRACE_INFO_SUMMARY_SIZE_1_4 - 8, 4);
+		md = sized(GRTRACE_INFO_METADATA_SIZE_1_4 - 8, 4);
+		ok &= t && grtrace_next_record(t, &rec, err) == 1 &&
+		      grtrace_info_summary(t, js, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_info_summary: size 96 is below") &&
+		      intact((uint8_t *)js + 4, GRTRACE_INFO_SUMMARY_SIZE_1_4 - 12) &&
+		      grtrace_info_metadata(t, md, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_info_metadata: size 72 is below") &&
+		      intact((uint8_t *)md + 4, GRTRACE_INFO_METADATA_SIZE_1_4 - 12);
+		check(ok, "sized structs: a trace file's header, METADATA and JOB_SUMMARY (1.4) read within their size, refused below it",
+		      err->msg);
+		free(js);
+		free(md);
+		grtrace_close(t);
+		free(err);
+	}
+
+	/*
+	 * The writer (1.4): a header from a struct below its size refused,
+	 * one written and read back; a checker's record below GRTRACE_1's
+	 * size refused untouched.
+	 */
+	{
+		struct grtrace_info_file *fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 - 8, 4);
+		struct grtrace_info_file back = GRTRACE_INFO_FILE_INIT;
+		uint8_t buf[GRTRACE_FILE_HEADER_MAX + GRTRACE_FRAME_HDR_SIZE];
+		grtrace_checker *chk;
+		long len;
+
+		err = sized(GRTRACE_ERROR_SIZE_1, GRTRACE_ERROR_SIZE_1);
+		ok = grtrace_encode_file_header(fi, buf, err) == -1 &&
+		     strstr(err->msg, "struct grtrace_info_file: size 320 is below its 1.4 minimum 328");
+		free(fi);
+		fi = sized(GRTRACE_INFO_FILE_SIZE_1_4 + EXTRA, GRTRACE_INFO_FILE_SIZE_1_4);
+		fi->stream_format = 2;
+		fi->nr_cpus = 3;
+		strcpy(fi->kernel, "6.1.0-abi");
+		strcpy(fi->clock, "monotonic");
+		fi->session = 42;
+		len = grtrace_encode_file_header(fi, buf, err);
+		free(fi);
+		t = NULL;
+		if (len > 0) {
+			/* An empty frame of CPU 0 after it: a whole file. */
+			grtrace_encode_frame(0, 0, 0, 0, buf + len);
+			t = grtrace_open_mem(buf, (size_t)len + GRTRACE_FRAME_HDR_SIZE, err);
+		}
+		ok &= t && grtrace_info_file(t, &back, err) == 1 &&
+		      back.stream_format == 2 && back.nr_cpus == 3 &&
+		      back.session == 42 && !strcmp(back.kernel, "6.1.0-abi") &&
+		      !strcmp(back.clock, "monotonic");
+		grtrace_close(t);
+		chk = grtrace_checker_new(2, 0, err);
+		r = sized(GRTRACE_RECORD_SIZE_1 - 8, 4);
+		ok &= chk && grtrace_check_record(chk, buf, 64, r, err) == -1 &&
+		      strstr(err->msg, "struct grtrace_record: size 112 is below") &&
+		      intact((uint8_t *)r + 4, GRTRACE_RECORD_SIZE_1 - 12);
+		check(ok, "writer: a file header from a struct below 1.4's size is refused, a bigger one written reads back; a checker's short record is refused",
+		      err->msg);
+		grtrace_checker_free(chk);
+		free(r);
+		free(err);
+	}
 
 	/* An error struct too small to carry the news: the call fails. */
 	err = sized(GRTRACE_ERROR_SIZE_1 - 8, 4);

@@ -4,8 +4,9 @@
 # Host tests of the grtrace tool, run by "make check".  Prints TAP 13 and
 # exits non-zero if any test fails.
 #
-# Environment: GRTRACE (the built tool), TEST_STREAM (the decoder unit test
-# binary), GOLDEN (tools/testing/selftests/grtrace/golden), GEN_TRACE (the
+# Environment: GRTRACE (the built tool), TEST_STREAM (the library's unit
+# tests, lib/tests/test-stream), TEST_TOOL (the tool's, tests/test-drm-clients),
+# GOLDEN (tools/testing/selftests/grtrace/golden), GEN_TRACE (the
 # synthetic trace generator), FUZZ (the libFuzzer target, if clang built
 # it), FUZZ_SEED and FUZZ_SEEDS (tests/mutate.py's seeds: FUZZ_SEEDS of
 # them, 10, from FUZZ_SEED, 1).  No kernel module is involved:
@@ -15,7 +16,8 @@
 set -u
 
 : "${GRTRACE:=./grtrace}"
-: "${TEST_STREAM:=./tests/test-stream}"
+: "${TEST_STREAM:=./lib/tests/test-stream}"
+: "${TEST_TOOL:=./tests/test-drm-clients}"
 : "${GOLDEN:=../testing/selftests/grtrace/golden}"
 : "${GEN_TRACE:=./tests/gen-trace}"
 : "${FUZZ:=./tests/fuzz-report}"
@@ -65,6 +67,11 @@ else
 	not_ok "decoder unit tests exited cleanly" \
 		"exit status $unit_rc" "$(grep -vE '^(ok |not ok |# )' "$TMP/unit" | head -20)"
 fi
+"$TEST_TOOL" > "$TMP/unit" 2>&1
+unit_rc=$?
+grep -E '^(ok |not ok |# )' "$TMP/unit" >> "$RESULTS"
+result "the tool's unit tests exited cleanly" $unit_rc \
+	"exit status $unit_rc" "$(grep -vE '^(ok |not ok |# )' "$TMP/unit" | head -20)"
 
 # ---- golden vectors ------------------------------------------------------
 
@@ -1740,14 +1747,27 @@ result "dump --raw adds each record's bytes in hex" $st "$(head -5 "$TMP/out")"
 # ---- the tool's layout ---------------------------------------------------------
 
 # The tool, the fuzz target and the test programs include no private
-# header of lib/ but those tests/private-includes.txt still lists (the
-# work left); a new one, or a listed file that has none, fails.
+# header of lib/ (the library's own tests live in lib/tests/).
 if command -v python3 > /dev/null 2>&1; then
-	python3 "$TESTS/public-only.py" . "$TESTS/private-includes.txt" > "$TMP/out" 2>&1
-	result "the tool's sources include only the public header of libgrtrace (but the listed debt)" $? "$(cat "$TMP/out")"
+	python3 "$TESTS/public-only.py" . > "$TMP/out" 2>&1
+	result "the tool's sources include only the public header of libgrtrace" $? "$(cat "$TMP/out")"
 	echo "# $(tail -n 1 "$TMP/out")" >> "$RESULTS"
 else
 	ok "the tool's sources include only the public header of libgrtrace # SKIP no python3"
+fi
+
+# The tool links the public libgrtrace.a: what its objects take from the
+# library's objects is grtrace_* alone (anything else would not link).
+if [ -n "${TOOL_OBJS:-}" ] && [ -n "${LIB_OBJS:-}" ]; then
+	nm --defined-only -g $LIB_OBJS 2>/dev/null | awk 'NF == 3 { print $3 }' |
+		sort -u > "$TMP/libdefs"
+	nm -u $TOOL_OBJS 2>/dev/null | awk 'NF == 2 { print $2 }' | sort -u |
+		comm -12 - "$TMP/libdefs" > "$TMP/uses"
+	grep -v '^grtrace_' "$TMP/uses" > "$TMP/out"
+	st=0
+	[ -s "$TMP/uses" ] && [ ! -s "$TMP/out" ] || st=1
+	result "the tool uses only libgrtrace's grtrace_* symbols ($(wc -l < "$TMP/uses") of them)" $st \
+		"not public: $(tr '\n' ' ' < "$TMP/out")"
 fi
 
 # No include circle among the tool's C files: each #include "..." resolved

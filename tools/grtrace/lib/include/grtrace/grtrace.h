@@ -31,7 +31,7 @@ extern "C" {
  * shared library's SONAME (libgrtrace.so.1); a minor adds, never changes.
  */
 #define GRTRACE_LIB_VERSION_MAJOR	1
-#define GRTRACE_LIB_VERSION_MINOR	3
+#define GRTRACE_LIB_VERSION_MINOR	4
 #define GRTRACE_LIB_VERSION	\
 	((GRTRACE_LIB_VERSION_MAJOR << 16) | GRTRACE_LIB_VERSION_MINOR)
 
@@ -57,9 +57,9 @@ enum grtrace_status {
 /*
  * Structs that grow: every struct a caller allocates and the library
  * fills or reads (grtrace_error, grtrace_record, grtrace_job, the
- * grtrace_info_* records, grtrace_report_opts) begins with a @size: the
- * caller sets it to sizeof() of its struct (zero the rest, e.g. with the
- * struct's GRTRACE_*_INIT initialiser).  A later version of this header
+ * grtrace_info_* records, grtrace_report_opts, grtrace_channels) begins
+ * with a @size: the caller sets it to sizeof() of its struct (zero the
+ * rest, e.g. with the struct's GRTRACE_*_INIT initialiser).  A later version of this header
  * adds fields only at the end, so
  *
  *  - a caller built against an older header (a smaller @size) gets the
@@ -69,9 +69,11 @@ enum grtrace_status {
  *    caller set them, and the library says how far it filled in @size
  *    (all but struct grtrace_error, whose @size it never changes);
  *  - a @size below the struct's GRTRACE_1 minimum (GRTRACE_*_SIZE_1: the
- *    struct as this header first gave it @size) is refused: the call
- *    fails with GRTRACE_ERR_INVAL in *@err, naming the struct and both
- *    sizes, and writes nothing into the struct.
+ *    struct as this header first gave it @size; GRTRACE_*_SIZE_1_4 for a
+ *    struct that came in 1.4, and for the fields of 1.4 that a call
+ *    needs) is refused: the call fails with GRTRACE_ERR_INVAL in *@err,
+ *    naming the struct and both sizes, and writes nothing into the
+ *    struct.
  *
  * A struct grtrace_error with a @size below GRTRACE_ERROR_SIZE_1 cannot
  * carry that news: the call fails (NULL, or -1) without reading its input
@@ -132,6 +134,47 @@ GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
 					   unsigned int format,
 					   unsigned int cpu,
 					   struct grtrace_error *err);
+/*
+ * Since 1.4: grtrace_open() of the regular file open for reading at @fd
+ * (standard input copied to a temporary file, ...).  The handle reads a
+ * duplicate of @fd with pread(): the caller keeps and closes its own.
+ */
+GRTRACE_API grtrace_trace *grtrace_open_fd(int fd, struct grtrace_error *err);
+
+/**
+ * struct grtrace_channels - live per-CPU channels (the module's events<cpu>)
+ * @size: sizeof(struct grtrace_channels), set by the caller
+ * @n: the channels: entries of @fds and @names
+ * @format: their stream format (1 or 2): the module's
+ * @fds: each read to its end, once (not closed: the caller's)
+ * @names: for messages; a channel's CPU is the number its name ends with
+ *	("events3", "x.bin, channel 3"): format 2 records do not say it
+ * @nstats, @stat_keys, @stat_vals: the module's stats file (key=value
+ *	lines), whose drop counters a report prints beside its records;
+ *	@nstats 0: none read
+ */
+struct grtrace_channels {
+	uint32_t size;
+	uint32_t n;
+	uint32_t format;
+	uint32_t nstats;
+	const int *fds;
+	const char *const *names;
+	const char *const *stat_keys;
+	const uint64_t *stat_vals;
+};
+#define GRTRACE_CHANNELS_SIZE_1_4	48u
+#define GRTRACE_CHANNELS_INIT	{ .size = sizeof(struct grtrace_channels) }
+
+/*
+ * Since 1.4: the records of @c's channels, merged by gseq as a trace
+ * file's CPUs are.  A pipe is read as it comes, so the handle is read
+ * once: after its records (or a report of them) it is at its end, and
+ * grtrace_rewind() gives an empty input.  @c is copied; the names are
+ * kept.  NULL and *@err on failure.
+ */
+GRTRACE_API grtrace_trace *grtrace_open_channels(const struct grtrace_channels *c,
+						 struct grtrace_error *err);
 GRTRACE_API void grtrace_close(grtrace_trace *t);
 /*
  * Since 1.2: a second handle on @t's input, at its start, with its own
@@ -302,6 +345,173 @@ GRTRACE_API int grtrace_info_loss(grtrace_trace *t,
  */
 GRTRACE_API int grtrace_loss_balanced(const struct grtrace_info_loss *li);
 
+/*
+ * Since 1.4: a METADATA's own fields (its rings: grtrace_info_ring()).
+ */
+struct grtrace_info_metadata {
+	uint32_t size;
+	uint32_t nr_rings;
+	uint16_t ring_size;	/* bytes of a ring table entry */
+	char kernel[65];	/* NUL-terminated: the kernel's release */
+	char reserved[5];
+};
+#define GRTRACE_INFO_METADATA_SIZE_1_4	80u
+#define GRTRACE_INFO_METADATA_INIT	{ .size = sizeof(struct grtrace_info_metadata) }
+GRTRACE_API int grtrace_info_metadata(grtrace_trace *t,
+				      struct grtrace_info_metadata *mi,
+				      struct grtrace_error *err);
+
+/*
+ * Since 1.4: JOB_SUMMARY, a job in one record (the sampling module's):
+ * @events and @derived bit n for event type n (SUBMIT .. COMPLETE),
+ * whose time is @ts[n - 1]; @reason GRTRACE_SUMMARY_* of the uapi header.
+ */
+struct grtrace_info_summary {
+	uint32_t size;
+	uint32_t ring_id;
+	uint16_t engine;
+	uint16_t events;
+	uint16_t derived;
+	uint16_t reason;
+	uint64_t ctx, seqno;
+	uint32_t pid, tid;
+	uint32_t waits;
+	uint32_t reserved;
+	uint64_t ts[5];
+	uint64_t wait_ns;
+	uint64_t threshold;
+};
+#define GRTRACE_INFO_SUMMARY_SIZE_1_4	104u
+#define GRTRACE_INFO_SUMMARY_INIT	{ .size = sizeof(struct grtrace_info_summary) }
+GRTRACE_API int grtrace_info_summary(grtrace_trace *t,
+				     struct grtrace_info_summary *si,
+				     struct grtrace_error *err);
+
+/*
+ * Since 1.4: the bytes of the record grtrace_next_record() delivered
+ * last (of a batch, its last), *@len of them, in format 1 (a format 2
+ * record as it was converted), valid until the next call on @t; NULL
+ * and *@len 0 when there is none.
+ */
+GRTRACE_API const void *grtrace_record_bytes(grtrace_trace *t, size_t *len);
+
+/* Since 1.4: a trace file's first header, decoded. */
+#define GRTRACE_FILE_ZSTD	(1u << 0)	/* frames may be compressed */
+struct grtrace_info_file {
+	uint32_t size;
+	uint32_t version;	/* of the trace file */
+	uint32_t flags;		/* GRTRACE_FILE_* */
+	uint32_t stream_format;
+	uint32_t nr_cpus;
+	char kernel[129];	/* NUL-terminated, as "record" wrote them */
+	char host[129];
+	char clock[33];
+	char reserved[1];
+	uint64_t session;
+	uint64_t started;	/* wall clock, seconds since the epoch */
+};
+#define GRTRACE_INFO_FILE_SIZE_1_4	328u
+#define GRTRACE_INFO_FILE_INIT	{ .size = sizeof(struct grtrace_info_file) }
+/* 1 and *@fi for a trace file, 0 for a bare stream, -1 and *@err. */
+GRTRACE_API int grtrace_info_file(const grtrace_trace *t,
+				  struct grtrace_info_file *fi,
+				  struct grtrace_error *err);
+
+/*
+ * Since 1.4: the stream format a channel's first bytes say (2 or 1: a
+ * STREAM_INFO of that format), 0 when they do not begin with one.
+ */
+GRTRACE_API unsigned int grtrace_stream_format_of(const void *buf, size_t len);
+/* Since 1.4: "monotonic", "boottime", ...; another clock as its number. */
+GRTRACE_API const char *grtrace_clock_name(unsigned int clock, char *buf,
+					   size_t len);
+/* Since 1.4: "manual", "timeout", "error"; another as "cause_N". */
+GRTRACE_API const char *grtrace_trigger_cause_name(unsigned int cause,
+						   char *buf, size_t len);
+
+/*
+ * Since 1.4: writing what "grtrace record" and "grtrace recorder" write.
+ * A trace file is a header, then frames, each a 16-byte frame header and
+ * its body (Documentation/gpu/grtrace.rst, "The trace file"): these
+ * calls encode each piece into the caller's buffer, and the caller
+ * writes them in that order wherever it writes.  A frame of records
+ * holds whole records of one CPU's channel, as grtrace_check_record()
+ * cut them; a table frame holds whole entries.
+ */
+#define GRTRACE_FILE_HEADER_MAX	4096u	/* a header's bytes at most */
+#define GRTRACE_FRAME_HDR_SIZE	16u
+#define GRTRACE_FRAME_MAX	(16u << 20)	/* a frame's body at most */
+/* A frame's kind and state (its header's flags). */
+#define GRTRACE_FRAME_ZSTD	(1u << 0)	/* the body is compressed */
+#define GRTRACE_FRAME_TASKS	(1u << 1)	/* a task table */
+#define GRTRACE_FRAME_CLIENTS	(1u << 2)	/* a client table */
+#define GRTRACE_FRAME_TAIL	(1u << 3)	/* each CPU's next cseq at the end */
+#define GRTRACE_FRAME_HEAD	(1u << 4)	/* each CPU's cseq at the start */
+/* The entries of the table frames, and a task table's names. */
+#define GRTRACE_TASK_SIZE	40u
+#define GRTRACE_CLIENT_SIZE	32u
+#define GRTRACE_TAIL_SIZE	16u
+#define GRTRACE_TASK_COMM_LEN	16
+
+/*
+ * A header of the newest version (grtrace_file_versions()) from @h
+ * (its @version ignored; @flags GRTRACE_FILE_ZSTD when frames may be
+ * compressed; the strings cut where they do not fit) into @buf, which
+ * holds GRTRACE_FILE_HEADER_MAX bytes: its size, a multiple of 8, or -1
+ * and *@err (@h's @size below GRTRACE_INFO_FILE_SIZE_1_4).
+ */
+GRTRACE_API long grtrace_encode_file_header(const struct grtrace_info_file *h,
+					    void *buf,
+					    struct grtrace_error *err);
+/* A frame header: CPU @cpu's (0 for a table), GRTRACE_FRAME_* @flags. */
+GRTRACE_API void grtrace_encode_frame(unsigned int cpu, unsigned int flags,
+				      uint32_t stored, uint32_t raw, void *buf);
+/* A task table entry (GRTRACE_TASK_SIZE bytes): thread @tid of @pid. */
+GRTRACE_API void grtrace_encode_task(uint32_t pid, uint32_t tid,
+				     const char *comm, const char *process,
+				     void *buf);
+/*
+ * A client table entry (GRTRACE_CLIENT_SIZE bytes): DRM client @id, held
+ * by process @pid named @process.  A table's entries go by @id, rising.
+ */
+GRTRACE_API void grtrace_encode_client(uint64_t id, uint32_t pid,
+				       const char *process, void *buf);
+/* A tail or head table entry (GRTRACE_TAIL_SIZE bytes). */
+GRTRACE_API void grtrace_encode_tail(uint32_t cpu, uint64_t cseq, void *buf);
+/*
+ * @len bytes of records at @src compressed for a frame (zstd @level):
+ * the size, the bytes at *@out (this thread's buffer, valid until its
+ * next call), or -1 when it does not pay or fails (store it raw).
+ * grtrace_compress_done() frees this thread's state.
+ */
+GRTRACE_API long grtrace_compress_frame(const void *src, size_t len,
+					int level, void **out);
+GRTRACE_API void grtrace_compress_done(void);
+
+/*
+ * Since 1.4: the records of one channel as they are read, checked one by
+ * one before they are written: format @format (1 or 2), of CPU @cpu
+ * (format 2 records do not say it).  NULL and *@err on failure.
+ */
+typedef struct grtrace_checker grtrace_checker;
+GRTRACE_API grtrace_checker *grtrace_checker_new(unsigned int format,
+						 unsigned int cpu,
+						 struct grtrace_error *err);
+/*
+ * The record at @p, of which @avail bytes are there: its size in the
+ * channel (> 0) and *@r (as grtrace_next_record() gives it: a format 2
+ * record as the format 1 record it stands for, @offset 0), 0 when more
+ * bytes are needed to tell (err->msg says what is missing, err->status
+ * is GRTRACE_OK: a channel that ends there is truncated), or -1 and
+ * *@err (GRTRACE_ERR_INPUT: the record is corrupt; err->msg says why,
+ * without where: the caller knows).
+ * The checker follows the channel: hand it every record once, in order.
+ */
+GRTRACE_API long grtrace_check_record(grtrace_checker *c, const void *p,
+				      size_t avail, struct grtrace_record *r,
+				      struct grtrace_error *err);
+GRTRACE_API void grtrace_checker_free(grtrace_checker *c);
+
 /* The forms of grtrace_next_rows(). */
 enum { GRTRACE_ROWS_CSV, GRTRACE_ROWS_JSON };
 
@@ -419,21 +629,109 @@ GRTRACE_API int grtrace_report(grtrace_trace *t, const char *format,
 #define GRTRACE_REPORT_PER_PROCESS	(1u << 2)
 #define GRTRACE_REPORT_PER_ENGINE	(1u << 3)
 #define GRTRACE_REPORT_LIMIT		(1u << 4)	/* @limit is set */
+/*
+ * Since 1.4: the rest of "grtrace report"'s options (its --why, --since,
+ * ...), each flag saying that its field is set (a library before 1.4
+ * refuses the flags it does not know: GRTRACE_ERR_INVAL).
+ */
+#define GRTRACE_REPORT_WHY		(1u << 5)	/* each job's wait, attributed */
+#define GRTRACE_REPORT_SINCE		(1u << 6)	/* @since is set */
+#define GRTRACE_REPORT_UNTIL		(1u << 7)	/* @until is set */
+#define GRTRACE_REPORT_RING		(1u << 8)	/* @ring's jobs only */
+#define GRTRACE_REPORT_CTX		(1u << 9)	/* @ctx's jobs only */
+#define GRTRACE_REPORT_ENGINE		(1u << 10)	/* @engines' jobs only */
+#define GRTRACE_REPORT_INTERVAL		(1u << 11)	/* @interval: a timeline */
+#define GRTRACE_REPORT_MAX_OPEN		(1u << 12)	/* @max_open is set */
+#define GRTRACE_REPORT_CRITICAL		(1u << 13)	/* @cp_ctx:@cp_seqno's path */
+#define GRTRACE_REPORT_CRITICAL_SLOWEST	(1u << 14)	/* each process's slowest's */
+#define GRTRACE_REPORT_THREAD		(1u << 15)	/* merge in a thread apart */
 enum { GRTRACE_HIST_NONE, GRTRACE_HIST_LAT, GRTRACE_HIST_SIZE,
        GRTRACE_HIST_RESULT };
+/* Since 1.4: the rules of the labels, bits of @rules_set. */
+enum { GRTRACE_RULE_LONG_QUEUE_US, GRTRACE_RULE_SLOW_EXEC_US,
+       GRTRACE_RULE_DEP_WAIT_US, GRTRACE_RULE_PREEMPT_MIN,
+       GRTRACE_RULE_BUSY_PCT, GRTRACE_RULE_QUEUE_RATIO,
+       GRTRACE_RULE_HANG_MS, GRTRACE_NR_RULES };
+
+/**
+ * struct grtrace_report_opts - a report's options ("grtrace report"'s)
+ * @size: sizeof(struct grtrace_report_opts), set by the caller
+ * @flags: GRTRACE_REPORT_*: the summaries, and which fields below are set
+ * @topn: the N slowest jobs (0: none; at most 1000000, 100000 before 1.4)
+ * @hist: GRTRACE_HIST_*
+ * @limit: with GRTRACE_REPORT_LIMIT: job rows printed at most
+ *
+ * Since 1.4 (a smaller @size leaves them at their defaults):
+ * @ring, @ctx, @engines: the jobs selected (@engines: bit n, class n)
+ * @since, @until: ns after the first record: the jobs whose first event
+ *	is in [@since, @until)
+ * @interval: ns (1000 at least), with GRTRACE_REPORT_PER_RING: each
+ *	ring's busy share per interval (default 100 ms for the hint)
+ * @max_open: jobs held open at most, 1 .. 2^31 - 1 (default 131072)
+ * @cp_ctx, @cp_seqno: with GRTRACE_REPORT_CRITICAL: the job whose
+ *	critical path is printed (text and JSON; implies GRTRACE_REPORT_WHY)
+ * @rules_set: bit GRTRACE_RULE_* where the rule's field is set, else the
+ *	default (grtrace_report_rule() sets a rule from its text and checks
+ *	it; a value set here is checked by the report the same way)
+ * @long_queue_us, @slow_exec_us, @dep_wait_us, @preempt_min, @hang_ms,
+ * @busy_pct, @queue_ratio: the rules, as the report's --rules keys
+ * @name: the input's name in the report (NULL: "input")
+ * @warn: said once each, a line without a newline, while the report runs
+ *	(NULL: not said); @warn_arg is passed to it
+ */
 struct grtrace_report_opts {
 	uint32_t size;
-	uint32_t flags;		/* GRTRACE_REPORT_* */
-	uint32_t topn;		/* the N slowest jobs (0: none; <= 100000) */
-	uint32_t hist;		/* GRTRACE_HIST_* */
-	uint64_t limit;		/* with GRTRACE_REPORT_LIMIT: rows at most */
+	uint32_t flags;
+	uint32_t topn;
+	uint32_t hist;
+	uint64_t limit;
+	/* 1.4 */
+	uint32_t ring;
+	uint32_t rules_set;
+	uint64_t ctx;
+	uint64_t engines;
+	uint64_t since, until;
+	uint64_t interval;
+	uint64_t max_open;
+	uint64_t cp_ctx, cp_seqno;
+	uint64_t long_queue_us, slow_exec_us, dep_wait_us, preempt_min;
+	uint64_t hang_ms;
+	double busy_pct, queue_ratio;
+	const char *name;
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
 };
 #define GRTRACE_REPORT_OPTS_SIZE_1	24u
+#define GRTRACE_REPORT_OPTS_SIZE_1_4	176u
 #define GRTRACE_REPORT_OPTS_INIT	{ .size = sizeof(struct grtrace_report_opts) }
 
 /*
+ * Since 1.4: set rule @key (a --rules key: "long_queue_us", ...,
+ * "hang_ms") of @o to @value, as the report reads it from a rules file:
+ * 0, or -1 and *@err (GRTRACE_ERR_INVAL: an unknown key, or a value out
+ * of the rule's range).  @o's @size must hold the rules.
+ */
+GRTRACE_API int grtrace_report_rule(struct grtrace_report_opts *o,
+				    const char *key, const char *value,
+				    struct grtrace_error *err);
+
+/*
+ * Since 1.4: 1 if output format @name writes one table (CSV: the jobs,
+ * or the one summary asked for), 0 if it writes several, -1 if it is no
+ * format of grtrace_output_format().
+ */
+GRTRACE_API int grtrace_format_one_table(const char *name);
+
+/*
  * Since 1.2: grtrace_report() with its options as a struct (@o NULL:
- * the defaults).  grtrace_report()'s strings are parsed into one.
+ * the defaults).  grtrace_report()'s strings are parsed into one.  A
+ * format of export (grtrace_output_format()), "perfetto", is written per
+ * ring.  An input error (GRTRACE_ERR_INPUT: err->msg says it, without the
+ * input's name) is also in the report's summary; GRTRACE_ERR_OUTPUT with
+ * @sys 0 means the output format could not write what it was given (the
+ * message says why), with @sys set that @out could not be written.
+ * Starts at the handle's first record (but a grtrace_open_channels()
+ * handle's, which is read once) and resets the handle after.
  */
 GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 				    const struct grtrace_report_opts *o,

@@ -33,6 +33,16 @@ extern "C" {
 GRTRACE_API int grtrace_is_tracedat(const char *path,
 				    struct grtrace_error *err);
 
+/*
+ * Since 1.4: 0 if the @len bytes at @buf, a whole trace-cmd trace.dat,
+ * pass the checks of the sizes it states that grtrace_tracedat_ioctls()
+ * makes before libtracecmd reads it (libtracecmd trusts them), else -1
+ * and *@err (GRTRACE_ERR_INPUT) saying which does not hold.  No
+ * libtracecmd is needed.
+ */
+GRTRACE_API int grtrace_tracedat_check(const void *buf, size_t len,
+				       struct grtrace_error *err);
+
 /**
  * struct grtrace_ioctls - the ioctls of a CPU-side trace
  * @n: ioctls paired (an enter and the next exit of its thread)
