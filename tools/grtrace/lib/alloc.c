@@ -2,6 +2,7 @@
 /*
  * libgrtrace: allocation, and where a failed one goes (see lib.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib.h"
@@ -35,6 +36,12 @@ noreturn void gr_oom(size_t size)
 	}
 	if (oom_handler)
 		oom_handler(size);
+	/*
+	 * No call of the API to return an error from: the report's merge
+	 * thread.  Say why before the process ends.
+	 */
+	fprintf(stderr, "libgrtrace: out of memory (%zu bytes) outside a call that can fail; aborting\n",
+		size);
 	abort();
 }
 
