@@ -31,6 +31,8 @@ struct grtrace_trace {
 	const uint8_t *buf;
 	size_t len;
 	int merging;		/* @m is initialised */
+	int fresh;		/* ... and nothing taken from it since */
+	int spent;		/* ... read to its end by a report: start again */
 	int broken;		/* out of memory inside: only close is left */
 	struct merge m;
 	unsigned int part;
@@ -235,6 +237,8 @@ static void start(grtrace_trace *t)
 	else
 		merge_init_buf(&t->m, t->buf, t->len);
 	t->merging = 1;
+	t->fresh = 1;
+	t->spent = 0;
 	t->part = 0;
 	t->rows_state = 0;
 	t->have_last = 0;
@@ -253,6 +257,43 @@ static void stop(grtrace_trace *t)
 	t->merging = 0;
 }
 
+/*
+ * From the start again, unless nothing was read since it: a trace file's
+ * frames are scanned and every CPU's first window read at each start.
+ */
+static void restart(grtrace_trace *t)
+{
+	if (t->merging && t->fresh && !t->rp)
+		return;
+	stop(t);
+	start(t);
+}
+
+/*
+ * After a whole report: its engine freed, the merge left as it ended (its
+ * tables still answer the accessors); the next call that reads starts it
+ * again (GUARD), and a report that ends the program pays for no restart.
+ */
+static void spend(grtrace_trace *t)
+{
+	if (t->rp)
+		rp_free(t->rp);
+	t->rp = NULL;
+	t->qhead = t->qlen = 0;
+	t->input_done = 0;
+	clear_err(&t->pending);
+	t->have_last = 0;
+	t->fresh = 0;
+	t->spent = 1;
+}
+
+/* The next record of the merge; the handle is no longer at its start. */
+static int take(grtrace_trace *t, struct gr_rec *rec)
+{
+	t->fresh = 0;
+	return merge_next(&t->m, rec);
+}
+
 /* Arm the guard; on an allocation failure below, come back here as -1. */
 #define GUARD(t, g, err, fail)						\
 	do {								\
@@ -268,6 +309,10 @@ static void stop(grtrace_trace *t)
 			return fail;					\
 		}							\
 		gr_oom_push(&(g));					\
+		if ((t)->spent) {					\
+			stop(t);					\
+			start(t);					\
+		}							\
 	} while (0)
 
 static grtrace_trace *open_common(grtrace_trace *t, struct grtrace_error *err)
@@ -633,7 +678,7 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
 		return -1;
 	}
 	GUARD(t, g, err, -1);
-	n = merge_next(&t->m, &rec);
+	n = take(t, &rec);
 	gr_oom_pop(&g);
 	if (n == MERGE_NEW_PART)
 		t->part++;
@@ -666,7 +711,7 @@ static unsigned int next_batch(grtrace_trace *t, struct grtrace_record *r,
 	int got;
 
 	while (k < n) {
-		got = merge_next(&t->m, &rec);
+		got = take(t, &rec);
 		if (got <= 0)
 			break;
 		if (got == MERGE_NEW_PART)
@@ -1102,7 +1147,7 @@ static void rows_fill(grtrace_trace *t)
 		t->rows_state = ROWS_RECORDS;
 	}
 	while (t->rows_state == ROWS_RECORDS && t->rows.len < ROWS_BATCH) {
-		n = merge_next(&t->m, &rec);
+		n = take(t, &rec);
 		if (n == MERGE_NEW_PART)
 			t->part++;
 		if (n > 0) {
@@ -1250,7 +1295,7 @@ static void jobs_fill(grtrace_trace *t)
 	int n;
 
 	while (!t->qlen && !t->input_done) {
-		n = merge_next(&t->m, &rec);
+		n = take(t, &rec);
 		if (n == MERGE_NEW_PART)
 			rp_restart(t->rp);
 		if (n > 0 && rp_record(t->rp, &rec) == 0)
@@ -1584,7 +1629,7 @@ static const char *clients_none(grtrace_trace *t)
 static int report_next(grtrace_trace *t, struct merge_pipe *p,
 		       struct gr_rec *rec)
 {
-	return p ? merge_pipe_next(p, rec) : merge_next(&t->m, rec);
+	return p ? merge_pipe_next(p, rec) : take(t, rec);
 }
 
 static int report_run(grtrace_trace *t, const struct rp_opts *o,
@@ -1614,6 +1659,7 @@ static int report_run(grtrace_trace *t, const struct rp_opts *o,
 	rp_set_heads(rp, t->m.heads, t->m.nheads);
 	rp_set_format(rp, grtrace_stream_format(t));
 	/* A file's merge may run beside the analysis. */
+	t->fresh = 0;
 	pipe = (r->flags & GRTRACE_REPORT_THREAD) && !t->nchan ?
 	       merge_pipe_start(&t->m) : NULL;
 	while ((n = report_next(t, pipe, &rec)) > 0) {
@@ -1703,13 +1749,10 @@ GRTRACE_API int grtrace_report_with(grtrace_trace *t, const char *format,
 	}
 	GUARD(t, g, err, -1);
 	/* Live channels are read once: from where they are. */
-	if (!t->nchan) {
-		stop(t);
-		start(t);
-	}
+	if (!t->nchan)
+		restart(t);
 	ret = report_run(t, &o, &r, out, err);
-	stop(t);
-	start(t);
+	spend(t);
 	gr_oom_pop(&g);
 	return ret;
 }
@@ -1783,8 +1826,7 @@ static int diff_side(grtrace_trace *t, const struct rp_opts *o, void *state,
 	struct gr_rec rec;
 	int n, ret = 0;
 
-	stop(t);
-	start(t);
+	restart(t);
 	t->rp = rp_new(o, NULL, why, sizeof(why));
 	if (!t->rp) {
 		set_err(err, GRTRACE_ERR_INVAL, 0, 0, "%s", why);
@@ -1797,7 +1839,7 @@ static int diff_side(grtrace_trace *t, const struct rp_opts *o, void *state,
 	rp_set_tails(t->rp, t->m.tails, t->m.ntails);
 	rp_set_heads(t->rp, t->m.heads, t->m.nheads);
 	rp_set_format(t->rp, grtrace_stream_format(t));
-	while ((n = merge_next(&t->m, &rec)) > 0) {
+	while ((n = take(t, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)
 			rp_restart(t->rp);
 		if (rp_record(t->rp, &rec) < 0) {
@@ -1816,8 +1858,7 @@ static int diff_side(grtrace_trace *t, const struct rp_opts *o, void *state,
 		ret = -1;
 	}
 	rp_finish(t->rp, &in);
-	stop(t);
-	start(t);
+	spend(t);
 	return ret;
 }
 

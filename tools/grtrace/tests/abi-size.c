@@ -428,6 +428,45 @@ int main(int argc, char **argv)
 		      "grtrace_loss_balanced(): emitted = kept + overwritten + dropped exactly, no wrap, no short struct",
 		      diag);
 	}
+	/*
+	 * A report reads the whole input; a record asked for after it is the
+	 * first again, a second report the same as the first, a job after
+	 * two reports the first job.
+	 */
+	{
+		struct grtrace_error *e = sized(sizeof(*e), sizeof(*e));
+		struct grtrace_record *rec = sized(sizeof(*rec), sizeof(*rec));
+		struct grtrace_job *j = sized(sizeof(*j), sizeof(*j));
+		uint64_t first = 0;
+		int before = 0, after = 0, rep, n;
+
+		t = grtrace_open(argv[1], e);
+		ok = t && grtrace_next_record(t, rec, e) > 0;
+		if (ok) {
+			first = rec->gseq;
+			before = 1;
+			while (grtrace_next_record(t, rec, e) > 0)
+				before++;
+		}
+		rep = ok ? grtrace_report_with(t, "text", NULL, null, e) : -1;
+		ok = ok && rep == 0 && grtrace_next_record(t, rec, e) > 0 &&
+		     rec->gseq == first;
+		for (after = ok; ok && (n = grtrace_next_record(t, rec, e)) > 0;)
+			after++;
+		ok = ok && after == before &&
+		     grtrace_report_with(t, "text", NULL, null, e) == 0 &&
+		     grtrace_report_with(t, "text", NULL, null, e) == 0 &&
+		     grtrace_next_job(t, j, e) > 0;
+		snprintf(diag, sizeof(diag), "records %d then %d, first gseq %llu: %s",
+			 before, after, (unsigned long long)first,
+			 ok ? "" : e->msg);
+		check(ok, "a report, then records: from the first again; reports repeat; a job after them",
+		      diag);
+		grtrace_close(t);
+		free(e);
+		free(rec);
+		free(j);
+	}
 	fclose(null);
 	return failed;
 }

@@ -134,6 +134,23 @@ def main():
     result("python: report_rows('--per-ring') is the tool's per-ring table",
            rows == list(csv.DictReader(io.StringIO(p.stdout))) and rows and
            "top 2 jobs by t_total" in text, repr(rows[:1]))
+    # A report reads the whole input; what comes after it starts again
+    # from the first record, however the two are mixed.
+    with grtrace.Trace(path) as t:
+        first = [r.gseq for r in t.records()]
+        t.rewind()
+        half = [r.gseq for _, r in zip(range(3), t.records())]
+        r1 = t.report("text", "--per-ring")
+        after = [r.gseq for r in t.records()]
+        r2 = t.report("text", "--per-ring")
+        r3 = t.report("text", "--per-ring")
+        jobs = sum(1 for _ in t.jobs())
+        t.rewind()
+        jobs0 = sum(1 for _ in t.jobs())
+    result("python: records after a report start from the first; reports repeat",
+           first and half == first[:3] and after == first and r1 == r2 == r3 and
+           jobs == jobs0 and jobs > 0,
+           "%d/%d records, jobs %d/%d" % (len(after), len(first), jobs, jobs0))
     try:
         with grtrace.Trace(path) as t:
             t.report("nosuch")
