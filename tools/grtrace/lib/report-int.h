@@ -142,6 +142,8 @@ struct ctx {
 	uint64_t ctx;
 	int have_seqno;
 	uint64_t max_seqno;	/* highest seqno since the last wrap */
+	int have_done;
+	uint64_t max_done;	/* latest seqno that ended (END or COMPLETE) */
 	struct group *g;	/* with --per-ctx only */
 };
 
@@ -294,7 +296,7 @@ struct fr {
 	uint64_t ran_ns;	/* from then to the trigger */
 	uint32_t nbehind;	/* committed behind it and not ended */
 	struct fr_job behind[RP_FR_BEHIND];	/* the first, by COMMIT */
-	uint64_t open_at_end;	/* jobs open when the input ended */
+	uint64_t open_at_end;	/* jobs open when the input ended, not done */
 };
 
 /* Timestamps out of gseq order by less than this are routine (report-out.c). */

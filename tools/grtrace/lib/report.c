@@ -248,6 +248,24 @@ static int note_seqno(struct rp *rp, struct ctx *c, uint64_t seqno)
 	return old;
 }
 
+/* @a comes after @b in a context's seqnos, which may wrap at 32 bits. */
+static inline int seqno_after(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b <= (1ull << 31) : b - a > (1ull << 31);
+}
+
+/* The job ended: fences of one context signal in seqno order. */
+static inline void note_done(struct rp *rp, const struct job *j)
+{
+	struct ctx *c = &rp->ctxs[j->ctxo];
+
+	if (c->ctx != j->ctx)
+		return;		/* the table was forgotten since */
+	if (!c->have_done || seqno_after(j->seqno, c->max_done))
+		c->max_done = j->seqno;
+	c->have_done = 1;
+}
+
 /* ---- the table of open jobs ----------------------------------------------------- */
 
 /*
@@ -1020,6 +1038,10 @@ static void apply(struct rp *rp, uint32_t i, const struct gr_rec *rec,
 		break;
 	case GRTRACE_EV_END:
 		on_end(rp, i, ts);
+		note_done(rp, j);
+		break;
+	case GRTRACE_EV_COMPLETE:
+		note_done(rp, j);
 		break;
 	case GRTRACE_EV_SYNC_WAIT_ENTER:
 		/*
@@ -1706,6 +1728,22 @@ static uint64_t ring_since(const struct job *j)
 	return j->ts[j->have & (1u << ST_COMMIT) ? ST_COMMIT : ST_START];
 }
 
+/*
+ * An open job of a snapshot that has finished all the same: its END or
+ * COMPLETE was read, or a later job of its context ended (fences of one
+ * context signal in order), so its own END was overwritten on another
+ * CPU, or dropped.
+ */
+static int fr_done(const struct rp *rp, const struct job *j)
+{
+	const struct ctx *c = &rp->ctxs[j->ctxo];
+
+	if (j->have & (1u << ST_END | 1u << ST_COMPLETE))
+		return 1;
+	return c->ctx == j->ctx && c->have_done &&
+	       seqno_after(c->max_done, j->seqno);
+}
+
 /* The open job the TRIGGER names, else the oldest unfinished on @ring. */
 static uint32_t fr_hung(struct rp *rp, uint32_t ring)
 {
@@ -1720,7 +1758,7 @@ static uint32_t fr_hung(struct rp *rp, uint32_t ring)
 	for (i = rp->lru_head; i != NIL; i = rp->jobs[i].lru_next) {
 		const struct job *j = &rp->jobs[i];
 
-		if (j->ring != ring || (j->have & (1u << ST_END)) ||
+		if (j->ring != ring || fr_done(rp, j) ||
 		    !(j->have & (1u << ST_COMMIT | 1u << ST_START)))
 			continue;
 		if (best == NIL || ring_since(j) < ring_since(&rp->jobs[best]))
@@ -1747,7 +1785,7 @@ static void fr_behind(struct rp *rp, uint32_t ring, uint32_t h)
 	for (i = rp->lru_head; i != NIL; i = rp->jobs[i].lru_next) {
 		const struct job *j = &rp->jobs[i];
 
-		if (i == h || j->ring != ring || (j->have & (1u << ST_END)) ||
+		if (i == h || j->ring != ring || fr_done(rp, j) ||
 		    !(j->have & (1u << ST_COMMIT)) ||
 		    (h != NIL && ring_since(j) < ring_since(&rp->jobs[h])))
 			continue;
@@ -1779,7 +1817,9 @@ static void fr_settle(struct rp *rp)
 	fr->ran_from = -1;
 	if (!fr->triggers && !fr->ncpus)
 		return;
-	fr->open_at_end = rp->open;
+	fr->open_at_end = 0;
+	for (i = rp->lru_head; i != NIL; i = rp->jobs[i].lru_next)
+		fr->open_at_end += !fr_done(rp, &rp->jobs[i]);
 	if (!fr->triggers || t->ring_id == GR_TRIGGER_NO_RING)
 		return;
 	for (i = 0; i < rp->nrings; i++)

@@ -85,6 +85,32 @@ for v in "1" "2" "1 gaps" "2 gaps"; do
 	rm -f "$RESULTS.diag"
 done
 
+# Jobs that finished with their END dropped (or overwritten on another
+# CPU) look open: 10:0, older than the hung job, whose context's later
+# job 10:1 ended (fences of a context signal in order), and 12:1, whose
+# COMPLETE came.  Neither is the hung job, queued behind it, or open at
+# the freeze.  (Seen on PREEMPT_RT, where the trigger names no job.)
+for v in "1 stale" "2 stale gaps"; do
+	set -- $v
+	rec_snap $1 timeout $2 ${3:-}
+	run "$GRTRACE" recorder wait -t 30 -o "$TMP/snap.dat"
+	run "$GRTRACE" report -i "$TMP/snap.dat"
+	st=$rc
+	for line in \
+		"  hung job:   10:2 (SUBMIT 5800.0 us, COMMIT 5700.0 us, START 5400.0 us before the trigger), the oldest unfinished job of the ring (the trigger named none)" \
+		"  behind it:  2 jobs committed on the ring, not ended:" \
+		"              10:3 (SUBMIT 5300.0 us, COMMIT 5200.0 us before the trigger)" \
+		"              11:1 (SUBMIT 5100.0 us, COMMIT 5000.0 us before the trigger)" \
+		"  0     1001900000 .. 1003050000         53         16           33          4  holds" \
+		"  jobs:       1 began before the window (their SUBMIT overwritten), 3 open at the freeze"; do
+		grep -qxF "$line" "$TMP/out" || { st=1; echo "# missing: $line" >> "$RESULTS.diag"; }
+	done
+	grep -q "warning:" "$TMP/out" && st=1
+	result "report of a snapshot (format $v): jobs whose END was dropped are neither the hung job nor behind it" $st \
+		"exit $rc" "$(cat "$RESULTS.diag" 2>/dev/null)" "$(sed -n '1,40p' "$TMP/out")"
+	rm -f "$RESULTS.diag"
+done
+
 # An ERROR trigger names its job: JSON carries the section (stamped with
 # "gaps", so that the gaps' fields have something to say).
 rec_snap 2 error gaps

@@ -3,6 +3,7 @@
 """recorder_snap.py - a fake flight recorder directory, for the host tests.
 
 Usage: recorder_snap.py DIR FORMAT CAUSE [STATE] [bad=TYPE] [unbalanced] [gaps]
+                        [stale]
 
 Writes DIR/recorder/info and DIR/recorder/snapshot0 and snapshot1: the
 snapshot streams of a session the flight recorder froze, in FORMAT (1, or
@@ -35,6 +36,12 @@ The scenario, each CPU's stream in order (ts in us past 1 s):
   CPU 1: STREAM_INFO, METADATA, kept cseq 30..34 (job 20:5 on ring 2,
     whole), a real loss of 2 (cseq 35, 36), kept 37..41 (job 20:6,
     whole), RECORDER.  With "gaps": STREAM_INFO, METADATA at 20, 21.
+  With "stale", CPU 0 also keeps two jobs of ring 1 that finished but
+    look open: 10:0 SUBMIT COMMIT before all the others, its END dropped
+    (10:1 after it ended: fences of a context signal in order), and 12:1
+    SUBMIT COMMIT, its END dropped, its COMPLETE kept (after 11:1's
+    COMMIT); the kept records take the cseqs just before the RECORDER
+    (45..60), the overwritten ones are 5 fewer.
 Accounting: CPU 0 emitted 53 = kept 11 + overwritten 38 + dropped 4;
 CPU 1 emitted 20 = kept 10 + overwritten 8 + dropped 2.
 """
@@ -103,23 +110,42 @@ def shorten(rec):
     return rec[:2] + struct.pack("<H", len(rec)) + rec[4:]
 
 
-def cpu0(cause, bad, gaps):
+# CPU 0's stale jobs: finished, their END dropped.
+STALE = [(SUBMIT, 1900, 290, 10, 0), (COMMIT, 1950, 291, 10, 0),
+         (SUBMIT, 1960, 292, 12, 1), (COMMIT, 1970, 293, 12, 1),
+         (COMPLETE, 3050, 314, 12, 1)]
+
+
+def cpu0_window(stale):
+    """CPU 0's first kept ts, last kept ts, kept and overwritten."""
+    if stale:
+        return 1900, 3050, 11 + len(STALE), 38 - len(STALE)
+    return 2000, 3000, 11, 38
+
+
+def cpu0(cause, bad, gaps, stale):
     t = lambda us: BASE + us * US  # noqa: E731
+    first, last, kept, over = cpu0_window(stale)
     jobs = [(COMMIT, 2000, 300, 10, 1), (START, 2100, 302, 10, 1),
             (SUBMIT, 2200, 303, 10, 2), (COMMIT, 2300, 305, 10, 2),
             (END, 2500, 306, 10, 1), (COMPLETE, 2600, 307, 10, 1),
             (START, 2600, 308, 10, 2), (SUBMIT, 2700, 309, 10, 3),
             (COMMIT, 2800, 311, 10, 3), (SUBMIT, 2900, 312, 11, 1),
             (COMMIT, 3000, 313, 11, 1)]
+    if stale:
+        jobs = sorted(jobs + STALE, key=lambda r: r[1])
+    cseq = 61 - len(jobs)
     if gaps:
-        out = stream_info(0, t(2000), 100, 10) + metadata(0, t(2000), 101, 11)
+        out = stream_info(0, t(first), 100, 10) + metadata(0, t(first), 101, 11)
         end = (t(8050), 400, 65, t(8000), 401, 66)
     else:
-        out = stream_info(0, t(2000), 0, 48) + metadata(0, t(2000), 0, 49)
+        out = (stream_info(0, t(first), 0, cseq - 2) +
+               metadata(0, t(first), 0, cseq - 1))
         end = (t(8000), 0, 61, t(8000), 0, 62)
     for k, (ty, us, gs, ctx, seqno) in enumerate(jobs):
-        out += job(ty, 0, t(us), gs, 50 + k, ctx, seqno, 1)
-    rec = recorder(0, end[0], end[1], end[2], t(2000), t(3000), 53, 11, 38, 4)
+        out += job(ty, 0, t(us), gs, cseq + k, ctx, seqno, 1)
+    rec = recorder(0, end[0], end[1], end[2], t(first), t(last), 53, kept,
+                   over, 4)
     trg = trigger(0, end[3], end[4], end[5], cause)
     out += shorten(rec) if bad == "recorder" else rec
     out += shorten(trg) if bad == "trigger" else trg
@@ -143,7 +169,7 @@ def cpu1(dropped, gaps):
     return out
 
 
-def info(state, fmt, cause):
+def info(state, fmt, cause, stale):
     lines = ["state=%s" % state, "session=%d" % SESSION, "format=%d" % fmt,
              "buffer_size=65536"]
     if state == "triggered":
@@ -155,8 +181,10 @@ def info(state, fmt, cause):
                   "trigger_ts=%d" % (BASE + 8000 * US),
                   "frozen_ts=%d" % (BASE + 8050 * US),
                   "freeze_ns=50000", "later_triggers=3",
-                  "cpu0 first_ts=%d last_ts=%d emitted=53 kept=11 overwritten=38 dropped=4"
-                  % (BASE + 2000 * US, BASE + 3000 * US),
+                  "cpu0 first_ts=%d last_ts=%d emitted=53 kept=%d overwritten=%d dropped=4"
+                  % ((BASE + cpu0_window(stale)[0] * US,
+                      BASE + cpu0_window(stale)[1] * US) +
+                     cpu0_window(stale)[2:]),
                   "cpu1 first_ts=%d last_ts=%d emitted=20 kept=10 overwritten=8 dropped=2"
                   % (BASE + 2050 * US, BASE + 3500 * US)]
     else:
@@ -176,8 +204,11 @@ def main():
     bad = None
     dropped = 2
     gaps = False
+    stale = False
     for a in sys.argv[4:]:
-        if a == "unbalanced":
+        if a == "stale":
+            stale = True
+        elif a == "unbalanced":
             dropped = 3
         elif a == "gaps":
             gaps = True
@@ -190,12 +221,12 @@ def main():
     for f in os.listdir(rd):
         os.unlink(os.path.join(rd, f))
     with open(os.path.join(rd, "info"), "w") as f:
-        f.write(info(state, fmt, cause))
+        f.write(info(state, fmt, cause, stale))
     with open(os.path.join(rd, "control"), "w") as f:
         f.write(state + "\n")
     if state != "triggered":
         return
-    for cpu, data in ((0, cpu0(cause, bad, gaps)), (1, cpu1(dropped, gaps))):
+    for cpu, data in ((0, cpu0(cause, bad, gaps, stale)), (1, cpu1(dropped, gaps))):
         if fmt == 2:
             data = G.snapshot_v2(data)
         with open(os.path.join(rd, "snapshot%d" % cpu), "wb") as f:

@@ -182,8 +182,17 @@ def hang_check(streams, t, rings):
     key = (t["ctx"], t["seqno"])
     if key == (0, 0):
         # Not named (PREEMPT_RT): the oldest unfinished job of its ring.
+        # A job whose END was dropped, or overwritten on another CPU, has
+        # ended all the same if its COMPLETE is kept or a later job of
+        # its context ended: fences of a context signal in order.
+        done = {}
+        for (ctx, seqno), ev in jobs.items():
+            if "END" in ev or "COMPLETE" in ev:
+                done[ctx] = max(done.get(ctx, seqno), seqno)
         open_jobs = sorted((ev["COMMIT"]["ts"], k) for k, ev in jobs.items()
                            if "COMMIT" in ev and "END" not in ev and
+                           "COMPLETE" not in ev and
+                           done.get(k[0], -1) < k[1] and
                            ev["COMMIT"]["ring_id"] == t["ring_id"])
         print("# the trigger names no job: the oldest unfinished of ring %d" %
               t["ring_id"])
