@@ -22,6 +22,15 @@ rec_snap() {
 	python3 "$SNAP" "$RDBG" "$@"
 }
 
+# want_lines LINE...: each a whole line of $TMP/out, else st=1 and the
+# line noted in $RESULTS.diag.
+want_lines() {
+	for line in "$@"; do
+		grep -qxF "$line" "$TMP/out" ||
+			{ st=1; echo "# missing: $line" >> "$RESULTS.diag"; }
+	done
+}
+
 # ---- wait: the snapshot as a trace file ------------------------------------------
 
 for fmt in 1 2; do
@@ -62,7 +71,7 @@ for v in "1" "2" "1 gaps" "2 gaps"; do
 		grep -q "not lost:" "$TMP/out" && st=1
 	fi
 	grep -q "^order:" "$TMP/out" && st=1
-	for line in \
+	want_lines \
 		"lost:     2 records in 1 gaps of the CPUs' cseq" \
 		"Flight recorder snapshot:" \
 		"  cause:      timeout on CPU 0" \
@@ -75,9 +84,7 @@ for v in "1" "2" "1 gaps" "2 gaps"; do
 		"              11:1 (SUBMIT 5100.0 us, COMMIT 5000.0 us before the trigger)" \
 		"  0     1002000000 .. 1003000000         53         11           38          4  holds" \
 		"  1     1002050000 .. 1003500000         20         10            8          2  holds" \
-		"  jobs:       1 began before the window (their SUBMIT overwritten), 3 open at the freeze"; do
-		grep -qxF "$line" "$TMP/out" || { st=1; echo "# missing: $line" >> "$RESULTS.diag"; }
-	done
+		"  jobs:       1 began before the window (their SUBMIT overwritten), 3 open at the freeze"
 	grep -q "unknown type 0 (skipped)" "$TMP/out" || st=1
 	grep -q "warning:" "$TMP/out" && st=1
 	result "report of a snapshot (format $v): the flight recorder section, overwritten records not lost" $st \
@@ -96,15 +103,13 @@ for v in "1 stale" "2 stale gaps"; do
 	run "$GRTRACE" recorder wait -t 30 -o "$TMP/snap.dat"
 	run "$GRTRACE" report -i "$TMP/snap.dat"
 	st=$rc
-	for line in \
+	want_lines \
 		"  hung job:   10:2 (SUBMIT 5800.0 us, COMMIT 5700.0 us, START 5400.0 us before the trigger), the oldest unfinished job of the ring (the trigger named none)" \
 		"  behind it:  2 jobs committed on the ring, not ended:" \
 		"              10:3 (SUBMIT 5300.0 us, COMMIT 5200.0 us before the trigger)" \
 		"              11:1 (SUBMIT 5100.0 us, COMMIT 5000.0 us before the trigger)" \
 		"  0     1001900000 .. 1003050000         53         16           33          4  holds" \
-		"  jobs:       1 began before the window (their SUBMIT overwritten), 3 open at the freeze"; do
-		grep -qxF "$line" "$TMP/out" || { st=1; echo "# missing: $line" >> "$RESULTS.diag"; }
-	done
+		"  jobs:       1 began before the window (their SUBMIT overwritten), 3 open at the freeze"
 	grep -q "warning:" "$TMP/out" && st=1
 	result "report of a snapshot (format $v): jobs whose END was dropped are neither the hung job nor behind it" $st \
 		"exit $rc" "$(cat "$RESULTS.diag" 2>/dev/null)" "$(sed -n '1,40p' "$TMP/out")"
