@@ -25,9 +25,9 @@
 #                    kernels one after the other)
 #   --matrix         the whole suite, and the kernel tests on rt, 6.12,
 #                    7, 7-rt, debug and debug-rt
-#   --guest-only     with --kernel: the guest tests alone, without the
-#                    timestamps against trace-cmd, the suspend guest
-#                    (suspend_test.sh) and the demo (--also
+#   --guest-only     with --kernel: the guest tests and the suspend
+#                    guest (suspend_test.sh) alone, without the
+#                    timestamps against trace-cmd and the demo (--also
 #                    runs a PREEMPT_RT kernel so, for the CI's time)
 
 set -u -o pipefail
@@ -297,11 +297,13 @@ kernel_tests() {
 	guest_clean $rc "$out/vm"
 	result "$k: guest ran clean (no panic, Oops, WARN, lockup or timeout)" \
 		$? "$out/vm.err"
+	# Real suspend, 40 s, in the guest-only lane too: CPU hotplug and
+	# the freezer differ most on PREEMPT_RT.
+	say "kernel $k: real suspend and resume while armed, a guest without 9p"
+	suspend_tests "$out/vm-suspend" "$k: vm-suspend: "
 	[ $GUEST_ONLY = 1 ] && return 0
 	say "kernel $k: timestamps against trace-cmd, 1 vCPU under icount"
 	icount_tests "$out/vm-icount" "$k: vm-icount: "
-	say "kernel $k: real suspend and resume while armed, a guest without 9p"
-	suspend_tests "$out/vm-suspend" "$k: vm-suspend: "
 	say "kernel $k: the main job, vm-demo.sh --kernel $k"
 	"$TOP/tools/grtrace/vm-demo.sh" --kernel "$k" -o "$out/demo" \
 		>"$out/demo.log" 2>&1
@@ -335,8 +337,8 @@ fi
 # after the other, each in its own copy of the tree, made now before
 # anything is built in it: their module builds would collide.  Their
 # results are merged at the end, by run_tests.sh --kernel's plan.  For the
-# CI's time a PREEMPT_RT kernel runs its guest tests alone there
-# (--guest-only); run_tests.sh --kernel 7-rt runs the rest too.
+# CI's time a PREEMPT_RT kernel runs its guest tests and real suspend
+# alone there (--guest-only); run_tests.sh --kernel 7-rt runs the rest too.
 also_lane() {
 	local k extra
 
