@@ -197,11 +197,16 @@ static void diff_row(struct rp *rp, const struct row *row)
 	s->jobs++;
 	/*
 	 * Indices, not pointers: a group made by a later lookup may move
-	 * s->g (xrealloc()), and a pointer taken before would dangle.
+	 * s->g (xrealloc()), and a pointer taken before would dangle.  Each
+	 * index is taken after its call: in "call() - s->g" C may read s->g
+	 * first.
 	 */
-	at[DG_RING] = side_group(s, DG_RING, row->ring, NULL) - s->g;
-	at[DG_ENGINE] = side_group(s, DG_ENGINE, row->engine, NULL) - s->g;
-	at[DG_PROCESS] = proc_group(rp, s, row) - s->g;
+	g = side_group(s, DG_RING, row->ring, NULL);
+	at[DG_RING] = g - s->g;
+	g = side_group(s, DG_ENGINE, row->engine, NULL);
+	at[DG_ENGINE] = g - s->g;
+	g = proc_group(rp, s, row);
+	at[DG_PROCESS] = g - s->g;
 	for (k = 0; k < NR_DG; k++) {
 		g = &s->g[at[k]];
 		g->jobs++;

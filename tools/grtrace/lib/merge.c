@@ -477,10 +477,13 @@ struct scan_run {
 static void end_run(struct merge *m, struct scan_run *r, size_t end)
 {
 	struct merge_cursor *c;
+	unsigned int ci;
 
 	if (end == r->start)
 		return;
-	c = &m->cur[cursor_of_cpu(m, r->cpu)];
+	/* The call may move m->cur: index it after. */
+	ci = cursor_of_cpu(m, r->cpu);
+	c = &m->cur[ci];
 	c->scan_last = r->last_gseq;
 	c->scan_cseq = r->last_cseq;
 	c->scan_part = m->part + 1;
