@@ -1614,8 +1614,9 @@ void rp_restart(struct rp *rp)
 	}
 	for (i = 0; i < rp->nrings; i++)
 		rp->rings[i].have_last_end = 0;
+	/* Nor do its seqnos say which of this part's jobs are done. */
 	for (i = 0; i < rp->nctxs; i++)
-		rp->ctxs[i].have_seqno = 0;
+		rp->ctxs[i].have_seqno = rp->ctxs[i].have_done = 0;
 	if (rp->o.why)
 		why_restart(rp);
 	/* Lost records of a part are the gaps in its own gseq range. */

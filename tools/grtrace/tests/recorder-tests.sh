@@ -116,6 +116,21 @@ for v in "1 stale" "2 stale gaps"; do
 	rm -f "$RESULTS.diag"
 done
 
+# A context's finished seqnos count in their own part only: two snapshots
+# joined with cat, the first with context 10's jobs 100 seqnos further on
+# and ended; in the second 10:2 is still the hung job.
+rec_snap 1 timeout base=100
+run "$GRTRACE" recorder wait -t 30 -o "$TMP/snap-a.dat"
+rec_snap 1 timeout stale
+run "$GRTRACE" recorder wait -t 30 -o "$TMP/snap-b.dat"
+cat "$TMP/snap-a.dat" "$TMP/snap-b.dat" > "$TMP/snap-ab.dat"
+run "$GRTRACE" report -i "$TMP/snap-ab.dat"
+st=$rc
+grep -q "^  hung job:   10:2 (SUBMIT 5800.0 us, " "$TMP/out" || st=1
+grep -qx "  behind it:  2 jobs committed on the ring, not ended:" "$TMP/out" || st=1
+result "report of two snapshots joined: the seqnos ended in the first say nothing of the second's jobs" $st \
+	"exit $rc" "$(sed -n '/Flight/,+12p' "$TMP/out")"
+
 # An ERROR trigger names its job: JSON carries the section (stamped with
 # "gaps", so that the gaps' fields have something to say).
 rec_snap 2 error gaps

@@ -3,7 +3,7 @@
 """recorder_snap.py - a fake flight recorder directory, for the host tests.
 
 Usage: recorder_snap.py DIR FORMAT CAUSE [STATE] [bad=TYPE] [unbalanced] [gaps]
-                        [stale]
+                        [stale] [base=N]
 
 Writes DIR/recorder/info and DIR/recorder/snapshot0 and snapshot1: the
 snapshot streams of a session the flight recorder froze, in FORMAT (1, or
@@ -42,6 +42,7 @@ The scenario, each CPU's stream in order (ts in us past 1 s):
     SUBMIT COMMIT, its END dropped, its COMPLETE kept (after 11:1's
     COMMIT); the kept records take the cseqs just before the RECORDER
     (45..60), the overwritten ones are 5 fewer.
+  With "base=N", CPU 0's jobs have N added to their seqnos.
 Accounting: CPU 0 emitted 53 = kept 11 + overwritten 38 + dropped 4;
 CPU 1 emitted 20 = kept 10 + overwritten 8 + dropped 2.
 """
@@ -123,7 +124,7 @@ def cpu0_window(stale):
     return 2000, 3000, 11, 38
 
 
-def cpu0(cause, bad, gaps, stale):
+def cpu0(cause, bad, gaps, stale, base):
     t = lambda us: BASE + us * US  # noqa: E731
     first, last, kept, over = cpu0_window(stale)
     jobs = [(COMMIT, 2000, 300, 10, 1), (START, 2100, 302, 10, 1),
@@ -143,7 +144,7 @@ def cpu0(cause, bad, gaps, stale):
                metadata(0, t(first), 0, cseq - 1))
         end = (t(8000), 0, 61, t(8000), 0, 62)
     for k, (ty, us, gs, ctx, seqno) in enumerate(jobs):
-        out += job(ty, 0, t(us), gs, cseq + k, ctx, seqno, 1)
+        out += job(ty, 0, t(us), gs, cseq + k, ctx, seqno + base, 1)
     rec = recorder(0, end[0], end[1], end[2], t(first), t(last), 53, kept,
                    over, 4)
     trg = trigger(0, end[3], end[4], end[5], cause)
@@ -205,8 +206,11 @@ def main():
     dropped = 2
     gaps = False
     stale = False
+    base = 0
     for a in sys.argv[4:]:
-        if a == "stale":
+        if a.startswith("base="):
+            base = int(a[5:])
+        elif a == "stale":
             stale = True
         elif a == "unbalanced":
             dropped = 3
@@ -226,7 +230,7 @@ def main():
         f.write(state + "\n")
     if state != "triggered":
         return
-    for cpu, data in ((0, cpu0(cause, bad, gaps, stale)), (1, cpu1(dropped, gaps))):
+    for cpu, data in ((0, cpu0(cause, bad, gaps, stale, base)), (1, cpu1(dropped, gaps))):
         if fmt == 2:
             data = G.snapshot_v2(data)
         with open(os.path.join(rd, "snapshot%d" % cpu), "wb") as f:
