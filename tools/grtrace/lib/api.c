@@ -244,7 +244,8 @@ static void start(grtrace_trace *t)
 	t->have_last = 0;
 }
 
-static void stop(grtrace_trace *t)
+/* The report engine and what was read through it: gone. */
+static void drop_engine(grtrace_trace *t)
 {
 	if (t->rp)
 		rp_free(t->rp);
@@ -252,6 +253,11 @@ static void stop(grtrace_trace *t)
 	t->qhead = t->qlen = 0;
 	t->input_done = 0;
 	clear_err(&t->pending);
+}
+
+static void stop(grtrace_trace *t)
+{
+	drop_engine(t);
 	if (t->merging)
 		merge_free(&t->m);
 	t->merging = 0;
@@ -276,12 +282,7 @@ static void restart(grtrace_trace *t)
  */
 static void spend(grtrace_trace *t)
 {
-	if (t->rp)
-		rp_free(t->rp);
-	t->rp = NULL;
-	t->qhead = t->qlen = 0;
-	t->input_done = 0;
-	clear_err(&t->pending);
+	drop_engine(t);
 	t->have_last = 0;
 	t->fresh = 0;
 	t->spent = 1;
