@@ -259,6 +259,88 @@ REBOOT = {
 }
 
 
+def nocommit():
+    """Jobs with a START and no COMMIT (an adapter that has none): 110:1
+    (pid 11, ring 0) alone; 120:1 (pid 12, ring 1) waits for it, the
+    wait's EXIT late (4100) after 110:1's END (4000)."""
+    t = T()
+    t.task(11, "nc1")
+    t.task(12, "nc2")
+    t.ev(1000, "submit", 110, 1, 0, pid=11)
+    t.ev(1500, "submit", 120, 1, 1, pid=12)
+    t.ev(1600, "sync_wait_enter", 120, 1, 1, aux0=110, aux1=1)
+    t.ev(3000, "start", 110, 1, 0)
+    t.ev(4000, "end", 110, 1, 0)
+    t.ev(4000, "complete", 110, 1, 0)
+    t.ev(4100, "sync_wait_exit", 120, 1, 1, aux0=110, aux1=1)
+    t.ev(5000, "start", 120, 1, 1)
+    t.ev(6000, "end", 120, 1, 1)
+    t.ev(6000, "complete", 120, 1, 1)
+    return t
+
+
+NOCOMMIT = {
+    # No COMMIT: handed to the ring when its dependencies were done (at
+    # its SUBMIT here): ring 3000 - 1000 = 2000, sched 0.  Ring 0 ran
+    # nothing before: no one.
+    (110, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=2000,
+                   behind=[]),
+    # dep: until 110:1's END 4000: 4000 - 1500 = 2500; then no COMMIT:
+    # ring 5000 - 4000 = 1000, sched 0.  2500 + 0 + 1000 = 3500.
+    (120, 1): dict(dep_ns=2500, sched_ns=0, ring_ns=1000, behind=[],
+                   dep_on=dict(ctx=110, seqno=1, in_trace=True, ring=0,
+                               pid=11, comm="nc1")),
+}
+
+
+def three():
+    """Three processes on ring 0: "long" (pid 21) runs 7 us, then "short"
+    (pid 22) 0.8 us, then "last" (pid 23), queued behind both.  The ring's
+    history is walked newest first, so "behind" comes out in ns order only
+    if it is sorted."""
+    t = T()
+    t.task(21, "long")
+    t.task(22, "short")
+    t.task(23, "last")
+    t.ev(1000, "submit", 210, 1, 0, pid=21)
+    t.ev(1000, "commit", 210, 1, 0)
+    t.ev(1000, "start", 210, 1, 0)
+    t.ev(1100, "submit", 220, 1, 0, pid=22)
+    t.ev(1100, "commit", 220, 1, 0)
+    t.ev(1200, "submit", 230, 1, 0, pid=23)
+    t.ev(1200, "commit", 230, 1, 0)
+    t.ev(8000, "end", 210, 1, 0)
+    t.ev(8000, "complete", 210, 1, 0)
+    t.ev(8000, "start", 220, 1, 0)
+    t.ev(8800, "end", 220, 1, 0)
+    t.ev(8800, "complete", 220, 1, 0)
+    t.ev(8800, "start", 230, 1, 0)
+    t.ev(9500, "end", 230, 1, 0)
+    t.ev(9500, "complete", 230, 1, 0)
+    return t
+
+
+THREE = {
+    (210, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=0, behind=[]),
+    # ring 8000 - 1100 = 6900, all behind 210:1 ([1000, 8000] within
+    # [1100, 8000]).
+    (220, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=6900,
+                   behind=[dict(pid=21, comm="long", ns=6900)]),
+    # ring 8800 - 1200 = 7600: 210:1 gives 8000 - 1200 = 6800, 220:1
+    # 8800 - 8000 = 800: most first.
+    (230, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=7600,
+                   behind=[dict(pid=21, comm="long", ns=6800),
+                           dict(pid=22, comm="short", ns=800)]),
+}
+
+THREE_PROCS = {
+    21: [],
+    22: [dict(pid=21, comm="long", ns=6900)],
+    23: [dict(pid=21, comm="long", ns=6800),
+         dict(pid=22, comm="short", ns=800)],
+}
+
+
 class Raw:
     """A bare stream, as it is."""
 
@@ -271,7 +353,8 @@ class Raw:
 
 SCENARIOS = dict(crossdep=(crossdep, CROSSDEP), shared=(shared, SHARED),
                  early=(early, EARLY), chain=(chain, CHAIN),
-                 reboot=(lambda: Raw(reboot), REBOOT))
+                 reboot=(lambda: Raw(reboot), REBOOT),
+                 nocommit=(nocommit, NOCOMMIT), three=(three, THREE))
 
 
 class Checker:
@@ -353,6 +436,15 @@ def check_procs(c):
     doc = c.json("shared", ["--per-process"])
     expect("shared: no waited_behind without --why",
            any("waited_behind" in p for p in doc["processes"]), False)
+
+
+def check_sorted(c):
+    """behind and waited_behind: most ns first, whatever the ring's
+    order."""
+    check_jobs(c, "three", THREE)
+    doc = c.json("three", ["--why", "--per-process"])
+    got = {p["pid"]: p["waited_behind"] for p in doc["processes"]}
+    expect("three: waited_behind", got, THREE_PROCS)
 
 
 def check_text(c):
@@ -474,6 +566,10 @@ CHECKS = [
      lambda c: check_jobs(c, "chain", CHAIN)),
     ("why: a later boot's jobs do not wait on the first part's",
      lambda c: check_jobs(c, "reboot", REBOOT)),
+    ("why: without a COMMIT the time after the dependencies is ring_ns",
+     lambda c: check_jobs(c, "nocommit", NOCOMMIT)),
+    ("why: behind and waited_behind sorted by ns, most first",
+     check_sorted),
     ("why: no why without --why", check_plain_unchanged),
     ("why: --per-process waited_behind", check_procs),
     ("why: text rows and the interference table", check_text),
