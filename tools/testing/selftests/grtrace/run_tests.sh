@@ -154,11 +154,11 @@ suspend_tests() {
 
 # demo_ok DIR: what vm-demo.sh left in DIR holds the verdicts of the demo.
 demo_ok() {
-	local f
+	local f copy
 
 	for f in trace.dat report.txt summary.txt jobs.csv jobs.json \
 		 trace.pftrace timeline.png record.txt ioctls.txt merged.txt \
-		 trace-slow.dat diff.txt diff.json; do
+		 trace-slow.dat diff.txt diff.json interference.txt; do
 		[ -s "$1/$f" ] || { echo "no $f"; return 1; }
 	done
 	# The annotator saw the client's 30 resource creations, each linked
@@ -174,6 +174,13 @@ demo_ok() {
 		"$1/summary.txt" || { echo "copy not named"; return 1; }
 	[ "$(grep -c '^  bottleneck:' "$1/summary.txt")" = 1 ] ||
 		{ echo "another ring named a bottleneck"; return 1; }
+	# The interference table the demo printed (its log, DIR.log): the
+	# copy ring's jobs queued seconds, and someone's jobs held it.
+	copy=$(sed -n 's/^  bottleneck: ring \([0-9]*\) vgpu0-copy is saturated.*/\1/p' \
+		"$1/summary.txt")
+	sed -n '/^vm-demo: who made whom wait/,/^vm-demo: grtrace diff/p' "$1.log" |
+		grep -E "^    .+/[0-9]+ +[0-9.]+ s  (.*  )?ring $copy: [0-9.]+ s( |\$)" ||
+		{ echo "no interference table naming seconds on ring $copy in $1.log"; return 1; }
 	# The copy ring runs 50 ms jobs: the report's t_exec must say so.
 	python3 -c 'import json, statistics, sys
 jobs = json.load(open(sys.argv[1]))["jobs"]
@@ -490,7 +497,7 @@ say "main job: tools/grtrace/vm-demo.sh"
 "$TOP/tools/grtrace/vm-demo.sh" -o "$OUT/demo" >"$OUT/demo.log" 2>&1
 result "main job: vm-demo.sh runs" $? "$OUT/demo.log"
 demo_ok "$OUT/demo" >>"$OUT/demo.log" 2>&1
-result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec, its timeline" \
+result "main job: artefacts, the saturated copy ring named, its 50 ms t_exec, its timeline, its interference table" \
 	$? "$OUT/demo.log"
 
 # The RFC series for dri-devel against the newest 7.x source: it applies,
