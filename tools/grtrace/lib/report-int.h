@@ -515,11 +515,13 @@ void why_critical_text(struct rp *rp);
 void why_critical_json(struct rp *rp);
 /*
  * Each hop of each critical path asked for: @nd NULL for a job not in the
- * trace (the last hop of its path), named by @ctx:@seqno.
+ * trace (the last hop of its path), named by @ctx:@seqno; @by the hop
+ * before, the job it held up (its dep_ns the wait this hop caused), NULL
+ * for the first.
  */
 typedef void why_hop_fn(struct rp *rp, uint32_t path, uint32_t hop,
 			const struct why_node *nd, uint64_t ctx,
-			uint64_t seqno);
+			uint64_t seqno, const struct why_node *by);
 void why_critical_each(struct rp *rp, why_hop_fn *fn);
 /* Process @pid's waited_behind list, most first: count into *@n (malloc'd). */
 struct why_wb *why_waited(const struct rp *rp, uint32_t pid, uint32_t *n,

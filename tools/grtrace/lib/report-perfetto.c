@@ -572,10 +572,12 @@ static void why_notes(struct rp *rp, const struct why *w)
 
 /*
  * --critical-path: each hop a slice over its wait (SUBMIT to start) on a
- * track of its own under "critical path", named for the path and hop.
+ * track of its own under "critical path", named for the path and hop; a
+ * hop not in the trace has no times, only its track, whose name says so.
  */
 static void crit_hop(struct rp *rp, uint32_t path, uint32_t hop,
-		     const struct why_node *nd, uint64_t ctx, uint64_t seqno)
+		     const struct why_node *nd, uint64_t ctx, uint64_t seqno,
+		     const struct why_node *by)
 {
 	struct pf *pf = rp->sink_state;
 	char name[160];
@@ -583,13 +585,15 @@ static void crit_hop(struct rp *rp, uint32_t path, uint32_t hop,
 
 	if (!path && !hop)
 		track(rp, UUID_CRIT, 0, "critical path", -1);
-	snprintf(name, sizeof(name), "path %u hop %u", path + 1, hop + 1);
+	if (nd)
+		snprintf(name, sizeof(name), "path %u hop %u", path + 1,
+			 hop + 1);
+	else
+		snprintf(name, sizeof(name), "path %u hop %u: %" PRIu64 ":%" PRIu64 " not in the trace, the path stops",
+			 path + 1, hop + 1, ctx, seqno);
 	track(rp, UUID_HOP(path, hop), UUID_CRIT, name, (int)hop);
-	if (!nd) {
-		snprintf(name, sizeof(name), "%" PRIu64 ":%" PRIu64 " not in the trace: the path stops",
-			 ctx, seqno);
+	if (!nd)
 		return;
-	}
 	snprintf(name, sizeof(name), "%" PRIu64 ":%" PRIu64 " waited", ctx,
 		 seqno);
 	p = event_open(pf, nd->submit, UUID_HOP(path, hop), TE_BEGIN, &te);
@@ -605,6 +609,9 @@ static void crit_hop(struct rp *rp, uint32_t path, uint32_t hop,
 			 nd->dep_ctx, nd->dep_seqno);
 		note_str(pf, "why_dep_on", name);
 	}
+	/* The wait it caused: the dep_ns of the job it held up. */
+	if (by)
+		note_u64(pf, "why_caused_ns", by->dep_ns);
 	event_close(rp, p, te);
 	simple_event(rp, nd->start, UUID_HOP(path, hop), TE_END, NULL, 0, 0);
 }

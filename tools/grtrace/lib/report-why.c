@@ -444,11 +444,29 @@ static void ring_str(const struct rp *rp, uint32_t ring, char *buf,
 		snprintf(buf, len, "ring %" PRIu32, r->ring_id);
 }
 
+/*
+ * The wait hop @k of @h caused, "held CTX:SEQNO up T us; ": the dep_ns of
+ * the hop before, which waited for it last ("" for the first hop).
+ */
+static void caused_str(const struct rp *rp, const struct hop *h, uint32_t k,
+		       char *buf, size_t len)
+{
+	const struct why_node *by;
+
+	if (!k) {
+		buf[0] = '\0';
+		return;
+	}
+	by = &rp->cp[h[k - 1].node];
+	snprintf(buf, len, "held %" PRIu64 ":%" PRIu64 " up %.3f us; ",
+		 by->ctx, by->seqno, (double)by->dep_ns / 1000.0);
+}
+
 void why_critical_text(struct rp *rp)
 {
 	int64_t *starts = xmalloc((rp->nwps + 1) * sizeof(*starts));
 	struct hop *h = xmalloc(WHY_HOPS * sizeof(*h));
-	char rb[96], pb[96];
+	char rb[96], pb[96], cb[96];
 	uint32_t ns, s, n, k;
 	int cut;
 
@@ -466,16 +484,17 @@ void why_critical_text(struct rp *rp)
 		for (k = 0; k < n; k++) {
 			const struct why_node *nd;
 
+			caused_str(rp, h, k, cb, sizeof(cb));
 			if (h[k].node < 0) {
-				fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  not in the trace (lost, or outside the window): the path stops here\n",
-					h[k].ctx, h[k].seqno);
+				fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  not in the trace (lost, or outside the window): %sthe path stops here\n",
+					h[k].ctx, h[k].seqno, cb);
 				break;
 			}
 			nd = &rp->cp[h[k].node];
 			ring_str(rp, nd->ring, rb, sizeof(rb));
 			why_wp_str(rp, nd->wp, pb, sizeof(pb));
-			fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  %s  %s  waited %.3f us (dep %.3f, sched %.3f, ring %.3f)%s\n",
-				nd->ctx, nd->seqno, rb, pb,
+			fprintf(rp->out, "  %" PRIu64 ":%" PRIu64 "  %s  %s  %swaited %.3f us (dep %.3f, sched %.3f, ring %.3f)%s\n",
+				nd->ctx, nd->seqno, rb, pb, cb,
 				(double)(nd->dep_ns + nd->sched_ns +
 					 nd->ring_ns) / 1000.0,
 				(double)nd->dep_ns / 1000.0,
@@ -514,6 +533,12 @@ void why_critical_json(struct rp *rp)
 			l_u64(&l, h[k].ctx);
 			l_str(&l, ",\"seqno\":");
 			l_u64(&l, h[k].seqno);
+			/* The wait it caused: the job before's dep_ns. */
+			l_str(&l, ",\"caused_ns\":");
+			if (k)
+				l_u64(&l, rp->cp[h[k - 1].node].dep_ns);
+			else
+				l_str(&l, "null");
 			if (h[k].node < 0) {
 				l_str(&l, ",\"in_trace\":false}");
 				break;
@@ -566,7 +591,8 @@ void why_critical_each(struct rp *rp, why_hop_fn *fn)
 		n = chain(rp, starts[s], h, &cut);
 		for (k = 0; k < n; k++)
 			fn(rp, s, k, h[k].node >= 0 ? &rp->cp[h[k].node] : NULL,
-			   h[k].ctx, h[k].seqno);
+			   h[k].ctx, h[k].seqno,
+			   k ? &rp->cp[h[k - 1].node] : NULL);
 	}
 	free(h);
 	free(starts);

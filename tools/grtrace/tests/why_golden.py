@@ -213,13 +213,15 @@ CHAIN = {
 }
 
 # From 900:1: 900:1 (waited for 800:1), 800:1 (waited for 700:1), and
-# 700:1, not in the trace: the path stops there, no hop invented.
+# 700:1, not in the trace: the path stops there, no hop invented.  Each
+# hop after the first caused the wait of the one before on it: its
+# dep_ns (800:1 held 900:1 up 6000 ns, 700:1 held 800:1 up 4000).
 CHAIN_PATH = [
-    dict(ctx=900, seqno=1, in_trace=True, ring=1, pid=90, comm="last",
-         dep_ns=6000, sched_ns=300, ring_ns=0),
-    dict(ctx=800, seqno=1, in_trace=True, ring=0, pid=80, comm="mid",
-         dep_ns=4000, sched_ns=200, ring_ns=0),
-    dict(ctx=700, seqno=1, in_trace=False),
+    dict(ctx=900, seqno=1, caused_ns=None, in_trace=True, ring=1, pid=90,
+         comm="last", dep_ns=6000, sched_ns=300, ring_ns=0),
+    dict(ctx=800, seqno=1, caused_ns=6000, in_trace=True, ring=0, pid=80,
+         comm="mid", dep_ns=4000, sched_ns=200, ring_ns=0),
+    dict(ctx=700, seqno=1, caused_ns=4000, in_trace=False),
 ]
 
 def reboot():
@@ -486,6 +488,10 @@ def check_critical(c):
     out = c.run("chain", ["--critical-path", "900:1"])
     if "700:1  not in the trace" not in out:
         raise AssertionError("chain text: no 'not in the trace' hop:\n" + out)
+    for want in ("mid/80  held 900:1 up 6.000 us; waited 4.200 us",
+                 "held 800:1 up 4.000 us; the path stops here"):
+        if want not in out:
+            raise AssertionError("chain text: %r not in:\n%s" % (want, out))
     # slowest: each process's slowest job: mid's 800:1 (t_total 7000),
     # last's 900:1 (7000): two paths, 800:1's two hops long.
     doc = c.json("chain", ["--critical-path", "slowest"])
@@ -499,9 +505,9 @@ def check_reboot_path(c):
     part's 100:1 is another job."""
     doc = c.json("reboot", ["--critical-path", "200:1"])
     expect("reboot path", doc["critical_paths"][0]["hops"],
-           [dict(ctx=200, seqno=1, in_trace=True, ring=1, pid=None,
-                 comm=None, dep_ns=1700, sched_ns=100, ring_ns=0),
-            dict(ctx=100, seqno=1, in_trace=False)])
+           [dict(ctx=200, seqno=1, caused_ns=None, in_trace=True, ring=1,
+                 pid=None, comm=None, dep_ns=1700, sched_ns=100, ring_ns=0),
+            dict(ctx=100, seqno=1, caused_ns=1700, in_trace=False)])
 
 
 def check_usage(c):
@@ -534,14 +540,24 @@ def check_export(c):
     x = ex.Export(ex.parse_text(dec.stdout).get("packet", []))
     crit = x.track("critical path")
     expect("critical path tracks", x.children(crit),
-           ["path 1 hop 1", "path 1 hop 2", "path 1 hop 3"])
+           ["path 1 hop 1", "path 1 hop 2",
+            "path 1 hop 3: 700:1 not in the trace, the path stops"])
     # Each hop's wait, SUBMIT to start: 900:1 [2000, 8300], 800:1
     # [1000, 5200]; 700:1 is not in the trace: no slice.
     expect("hop 1", x.slices(x.track("path 1 hop 1", crit)),
            [("900:1 waited", 2000, 8300, 0)])
     expect("hop 2", x.slices(x.track("path 1 hop 2", crit)),
            [("800:1 waited", 1000, 5200, 0)])
-    expect("hop 3", x.slices(x.track("path 1 hop 3", crit)), [])
+    expect("hop 3", x.slices(x.track(
+        "path 1 hop 3: 700:1 not in the trace, the path stops", crit)), [])
+    # 800:1's slice: the 6000 ns it held 900:1 up.
+    hop2 = [e for e in x.events
+            if ex.one(e, "name") == "800:1 waited" and
+            ex.one(e, "type") == "TYPE_SLICE_BEGIN"]
+    expect("hop 2 slices", len(hop2), 1)
+    args = {ex.one(a, "name"): ex.one(a, "uint_value")
+            for a in hop2[0].get("debug_annotations", [])}
+    expect("hop 2 why_caused_ns", args.get("why_caused_ns"), 6000)
     # The job slice 900:1 carries its why as args.
     notes = {}
     for e in x.events:
