@@ -166,24 +166,32 @@ static void why_behind(struct rp *rp, struct why *w, uint32_t ring,
 	const struct ring *r = &rp->rings[ring];
 	struct why_share sh[WHY_SPLIT];
 	uint32_t n = 0, k, i, m;
-	uint64_t rest = 0;
+	uint64_t rest = 0, lim = to;
 	int reached = 0;
 
 	w->nbehind = 0;
 	w->behind_rest = 0;
 	if (to <= from)
 		return;
-	/* Newest first: the jobs before the start, back to @from. */
+	/*
+	 * Newest first: the jobs before the start, back to @from.  A ring may
+	 * run jobs at once (a START before the END of the job before): a ns
+	 * goes to the job that ended last of those running then, so none is
+	 * counted twice.  [lim, to) is the time handed out so far: an older
+	 * job (an earlier END) gets only what lies below it.
+	 */
 	for (k = r->wx_n; k-- > 0;) {
 		const struct why_exec *e = &r->wx[(r->wx_head + k) &
 						  (WHY_EXEC - 1)];
 		uint64_t a = e->start > from ? e->start : from;
-		uint64_t b = e->end < to ? e->end : to;
+		uint64_t b = e->end < lim ? e->end : lim;
 
 		if (e->end <= from) {
 			reached = 1;
 			break;
 		}
+		if (a < lim)
+			lim = a;
 		if (b <= a)
 			continue;
 		for (i = 0; i < n && sh[i].wp != e->wp; i++)

@@ -343,6 +343,46 @@ THREE_PROCS = {
 }
 
 
+def overlap():
+    """A ring that runs two jobs at once: "ovA" (pid 41) runs [1000, 5000],
+    "ovB" (pid 42) [3000, 7000]; "ovV" (pid 43), committed at 2000, starts
+    at 7000."""
+    t = T()
+    t.task(41, "ovA")
+    t.task(42, "ovB")
+    t.task(43, "ovV")
+    t.ev(1000, "submit", 410, 1, 0, pid=41)
+    t.ev(1000, "commit", 410, 1, 0)
+    t.ev(1000, "start", 410, 1, 0)
+    t.ev(2000, "submit", 430, 1, 0, pid=43)
+    t.ev(2000, "commit", 430, 1, 0)
+    t.ev(2500, "submit", 420, 1, 0, pid=42)
+    t.ev(2500, "commit", 420, 1, 0)
+    t.ev(3000, "start", 420, 1, 0)
+    t.ev(5000, "end", 410, 1, 0)
+    t.ev(5000, "complete", 410, 1, 0)
+    t.ev(7000, "end", 420, 1, 0)
+    t.ev(7000, "complete", 420, 1, 0)
+    t.ev(7000, "start", 430, 1, 0)
+    t.ev(8000, "end", 430, 1, 0)
+    t.ev(8000, "complete", 430, 1, 0)
+    return t
+
+
+OVERLAP = {
+    (410, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=0, behind=[]),
+    # ring 3000 - 2500 = 500, 410:1 running all of it.
+    (420, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=500,
+                   behind=[dict(pid=41, comm="ovA", ns=500)]),
+    # ring 7000 - 2000 = 5000.  [3000, 5000] both ran: it goes to 420:1,
+    # which ended last, once: ovB 7000 - 3000 = 4000, ovA 3000 - 2000 =
+    # 1000; together the 5000 of the wait, not 4000 + 3000.
+    (430, 1): dict(dep_ns=0, dep_on=None, sched_ns=0, ring_ns=5000,
+                   behind=[dict(pid=42, comm="ovB", ns=4000),
+                           dict(pid=41, comm="ovA", ns=1000)]),
+}
+
+
 class Raw:
     """A bare stream, as it is."""
 
@@ -356,7 +396,8 @@ class Raw:
 SCENARIOS = dict(crossdep=(crossdep, CROSSDEP), shared=(shared, SHARED),
                  early=(early, EARLY), chain=(chain, CHAIN),
                  reboot=(lambda: Raw(reboot), REBOOT),
-                 nocommit=(nocommit, NOCOMMIT), three=(three, THREE))
+                 nocommit=(nocommit, NOCOMMIT), three=(three, THREE),
+                 overlap=(overlap, OVERLAP))
 
 
 class Checker:
@@ -447,6 +488,19 @@ def check_sorted(c):
     doc = c.json("three", ["--why", "--per-process"])
     got = {p["pid"]: p["waited_behind"] for p in doc["processes"]}
     expect("three: waited_behind", got, THREE_PROCS)
+
+
+def check_overlap(c):
+    """Jobs running at once on a ring: each ns of a wait goes to one
+    process, so "behind" never adds up to more than the wait."""
+    doc = check_jobs(c, "overlap", OVERLAP)
+    for j in doc["jobs"]:
+        why = j["why"]
+        got = sum(b["ns"] for b in why["behind"]) + why["behind_other_ns"]
+        if got > why["sched_ns"] + why["ring_ns"]:
+            raise AssertionError("overlap %d:%d: behind %d ns > the wait's %d"
+                                 % (j["ctx"], j["seqno"], got,
+                                    why["sched_ns"] + why["ring_ns"]))
 
 
 def check_text(c):
@@ -586,6 +640,8 @@ CHECKS = [
      lambda c: check_jobs(c, "nocommit", NOCOMMIT)),
     ("why: behind and waited_behind sorted by ns, most first",
      check_sorted),
+    ("why: jobs running at once on a ring: behind counts each ns once",
+     check_overlap),
     ("why: no why without --why", check_plain_unchanged),
     ("why: --per-process waited_behind", check_procs),
     ("why: text rows and the interference table", check_text),
