@@ -152,7 +152,8 @@ static void behind_str(const struct rp *rp, const struct why *w, char *buf,
 
 /*
  * --why: JSON "why": {dep_ns, dep_on, sched_ns, ring_ns, behind}; CSV the
- * same as flat columns (dep_on as "ctx:seqno", behind as "comm/pid:ns|...").
+ * same as flat columns (dep_on as "ctx:seqno" with its job's ring and
+ * "comm/pid" beside it, behind as "comm/pid:ns|...").
  */
 void why_fields(const struct rp *rp, struct fields *f, const struct row *row)
 {
@@ -169,6 +170,14 @@ void why_fields(const struct rp *rp, struct fields *f, const struct row *row)
 			snprintf(buf, sizeof(buf), "%" PRIu64 ":%" PRIu64,
 				 w->dep_ctx, w->dep_seqno);
 		f_str(f, "why_dep_on", have && w->dep ? buf : NULL);
+		/* Its job's ring and process, when that job is in the trace. */
+		have = have && w->dep && w->dep_known;
+		f_opt(f, "why_dep_ring", have,
+		      have ? rp->rings[w->dep_ring].ring_id : 0);
+		if (have)
+			why_wp_str(rp, w->dep_wp, buf, sizeof(buf));
+		f_str(f, "why_dep_process", have ? buf : NULL);
+		have = w && w->have;
 		f_opt(f, "why_sched_ns", have, have ? w->sched_ns : 0);
 		f_opt(f, "why_ring_ns", have, have ? w->ring_ns : 0);
 		if (have)
@@ -359,18 +368,22 @@ void proc_table(struct rp *rp, struct fields *f, void *item)
 
 /*
  * --per-process --why: the ns the process's jobs waited behind each
- * process, most first.  JSON "waited_behind": [{pid, comm, ns}]; CSV
- * "comm/pid:ns|...".
+ * process, most first, in all and per ring.  JSON "waited_behind": [{pid,
+ * comm, ns, "rings": [{ring, ns}]}]; CSV "comm/pid:ns|..." and, per ring,
+ * "waited_behind_rings" "comm/pid@RING:ns|...".
  */
 void waited_fields(struct rp *rp, struct fields *f, const struct proc *p)
 {
-	struct why_wb *wb = NULL;
+	struct why_wb *wb = NULL, *per = NULL;
 	char buf[2048], pb[96];
-	uint32_t n = 0, k;
+	uint32_t n = 0, nr = 0, k, i;
 	size_t m = 0;
+	int first;
 
-	if (p)
+	if (p) {
 		wb = why_waited(rp, p->pid, &n, 0);
+		per = why_waited(rp, p->pid, &nr, 1);
+	}
 	if (!f->json) {
 		buf[0] = '\0';
 		for (k = 0; k < n && m < sizeof(buf); k++) {
@@ -380,7 +393,18 @@ void waited_fields(struct rp *rp, struct fields *f, const struct proc *p)
 					      pb, wb[k].ns);
 		}
 		f_str(f, "waited_behind", buf);
+		buf[0] = '\0';
+		for (i = 0, m = 0; i < nr && m < sizeof(buf); i++) {
+			why_wp_str(rp, per[i].holder, pb, sizeof(pb));
+			m += (size_t)snprintf(buf + m, sizeof(buf) - m,
+					      "%s%s@%" PRIu32 ":%" PRIu64,
+					      i ? "|" : "", pb,
+					      rp->rings[per[i].ring].ring_id,
+					      per[i].ns);
+		}
+		f_str(f, "waited_behind_rings", buf);
 		free(wb);
+		free(per);
 		return;
 	}
 	if (f_key(f, "waited_behind")) {
@@ -392,11 +416,23 @@ void waited_fields(struct rp *rp, struct fields *f, const struct proc *p)
 			why_proc_json(rp, f->l, wb[k].holder);
 			l_str(f->l, ",\"ns\":");
 			l_u64(f->l, wb[k].ns);
-			l_ch(f->l, '}');
+			l_str(f->l, ",\"rings\":[");
+			for (i = 0, first = 1; i < nr; i++) {
+				if (per[i].holder != wb[k].holder)
+					continue;
+				l_str(f->l, first ? "{\"ring\":" : ",{\"ring\":");
+				l_u64(f->l, rp->rings[per[i].ring].ring_id);
+				l_str(f->l, ",\"ns\":");
+				l_u64(f->l, per[i].ns);
+				l_ch(f->l, '}');
+				first = 0;
+			}
+			l_str(f->l, "]}");
 		}
 		l_ch(f->l, ']');
 	}
 	free(wb);
+	free(per);
 }
 
 void eng_table(struct rp *rp, struct fields *f, void *item)

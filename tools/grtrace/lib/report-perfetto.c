@@ -559,6 +559,12 @@ static void why_notes(struct rp *rp, const struct why *w)
 		snprintf(buf, sizeof(buf), "%" PRIu64 ":%" PRIu64, w->dep_ctx,
 			 w->dep_seqno);
 		note_str(pf, "why_dep_on", buf);
+		if (w->dep_known) {
+			note_u64(pf, "why_dep_ring",
+				 rp->rings[w->dep_ring].ring_id);
+			why_wp_str(rp, w->dep_wp, pb, sizeof(pb));
+			note_str(pf, "why_dep_process", pb);
+		}
 	}
 	buf[0] = '\0';
 	for (k = 0; k < w->nbehind && n < sizeof(buf); k++) {

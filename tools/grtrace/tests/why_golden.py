@@ -144,8 +144,10 @@ SHARED = {
 # --per-process: victim waited 19010 behind flood; flood 9990 behind
 # itself (300:2 behind 300:1).
 SHARED_PROCS = {
-    30: [dict(pid=30, comm="flood", ns=9990)],
-    40: [dict(pid=30, comm="flood", ns=19010)],
+    30: [dict(pid=30, comm="flood", ns=9990,
+              rings=[dict(ring=0, ns=9990)])],
+    40: [dict(pid=30, comm="flood", ns=19010,
+              rings=[dict(ring=0, ns=19010)])],
 }
 
 
@@ -475,6 +477,13 @@ def check_procs(c):
     doc = c.json("shared", ["--why", "--per-process"])
     got = {p["pid"]: p["waited_behind"] for p in doc["processes"]}
     expect("shared: waited_behind", got, SHARED_PROCS)
+    out = c.run("shared", ["--why", "--per-process", "--format", "csv"])
+    rows = {int(r["pid"]): r for r in csv.DictReader(io.StringIO(out))
+            if r.get("pid")}
+    expect("shared csv: 40 waited_behind", rows[40]["waited_behind"],
+           "flood/30:19010")
+    expect("shared csv: 40 waited_behind_rings",
+           rows[40]["waited_behind_rings"], "flood/30@0:19010")
     # Without --why the process objects have no waited_behind.
     doc = c.json("shared", ["--per-process"])
     expect("shared: no waited_behind without --why",
@@ -487,6 +496,11 @@ def check_sorted(c):
     check_jobs(c, "three", THREE)
     doc = c.json("three", ["--why", "--per-process"])
     got = {p["pid"]: p["waited_behind"] for p in doc["processes"]}
+    # Per ring, each holder's ns add up to its total.
+    for pid, wb in got.items():
+        for e in wb:
+            expect("three: %d behind %d: its rings add up" % (pid, e["pid"]),
+                   sum(r["ns"] for r in e.pop("rings")), e["ns"])
     expect("three: waited_behind", got, THREE_PROCS)
 
 
@@ -532,6 +546,13 @@ def check_csv(c):
     rows = {(int(r["ctx"]), int(r["seqno"])): r
             for r in csv.DictReader(io.StringIO(out))}
     expect("csv 900:1 why_dep_on", rows[(900, 1)]["why_dep_on"], "800:1")
+    expect("csv 900:1 why_dep_ring", rows[(900, 1)]["why_dep_ring"], "0")
+    expect("csv 900:1 why_dep_process", rows[(900, 1)]["why_dep_process"],
+           "mid/80")
+    # 800:1 waited on a fence whose job is not in the trace: no ring.
+    expect("csv 800:1 why_dep_ring", rows[(800, 1)]["why_dep_ring"], "")
+    expect("csv 800:1 why_dep_process", rows[(800, 1)]["why_dep_process"],
+           "")
 
 
 def check_critical(c):
@@ -621,7 +642,8 @@ def check_export(c):
                 notes[ex.one(a, "name")] = ex.one(a, "uint_value",
                                                   ex.one(a, "string_value"))
     for k, v in dict(why_dep_ns=6000, why_sched_ns=300, why_ring_ns=0,
-                     why_dep_on="800:1").items():
+                     why_dep_on="800:1", why_dep_ring=0,
+                     why_dep_process="mid/80").items():
         expect("900:1 slice arg %s" % k, notes.get(k), v)
 
 
