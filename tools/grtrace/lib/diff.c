@@ -571,8 +571,8 @@ static void text_cmp(const struct diff *d, FILE *f, const struct dcmp *c)
 			c->na, c->nb, c->t.p, c->padj,
 			c->padj < d->o.alpha ? cmp_dir(c) : "no significant change");
 	}
-	if (!only && c->what != DC_JOBS)
-		t_lost(d, f);
+	/* Every line: a lost record may take a job, or a group, away. */
+	t_lost(d, f);
 	fputc('\n', f);
 }
 

@@ -231,6 +231,100 @@ def main():
              not any(c.get("only") for c in doc["comparisons"]),
              out[:2000] + err)
 
+    # Renumbered and listed in another order: a ring's place in the file
+    # is no more its identity than its id.
+    b2 = write(os.path.join(tmp, "b2.dat"),
+               trace(2, [SDMA0, GFX0, COMP0], [3, 9, 4], pb, slow=1.3))
+    rc, out, err = run(grtrace, "-f", "json", a, b2)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    v.result("diff: rings renumbered and listed in another order still match",
+             rc == 0 and flagged(doc) == want and
+             not any(c.get("only") for c in doc["comparisons"]) and
+             (find(doc, "ring", "sdma0", "t_exec") or {}).get("b", {})
+             .get("p50") == 182000, "%s %s" % (flagged(doc), err))
+
+    # --min-change: sdma0's t_exec moved 30 % at each percentile, its
+    # t_total 25.5 % .. 26.5 % (above); the p-values are far below alpha.
+    rc, out, err = run(grtrace, "-f", "json", "--min-change", "29", a, b)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    v.result("diff: --min-change 29 flags sdma0's t_exec (30%) and not its t_total (26.5%)",
+             rc == 0 and doc.get("min_change_pct") == 29 and
+             flagged(doc) == [w for w in want if w[2] == "t_exec"],
+             "%s %s" % (flagged(doc), err))
+    rc, out, err = run(grtrace, "--min-change=31%", "--fail-on", "regression",
+                       a, b)
+    v.result("diff: --min-change 31%: nothing flagged, --fail-on regression exits 0",
+             rc == 0 and "flagged: 0 (0 slower, 0 faster)" in out,
+             "exit %d %s" % (rc, err))
+    # --alpha: below sdma0's adjusted p-value nothing is flagged, above
+    # it the six are.
+    rc, out, err = run(grtrace, "-f", "json", a, b)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    padj = min([c["p_adjusted"] for c in doc["comparisons"] if c["flagged"]]
+               or [0.5])
+    rc1, out1, _ = run(grtrace, "-f", "json", "--alpha", "%.6g" % (padj / 4),
+                       "--fail-on=regression", a, b)
+    rc2, out2, _ = run(grtrace, "-f", "json", "--alpha=%.6g" % (padj * 4),
+                       "--fail-on=regression", a, b)
+    d1 = json.loads(out1) if rc1 == 0 else {"comparisons": [1]}
+    d2 = json.loads(out2) if rc2 == 1 else {"comparisons": []}
+    v.result("diff: --alpha below the adjusted p flags nothing (exit 0), above it the six (exit 1)",
+             padj < 1e-20 and rc1 == 0 and not flagged(d1) and
+             rc2 == 1 and flagged(d2) == want,
+             "p_adjusted %g, exit %d, %d" % (padj, rc1, rc2))
+
+    # Flagged only when a percentile moved --min-change the way the test
+    # found.  gfx0, 200 jobs: A runs 180 of 100 us and 20 of 300 us, B
+    # 180 of 104 us and 20 of 200 us.  B's ranks are higher (U = 180 *
+    # 180 + 20 * 180 = 36000 of 40000 pairs: slower, p far below 0.01),
+    # its p50 and p90 (ranks 100, 180) 4 % longer, its p99 (rank 198)
+    # 33 % shorter: no 5 % move the slower way, so nothing is flagged;
+    # with --min-change 3 the 4 % is enough.
+    da = write(os.path.join(tmp, "dir-a.dat"),
+               small(lambda i: (100 if i < 180 else 300) * US, 200))
+    db = write(os.path.join(tmp, "dir-b.dat"),
+               small(lambda i: (104 if i < 180 else 200) * US, 200))
+    rc, out, err = run(grtrace, "-f", "json", da, db)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    c = find(doc, "ring", "gfx0", "t_exec") or {}
+    v.result("diff: slower by the ranks, p99 33% shorter, p50 4% longer: not flagged",
+             c.get("direction") == "slower" and c.get("p_adjusted", 1) < 1e-9
+             and c.get("a", {}).get("p99") == 300 * US and
+             c.get("b", {}).get("p99") == 200 * US and
+             abs(c.get("change_pct", 0) - 4.0) < 1e-9 and
+             c.get("flagged") is False and not flagged(doc), json.dumps(c))
+    rc, out, err = run(grtrace, "-f", "json", "--min-change", "3", da, db)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    c = find(doc, "ring", "gfx0", "t_exec") or {}
+    v.result("diff: ... flagged with --min-change 3",
+             c.get("flagged") is True and doc.get("regressions", 0) >= 1,
+             json.dumps(c))
+
+    # Saturation verdicts: sdma0's t_exec 3.5 times, 350 .. 665 us a job
+    # each 500 us; the five under 500 us leave 150 + 115 + 80 + 45 + 10 =
+    # 400 us idle of each 5000 us: busy 92 % (A: 1450 of 5000, 29 %), at
+    # or above the report's 90 %: saturated.
+    sat = write(os.path.join(tmp, "sat.dat"),
+                trace(2, rings, [5, 7, 0], pb, slow=3.5))
+    rc, out, err = run(grtrace, "-f", "json", a, sat)
+    doc = json.loads(out) if rc == 0 else {"comparisons": []}
+    c = find(doc, "ring", "sdma0", "busy_pct") or {}
+    others = [find(doc, "ring", r, "busy_pct") or {} for r in ("gfx0", "comp0")]
+    v.result("diff: sdma0 busy 29% -> 92%, its verdict ok -> saturated, the others' unchanged",
+             abs(c.get("a", {}).get("busy_pct", 0) - 29) < 0.2 and
+             abs(c.get("b", {}).get("busy_pct", 0) - 92) < 0.2 and
+             c["a"]["verdict"] == "ok" and c["b"]["verdict"] == "saturated"
+             and c.get("verdict_changed") is True and
+             all(o.get("verdict_changed") is False and
+                 o["a"]["verdict"] == o["b"]["verdict"] == "ok"
+                 for o in others), json.dumps([c] + others))
+    rc, out, err = run(grtrace, a, sat)
+    v.result("diff: text shows the verdicts, ok -> saturated",
+             rc == 0 and any(ln.startswith("  ring sdma0 [copy]") and
+                             "busy_pct" in ln and
+                             ln.endswith(", ok -> saturated")
+                             for ln in out.splitlines()), out[-1500:])
+
     # A ring and a process on one side only.
     c3 = write(os.path.join(tmp, "c.dat"),
                trace(3, rings + [VCN0], [0, 1, 2, 3],
@@ -259,9 +353,19 @@ def main():
              all(c["lost_b"] == 3 and c["lost_a"] == 0
                  for c in doc["comparisons"]), out[:1500] + err)
     rc, out, err = run(grtrace, a, lossy)
-    v.result("diff: text marks the lines of a lossy input",
+    lines = [ln for ln in out.splitlines() if ln.startswith(("! ", "  "))]
+    # Every comparison line, the jobs' counts and rates too: a record
+    # lost may be a job's SUBMIT or COMPLETE, and the job goes uncounted.
+    v.result("diff: text marks every line of a lossy input, the job counts' too",
              rc == 0 and "B: %s:" % lossy in out and "3 records lost" in out
-             and "[lost records: A 0, B 3]" in out, out[:1500])
+             and lines and any(" jobs " in ln for ln in lines) and
+             all(ln.endswith("  [lost records: A 0, B 3]") for ln in lines),
+             out[:1500])
+    rc, out, err = run(grtrace, c3, lossy)
+    v.result("diff: ... and the lines of what is on one side only",
+             rc == 0 and any("only in A: 200 jobs" in ln and
+                             ln.endswith("[lost records: A 0, B 3]")
+                             for ln in out.splitlines()), out[:1500])
     with open(b, "rb") as f:
         data = f.read()
     cut = write(os.path.join(tmp, "cut.dat"), data[:len(data) * 2 // 3])
@@ -356,13 +460,14 @@ def main():
     return v.failed
 
 
-def small(exec_of):
-    """Ring gfx0 with 5 jobs, t_exec from exec_of(i)."""
+def small(exec_of, njobs=5):
+    """Ring gfx0 with @njobs jobs one after another, t_exec from
+    exec_of(i)."""
     t = Trace()
     t.stream_info(1000)
     t.metadata(1000, [(0, GFX, 0, b"gen", b"0000:00:02.0", b"gfx0")])
     ts = 10000
-    for i in range(5):
+    for i in range(njobs):
         e = exec_of(i)
         for what, at in (("submit", 0), ("commit", US), ("start", 2 * US),
                          ("end", 2 * US + e), ("complete", 3 * US + e)):
