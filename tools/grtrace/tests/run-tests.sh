@@ -1544,8 +1544,10 @@ cpu_stream "$TMP/rec.dat" 0 | cmp -s - "$GOLDEN/emit-basic.bin" || st=1
 [ "$(cat "$FAKE/control")" = stop ] || st=1
 result "record stops cleanly on SIGINT" $st "exit $rc" "$(cat "$TMP/err")"
 
-# record_with_drops KEY=N...: a 1 s record on a fake session whose stats
-# gain those drop counters (and dropped_total their sum) 0.4 s in.
+# record_with_drops KEY=N...: a 2 s record on a fake session whose stats
+# gain those drop counters (and dropped_total their sum) once it has read
+# them first: its "recording" line comes after.  (A fixed 0.4 s, on a
+# loaded machine, once came before record's first read.)
 record_with_drops() {
 	script='' sum=0
 
@@ -1556,11 +1558,15 @@ record_with_drops() {
 	script="${script}s/^dropped_total=0\$/dropped_total=$sum/"
 	fake_setup stopped
 	cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
-	( sleep 0.4
+	rm -f "$TMP/err"
+	( for _ in $(seq 200); do
+		grep -q "^grtrace: recording" "$TMP/err" 2>/dev/null && break
+		sleep 0.05
+	  done
 	  sed "$script" "$FAKE/stats" > "$FAKE/stats.new"
 	  mv "$FAKE/stats.new" "$FAKE/stats" ) &
 	bg=$!
-	run "$GRTRACE" record -o "$TMP/rec.dat" -d 1
+	run "$GRTRACE" record -o "$TMP/rec.dat" -d 2
 	wait $bg
 }
 
