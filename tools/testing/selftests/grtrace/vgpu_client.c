@@ -4,10 +4,13 @@
  * as a GPU application does, for client_test.sh: the jobs carry the DRM
  * client id of the file it opened (6.16+).
  *
- * Usage: vgpu_client [-k] [-F FLAGS] [-w MS] NODE LINES
+ * Usage: vgpu_client [-k] [-g] [-F FLAGS] [-w MS] NODE LINES
  * NODE is the render node (/dev/dri/renderDN), LINES the workload lines of
  * grtrace_vgpu's submit file ("gfx 0 5 100", "\n" between lines).  -k has
  * a kernel worker push the jobs (as drivers that defer their pushes do);
+ * -g waits for a line on standard input before it submits (a test starts
+ * it ahead, so that its start-up, slow on a debug kernel under TCG, does
+ * not come between another client's jobs and its own);
  * -F passes raw ioctl flags (to test refusals); -w stays MS milliseconds
  * after the ioctl with the file open, as an application outlives its
  * submissions.  Prints "pid=P client_id=N" (the drm-client-id of the
@@ -47,7 +50,7 @@ static long long client_id(int fd)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: vgpu_client [-k] [-F FLAGS] [-w MS] NODE LINES\n");
+	fprintf(stderr, "usage: vgpu_client [-k] [-g] [-F FLAGS] [-w MS] NODE LINES\n");
 	exit(1);
 }
 
@@ -57,12 +60,16 @@ int main(int argc, char **argv)
 	struct timespec ts;
 	long long id;
 	long wait_ms = 0;
-	int opt, fd;
+	int opt, fd, go = 0;
+	char line[16];
 
-	while ((opt = getopt(argc, argv, "kF:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "kgF:w:")) != -1) {
 		switch (opt) {
 		case 'k':
 			sub.flags |= DRM_VGPU_SUBMIT_WORKER;
+			break;
+		case 'g':
+			go = 1;
 			break;
 		case 'F':
 			sub.flags = (unsigned int)strtoul(optarg, NULL, 0);
@@ -88,6 +95,10 @@ int main(int argc, char **argv)
 	else
 		printf("pid=%d client_id=%lld\n", getpid(), id);
 	fflush(stdout);
+	if (go && !fgets(line, sizeof(line), stdin)) {
+		fprintf(stderr, "vgpu_client: no line on standard input to go\n");
+		return 1;
+	}
 	sub.text = (uintptr_t)argv[optind + 1];
 	sub.len = (unsigned int)strlen(argv[optind + 1]);
 	if (ioctl(fd, DRM_IOCTL_VGPU_SUBMIT, &sub) < 0) {
