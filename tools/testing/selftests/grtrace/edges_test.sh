@@ -98,39 +98,57 @@ load_stack timeout_ms=30000
 # kernel the test's own commands take seconds, and on a loaded host a
 # fixed 7.5 s once landed outside the state.
 S=$((SLOW > 2 ? 2 : SLOW))
-record_start "$TMP/mid.dat" ||
-	{ echo "Bail out! grtrace record did not start"; exit 1; }
-t0=$(cut -d' ' -f1 /proc/uptime)
-vsubmit "copy 0 3 $((3000000 * S))\ngfx 1 1 $((4000000 * S))\ncopy 2 1 $((1000000 * S)) dep=gfx:1\ncompute 3 1 $((1000000 * S)) dep=copy:0\n"
-# Each state seen, with the uptime it was first seen at, for the
-# log: on a slow kernel, when the stop lands is the question.
-seen=
-for _ in $(seq $((300 * S))); do
-	inflight_poll "$VD/stats"
-	if [ "$INFLIGHT" != "$seen" ]; then
-		seen=$INFLIGHT
-		read -r up _ </proc/uptime
-		echo "# poll: uptime $up: $seen"
-	fi
-	[ "$INFLIGHT" = "gfx=0 compute=1 copy=2" ] && break
-	sleep 0.1
+# mid_run: one such recording; its exit status in rc, the vgpu's jobs in
+# flight at the stop and once record exited in at_stop and after.
+mid_run() {
+	local seen up t0 t1 t2
+
+	record_start "$TMP/mid.dat" ||
+		{ echo "Bail out! grtrace record did not start"; exit 1; }
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	vsubmit "copy 0 3 $((3000000 * S))\ngfx 1 1 $((4000000 * S))\ncopy 2 1 $((1000000 * S)) dep=gfx:1\ncompute 3 1 $((1000000 * S)) dep=copy:0\n"
+	# Each state seen, with the uptime it was first seen at, for the
+	# log: on a slow kernel, when the stop lands is the question.
+	seen=
+	for _ in $(seq $((300 * S))); do
+		inflight_poll "$VD/stats"
+		if [ "$INFLIGHT" != "$seen" ]; then
+			seen=$INFLIGHT
+			read -r up _ </proc/uptime
+			echo "# poll: uptime $up: $seen"
+		fi
+		[ "$INFLIGHT" = "gfx=0 compute=1 copy=2" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	cat "$VD/stats" >"$TMP/vstats.stop"
+	kill -INT "$REC"
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	wait "$REC"
+	rc=$?
+	cat "$VD/stats" >"$TMP/vstats.after"
+	t2=$(cut -d' ' -f1 /proc/uptime)
+	at_stop=$(inflight "$TMP/vstats.stop")
+	after=$(inflight "$TMP/vstats.after")
+	echo "# uptime: submitted at $t0, stopped at $t1, record exited at $t2"
+	echo "# in flight at the stop: $at_stop; once record exited: $after"
+}
+# A run whose state changed between the look and the stop (a debug guest
+# starved by its host once took 5 s from one to the other, and the copy
+# job ended meanwhile) cannot be judged: it is run again, twice at most,
+# once the vgpu is idle.  What is judged is the last run.
+for try in 1 2 3; do
+	mid_run
+	[ "$at_stop" = "gfx=0 compute=1 copy=2" ] && [ "$after" = "$at_stop" ] &&
+		break
+	[ "$try" = 3 ] && break
+	echo "# run $try: the jobs in flight changed around the stop: run again"
+	[ "$(cat "$VD/wait")" = idle ] || echo "# the vgpu did not get idle"
 done
-sleep 0.5
-cat "$VD/stats" >"$TMP/vstats.stop"
-kill -INT "$REC"
-t1=$(cut -d' ' -f1 /proc/uptime)
-wait "$REC"
-rc=$?
-cat "$VD/stats" >"$TMP/vstats.after"
-t2=$(cut -d' ' -f1 /proc/uptime)
-at_stop=$(inflight "$TMP/vstats.stop")
-after=$(inflight "$TMP/vstats.after")
-echo "# uptime: submitted at $t0, stopped at $t1, record exited at $t2"
-echo "# in flight at the stop: $at_stop; once record exited: $after"
-[ $rc = 0 ] && [ "$at_stop" = "gfx=0 compute=1 copy=2" ] &&
+[ "$rc" = 0 ] && [ "$at_stop" = "gfx=0 compute=1 copy=2" ] &&
 	[ "$after" = "$at_stop" ] && has_line "$TMP/mid.dat.err" "grtrace: dropped: 0"
 ok $? "record stopped by SIGINT mid-workload exits 0, no drops; 3 jobs in flight at the stop (compute 1, copy 2)"
-[ $rc = 0 ] || sed 's/^/# /' "$TMP/mid.dat.err"
+[ "$rc" = 0 ] || sed "s/^/# /" "$TMP/mid.dat.err"
 
 "$TOOL" report -i "$TMP/mid.dat" --format json >"$TMP/mid.json" 2>"$TMP/mid.rep.err"
 ok $? "report reads the recording stopped mid-workload"
