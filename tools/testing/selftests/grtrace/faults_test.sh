@@ -7,10 +7,12 @@
 # load.  failslab and fail_page_alloc fail the allocations of the task
 # doing the operation alone (task-filter, /proc/self/make-it-fail), with
 # probability P, sleeping allocations included.  Each operation is tried
-# ROUNDS times so: it either works or fails with an error its caller sees
-# (a non-zero exit), and then leaves nothing behind (the module not
-# loaded, tracing stopped, the recorder off, the old buffer size), and the
-# same operation without injection works right after.  KASAN, lockdep and
+# ROUNDS times so: it either works or fails with ENOMEM, the error its
+# caller sees (another errno, or a call fault_call could not make, is a
+# wrong result, not an injected failure), and then leaves nothing behind
+# (the module not loaded, tracing stopped, the recorder off, the old
+# buffer size), and the same operation without injection works right
+# after.  KASAN, lockdep and
 # kmemleak (checkers_test.sh, after this suite) judge the kernel's side.
 # Needs CONFIG_FAILSLAB and CONFIG_FAIL_PAGE_ALLOC with their debugfs
 # knobs: the debug kernels have them (debug.config); Debian's kernels do
@@ -63,11 +65,25 @@ echo 0 >"$FP/min-order"
 # with its allocations failing at P %, and nothing else of the task's
 # (fault_call.c: an allocation failed in the 9p root's transport, as an
 # exec under make-it-fail does, breaks the root for every task after).
+# Returns 0 if it worked, 1 if it failed with ENOMEM, the one error a
+# failed allocation may give its caller, and 2 for anything else: another
+# errno, or fault_call that could not make the call (its exit 2), which
+# is no injected failure and must not count as one.
 FAULT_CALL=$HERE/fault_call
 [ -x "$FAULT_CALL" ] || { cc -O2 -static -o "$TMP/fault_call" "$HERE/fault_call.c" &&
 	FAULT_CALL=$TMP/fault_call; }
 faulty() {
-	"$FAULT_CALL" "$@" >>"$TMP/faulty.err" 2>&1
+	local out rc
+
+	out=$("$FAULT_CALL" "$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out" >>"$TMP/faulty.err"
+	case $rc:$out in
+	0:*) return 0 ;;
+	"1:$1: Cannot allocate memory") return 1 ;;
+	esac
+	echo "# $1 ${2##*/}: not ENOMEM (exit $rc): $out"
+	return 2
 }
 loaded() { grep -q "^$1 " /proc/modules; }
 
@@ -81,9 +97,12 @@ load_case() {
 		if faulty insmod "$ko" "$*"; then
 			ok_n=$((ok_n + 1))
 			loaded "$name" && rmmod "$name" || bad=$((bad + 1))
-		else
+		elif [ $? = 1 ]; then
 			fail_n=$((fail_n + 1))
 			loaded "$name" && { bad=$((bad + 1)); rmmod "$name"; }
+		else
+			bad=$((bad + 1))
+			loaded "$name" && rmmod "$name"
 		fi
 		insmod "$ko" "$@" && rmmod "$name" || bad=$((bad + 1))
 	done
@@ -104,9 +123,11 @@ bad=0 fails=0
 for r in $(seq $ROUNDS); do
 	if faulty write "$D/control" start; then
 		[ "$(cat "$D/control")" = started ] || bad=$((bad + 1))
-	else
+	elif [ $? = 1 ]; then
 		fails=$((fails + 1))
 		[ "$(cat "$D/control")" = stopped ] || bad=$((bad + 1))
+	else
+		bad=$((bad + 1))
 	fi
 	echo stop >"$D/control"
 	echo start >"$D/control" && echo "submit 1 0 0 $r" >"$D/emit" &&
@@ -125,9 +146,11 @@ for r in $(seq $ROUNDS); do
 	before=$(cat "$D/buffer_size")
 	if faulty write "$D/buffer_size" "$size"; then
 		[ "$(cat "$D/buffer_size")" = $size ] || bad=$((bad + 1))
-	else
+	elif [ $? = 1 ]; then
 		fails=$((fails + 1))
 		[ "$(cat "$D/buffer_size")" = "$before" ] || bad=$((bad + 1))
+	else
+		bad=$((bad + 1))
 	fi
 	echo $size >"$D/buffer_size" && echo start >"$D/control" &&
 		echo "submit 2 0 0 $r" >"$D/emit" && echo stop >"$D/control" && exact ||
@@ -146,10 +169,12 @@ bad=0 fails=0
 for r in $(seq $ROUNDS); do
 	if faulty write "$D/recorder/control" arm; then
 		[ "$(cat "$D/recorder/control")" = armed ] || bad=$((bad + 1))
-	else
+	elif [ $? = 1 ]; then
 		fails=$((fails + 1))
 		[ "$(cat "$D/recorder/control")" = off ] &&
 			[ "$(cat "$D/control")" = stopped ] || bad=$((bad + 1))
+	else
+		bad=$((bad + 1))
 	fi
 	echo disarm >"$D/recorder/control"
 	echo arm >"$D/recorder/control" && echo "submit 3 0 0 $r" >"$D/emit" &&
