@@ -129,14 +129,20 @@ ok $? "recorder: an unknown word through sysfs is refused (EINVAL)"
 # 12-15: lockdown raised to confidentiality at run time, with a session
 # running: the kernel then refuses tracefs, perf and BPF reads of kernel
 # data, and grtrace refuses its stream the same way.
-"$TOOL" start && echo confidentiality >"$L" && grep -q '\[confidentiality\]' "$L"
-ok $? "a session runs; lockdown raised to confidentiality"
+# A reader that opened events0 before the raise (a record left running)
+# is refused from then on too: the check is on every read, not the open.
+"$TOOL" start && exec 8<"$D/events0" && echo confidentiality >"$L" &&
+	grep -q '\[confidentiality\]' "$L"
+ok $? "a session runs, events0 open; lockdown raised to confidentiality"
 rc=0
 for f in "$D"/events[0-9]*; do
 	e=$(cat "$f" 2>&1 >/dev/null) && rc=1
 	case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# $f: $e" ;; esac
 done
-ok $rc "no events file can be read (EPERM)"
+e=$(cat <&8 2>&1 >/dev/null) && rc=1
+case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# events0 opened before: $e" ;; esac
+exec 8<&-
+ok $rc "no events file can be read (EPERM), nor events0 opened before the raise"
 "$TOOL" record -o "$TMP/c.dat" -d 1 2>"$TMP/c.err"
 rc=$?
 sed 's/^/# record: /' "$TMP/c.err"
