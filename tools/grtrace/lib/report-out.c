@@ -164,6 +164,7 @@ void why_fields(const struct rp *rp, struct fields *f, const struct row *row)
 
 	if (!f->json) {
 		int have = w && w->have;
+		int known = have && w->dep && w->dep_known;
 
 		f_opt(f, "why_dep_ns", have, have ? w->dep_ns : 0);
 		if (have && w->dep)
@@ -171,13 +172,11 @@ void why_fields(const struct rp *rp, struct fields *f, const struct row *row)
 				 w->dep_ctx, w->dep_seqno);
 		f_str(f, "why_dep_on", have && w->dep ? buf : NULL);
 		/* Its job's ring and process, when that job is in the trace. */
-		have = have && w->dep && w->dep_known;
-		f_opt(f, "why_dep_ring", have,
-		      have ? rp->rings[w->dep_ring].ring_id : 0);
-		if (have)
+		f_opt(f, "why_dep_ring", known,
+		      known ? rp->rings[w->dep_ring].ring_id : 0);
+		if (known)
 			why_wp_str(rp, w->dep_wp, buf, sizeof(buf));
-		f_str(f, "why_dep_process", have ? buf : NULL);
-		have = w && w->have;
+		f_str(f, "why_dep_process", known ? buf : NULL);
 		f_opt(f, "why_sched_ns", have, have ? w->sched_ns : 0);
 		f_opt(f, "why_ring_ns", have, have ? w->ring_ns : 0);
 		if (have)
