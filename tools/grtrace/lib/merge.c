@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "merge.h"
@@ -22,6 +23,14 @@
  * windows of a few CPUs stay in the cache between pread() and the merge.
  */
 #define FILE_WINDOW	(128u << 10)
+/*
+ * A file is read where the kernel maps it, in place: no copy, and one
+ * walk of it is as cheap as the page tables it fills.  Its pages count in
+ * the reader's RSS while mapped, so past MAP_KEEP bytes the reader lets
+ * go of each MAP_SLAB of the file it has left (see map_leave()).
+ */
+#define MAP_KEEP	(64u << 20)
+#define MAP_SLAB	(4u << 20)
 /*
  * Prefetch distances: the scanner reads the file from memory for the first
  * time; the merge reads it again later, out of cache.
@@ -64,6 +73,20 @@ struct merge_cursor {
 	/* Descriptor input; also the decompressed frame of a trace file. */
 	int fd;
 	const char *name;
+	/*
+	 * File input: the bytes @p walks, @rbuf or the file's own where it
+	 * is in memory (a bare chunk, a stored frame); the MAP_SLAB of the
+	 * mapped file they are in, + 1 (0: none).
+	 */
+	const uint8_t *rbase;
+	size_t slab;
+	/*
+	 * A bare chunk in memory is read in place to its end (@lim), and
+	 * each record checked as the merge comes to it (@lazy); @end is
+	 * then where the cursor looks again which slab it is in.
+	 */
+	const uint8_t *lim;
+	int lazy;
 	uint8_t *rbuf;
 	size_t rcap;		/* bytes @rbuf can hold (frames) */
 	size_t rlen;		/* bytes in @rbuf */
@@ -239,42 +262,81 @@ static void rbuf_reserve(struct merge_cursor *c, size_t len)
 	}
 }
 
-/*
- * Make the records of @c's buffer from @c->p on available up to the last
- * whole one; a record cut by the end of the window stays for the next.
- * Frames (@frame) must hold whole records of their CPU only.  Returns 0
- * after reporting a bad record (the CPU's data ends there).
- */
-static int cursor_validate(struct merge *m, struct merge_cursor *c, int frame)
+/* Let go of the pages of the mapped file in [@from, @to): read, they return. */
+static void map_drop(struct merge *m, size_t from, size_t to)
 {
-	size_t off = (size_t)(c->p - c->rbuf);
+	if (to > m->len)
+		to = m->len;
+	if (from < to)
+		madvise((uint8_t *)m->map + from, to - from, MADV_DONTNEED);
+}
+
+/*
+ * @c reads on at byte @off of the file in memory.  When the file is
+ * mapped and large, the MAP_SLAB @c leaves goes, unless another cursor is
+ * in it: the CPUs' data lie side by side in a recording, so the cursors
+ * move through the file together, each slab mapped once.
+ */
+static void map_enter(struct merge *m, struct merge_cursor *c, size_t off)
+{
+	size_t slab = off / MAP_SLAB + 1, old = c->slab;
+	unsigned int i;
+
+	if (!m->map_drop || slab == old)
+		return;
+	c->slab = slab;
+	if (!old)
+		return;
+	for (i = 0; i < m->ncur; i++)
+		if (m->cur[i].slab == old)
+			return;
+	map_drop(m, (old - 1) * MAP_SLAB, old * MAP_SLAB);
+}
+
+/* What cursor_validate() is given (see there). */
+enum {
+	V_FRAME,	/* a frame's records: whole, of its CPU only */
+	V_WINDOW,	/* a window on a bare chunk: the last record may be cut */
+};
+
+/*
+ * Make the records of @c from @c->p on available: those that begin before
+ * @c->rbase + @lim, whole within @avail bytes of @c->rbase.  In a window
+ * (V_WINDOW) a record cut by its end stays for the next; frames must hold
+ * whole records of their CPU only.  Returns 0 after reporting a bad
+ * record (the CPU's data ends there).
+ */
+static int cursor_validate(struct merge *m, struct merge_cursor *c, int mode,
+			   size_t avail, size_t lim)
+{
+	size_t off = (size_t)(c->p - c->rbase);
 	char why[GR_WHY_LEN];
 	long sz = 0;
 
-	while (off < c->rlen) {
-		const uint8_t *p = c->rbuf + off;
+	while (off < lim) {
+		const uint8_t *p = c->rbase + off;
 		uint16_t cpu;
 
 		/* Almost every record is a job event: check those inline. */
-		if (c->rlen - off >= sizeof(struct grtrace_job_event) &&
+		if (avail - off >= sizeof(struct grtrace_job_event) &&
 		    gr_le16(p + offsetof(struct grtrace_hdr, size)) ==
 		    sizeof(struct grtrace_job_event) &&
 		    gr_type_is_job(gr_le16(p + offsetof(struct grtrace_hdr, type))))
 			sz = sizeof(struct grtrace_job_event);
 		else
-			sz = gr_check_record(p, c->rlen - off, why, sizeof(why));
+			sz = gr_check_record(p, avail - off, why, sizeof(why));
 		if (sz <= 0)
 			break;
 		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
-		if (frame && cpu != c->cpu) {
+		if (mode == V_FRAME && cpu != c->cpu) {
 			snprintf(why, sizeof(why), "a record of CPU %u", cpu);
 			sz = -1;
 			break;
 		}
 		off += (size_t)sz;
 	}
-	c->end = c->rbuf + off;
-	if (off == c->rlen || (sz == 0 && !frame))
+	c->end = c->rbase + off;
+	if (off >= lim || (sz == 0 && mode == V_WINDOW))
 		return 1;
 	if (c->chunk.frame)
 		merge_error(m, "frame of CPU %u at byte %zu: %s record at byte %zu of its data: %s",
@@ -306,7 +368,7 @@ static int convert_frame(struct merge *m, struct merge_cursor *c)
 	}
 	c->v2.cpu = c->cpu;
 	while (in < c->rlen) {
-		sz = gr_v2_convert(&c->v2, c->rbuf + in, c->rlen - in,
+		sz = gr_v2_convert(&c->v2, c->rbase + in, c->rlen - in,
 				   c->zbuf + out, &olen, why, sizeof(why));
 		if (sz <= 0)
 			break;
@@ -321,10 +383,10 @@ static int convert_frame(struct merge *m, struct merge_cursor *c)
 	c->rcap = c->zcap;
 	c->zcap = cap;
 	c->rlen = out;
-	c->p = c->end = c->rbuf;
+	c->p = c->end = c->rbase = c->rbuf;
 	if (sz > 0)
 		return 1;
-	cursor_validate(m, c, 1);
+	cursor_validate(m, c, V_FRAME, c->rlen, c->rlen);
 	merge_error(m, "frame of CPU %u at byte %zu: %s record at byte %zu of its data: %s",
 		    c->cpu, c->chunk.frame - 1, sz ? "corrupt" : "truncated",
 		    in, why);
@@ -332,7 +394,10 @@ static int convert_frame(struct merge *m, struct merge_cursor *c)
 	return 0;
 }
 
-/* Begin @c's chunk @ch: a frame is read (and decompressed) whole. */
+/*
+ * Begin @c's chunk @ch: a frame is read (and decompressed) whole, or
+ * taken where it is when the file is in memory.
+ */
 static void start_chunk(struct merge *m, struct merge_cursor *c,
 			struct chunk ch)
 {
@@ -343,25 +408,31 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 	c->part = ch.part;
 	c->roff = 0;
 	c->rlen = 0;
-	c->p = c->rbuf;
-	c->end = c->rbuf;
+	c->p = c->end = c->rbase = c->rbuf;
 	if (!ch.frame)
 		return;		/* read window by window: cursor_fill() */
-	if (!ch.raw) {
+	if (m->buf)
+		map_enter(m, c, ch.off);
+	if (!ch.raw && m->buf) {
+		c->p = c->end = c->rbase = m->buf + ch.off;
+		c->rlen = stored;
+	} else if (!ch.raw) {
 		rbuf_reserve(c, stored);
+		c->p = c->end = c->rbase = c->rbuf;
 		if (read_at(m, c->rbuf, ch.off, stored) < 0) {
 			c->dead = 1;
 			return;
 		}
 		c->rlen = stored;
 	} else {
-		uint8_t *z = xmalloc(stored);
+		uint8_t *z = m->buf ? NULL : xmalloc(stored);
 
 		rbuf_reserve(c, ch.raw);
-		if (read_at(m, z, ch.off, stored) < 0) {
+		c->p = c->end = c->rbase = c->rbuf;
+		if (z && read_at(m, z, ch.off, stored) < 0) {
 			c->dead = 1;
-		} else if (grf_decompress(c->rbuf, ch.raw, z, stored, why,
-					  sizeof(why)) < 0) {
+		} else if (grf_decompress(c->rbuf, ch.raw, z ? z : m->buf + ch.off,
+					  stored, why, sizeof(why)) < 0) {
 			merge_error(m, "frame of CPU %u at byte %zu: %s",
 				    c->cpu, ch.frame - 1, why);
 			c->dead = 1;
@@ -373,10 +444,50 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 			return;
 	}
 	c->roff = stored;	/* all of it is in */
-	c->p = c->rbuf;
 	if (ch.format >= GRTRACE_FORMAT_V2 && !convert_frame(m, c))
 		return;
-	cursor_validate(m, c, 1);
+	cursor_validate(m, c, V_FRAME, c->rlen, c->rlen);
+}
+
+/* lazy_check() of a record that is no job event, or is bad. */
+static int lazy_slow(struct merge *m, struct merge_cursor *c)
+{
+	char why[GR_WHY_LEN];
+
+	if (gr_check_record(c->p, (size_t)(c->lim - c->p), why, sizeof(why)) > 0)
+		return 1;
+	/* The scanner passed it: the file changed under the reader. */
+	merge_error(m, "corrupt record at byte %zu: %s", (size_t)(c->p - m->buf),
+		    why);
+	c->dead = 1;
+	c->end = c->p;
+	return 0;
+}
+
+/*
+ * The record at @c->p of a lazy cursor, before the merge reads it: whole
+ * within its chunk, and sound.  0 after reporting a bad one: the CPU's
+ * data ends there.
+ */
+static inline int lazy_check(struct merge *m, struct merge_cursor *c)
+{
+	const uint8_t *p = c->p;
+
+	if (__builtin_expect((size_t)(c->lim - p) >= sizeof(struct grtrace_job_event) &&
+			     gr_le16(p + offsetof(struct grtrace_hdr, size)) ==
+			     sizeof(struct grtrace_job_event) &&
+			     gr_type_is_job(gr_le16(p + offsetof(struct grtrace_hdr, type))), 1))
+		return 1;
+	return lazy_slow(m, c);
+}
+
+/* A lazy cursor reads on to the next MAP_SLAB boundary, or its chunk's end. */
+static void lazy_window(struct merge *m, struct merge_cursor *c)
+{
+	size_t at = (size_t)(c->p - m->buf), stop = (at / MAP_SLAB + 1) * MAP_SLAB;
+
+	map_enter(m, c, at);
+	c->end = stop < c->chunk.end ? m->buf + stop : c->lim;
 }
 
 /*
@@ -389,13 +500,34 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 		size_t left = c->chunk.end - c->chunk.off - c->roff, keep, n;
 
 		/* The records before a bad one are still delivered. */
-		if (c->p != c->end)
+		if (c->p < c->end)
 			return 1;
 		if (c->dead)
 			break;
+		if (c->lazy && c->p < c->lim) {
+			lazy_window(m, c);
+			continue;
+		}
+		if (c->lazy) {
+			/* Its chunk is read. */
+			c->lazy = 0;
+			c->roff = c->chunk.end - c->chunk.off;
+			c->rlen = 0;
+			c->p = c->end = c->rbase = c->rbuf;
+			continue;
+		}
+		if (!c->chunk.frame && left && m->buf) {
+			/* In memory: the chunk's records where they are. */
+			c->lazy = 1;
+			c->p = c->rbase = m->buf + c->chunk.off;
+			c->lim = m->buf + c->chunk.end;
+			if (lazy_check(m, c))
+				lazy_window(m, c);
+			continue;
+		}
 		if (!c->chunk.frame && left) {
-			/* A bare stream's chunk: its next window. */
-			keep = c->rlen - (size_t)(c->p - c->rbuf);
+			/* A bare stream's chunk: its next window, read. */
+			keep = c->rlen - (size_t)(c->p - c->rbase);
 			if (keep)
 				memmove(c->rbuf, c->p, keep);
 			n = left < FILE_WINDOW ? left : FILE_WINDOW;
@@ -407,14 +539,14 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 			}
 			c->roff += n;
 			c->rlen = keep + n;
-			c->p = c->rbuf;
-			cursor_validate(m, c, 0);
+			c->p = c->rbase = c->rbuf;
+			cursor_validate(m, c, V_WINDOW, c->rlen, c->rlen);
 			continue;
 		}
-		if (!c->chunk.frame && c->rlen != (size_t)(c->p - c->rbuf)) {
+		if (!c->chunk.frame && c->rlen != (size_t)(c->p - c->rbase)) {
 			/* The scanner validated it: cannot happen. */
 			merge_error(m, "corrupt record at byte %zu: cut by the end of its chunk",
-				    c->chunk.end - (c->rlen - (size_t)(c->p - c->rbuf)));
+				    c->chunk.end - (c->rlen - (size_t)(c->p - c->rbase)));
 			c->dead = 1;
 			break;
 		}
@@ -538,9 +670,9 @@ static int scan_stream_info(struct merge *m, const uint8_t *p)
  */
 static void scan_bare(struct merge *m)
 {
-	uint8_t *w = xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
+	uint8_t *w = m->buf ? NULL : xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
 	struct scan_run run = { 0 };
-	size_t wbase = 0, wlen = 0, pos = 0;
+	size_t wbase = 0, wlen = 0, pos = 0, kept = 0;
 	uint64_t prev = 0, prev_cseq = 0;
 	char why[GR_WHY_LEN];
 
@@ -551,8 +683,15 @@ static void scan_bare(struct merge *m)
 		uint16_t cpu, type;
 		long sz;
 
-		if (pos + GRTRACE_MAX_RECORD > wbase + wlen &&
-		    wbase + wlen < m->len) {
+		if (m->buf) {
+			/* In memory: read in place, letting go of what is behind. */
+			if (m->map_drop && pos >= kept + MAP_SLAB) {
+				map_drop(m, kept, pos / MAP_SLAB * MAP_SLAB);
+				kept = pos / MAP_SLAB * MAP_SLAB;
+			}
+			wlen = m->len;
+		} else if (pos + GRTRACE_MAX_RECORD > wbase + wlen &&
+			   wbase + wlen < m->len) {
 			wbase = pos;
 			wlen = m->len - pos;
 			if (wlen > SCAN_WINDOW + GRTRACE_MAX_RECORD)
@@ -560,7 +699,7 @@ static void scan_bare(struct merge *m)
 			if (read_at(m, w, wbase, wlen) < 0)
 				break;
 		}
-		p = w + (pos - wbase);
+		p = (m->buf ? m->buf : w) + (pos - wbase);
 		avail = wbase + wlen - pos;
 		__builtin_prefetch(p + SCAN_PREFETCH);
 
@@ -609,6 +748,8 @@ static void scan_bare(struct merge *m)
 		pos += (size_t)sz;
 	}
 	end_run(m, &run, pos);
+	if (m->map_drop)
+		map_drop(m, kept, m->len);
 	free(w);
 }
 
@@ -827,7 +968,7 @@ static void init_input(struct merge *m)
 	for (i = 0; i < m->ncur; i++) {
 		struct merge_cursor *c = &m->cur[i];
 
-		c->p = c->end = c->rbuf;
+		c->p = c->end = c->rbase = c->rbuf;
 		if (cursor_fill(m, c))
 			heap_push(m, i);
 	}
@@ -854,11 +995,32 @@ void merge_init_buf_as(struct merge *m, const void *buf, size_t len,
 	init_input(m);
 }
 
+/*
+ * A regular file is read where the kernel maps it when it can be (else
+ * through pread()).  GRTRACE_NO_MMAP in the environment says not to: the
+ * tests read every file both ways.
+ */
+static void map_file(struct merge *m)
+{
+	const char *no = getenv("GRTRACE_NO_MMAP");
+	void *p;
+
+	if (!m->len || (no && *no && strcmp(no, "0")))
+		return;
+	p = mmap(NULL, m->len, PROT_READ, MAP_SHARED, m->in_fd, 0);
+	if (p == MAP_FAILED)
+		return;
+	m->map = p;
+	m->buf = p;
+	m->map_drop = m->len > MAP_KEEP;
+}
+
 void merge_init_file(struct merge *m, int fd, size_t len)
 {
 	memset(m, 0, sizeof(*m));
 	m->in_fd = fd;
 	m->len = len;
+	map_file(m);
 	init_input(m);
 }
 
@@ -870,6 +1032,7 @@ void merge_init_file_as(struct merge *m, int fd, size_t len,
 	m->len = len;
 	m->bare_format = format;
 	m->bare_cpu = cpu;
+	map_file(m);
 	init_input(m);
 }
 
@@ -1032,7 +1195,7 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 			c->v2.cpu = cpu_of_name(names[i]);
 		}
 		fd_fill(m, c);
-		if (c->p != c->end)
+		if (c->p < c->end)
 			heap_push(m, i);
 	}
 }
@@ -1044,7 +1207,7 @@ static int refill(struct merge *m, struct merge_cursor *c)
 {
 	if (c->fd >= 0) {
 		fd_fill(m, c);
-		return c->p != c->end;
+		return c->p < c->end;
 	}
 	return cursor_fill(m, c);
 }
@@ -1052,10 +1215,13 @@ static int refill(struct merge *m, struct merge_cursor *c)
 /* Where the record at @c->p is: in the file, or in its stream (fds). */
 static uint64_t cursor_offset(const struct merge_cursor *c)
 {
-	size_t in = (size_t)(c->p - c->rbuf);
+	size_t in;
 
 	if (c->fd >= 0)
-		return c->roff + in;
+		return c->roff + (size_t)(c->p - c->rbuf);
+	if (c->lazy)
+		return (uint64_t)(c->p - c->rbase) + c->chunk.off;
+	in = (size_t)(c->p - c->rbase);
 	/*
 	 * A compressed frame's records are found by the frame's offset, and
 	 * so are a format 2 frame's, converted to records of another size.
@@ -1097,7 +1263,9 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 		m->delivered = 0;
 		c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
 		__builtin_prefetch(c->p + MERGE_PREFETCH);
-		if (c->p != c->end || refill(m, c)) {
+		if (c->lazy && c->p < c->lim)
+			lazy_check(m, c);
+		if (c->p < c->end || refill(m, c)) {
 			/* The key goes straight into the heap: no copy to reload. */
 			m->heap[0] = key_at(c->p, ci, c->part);
 			heap_down(m, 0);
@@ -1137,6 +1305,8 @@ void merge_free(struct merge *m)
 	free(m->clients);
 	free(m->tails);
 	free(m->heads);
+	if (m->map)
+		munmap(m->map, m->len);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -54,10 +54,15 @@ struct merge_key {
 };
 
 struct merge {
-	/* The file: in memory (@buf), or read from @in_fd. */
+	/*
+	 * The file: in memory (@buf), or read from @in_fd; @map when @buf is
+	 * @in_fd mapped (@map_drop: large, let go of behind the readers).
+	 */
 	const uint8_t *buf;
 	int in_fd;
 	size_t len;
+	void *map;
+	int map_drop;
 	/* A trace file's first header, if it has one (@nfiles). */
 	struct grf_header file;
 	unsigned int nfiles;
@@ -116,7 +121,11 @@ void merge_init_buf(struct merge *m, const void *buf, size_t len);
 #define MERGE_GUESS	3
 void merge_init_buf_as(struct merge *m, const void *buf, size_t len,
 		       unsigned int format, uint16_t cpu);
-/* Merge the @len bytes of the regular file @fd, read with pread(). */
+/*
+ * Merge the @len bytes of the regular file @fd, mapped (read with pread()
+ * where it cannot be).  A file mapped and truncated while it is read
+ * ends the process with SIGBUS, as it does any reader that maps a file.
+ */
 void merge_init_file(struct merge *m, int fd, size_t len);
 /* merge_init_buf_as() for a file read with pread(). */
 void merge_init_file_as(struct merge *m, int fd, size_t len,

@@ -43,6 +43,8 @@ static void sketch_add(struct pctl *p, uint64_t v)
 			gr_oom(0);
 	}
 	p->blk[k][at]++;
+	p->hot = p->blk[k];
+	p->hot_k = k;
 }
 
 static void to_sketch(struct pctl *p)

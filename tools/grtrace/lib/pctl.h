@@ -38,6 +38,12 @@
 struct pctl {
 	uint64_t n;		/* values added */
 	uint64_t max;
+	/*
+	 * Sketch mode: the block counted in last (@hot_k), reached without
+	 * the table: a metric's values mostly fall in one octave.
+	 */
+	uint64_t *hot;
+	unsigned int hot_k;
 	uint64_t *vals;		/* exact mode: the values, @nvals of @cap */
 	uint32_t nvals;
 	uint32_t cap;
@@ -70,24 +76,25 @@ static inline unsigned int pctl_block_of(unsigned int b, unsigned int *at)
 	return 1 + (b - PCTL_LINEAR) / PCTL_SUB_COUNT;
 }
 
-/* Every finished job adds a dozen values: the sketch case is inline. */
+/*
+ * Every finished job adds a dozen values: a value in the sketch's hot
+ * block is counted inline.
+ */
 static inline void pctl_add(struct pctl *p, uint64_t v)
 {
 	unsigned int at, k;
 
-	if (!p->blk) {
-		pctl_add_slow(p, v);
-		return;
+	if (p->hot) {
+		k = pctl_block_of(pctl_bucket_of(v), &at);
+		if (k == p->hot_k) {
+			p->n++;
+			if (v > p->max)
+				p->max = v;
+			p->hot[at]++;
+			return;
+		}
 	}
-	k = pctl_block_of(pctl_bucket_of(v), &at);
-	if (!p->blk[k]) {
-		pctl_add_slow(p, v);
-		return;
-	}
-	p->n++;
-	if (v > p->max)
-		p->max = v;
-	p->blk[k][at]++;
+	pctl_add_slow(p, v);
 }
 /*
  * The nearest-rank @pct-th percentile (1..100): the smallest value with at
