@@ -662,21 +662,76 @@ static int scan_stream_info(struct merge *m, const uint8_t *p)
 }
 
 /*
- * Walk a bare stream once, window by window, validating every record and
- * handing runs of one CPU to its cursor.  A CPU's gseq and cseq only grow
- * within a module load: both falling back (cseq by more than one record,
- * which would be a record merely out of place) begin a new part, and so
- * does a STREAM_INFO of an older session (see merge.h).
+ * The scanner of a bare stream, between its steps: where it is, the run of
+ * one CPU it is in, and (lazy) the gseqs it found.
  */
-static void scan_bare(struct merge *m)
-{
-	uint8_t *w = m->buf ? NULL : xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
-	struct scan_run run = { 0 };
-	size_t wbase = 0, wlen = 0, pos = 0, kept = 0;
-	uint64_t prev = 0, prev_cseq = 0;
-	char why[GR_WHY_LEN];
+#define SEEN_BITS	(1u << 20)
+#define SCAN_STEP	(256u << 10)
+/* Lazy: the scanner keeps this much of the mapped file behind it. */
+#define SCAN_BEHIND	(32u << 20)
 
-	while (pos < m->len) {
+struct merge_scan {
+	uint8_t *w;		/* pread() input: the window */
+	size_t wbase, wlen;
+	size_t pos;
+	size_t kept;		/* mapped: the bytes before it were let go of */
+	struct scan_run run;
+	uint64_t prev, prev_cseq;
+	/*
+	 * Lazy: every gseq of part 0 below @ld was scanned; @seen marks those
+	 * above it scanned already, a ring of SEEN_BITS.
+	 */
+	uint64_t ld;
+	uint64_t *seen;
+};
+
+/* Lazy: key gseq @g of part 0 was scanned. */
+static inline void seen_add(struct merge_scan *s, uint64_t g)
+{
+	if (g == s->ld) {
+		s->ld++;
+		while (s->seen[(s->ld % SEEN_BITS) / 64] &
+		       (1ull << (s->ld % 64))) {
+			s->seen[(s->ld % SEEN_BITS) / 64] &= ~(1ull << (s->ld % 64));
+			s->ld++;
+		}
+	} else if (g > s->ld && g - s->ld < SEEN_BITS) {
+		s->seen[(g % SEEN_BITS) / 64] |= 1ull << (g % 64);
+	}
+}
+
+static void scan_end(struct merge *m)
+{
+	struct merge_scan *s = m->scan;
+
+	end_run(m, &s->run, s->pos);
+	if (m->map_drop && !m->lazy)
+		map_drop(m, s->kept, m->len);
+	free(s->w);
+	free(s->seen);
+	free(s);
+	m->scan = NULL;
+	m->scan_done = 1;
+}
+
+/*
+ * Walk a bare stream, window by window, validating every record and
+ * handing runs of one CPU to its cursor: @budget bytes more (whole
+ * records), then the run being scanned goes as far as it came.  A CPU's
+ * gseq and cseq only grow within a module load: both falling back (cseq
+ * by more than one record, which would be a record merely out of place)
+ * begin a new part, and so does a STREAM_INFO of an older session (see
+ * merge.h).
+ */
+static void scan_step(struct merge *m, size_t budget)
+{
+	struct merge_scan *s = m->scan;
+	size_t pos = s->pos, stop = pos + budget < pos ? SIZE_MAX : pos + budget;
+	size_t behind = m->lazy ? SCAN_BEHIND : 0;
+	char why[GR_WHY_LEN];
+	int done = 0;
+
+	while (pos < m->len && pos < stop) {
 		const uint8_t *p;
 		size_t avail;
 		uint64_t gseq, cseq;
@@ -685,22 +740,26 @@ static void scan_bare(struct merge *m)
 
 		if (m->buf) {
 			/* In memory: read in place, letting go of what is behind. */
-			if (m->map_drop && pos >= kept + MAP_SLAB) {
-				map_drop(m, kept, pos / MAP_SLAB * MAP_SLAB);
-				kept = pos / MAP_SLAB * MAP_SLAB;
+			if (m->map_drop && pos >= s->kept + behind + MAP_SLAB) {
+				size_t to = (pos - behind) / MAP_SLAB * MAP_SLAB;
+
+				map_drop(m, s->kept, to);
+				s->kept = to;
 			}
-			wlen = m->len;
-		} else if (pos + GRTRACE_MAX_RECORD > wbase + wlen &&
-			   wbase + wlen < m->len) {
-			wbase = pos;
-			wlen = m->len - pos;
-			if (wlen > SCAN_WINDOW + GRTRACE_MAX_RECORD)
-				wlen = SCAN_WINDOW + GRTRACE_MAX_RECORD;
-			if (read_at(m, w, wbase, wlen) < 0)
+			s->wlen = m->len;
+		} else if (pos + GRTRACE_MAX_RECORD > s->wbase + s->wlen &&
+			   s->wbase + s->wlen < m->len) {
+			s->wbase = pos;
+			s->wlen = m->len - pos;
+			if (s->wlen > SCAN_WINDOW + GRTRACE_MAX_RECORD)
+				s->wlen = SCAN_WINDOW + GRTRACE_MAX_RECORD;
+			if (read_at(m, s->w, s->wbase, s->wlen) < 0) {
+				done = 1;
 				break;
+			}
 		}
-		p = (m->buf ? m->buf : w) + (pos - wbase);
-		avail = wbase + wlen - pos;
+		p = (m->buf ? m->buf : s->w) + (pos - s->wbase);
+		avail = s->wbase + s->wlen - pos;
 		__builtin_prefetch(p + SCAN_PREFETCH);
 
 		/* Almost every record is a job event: check those inline. */
@@ -716,41 +775,119 @@ static void scan_bare(struct merge *m)
 			/* Neither a trace file's header nor a record first. */
 			merge_error(m, "not a grtrace trace file or stream: no trace file header, and byte 0 is no record (%s)",
 				    why);
+			done = 1;
 			break;
 		}
 		if (sz <= 0) {
 			merge_error(m, "%s record at byte %zu: %s",
 				    sz == 0 ? "truncated" : "corrupt", pos, why);
+			done = 1;
 			break;
 		}
 		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
 		gseq = HDR_GSEQ(p);
 		cseq = HDR_CSEQ(p);
 		if (type == GRTRACE_REC_STREAM_INFO && scan_stream_info(m, p)) {
-			end_run(m, &run, pos);
+			end_run(m, &s->run, pos);
 			m->part++;
 			m->have_si = 1;
 		}
-		if (pos == run.start || cpu != run.cpu) {
-			end_run(m, &run, pos);
-			run.cpu = cpu;
-			prev = scan_last(m, cpu, &prev_cseq);
+		if (pos == s->run.start || cpu != s->run.cpu) {
+			end_run(m, &s->run, pos);
+			s->run.cpu = cpu;
+			s->prev = scan_last(m, cpu, &s->prev_cseq);
 		}
-		if (gseq < prev && cseq + 1 < prev_cseq) {
-			end_run(m, &run, pos);
+		if (gseq < s->prev && cseq + 1 < s->prev_cseq) {
+			end_run(m, &s->run, pos);
 			m->part++;
 			m->have_si = 0;
 		}
-		prev = gseq;
-		prev_cseq = cseq;
-		run.last_gseq = gseq;
-		run.last_cseq = cseq;
+		if (m->lazy && !m->part)
+			seen_add(s, gseq ? gseq : key_gseq0(p));
+		s->prev = gseq;
+		s->prev_cseq = cseq;
+		s->run.last_gseq = gseq;
+		s->run.last_cseq = cseq;
 		pos += (size_t)sz;
 	}
-	end_run(m, &run, pos);
-	if (m->map_drop)
-		map_drop(m, kept, m->len);
-	free(w);
+	s->pos = pos;
+	if (done || pos >= m->len)
+		scan_end(m);
+	else
+		end_run(m, &s->run, pos);
+}
+
+/*
+ * A bare stream in memory that begins a module load's session (a
+ * STREAM_INFO with gseq 0 at byte 0, whose gseqs are the session's) is
+ * scanned lazily, as the merge needs it: the scanner runs a little ahead
+ * of the cursors, which read what it just read, still in the cache.  The
+ * merge hands out a record only when the scanner has found every gseq of
+ * the part below its own (or has passed the part): nothing not yet
+ * scanned can then come before it, so the order is the one a scan of the
+ * whole file first gives.  A gseq that never comes (a record lost, a
+ * record of gseq 0 but that first one, a second part) lets the scanner run
+ * to the end first, as it does for any other stream.
+ */
+static int lazy_stream(struct merge *m)
+{
+	uint8_t p[sizeof(struct grtrace_stream_info)];
+
+	if (!m->buf || m->len < sizeof(p))
+		return 0;
+	memcpy(p, m->buf, sizeof(p));
+	return gr_le16(p + offsetof(struct grtrace_hdr, type)) == GRTRACE_REC_STREAM_INFO &&
+	       gr_le16(p + offsetof(struct grtrace_hdr, size)) >= sizeof(struct grtrace_stream_info) &&
+	       !HDR_GSEQ(p) &&
+	       (gr_le64(p + offsetof(struct grtrace_stream_info, features)) &
+		GRTRACE_FEAT_GSEQ);
+}
+
+static void scan_bare(struct merge *m)
+{
+	struct merge_scan *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		gr_oom(0);
+	m->scan = s;
+	if (!m->buf)
+		s->w = xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
+	m->lazy = lazy_stream(m);
+	if (m->lazy) {
+		s->seen = calloc(SEEN_BITS / 64, sizeof(*s->seen));
+		if (!s->seen)
+			gr_oom(0);
+		return;		/* merge_next() scans */
+	}
+	scan_step(m, SIZE_MAX);
+}
+
+/*
+ * Lazy: the record the heap holds first can go out: the scanner found
+ * every gseq of its part below it, or passed its part.
+ */
+static inline int lazy_ready(const struct merge *m)
+{
+	const struct merge_key *k;
+
+	if (!m->nheap)
+		return 0;
+	k = &m->heap[0];
+	return k->part < m->part || (!k->part && k->gseq < m->scan->ld);
+}
+
+/* Lazy: scan a step further; cursors with new data (re)enter the heap. */
+static void lazy_more(struct merge *m)
+{
+	unsigned int i;
+
+	scan_step(m, SCAN_STEP);
+	for (i = 0; i < m->ncur; i++) {
+		struct merge_cursor *c = &m->cur[i];
+
+		if (!c->in_heap && !c->dead && c->qlen && cursor_fill(m, c))
+			heap_push(m, i);
+	}
 }
 
 /* ---- a trace file: the frame index ----------------------------------------- */
@@ -962,6 +1099,8 @@ static void init_input(struct merge *m)
 		merge_error(m, "a format 2 stream outside a trace file does not say its CPU: name it with --channel CPU, or record with 'grtrace record'");
 	} else if (m->len) {
 		scan_bare(m);
+		if (m->lazy)
+			return;		/* cursors enter the heap as it scans */
 	} else {
 		merge_error(m, "empty input (0 bytes): not a grtrace trace file or stream");
 	}
@@ -1244,7 +1383,10 @@ static int bad_stream_info(struct merge *m, const struct gr_rec *rec)
 		return 0;
 	merge_error(m, "not a grtrace stream: STREAM_INFO at byte %" PRIu64 " has magic 0x%08" PRIx32,
 		    rec->offset, si.magic);
+	m->stopped = 1;
 	m->nheap = 0;
+	if (m->scan)
+		scan_end(m);
 	return 1;
 }
 
@@ -1273,7 +1415,9 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 			heap_pop(m);
 		}
 	}
-	if (!m->nheap)
+	while (m->lazy && !m->scan_done && !lazy_ready(m))
+		lazy_more(m);
+	if (!m->nheap || m->stopped)
 		return 0;
 	c = &m->cur[m->heap[0].cur];
 	gr_parse_hdr(c->p, rec);
@@ -1305,6 +1449,11 @@ void merge_free(struct merge *m)
 	free(m->clients);
 	free(m->tails);
 	free(m->heads);
+	if (m->scan) {
+		free(m->scan->w);
+		free(m->scan->seen);
+		free(m->scan);
+	}
 	if (m->map)
 		munmap(m->map, m->len);
 	memset(m, 0, sizeof(*m));
@@ -1324,7 +1473,12 @@ void merge_free(struct merge *m)
 #define PIPE_RECS	(PIPE_BYTES / GR_HDR_SIZE)
 
 struct pipe_batch {
-	uint8_t *bytes;		/* the records, one after the other */
+	/*
+	 * Each record: where the input holds it, when that is the file in
+	 * memory (it stays there); else copied into @bytes.
+	 */
+	const uint8_t **rec;
+	uint8_t *bytes;		/* the records copied, one after the other */
 	uint64_t *off;		/* the offset of each */
 	uint8_t *ret;		/* merge_next()'s return for each */
 	unsigned int n;
@@ -1352,7 +1506,7 @@ struct merge_pipe {
 	 * record): where it is in batch @head, which it holds (@taken).
 	 */
 	struct {
-		const uint8_t *bytes;
+		const uint8_t **rec;
 		const uint64_t *off;
 		const uint8_t *ret;
 		unsigned int idx;
@@ -1387,12 +1541,20 @@ static void *pipe_run(void *arg)
 					break;
 				held = n;
 			}
-			if (used + rec.size > PIPE_BYTES || nrec == PIPE_RECS)
-				break;
-			memcpy(b->bytes + used, rec.data, rec.size);
+			if (rec.data >= p->mm.buf &&
+			    rec.data < p->mm.buf + p->mm.len) {
+				if (nrec == PIPE_RECS)
+					break;
+				b->rec[nrec] = rec.data;
+			} else {
+				if (used + rec.size > PIPE_BYTES || nrec == PIPE_RECS)
+					break;
+				memcpy(b->bytes + used, rec.data, rec.size);
+				b->rec[nrec] = b->bytes + used;
+				used += rec.size;
+			}
 			b->off[nrec] = rec.offset;
 			b->ret[nrec++] = (uint8_t)held;
-			used += rec.size;
 			held = 0;
 		}
 		pthread_mutex_lock(&p->lock);
@@ -1419,6 +1581,7 @@ struct merge_pipe *merge_pipe_start(struct merge *m)
 	p->mm = *m;
 	for (i = 0; i < PIPE_BATCHES; i++) {
 		p->b[i].bytes = xmalloc(PIPE_BYTES);
+		p->b[i].rec = xmalloc(PIPE_RECS * sizeof(*p->b[i].rec));
 		p->b[i].off = xmalloc(PIPE_RECS * sizeof(*p->b[i].off));
 		p->b[i].ret = xmalloc(PIPE_RECS);
 	}
@@ -1445,7 +1608,7 @@ int merge_pipe_next(struct merge_pipe *p, struct gr_rec *rec)
 		while (!p->full && !p->eof)
 			pthread_cond_wait(&p->cond, &p->lock);
 		p->c.taken = p->full != 0;
-		p->c.bytes = p->b[p->head].bytes;
+		p->c.rec = p->b[p->head].rec;
 		p->c.off = p->b[p->head].off;
 		p->c.ret = p->b[p->head].ret;
 		p->c.n = p->c.taken ? p->b[p->head].n : 0;
@@ -1454,8 +1617,7 @@ int merge_pipe_next(struct merge_pipe *p, struct gr_rec *rec)
 		if (!p->c.taken)
 			return 0;
 	}
-	gr_parse_hdr(p->c.bytes, rec);
-	p->c.bytes += rec->size;
+	gr_parse_hdr(p->c.rec[p->c.idx], rec);
 	rec->offset = p->c.off[p->c.idx];
 	return p->c.ret[p->c.idx++];
 }
@@ -1476,6 +1638,7 @@ void merge_pipe_stop(struct merge_pipe *p)
 	pthread_cond_destroy(&p->cond);
 	for (i = 0; i < PIPE_BATCHES; i++) {
 		free(p->b[i].bytes);
+		free(p->b[i].rec);
 		free(p->b[i].off);
 		free(p->b[i].ret);
 	}

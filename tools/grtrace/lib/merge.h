@@ -45,6 +45,7 @@
 #include "trace-file.h"
 
 struct merge_cursor;
+struct merge_scan;
 
 struct merge_key {
 	uint64_t gseq;
@@ -66,6 +67,15 @@ struct merge {
 	/* A trace file's first header, if it has one (@nfiles). */
 	struct grf_header file;
 	unsigned int nfiles;
+
+	/*
+	 * A bare stream's scanner, until it is done (@scan_done); @lazy:
+	 * it scans as the merge needs it (see merge.c).
+	 */
+	struct merge_scan *scan;
+	int scan_done;
+	int lazy;
+	int stopped;		/* a bad STREAM_INFO ended the input */
 
 	/* Parts of the file, as the scanner finds them. */
 	unsigned int part;	/* the part being scanned, from 0 */
