@@ -29,7 +29,7 @@
  * the reader's RSS while mapped, so past MAP_KEEP bytes the reader lets
  * go of each MAP_SLAB of the file it has left (see map_leave()).
  */
-#define MAP_KEEP	(64u << 20)
+#define MAP_KEEP	(16u << 20)
 #define MAP_SLAB	(4u << 20)
 /*
  * Prefetch distances: the scanner reads the file from memory for the first
@@ -668,7 +668,7 @@ static int scan_stream_info(struct merge *m, const uint8_t *p)
 #define SEEN_BITS	(1u << 20)
 #define SCAN_STEP	(256u << 10)
 /* Lazy: the scanner keeps this much of the mapped file behind it. */
-#define SCAN_BEHIND	(32u << 20)
+#define SCAN_BEHIND	(8u << 20)
 
 struct merge_scan {
 	uint8_t *w;		/* pread() input: the window */
