@@ -25,7 +25,11 @@
 #   report/cat = R    the summaries' rate over that of "cat FILE >
 #                     /dev/null" of the same file (the page cache copied
 #                     once: what reading it costs at all); and the same
-#                     for "report --limit 0" (no summaries)
+#                     for "report --limit 0" (no summaries), and for both
+#                     with one thread (GRTRACE_THREADS=1)
+#   wall: report/cat  the same on the wall clock (each the least of 5
+#                     timings): what a user waits, the merge thread's
+#                     work beside the analysis's counted once
 #   dump tree/base = D  with -b: "grtrace dump" of this tree over REV's
 #                     (both to /dev/null); and report/cat of REV
 #
@@ -127,16 +131,45 @@ cpu_min() {
 	echo "$best"
 }
 
+# wall_min N CMD...: the least wall clock time (s) of CMD, over 5 timings
+# of N runs each, per run.
+wall_min() {
+	local n=$1 i t best= f
+	shift
+	f=$(mktemp)
+	for i in 1 2 3 4 5; do
+		/usr/bin/time -f '%e' -o "$f" bash -c \
+			'n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1; done' _ "$n" "$@"
+		t=$(awk -v n="$n" 'END { print $1 / n }' "$f")
+		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
+	done
+	rm -f "$f"
+	echo "$best"
+}
+
 # ratios TRACE: the ratio lines (see the top).
 ratios() {
-	local trace=$1 cat rep plain d0 d1
+	local trace=$1 cat rep plain rep1 plain1 wcat wrep wplain d0 d1
+	local s="--per-ring --per-ctx --topn 10 --hist lat --limit 0"
 	cat=$(cpu_min 20 cat "$trace")
-	rep=$(cpu_min 1 "$TOOL" report -i "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0)
+	# shellcheck disable=SC2086 # $s is the summaries' options
+	rep=$(cpu_min 1 "$TOOL" report -i "$trace" $s)
 	plain=$(cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
-	awk -v c="$cat" -v r="$rep" -v p="$plain" 'BEGIN {
-		printf "cpu: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s\n", c, r, p
+	# shellcheck disable=SC2086
+	rep1=$(GRTRACE_THREADS=1 cpu_min 1 "$TOOL" report -i "$trace" $s)
+	plain1=$(GRTRACE_THREADS=1 cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
+	wcat=$(wall_min 20 cat "$trace")
+	# shellcheck disable=SC2086
+	wrep=$(wall_min 1 "$TOOL" report -i "$trace" $s)
+	wplain=$(wall_min 1 "$TOOL" report -i "$trace" --limit 0)
+	awk -v c="$cat" -v r="$rep" -v p="$plain" -v r1="$rep1" -v p1="$plain1" \
+	    -v wc="$wcat" -v wr="$wrep" -v wp="$wplain" 'BEGIN {
+		printf "cpu: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s; one thread %.3f s, %.3f s\n", c, r, p, r1, p1
 		printf "report/cat = %.2f (summaries; target >= 0.20)\n", c / r
 		printf "report --limit 0/cat = %.2f\n", c / p
+		printf "one thread: report/cat = %.2f (summaries), report --limit 0/cat = %.2f\n", c / r1, c / p1
+		printf "wall: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s\n", wc, wr, wp
+		printf "wall: report/cat = %.2f (summaries), report --limit 0/cat = %.2f\n", wc / wr, wc / wp
 	}'
 	[ -n "$BASE" ] || return 0
 	rep=$(cpu_min 1 "${TOOLS[0]}" report -i "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0)
