@@ -820,7 +820,7 @@ static void open_output(const char *output)
 		rec.out_name = "<stdout>";
 		return;
 	}
-	rec.out_fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	rec.out_fd = create_output(output);
 	rec.out_name = output;
 	if (rec.out_fd < 0)
 		fatal_errno("cannot create %s", output);

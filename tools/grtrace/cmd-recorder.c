@@ -862,7 +862,7 @@ static int snapshot_to_file(const char *out, struct rec_info *in,
 		fd = STDOUT_FILENO;
 		out = "<stdout>";
 	} else {
-		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = create_output(out);
 		if (fd < 0) {
 			err_errno("cannot create %s", out);
 			return -1;

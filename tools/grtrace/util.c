@@ -168,6 +168,16 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int create_output(const char *path)
+{
+	struct stat st;
+
+	/* Not a device, a FIFO or what a symbolic link names: those are cut. */
+	if (!lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size)
+		unlink(path);
+	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
 int read_all(int fd, uint8_t **bufp, size_t *lenp)
 {
 	size_t cap = 65536, len = 0;

@@ -57,6 +57,12 @@ noreturn void oom_exit(size_t size);
 int write_all(int fd, const void *buf, size_t len);
 /* Read all of @fd into a malloc'd buffer; -1 on error (errno set). */
 int read_all(int fd, uint8_t **bufp, size_t *lenp);
+/*
+ * Create @path for writing (0644), as open() with O_TRUNC would, but a
+ * regular file already there is replaced, not cut: whoever reads it still
+ * reads all of it (a reader that maps a file cut under it dies of SIGBUS).
+ */
+int create_output(const char *path);
 
 /* The grtrace debugfs directory: $GRTRACE_DEBUGFS or the default. */
 const char *debugfs_dir(void);

@@ -1444,6 +1444,28 @@ grep -q "WARNING" "$TMP/err" && st=1
 result "record copies one CPU's stream, starts and stops tracing" $st \
 	"exit $rc" "control: $(cat "$FAKE/control")" "$(cat "$TMP/err")"
 
+# A reader of a recording reads it whole while record writes a new one of
+# the same name: record replaces the file, never cuts it under the reader
+# (the library maps it: a file cut would end the reader with SIGBUS).
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+run "$GRTRACE" record --no-compress -o "$TMP/rec.dat" -d 0.3
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+got=$(env $PY_ENV GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	PYTHONPATH="$TESTS/../python" $SYS_PY -c '
+import subprocess, sys, grtrace
+t = grtrace.Trace(sys.argv[1])
+it = t.records()
+n = sum(1 for _ in zip(range(2), it))
+r = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+n += sum(1 for _ in it)
+print("record exit", r.returncode, "records", n)' "$TMP/rec.dat" "$GRTRACE" record -o "$TMP/rec.dat" -d 0.3 2>&1)
+st=0
+[ "$got" = "record exit 0 records 10" ] || st=1
+"$GRTRACE" dump -i "$TMP/rec.dat" | cmp -s - "$GOLDEN/emit-basic.dump" || st=1
+result "a recording read while record writes another of its name: the reader gets all 10 of its records (not 2), the new file is whole" $st "$got"
+
 # Defaults: record writes grtrace.dat; report and dump read it when their
 # standard input is not a pipe or a file; report never drains the buffers
 # unless --live.
