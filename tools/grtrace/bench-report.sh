@@ -98,53 +98,38 @@ run() {
 	rm -f "$log"
 }
 
-# cpu_best CMD...: the CPU time (user + system, s) of one run of CMD: the
-# least of 3 timings of 20 runs each, over 20 (a recording of the file
-# size benchmark reads in tens of ms, /usr/bin/time counts in 10 ms).
-cpu_best() {
-	local i t best= f
-	f=$(mktemp)
-	for i in 1 2 3; do
-		/usr/bin/time -f '%U %S' -o "$f" bash -c \
-			'for _ in $(seq 20); do "$@" >/dev/null 2>&1; done' _ "$@"
-		t=$(awk 'END { print ($1 + $2) / 20 }' "$f")
-		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
-	done
-	rm -f "$f"
-	echo "$best"
-}
-
-# cpu_min N CMD...: the least CPU time (user + system, s) of CMD over 3
-# timings of N runs each, per run (N runs of a command too short for
+# least FIELDS K N CMD...: the least, over K timings of N runs of CMD each,
+# of /usr/bin/time's FIELDS summed ('%U %S': CPU time, user + system;
+# '%e': the wall clock), per run, in s (N runs of a command too short for
 # /usr/bin/time's 10 ms, one of a long one).
-cpu_min() {
-	local n=$1 i t best= f
-	shift
+least() {
+	local fields=$1 k=$2 n=$3 i t best= f
+	shift 3
 	f=$(mktemp)
-	for i in 1 2 3; do
-		/usr/bin/time -f '%U %S' -o "$f" bash -c \
+	for i in $(seq "$k"); do
+		/usr/bin/time -f "$fields" -o "$f" bash -c \
 			'n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1; done' _ "$n" "$@"
-		t=$(awk -v n="$n" 'END { print ($1 + $2) / n }' "$f")
+		t=$(awk -v n="$n" 'END { s = 0; for (i = 1; i <= NF; i++) s += $i; print s / n }' "$f")
 		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
 	done
 	rm -f "$f"
 	echo "$best"
 }
 
-# wall_min N CMD...: the least wall clock time (s) of CMD, over 5 timings
-# of N runs each, per run.
+# cpu_best CMD...: the CPU time of one run of CMD, the least of 3 timings
+# of 20 runs (a recording of the file size benchmark reads in tens of ms).
+cpu_best() {
+	least '%U %S' 3 20 "$@"
+}
+
+# cpu_min N CMD...: the least CPU time of CMD over 3 timings of N runs.
+cpu_min() {
+	least '%U %S' 3 "$@"
+}
+
+# wall_min N CMD...: the least wall clock time of CMD over 5 timings of N runs.
 wall_min() {
-	local n=$1 i t best= f
-	shift
-	f=$(mktemp)
-	for i in 1 2 3 4 5; do
-		/usr/bin/time -f '%e' -o "$f" bash -c \
-			'n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1; done' _ "$n" "$@"
-		t=$(awk -v n="$n" 'END { print $1 / n }' "$f")
-		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
-	done
-	rm -f "$f"
-	echo "$best"
+	least '%e' 5 "$@"
 }
 
 # ratios TRACE: the ratio lines (see the top).
