@@ -27,7 +27,7 @@
  * A file is read where the kernel maps it, in place: no copy, and one
  * walk of it is as cheap as the page tables it fills.  Its pages count in
  * the reader's RSS while mapped, so past MAP_KEEP bytes the reader lets
- * go of each MAP_SLAB of the file it has left (see map_leave()).
+ * go of each MAP_SLAB of the file it has left (see map_enter()).
  */
 #define MAP_KEEP	(16u << 20)
 #define MAP_SLAB	(4u << 20)
@@ -1541,7 +1541,7 @@ static void *pipe_run(void *arg)
 					break;
 				held = n;
 			}
-			if (rec.data >= p->mm.buf &&
+			if (p->mm.buf && rec.data >= p->mm.buf &&
 			    rec.data < p->mm.buf + p->mm.len) {
 				if (nrec == PIPE_RECS)
 					break;
