@@ -106,7 +106,11 @@ typedef struct grtrace_trace grtrace_trace;
 
 /*
  * Open @path: a trace file of "grtrace record", several joined with cat,
- * or a bare stream.  NULL and *@err on failure (@err may be NULL).
+ * or a bare stream.  NULL and *@err on failure (@err may be NULL).  A
+ * regular file is mapped and read in place (with pread() where it cannot
+ * be mapped, or when GRTRACE_NO_MMAP=1 is in the environment): another
+ * program that cuts or rewrites the file while it is read ends the reader
+ * with SIGBUS, or its records early; appending to it is harmless.
  */
 GRTRACE_API grtrace_trace *grtrace_open(const char *path,
 					struct grtrace_error *err);
