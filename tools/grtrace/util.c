@@ -173,7 +173,7 @@ int create_output(const char *path)
 	struct stat st;
 
 	/* Not a device, a FIFO or what a symbolic link names: those are cut. */
-	if (!lstat(path, &st) && S_ISREG(st.st_mode) && st.st_size)
+	if (!lstat(path, &st) && S_ISREG(st.st_mode))
 		unlink(path);
 	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }

@@ -300,20 +300,19 @@ enum {
 };
 
 /*
- * Make the records of @c from @c->p on available: those that begin before
- * @c->rbase + @lim, whole within @avail bytes of @c->rbase.  In a window
- * (V_WINDOW) a record cut by its end stays for the next; frames must hold
- * whole records of their CPU only.  Returns 0 after reporting a bad
- * record (the CPU's data ends there).
+ * Make the @c->rlen bytes of @c->rbase available from @c->p on, up to the
+ * last whole record.  In a window (V_WINDOW) a record cut by its end stays
+ * for the next; frames must hold whole records of their CPU only.  Returns
+ * 0 after reporting a bad record (the CPU's data ends there).
  */
-static int cursor_validate(struct merge *m, struct merge_cursor *c, int mode,
-			   size_t avail, size_t lim)
+static int cursor_validate(struct merge *m, struct merge_cursor *c, int mode)
 {
+	size_t avail = c->rlen;
 	size_t off = (size_t)(c->p - c->rbase);
 	char why[GR_WHY_LEN];
 	long sz = 0;
 
-	while (off < lim) {
+	while (off < avail) {
 		const uint8_t *p = c->rbase + off;
 		uint16_t cpu;
 
@@ -336,7 +335,7 @@ static int cursor_validate(struct merge *m, struct merge_cursor *c, int mode,
 		off += (size_t)sz;
 	}
 	c->end = c->rbase + off;
-	if (off >= lim || (sz == 0 && mode == V_WINDOW))
+	if (off == avail || (sz == 0 && mode == V_WINDOW))
 		return 1;
 	if (c->chunk.frame)
 		merge_error(m, "frame of CPU %u at byte %zu: %s record at byte %zu of its data: %s",
@@ -386,7 +385,7 @@ static int convert_frame(struct merge *m, struct merge_cursor *c)
 	c->p = c->end = c->rbase = c->rbuf;
 	if (sz > 0)
 		return 1;
-	cursor_validate(m, c, V_FRAME, c->rlen, c->rlen);
+	cursor_validate(m, c, V_FRAME);
 	merge_error(m, "frame of CPU %u at byte %zu: %s record at byte %zu of its data: %s",
 		    c->cpu, c->chunk.frame - 1, sz ? "corrupt" : "truncated",
 		    in, why);
@@ -446,7 +445,7 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 	c->roff = stored;	/* all of it is in */
 	if (ch.format >= GRTRACE_FORMAT_V2 && !convert_frame(m, c))
 		return;
-	cursor_validate(m, c, V_FRAME, c->rlen, c->rlen);
+	cursor_validate(m, c, V_FRAME);
 }
 
 /* lazy_check() of a record that is no job event, or is bad. */
@@ -540,7 +539,7 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 			c->roff += n;
 			c->rlen = keep + n;
 			c->p = c->rbase = c->rbuf;
-			cursor_validate(m, c, V_WINDOW, c->rlen, c->rlen);
+			cursor_validate(m, c, V_WINDOW);
 			continue;
 		}
 		if (!c->chunk.frame && c->rlen != (size_t)(c->p - c->rbase)) {
@@ -746,7 +745,6 @@ static void scan_step(struct merge *m, size_t budget)
 				map_drop(m, s->kept, to);
 				s->kept = to;
 			}
-			s->wlen = m->len;
 		} else if (pos + GRTRACE_MAX_RECORD > s->wbase + s->wlen &&
 			   s->wbase + s->wlen < m->len) {
 			s->wbase = pos;
@@ -831,11 +829,10 @@ static void scan_step(struct merge *m, size_t budget)
  */
 static int lazy_stream(struct merge *m)
 {
-	uint8_t p[sizeof(struct grtrace_stream_info)];
+	const uint8_t *p = m->buf;
 
-	if (!m->buf || m->len < sizeof(p))
+	if (!p || m->len < sizeof(struct grtrace_stream_info))
 		return 0;
-	memcpy(p, m->buf, sizeof(p));
 	return gr_le16(p + offsetof(struct grtrace_hdr, type)) == GRTRACE_REC_STREAM_INFO &&
 	       gr_le16(p + offsetof(struct grtrace_hdr, size)) >= sizeof(struct grtrace_stream_info) &&
 	       !HDR_GSEQ(p) &&
@@ -850,7 +847,9 @@ static void scan_bare(struct merge *m)
 	if (!s)
 		gr_oom(0);
 	m->scan = s;
-	if (!m->buf)
+	if (m->buf)
+		s->wlen = m->len;	/* one window: all of it, in place */
+	else
 		s->w = xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
 	m->lazy = lazy_stream(m);
 	if (m->lazy) {
@@ -1383,7 +1382,6 @@ static int bad_stream_info(struct merge *m, const struct gr_rec *rec)
 		return 0;
 	merge_error(m, "not a grtrace stream: STREAM_INFO at byte %" PRIu64 " has magic 0x%08" PRIx32,
 		    rec->offset, si.magic);
-	m->stopped = 1;
 	m->nheap = 0;
 	if (m->scan)
 		scan_end(m);
@@ -1417,7 +1415,7 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 	}
 	while (m->lazy && !m->scan_done && !lazy_ready(m))
 		lazy_more(m);
-	if (!m->nheap || m->stopped)
+	if (!m->nheap)
 		return 0;
 	c = &m->cur[m->heap[0].cur];
 	gr_parse_hdr(c->p, rec);

@@ -75,7 +75,6 @@ struct merge {
 	struct merge_scan *scan;
 	int scan_done;
 	int lazy;
-	int stopped;		/* a bad STREAM_INFO ended the input */
 
 	/* Parts of the file, as the scanner finds them. */
 	unsigned int part;	/* the part being scanned, from 0 */
