@@ -297,31 +297,30 @@ NOCOMMIT = {
 }
 
 
+def ring0(jobs):
+    """Jobs of one process each on ring 0, given as (pid, comm, ctx,
+    submit, start, end): SUBMIT and COMMIT at submit, START, END and
+    COMPLETE; at one time an END before the START it lets in."""
+    order = dict(submit=0, commit=1, end=2, complete=3, start=4)
+    t, evs = T(), []
+    for pid, comm, ctx, submit, start, end in jobs:
+        t.task(pid, comm)
+        evs += [(submit, "submit", ctx, pid), (submit, "commit", ctx, None),
+                (start, "start", ctx, None), (end, "end", ctx, None),
+                (end, "complete", ctx, None)]
+    for ts, name, ctx, pid in sorted(evs, key=lambda e: (e[0], order[e[1]])):
+        t.ev(ts, name, ctx, 1, 0, pid=pid)
+    return t
+
+
 def three():
     """Three processes on ring 0: "long" (pid 21) runs 7 us, then "short"
     (pid 22) 0.8 us, then "last" (pid 23), queued behind both.  The ring's
     history is walked newest first, so "behind" comes out in ns order only
     if it is sorted."""
-    t = T()
-    t.task(21, "long")
-    t.task(22, "short")
-    t.task(23, "last")
-    t.ev(1000, "submit", 210, 1, 0, pid=21)
-    t.ev(1000, "commit", 210, 1, 0)
-    t.ev(1000, "start", 210, 1, 0)
-    t.ev(1100, "submit", 220, 1, 0, pid=22)
-    t.ev(1100, "commit", 220, 1, 0)
-    t.ev(1200, "submit", 230, 1, 0, pid=23)
-    t.ev(1200, "commit", 230, 1, 0)
-    t.ev(8000, "end", 210, 1, 0)
-    t.ev(8000, "complete", 210, 1, 0)
-    t.ev(8000, "start", 220, 1, 0)
-    t.ev(8800, "end", 220, 1, 0)
-    t.ev(8800, "complete", 220, 1, 0)
-    t.ev(8800, "start", 230, 1, 0)
-    t.ev(9500, "end", 230, 1, 0)
-    t.ev(9500, "complete", 230, 1, 0)
-    return t
+    return ring0([(21, "long", 210, 1000, 1000, 8000),
+                  (22, "short", 220, 1100, 8000, 8800),
+                  (23, "last", 230, 1200, 8800, 9500)])
 
 
 THREE = {
@@ -349,26 +348,9 @@ def overlap():
     """A ring that runs two jobs at once: "ovA" (pid 41) runs [1000, 5000],
     "ovB" (pid 42) [3000, 7000]; "ovV" (pid 43), committed at 2000, starts
     at 7000."""
-    t = T()
-    t.task(41, "ovA")
-    t.task(42, "ovB")
-    t.task(43, "ovV")
-    t.ev(1000, "submit", 410, 1, 0, pid=41)
-    t.ev(1000, "commit", 410, 1, 0)
-    t.ev(1000, "start", 410, 1, 0)
-    t.ev(2000, "submit", 430, 1, 0, pid=43)
-    t.ev(2000, "commit", 430, 1, 0)
-    t.ev(2500, "submit", 420, 1, 0, pid=42)
-    t.ev(2500, "commit", 420, 1, 0)
-    t.ev(3000, "start", 420, 1, 0)
-    t.ev(5000, "end", 410, 1, 0)
-    t.ev(5000, "complete", 410, 1, 0)
-    t.ev(7000, "end", 420, 1, 0)
-    t.ev(7000, "complete", 420, 1, 0)
-    t.ev(7000, "start", 430, 1, 0)
-    t.ev(8000, "end", 430, 1, 0)
-    t.ev(8000, "complete", 430, 1, 0)
-    return t
+    return ring0([(41, "ovA", 410, 1000, 1000, 5000),
+                  (42, "ovB", 420, 2500, 3000, 7000),
+                  (43, "ovV", 430, 2000, 7000, 8000)])
 
 
 OVERLAP = {
