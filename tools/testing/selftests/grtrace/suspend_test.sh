@@ -8,7 +8,8 @@
 #    device suspended, the CPUs idle in s2idle, woken by a key on the
 #    keyboard (a wakeup source); then three times S3 (mem_sleep=deep):
 #    devices suspended, CPU 1 taken offline, ACPI S3 (QEMU stops the
-#    guest), woken by the RTC alarm, CPU 1 back;
+#    guest), woken by the host (QEMU's system_wakeup, a power button),
+#    CPU 1 back;
 #  - after each three: the service runs, the recorder is still armed in
 #    the same session, the kernel counted three suspends and no failure,
 #    each woken by what should wake it; a job that never signals is saved
@@ -23,9 +24,13 @@
 # for good; pm_test=devices shows it).  So this test boots its own guest,
 # a packed one (vmtest.sh -P, -M): no 9p and no virtio device, what the
 # test needs copied into the initramfs, its TAP back over a serial port.
-# QEMU's RTC alarm wakes a guest from S3, but from s2idle only through an
-# ACPI event QEMU raises in S3 alone: there a key pressed by vmtest.sh -K
-# wakes it, as a laptop's keyboard would.
+# vmtest.sh -K wakes the guest: from S3 with QEMU's system_wakeup once
+# QEMU holds it there, from s2idle with a key, as a laptop's keyboard
+# would (QEMU leaves s2idle to the guest's devices).  Not with the RTC
+# alarm, as before: it is set before the suspend's entry, and one that
+# fires before QEMU has the guest in S3 wakes nothing.  A CI run ended
+# with its guest silent in the third S3 (7.3.4, 2026-12-05); the guest's
+# log was not kept; 8 runs here and 67 hang-then-S3 rounds did not repeat it.
 #
 # Usage: suspend_test.sh --vm KVER OUTDIR   on the host: that guest, with
 #                                           this test in it (vmtest.sh's
@@ -56,7 +61,6 @@ fi
 R=$D/recorder
 SD=$TMP/snaps
 LOG=$TMP/svc.log
-RTC=/sys/class/rtc/rtc0
 
 armed() { [ "$(info state)" = armed ]; }
 nsnaps() { find "$SD" -maxdepth 1 -name '*.grf' | wc -l; }
@@ -66,20 +70,13 @@ count() { dmesg | grep -c -- "$1"; }
 stat_pm() { cat "/sys/power/suspend_stats/$1"; }
 
 # suspend MODE: one suspend to MODE (s2idle or deep) and back.  S3 is
-# woken by the RTC alarm, s2idle by the keys vmtest.sh presses while the
-# last "# vmtest: keyboard" line says on.
+# woken by vmtest.sh, s2idle by the keys it presses while the last
+# "# vmtest: keyboard" line says on.
 suspend() {
 	local rc t0 tries=0
 
 	echo "$1" >/sys/power/mem_sleep || return 1
-	echo 0 >"$RTC/wakealarm" || return 1
-	if [ "$1" = deep ]; then
-		# Seconds of margin: the alarm must not fire before QEMU has
-		# the guest in S3 (a suspend entry takes well under one).
-		echo +5 >"$RTC/wakealarm" || return 1
-	else
-		echo "# vmtest: keyboard on"
-	fi
+	[ "$1" = deep ] || echo "# vmtest: keyboard on"
 	t0=$(date +%s)
 	while :; do
 		echo mem >/sys/power/state
@@ -94,12 +91,12 @@ suspend() {
 		echo "# s2idle: aborted by a wakeup while it was entered (EBUSY), again"
 	done
 	[ "$1" = deep ] || echo "# vmtest: keyboard off"
-	WAKE=$(cat /sys/power/pm_wakeup_irq 2>/dev/null) ALARM=$(cat "$RTC/wakealarm")
-	echo "# $1: back after $(($(date +%s) - t0)) s (status $rc), wakeup IRQ ${WAKE:-none}, RTC alarm left '$ALARM', CPUs online $(cat /sys/devices/system/cpu/online)"
+	WAKE=$(cat /sys/power/pm_wakeup_irq 2>/dev/null)
+	echo "# $1: back after $(($(date +%s) - t0)) s (status $rc), wakeup IRQ ${WAKE:-none}, CPUs online $(cat /sys/devices/system/cpu/online)"
 	[ $rc = 0 ] || return 1
-	# What woke it: the keyboard's IRQ 1 from s2idle; from S3 the alarm
-	# (gone once it fired; the keyboard is not pressed then).
-	if [ "$1" = deep ]; then [ -z "$ALARM" ]; else [ "$WAKE" = 1 ]; fi
+	# What woke s2idle: the keyboard's IRQ 1.  S3 is left through the
+	# firmware, no IRQ: three() counts its wakeups in the kernel log.
+	[ "$1" = deep ] || [ "$WAKE" = 1 ]
 }
 
 # three MODE: three suspends to MODE while armed.  Sets WHAT to what
@@ -172,11 +169,11 @@ fi
 hang gfx 0
 ok $? "after s2idle a job that never signals on gfx: saved, its line names the hung job"
 
-if grep -qw deep /sys/power/mem_sleep && [ -w "$RTC/wakealarm" ]; then
+if grep -qw deep /sys/power/mem_sleep; then
 	three deep && [ "$offline" = 3 ] && [ "$up" = 3 ] && [ "$s3" = 3 ]
-	ok $? "three S3 suspends (CPU 1 offline and back, RTC alarm) while armed: still armed, same session, the service runs: $WHAT"
+	ok $? "three S3 suspends (CPU 1 offline and back) while armed: still armed, same session, the service runs: $WHAT"
 else
-	ok 1 "S3: not offered ($(cat /sys/power/mem_sleep)), or no RTC alarm"
+	ok 1 "S3: not offered ($(cat /sys/power/mem_sleep))"
 fi
 hang copy 2
 ok $? "after S3 a job that never signals on copy: saved, its line names the hung job"

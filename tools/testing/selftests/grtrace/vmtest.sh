@@ -62,12 +62,12 @@ and GRTRACE_OUT=OUTDIR (shared read-write at the same path).
   -M MODULE   a packed guest, with kernel module MODULE of KVER and the
               modules it depends on, for modprobe (-P its modprobe too);
               repeatable
-  -K          a packed guest's keyboard: while the last line of CMD's
-              stdout that starts with "# vmtest: keyboard " ends in "on",
-              a key is pressed on the guest's PS/2 keyboard every 2 s
-              (through QEMU's monitor).  QEMU's RTC alarm wakes a guest
-              from S3, not from s2idle; a keyboard that is a wakeup
-              source does
+  -K          a packed guest's wakeups, through QEMU's monitor: while
+              the last line of CMD's stdout that starts with
+              "# vmtest: keyboard " ends in "on", a key is pressed on
+              the guest's PS/2 keyboard every 2 s (s2idle: a keyboard
+              that is a wakeup source wakes it); a guest QEMU has held
+              in S3 for a second is woken (system_wakeup)
   -V OUTDIR   print the verdict on the guest of the run that wrote OUTDIR;
               exit 0 when it is "clean", 1 when not or when there is none
   -h          this help
@@ -311,27 +311,89 @@ start_qemu() {
 	tail -n +1 -s 0.2 -f --pid="$QEMU_PID" "$VM/stderr" >&2 &
 	TAIL_PIDS+=($!)
 	if ((KEYBOARD)); then
-		press_keys &
+		wake_guest &
 		TAIL_PIDS+=($!)
 	fi
 }
 
-# press_keys: -K, until qemu is gone.  HMP's sendkey: a press and release.
-press_keys() {
-	local state
+# wake_guest: -K, until qemu is gone: the guest's wakeup sources, through
+# QEMU's monitor (HMP).  A key on its PS/2 keyboard every 2 s while the
+# last "# vmtest: keyboard" line of CMD's stdout says on: s2idle, where
+# QEMU leaves waking to the guest's devices.  And once QEMU has held the
+# guest in S3 for a second ("info status": suspended), system_wakeup, as
+# a power button would: an S3 wake that no guest timer can miss.
+wake_guest() {
+	python3 - "$VM/monitor" "$VM/stdout" "$QEMU_PID" <<'PY'
+import os, socket, sys, time
 
-	while kill -0 "$QEMU_PID" 2>/dev/null; do
-		sleep 2
-		state=$(tr -d '\r' <"$VM/stdout" |
-			sed -n 's/^# vmtest: keyboard //p' | tail -n 1)
-		[[ $state == *on ]] || continue
-		python3 -c 'import socket, sys, time
-s = socket.socket(socket.AF_UNIX)
-s.connect(sys.argv[1])
-s.sendall(b"sendkey shift\n")
-time.sleep(0.2)
-s.recv(65536)' "$VM/monitor" 2>/dev/null
-	done
+mon, out, pid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+
+def alive():
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def reply(s):
+    buf = b""
+    while not buf.endswith(b"(qemu) "):
+        data = s.recv(65536)
+        if not data:
+            sys.exit(0)
+        buf += data
+    return buf
+
+
+def keyboard_on():
+    with open(out, "rb") as f:
+        state = b""
+        for line in f.read().replace(b"\r", b"").split(b"\n"):
+            if line.startswith(b"# vmtest: keyboard "):
+                state = line
+    return state.endswith(b"on")
+
+
+def main():
+    s = socket.socket(socket.AF_UNIX)
+    while True:
+        try:
+            s.connect(mon)
+            break
+        except OSError:
+            if not alive():
+                sys.exit(0)
+            time.sleep(0.2)
+    reply(s)
+    key = since = 0
+    while alive():
+        time.sleep(0.5)
+        now = time.monotonic()
+        s.sendall(b"info status\n")
+        if b"(suspended)" not in reply(s):
+            since = 0
+        elif not since:
+            since = now
+        elif now - since >= 1:
+            s.sendall(b"system_wakeup\n")
+            reply(s)
+            print("vmtest: QEMU held the guest in S3 for 1 s: system_wakeup",
+                  file=sys.stderr)
+            since = 0
+        if now - key >= 2:
+            key = now
+            if keyboard_on():
+                s.sendall(b"sendkey shift\n")
+                reply(s)
+
+
+try:
+    main()
+except OSError:
+    pass        # qemu went away
+PY
 }
 
 kill_qemu() {
