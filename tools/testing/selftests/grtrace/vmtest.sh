@@ -588,6 +588,11 @@ main() {
 	if [[ $verdict != clean ]]; then
 		note "$verdict"
 		[[ -s $VM/status ]] || tail -n 5 "$VM/qemu.log" >&2
+		# What the guest said last: a caller keeps only our stderr.
+		if [[ -n $WATCHDOG ]]; then
+			note "the console's last lines:"
+			tr -d '\r' <"$OUTDIR/console.log" 2>/dev/null | tail -n 15 >&2
+		fi
 	fi
 	note "exit $rc in $SECONDS s"
 	return "$rc"
