@@ -699,6 +699,15 @@ static inline void seen_add(struct merge_scan *s, uint64_t g)
 	}
 }
 
+static void scan_free(struct merge_scan *s)
+{
+	if (!s)
+		return;
+	free(s->w);
+	free(s->seen);
+	free(s);
+}
+
 static void scan_end(struct merge *m)
 {
 	struct merge_scan *s = m->scan;
@@ -706,9 +715,7 @@ static void scan_end(struct merge *m)
 	end_run(m, &s->run, s->pos);
 	if (m->map_drop && !m->lazy)
 		map_drop(m, s->kept, m->len);
-	free(s->w);
-	free(s->seen);
-	free(s);
+	scan_free(s);
 	m->scan = NULL;
 	m->scan_done = 1;
 }
@@ -1447,11 +1454,7 @@ void merge_free(struct merge *m)
 	free(m->clients);
 	free(m->tails);
 	free(m->heads);
-	if (m->scan) {
-		free(m->scan->w);
-		free(m->scan->seen);
-		free(m->scan);
-	}
+	scan_free(m->scan);
 	if (m->map)
 		munmap(m->map, m->len);
 	memset(m, 0, sizeof(*m));
@@ -1462,9 +1465,10 @@ void merge_free(struct merge *m)
 /*
  * Reading, scanning and merging the input costs about 40 % of a report,
  * the analysis the rest: with a second CPU the merge runs in a thread of
- * its own and hands its records over in batches, copied (a record
- * delivered by merge_next() lives only until the next call).  The batches
- * are small enough to stay in the cache between the two threads.
+ * its own and hands its records over in batches: where the file is
+ * mapped, as pointers into it; else copied (a record delivered by
+ * merge_next() lives only until the next call).  The batches are small
+ * enough to stay in the cache between the two threads.
  */
 #define PIPE_BATCHES	4
 #define PIPE_BYTES	(128u << 10)
