@@ -27,10 +27,8 @@
 # vmtest.sh -K wakes the guest: from S3 with QEMU's system_wakeup once
 # QEMU holds it there, from s2idle with a key, as a laptop's keyboard
 # would (QEMU leaves s2idle to the guest's devices).  Not with the RTC
-# alarm, as before: it is set before the suspend's entry, and one that
-# fires before QEMU has the guest in S3 wakes nothing.  A CI run ended
-# with its guest silent in the third S3 (7.3.4, 2026-12-05); the guest's
-# log was not kept; 8 runs here and 67 hang-then-S3 rounds did not repeat it.
+# alarm: it is set before the suspend's entry, and one that fires before
+# QEMU has the guest in S3 wakes nothing.
 #
 # Usage: suspend_test.sh --vm KVER OUTDIR   on the host: that guest, with
 #                                           this test in it (vmtest.sh's
@@ -58,7 +56,6 @@ if [ "${1:-}" = --vm ]; then
 		-M gpu-sched -- "$HERE/suspend_test.sh"
 fi
 
-R=$D/recorder
 SD=$TMP/snaps
 LOG=$TMP/svc.log
 
