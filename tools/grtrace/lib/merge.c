@@ -675,6 +675,7 @@ struct merge_scan {
 	size_t pos;
 	size_t kept;		/* mapped: the bytes before it were let go of */
 	struct scan_run run;
+	unsigned int run_ci;	/* its cursor */
 	uint64_t prev, prev_cseq;
 	/*
 	 * Lazy: every gseq of part 0 below @ld was scanned; @seen marks those
@@ -684,9 +685,16 @@ struct merge_scan {
 	uint64_t *seen;
 };
 
-/* Lazy: key gseq @g of part 0 was scanned. */
-static inline void seen_add(struct merge_scan *s, uint64_t g)
+/*
+ * Lazy: key gseq @g of part 0 was scanned, in cursor @ci.  A gseq found
+ * twice, or too far ahead to be marked, ends the direct merge.
+ */
+static inline void seen_add(struct merge *m, struct merge_scan *s, uint64_t g,
+			    unsigned int ci)
 {
+	uint64_t *w = &s->seen[(g % SEEN_BITS) / 64], bit = 1ull << (g % 64);
+
+	m->slot[g % SEEN_BITS] = (uint16_t)ci;
 	if (g == s->ld) {
 		s->ld++;
 		while (s->seen[(s->ld % SEEN_BITS) / 64] &
@@ -694,8 +702,10 @@ static inline void seen_add(struct merge_scan *s, uint64_t g)
 			s->seen[(s->ld % SEEN_BITS) / 64] &= ~(1ull << (s->ld % 64));
 			s->ld++;
 		}
-	} else if (g > s->ld && g - s->ld < SEEN_BITS) {
-		s->seen[(g % SEEN_BITS) / 64] |= 1ull << (g % 64);
+	} else if (g > s->ld && g - s->ld < SEEN_BITS && !(*w & bit)) {
+		*w |= bit;
+	} else {
+		m->direct_off = 1;
 	}
 }
 
@@ -801,6 +811,7 @@ static void scan_step(struct merge *m, size_t budget)
 			end_run(m, &s->run, pos);
 			s->run.cpu = cpu;
 			s->prev = scan_last(m, cpu, &s->prev_cseq);
+			s->run_ci = m->cpu_slot[cpu] - 1;
 		}
 		if (gseq < s->prev && cseq + 1 < s->prev_cseq) {
 			end_run(m, &s->run, pos);
@@ -808,7 +819,7 @@ static void scan_step(struct merge *m, size_t budget)
 			m->have_si = 0;
 		}
 		if (m->lazy && !m->part)
-			seen_add(s, gseq ? gseq : key_gseq0(p));
+			seen_add(m, s, gseq ? gseq : key_gseq0(p), s->run_ci);
 		s->prev = gseq;
 		s->prev_cseq = cseq;
 		s->run.last_gseq = gseq;
@@ -861,8 +872,10 @@ static void scan_bare(struct merge *m)
 	m->lazy = lazy_stream(m);
 	if (m->lazy) {
 		s->seen = calloc(SEEN_BITS / 64, sizeof(*s->seen));
-		if (!s->seen)
+		m->slot = malloc(SEEN_BITS * sizeof(*m->slot));
+		if (!s->seen || !m->slot)
 			gr_oom(0);
+		m->direct = 1;
 		return;		/* merge_next() scans */
 	}
 	scan_step(m, SIZE_MAX);
@@ -888,6 +901,8 @@ static void lazy_more(struct merge *m)
 	unsigned int i;
 
 	scan_step(m, SCAN_STEP);
+	if (m->direct)
+		return;		/* cursors are filled as the merge comes to them */
 	for (i = 0; i < m->ncur; i++) {
 		struct merge_cursor *c = &m->cur[i];
 
@@ -1390,14 +1405,90 @@ static int bad_stream_info(struct merge *m, const struct gr_rec *rec)
 	merge_error(m, "not a grtrace stream: STREAM_INFO at byte %" PRIu64 " has magic 0x%08" PRIx32,
 		    rec->offset, si.magic);
 	m->nheap = 0;
+	m->direct = 0;
 	if (m->scan)
 		scan_end(m);
 	return 1;
 }
 
+/* Hand out the record at @c->p, cursor @ci's. */
+static int deliver(struct merge *m, unsigned int ci, struct gr_rec *rec)
+{
+	struct merge_cursor *c = &m->cur[ci];
+
+	gr_parse_hdr(c->p, rec);
+	rec->offset = cursor_offset(c);
+	if (__builtin_expect(rec->type == GRTRACE_REC_STREAM_INFO, 0) &&
+	    bad_stream_info(m, rec))
+		return 0;
+	m->delivered = 1;
+	if (c->part > m->part_out) {
+		m->part_out = c->part;
+		return MERGE_NEW_PART;
+	}
+	return 1;
+}
+
+/*
+ * The direct merge.  While every gseq of the first part the scanner found
+ * was new, and the records delivered are gseq 0 to @next_g - 1, no other
+ * record has a gseq below @next_g: the one of gseq @next_g, first in its
+ * cursor, is the one the heap would take.  Its cursor is the one the
+ * scanner noted for that gseq.  Anything else (a gseq found twice, a
+ * record out of place in its CPU's data, the scanner in a later part or
+ * at the end, a gseq lost) hands the merge to the heap, of every cursor as
+ * it stands: the order goes on as the heap's all along.  Returns -1 then.
+ */
+static int direct_next(struct merge *m, struct gr_rec *rec)
+{
+	struct merge_cursor *c;
+	unsigned int i;
+	uint64_t e;
+
+	if (m->delivered) {
+		c = &m->cur[m->dcur];
+		m->delivered = 0;
+		c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
+		__builtin_prefetch(c->p + MERGE_PREFETCH);
+		if (c->lazy && c->p < c->lim)
+			lazy_check(m, c);
+		if (c->p >= c->end)
+			refill(m, c);
+	}
+	e = m->next_g;
+	while (!m->direct_off && !m->scan_done && !m->part &&
+	       e >= m->scan->ld)
+		lazy_more(m);
+	if (!m->direct_off && !m->scan_done && e < m->scan->ld) {
+		i = m->slot[e % SEEN_BITS];
+		c = &m->cur[i];
+		if ((c->p < c->end || cursor_fill(m, c)) && !c->part &&
+		    HDR_GSEQ(c->p) == e) {
+			m->dcur = i;
+			m->next_g = e + 1;
+			return deliver(m, i, rec);
+		}
+	}
+	m->direct = 0;
+	m->nheap = 0;
+	for (i = 0; i < m->ncur; i++) {
+		c = &m->cur[i];
+		if (c->p < c->end || cursor_fill(m, c))
+			heap_push(m, i);
+	}
+	return -1;
+}
+
 int merge_next(struct merge *m, struct gr_rec *rec)
 {
 	struct merge_cursor *c;
+	int ret;
+
+	if (m->direct) {
+		ret = direct_next(m, rec);
+		if (ret >= 0)
+			return ret;
+	}
 
 	/*
 	 * The record delivered last lives in its cursor's buffer until now:
@@ -1424,18 +1515,7 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 		lazy_more(m);
 	if (!m->nheap)
 		return 0;
-	c = &m->cur[m->heap[0].cur];
-	gr_parse_hdr(c->p, rec);
-	rec->offset = cursor_offset(c);
-	if (__builtin_expect(rec->type == GRTRACE_REC_STREAM_INFO, 0) &&
-	    bad_stream_info(m, rec))
-		return 0;
-	m->delivered = 1;
-	if (c->part > m->part_out) {
-		m->part_out = c->part;
-		return MERGE_NEW_PART;
-	}
-	return 1;
+	return deliver(m, m->heap[0].cur, rec);
 }
 
 void merge_free(struct merge *m)
@@ -1449,6 +1529,7 @@ void merge_free(struct merge *m)
 	}
 	free(m->cur);
 	free(m->heap);
+	free(m->slot);
 	free(m->cpu_slot);
 	free(m->tasks);
 	free(m->clients);

@@ -89,7 +89,18 @@ struct merge {
 	uint32_t *cpu_slot;	/* cpu -> cursor index + 1 (buffer input) */
 	struct merge_key *heap;	/* cursors by their next record, smallest first */
 	unsigned int nheap;
-	int delivered;		/* heap[0] handed out its record */
+	int delivered;		/* heap[0] (@direct: cursor @dcur) handed out its record */
+
+	/*
+	 * A lazy scan's first part, while its gseqs are each found once:
+	 * the next record is gseq @next_g, in the cursor the scanner noted
+	 * in @slot (see direct_next()); no heap.
+	 */
+	int direct;
+	int direct_off;		/* the scanner found a gseq twice, or out of reach */
+	unsigned int dcur;
+	uint64_t next_g;
+	uint16_t *slot;
 
 	/* The trace file's task tables (version 2), sorted by tid. */
 	struct grf_task *tasks;

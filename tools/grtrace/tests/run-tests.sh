@@ -1033,8 +1033,10 @@ rm -f "$TMP/big.dat" "$TMP/late.dat" "$TMP/want.dump"
 # is scanned as the merge needs it; read with pread() it is scanned whole
 # first.  The records come in the same order either way, and the reports
 # are the same: for the corpus, and for a synthetic stream with a record
-# out of place on its CPU, one lost, one gseq twice, and a second session
-# joined to it.
+# out of place on its CPU, one lost, one gseq twice (each way round), a
+# job event of gseq 0, and a second session joined to it.  (The merge
+# takes the next gseq straight from the cursor the scanner noted for it
+# until one of these turns up, then goes on with its heap.)
 "$GEN_TRACE" -c 4 -r 6 8 "$TMP/gen.dat" > /dev/null
 python3 - "$TMP/gen.dat" "$TMP/lazy" <<'PYEOF'
 import struct, sys
@@ -1064,6 +1066,17 @@ i = next(k for k in range(mid, len(v)) if cpu(v[k]) == 2)
 j = next(k for k in range(i + 5000, len(v)) if cpu(v[k]) == 3)
 put_gseq(v[i], gseq(v[j]))
 write("dup", v)
+# A gseq twice the other way: a record of CPU 3 takes the gseq of one of
+# CPU 2 far before it, merged already when the scanner finds the second.
+v = [bytearray(r) for r in recs]
+i = next(k for k in range(mid, len(v)) if cpu(v[k]) == 2)
+j = next(k for k in range(i + 5000, len(v)) if cpu(v[k]) == 3)
+put_gseq(v[j], gseq(v[i]))
+write("dupback", v)
+# A job event of gseq 0 amid the records (only the first record has it).
+v = [bytearray(r) for r in recs]
+put_gseq(v[mid], 0)
+write("zero", v)
 # The same session twice, joined.
 write("joined", recs + recs)
 PYEOF
