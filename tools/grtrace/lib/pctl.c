@@ -13,11 +13,6 @@
 #define LINEAR		PCTL_LINEAR
 #define NBUCKETS	(LINEAR + (63 - SUB_BITS) * SUB_COUNT)
 
-static unsigned int bucket_of(uint64_t v)
-{
-	return pctl_bucket_of(v);
-}
-
 /* The midpoint of bucket @b: what a percentile falling in it reports. */
 static uint64_t bucket_mid(unsigned int b)
 {
@@ -35,7 +30,7 @@ static uint64_t bucket_mid(unsigned int b)
 /* Count @v in its bucket, allocating its block the first time. */
 static void sketch_add(struct pctl *p, uint64_t v)
 {
-	unsigned int at, k = pctl_block_of(bucket_of(v), &at);
+	unsigned int at, k = pctl_block_of_value(v, &at);
 
 	if (!p->blk[k]) {
 		p->blk[k] = calloc(k ? SUB_COUNT : LINEAR, sizeof(uint64_t));
@@ -43,8 +38,6 @@ static void sketch_add(struct pctl *p, uint64_t v)
 			gr_oom(0);
 	}
 	p->blk[k][at]++;
-	p->hot = p->blk[k];
-	p->hot_k = k;
 }
 
 static void to_sketch(struct pctl *p)

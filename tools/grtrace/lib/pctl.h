@@ -38,12 +38,6 @@
 struct pctl {
 	uint64_t n;		/* values added */
 	uint64_t max;
-	/*
-	 * Sketch mode: the block counted in last (@hot_k), reached without
-	 * the table: a metric's values mostly fall in one octave.
-	 */
-	uint64_t *hot;
-	unsigned int hot_k;
 	uint64_t *vals;		/* exact mode: the values, @nvals of @cap */
 	uint32_t nvals;
 	uint32_t cap;
@@ -76,21 +70,39 @@ static inline unsigned int pctl_block_of(unsigned int b, unsigned int *at)
 	return 1 + (b - PCTL_LINEAR) / PCTL_SUB_COUNT;
 }
 
+/* pctl_block_of(pctl_bucket_of(@v), @at), in fewer steps. */
+static inline unsigned int pctl_block_of_value(uint64_t v, unsigned int *at)
+{
+	unsigned int msb;
+
+	if (v < PCTL_LINEAR) {
+		*at = (unsigned int)v;
+		return 0;
+	}
+	msb = 63u - (unsigned int)__builtin_clzll(v);
+	*at = (unsigned int)(v >> (msb - PCTL_SUB_BITS)) - PCTL_SUB_COUNT;
+	return msb - PCTL_SUB_BITS;
+}
+
 /*
- * Every finished job adds a dozen values: a value in the sketch's hot
- * block is counted inline.
+ * Every finished job adds a dozen values, each to a few groups: a value
+ * whose block the sketch has is counted inline.  (The values of one
+ * metric spread over a few octaves: most values land in a block counted
+ * in before, but not the same one as the value before.)
  */
 static inline void pctl_add(struct pctl *p, uint64_t v)
 {
 	unsigned int at, k;
+	uint64_t *b;
 
-	if (p->hot) {
-		k = pctl_block_of(pctl_bucket_of(v), &at);
-		if (k == p->hot_k) {
+	if (p->blk) {
+		k = pctl_block_of_value(v, &at);
+		b = p->blk[k];
+		if (b) {
 			p->n++;
 			if (v > p->max)
 				p->max = v;
-			p->hot[at]++;
+			b[at]++;
 			return;
 		}
 	}
