@@ -665,6 +665,13 @@ static int scan_stream_info(struct merge *m, const uint8_t *p)
  * one CPU it is in, and (lazy) the gseqs it found.
  */
 #define SEEN_BITS	(1u << 20)
+/*
+ * The direct merge's ring of cursors by gseq: the scanner is at most a step
+ * and a few CPUs' chunks ahead of the merge.  A slot written over before
+ * the merge came to it names a cursor without that gseq first: the merge
+ * then goes on with its heap (see direct_next()).
+ */
+#define DIRECT_SLOTS	(1u << 17)
 #define SCAN_STEP	(256u << 10)
 /* Lazy: the scanner keeps this much of the mapped file behind it. */
 #define SCAN_BEHIND	(8u << 20)
@@ -694,7 +701,7 @@ static inline void seen_add(struct merge *m, struct merge_scan *s, uint64_t g,
 {
 	uint64_t *w = &s->seen[(g % SEEN_BITS) / 64], bit = 1ull << (g % 64);
 
-	m->slot[g % SEEN_BITS] = (uint16_t)ci;
+	m->slot[g % DIRECT_SLOTS] = (uint16_t)ci;
 	if (g == s->ld) {
 		s->ld++;
 		while (s->seen[(s->ld % SEEN_BITS) / 64] &
@@ -872,7 +879,7 @@ static void scan_bare(struct merge *m)
 	m->lazy = lazy_stream(m);
 	if (m->lazy) {
 		s->seen = calloc(SEEN_BITS / 64, sizeof(*s->seen));
-		m->slot = malloc(SEEN_BITS * sizeof(*m->slot));
+		m->slot = malloc(DIRECT_SLOTS * sizeof(*m->slot));
 		if (!s->seen || !m->slot)
 			gr_oom(0);
 		m->direct = 1;
@@ -1434,10 +1441,12 @@ static int deliver(struct merge *m, unsigned int ci, struct gr_rec *rec)
  * was new, and the records delivered are gseq 0 to @next_g - 1, no other
  * record has a gseq below @next_g: the one of gseq @next_g, first in its
  * cursor, is the one the heap would take.  Its cursor is the one the
- * scanner noted for that gseq.  Anything else (a gseq found twice, a
- * record out of place in its CPU's data, the scanner in a later part or
- * at the end, a gseq lost) hands the merge to the heap, of every cursor as
- * it stands: the order goes on as the heap's all along.  Returns -1 then.
+ * scanner noted for that gseq (gseqs being unique, a cursor that holds
+ * it first holds that record, whatever became of the slot since).
+ * Anything else (a gseq found twice, a record out of place in its CPU's
+ * data, the slot written over, the scanner in a later part or at the end,
+ * a gseq lost) hands the merge to the heap, of every cursor as it stands:
+ * the order goes on as the heap's all along.  Returns -1 then.
  */
 static int direct_next(struct merge *m, struct gr_rec *rec)
 {
@@ -1460,7 +1469,7 @@ static int direct_next(struct merge *m, struct gr_rec *rec)
 	       e >= m->scan->ld)
 		lazy_more(m);
 	if (!m->direct_off && !m->scan_done && e < m->scan->ld) {
-		i = m->slot[e % SEEN_BITS];
+		i = m->slot[e % DIRECT_SLOTS];
 		c = &m->cur[i];
 		if ((c->p < c->end || cursor_fill(m, c)) && !c->part &&
 		    HDR_GSEQ(c->p) == e) {
