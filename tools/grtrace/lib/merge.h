@@ -17,7 +17,9 @@
  *   its end through a buffer of its own.
  *
  * A binary heap of cursors keyed by (part, gseq, ts) of their next record
- * gives the merged order.
+ * gives the merged order.  A mapped stream that begins its session takes
+ * gseq after gseq straight from the cursor the scanner noted for it, while
+ * each gseq comes once; then the heap (merge.c: direct_next()).
  *
  * A file may hold several parts, merged one after the other: in a trace
  * file each file header after the first begins one (recordings joined
