@@ -449,7 +449,8 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 }
 
 /* lazy_check() of a record that is no job event, or is bad. */
-static int lazy_slow(struct merge *m, struct merge_cursor *c)
+static __attribute__((noinline)) int lazy_slow(struct merge *m,
+					       struct merge_cursor *c)
 {
 	char why[GR_WHY_LEN];
 
@@ -666,12 +667,12 @@ static int scan_stream_info(struct merge *m, const uint8_t *p)
  */
 #define SEEN_BITS	(1u << 20)
 /*
- * The direct merge's ring of cursors by gseq: the scanner is at most a step
- * and a few CPUs' chunks ahead of the merge.  A slot written over before
- * the merge came to it names a cursor without that gseq first: the merge
- * then goes on with its heap (see direct_next()).
+ * The direct merge's ring of cursors by gseq, for the gseqs from the
+ * merge's next one on: the scanner is a step and a few CPUs' chunks ahead
+ * of the merge.  One further ahead ends the direct merge (see
+ * direct_next()).
  */
-#define DIRECT_SLOTS	(1u << 17)
+#define DIRECT_SLOTS	(1u << 18)
 #define SCAN_STEP	(256u << 10)
 /* Lazy: the scanner keeps this much of the mapped file behind it. */
 #define SCAN_BEHIND	(8u << 20)
@@ -683,7 +684,6 @@ struct merge_scan {
 	size_t kept;		/* mapped: the bytes before it were let go of */
 	struct scan_run run;
 	unsigned int run_ci;	/* its cursor */
-	uint64_t prev, prev_cseq;
 	/*
 	 * Lazy: every gseq of part 0 below @ld was scanned; @seen marks those
 	 * above it scanned already, a ring of SEEN_BITS.
@@ -692,16 +692,9 @@ struct merge_scan {
 	uint64_t *seen;
 };
 
-/*
- * Lazy: key gseq @g of part 0 was scanned, in cursor @ci.  A gseq found
- * twice, or too far ahead to be marked, ends the direct merge.
- */
-static inline void seen_add(struct merge *m, struct merge_scan *s, uint64_t g,
-			    unsigned int ci)
+/* Lazy: key gseq @g of part 0 was scanned. */
+static inline void seen_add(struct merge_scan *s, uint64_t g)
 {
-	uint64_t *w = &s->seen[(g % SEEN_BITS) / 64], bit = 1ull << (g % 64);
-
-	m->slot[g % DIRECT_SLOTS] = (uint16_t)ci;
 	if (g == s->ld) {
 		s->ld++;
 		while (s->seen[(s->ld % SEEN_BITS) / 64] &
@@ -709,11 +702,46 @@ static inline void seen_add(struct merge *m, struct merge_scan *s, uint64_t g,
 			s->seen[(s->ld % SEEN_BITS) / 64] &= ~(1ull << (s->ld % 64));
 			s->ld++;
 		}
-	} else if (g > s->ld && g - s->ld < SEEN_BITS && !(*w & bit)) {
-		*w |= bit;
-	} else {
-		m->direct_off = 1;
+	} else if (g > s->ld && g - s->ld < SEEN_BITS) {
+		s->seen[(g % SEEN_BITS) / 64] |= 1ull << (g % 64);
 	}
+}
+
+/*
+ * The direct merge ends: the gseqs the scanner noted in the slots become
+ * the seen ring's (@ld the first one not found; the ring is empty, never
+ * used before), for the heap's lazy_ready() from now on.
+ */
+static void slots_to_seen(struct merge *m, struct merge_scan *s)
+{
+	uint64_t g, end = m->next_g + DIRECT_SLOTS;
+
+	m->slots = 0;
+	s->ld = m->next_g;
+	while (s->ld < end && m->slot[s->ld % DIRECT_SLOTS])
+		s->ld++;
+	for (g = s->ld + 1; g < end; g++)
+		if (m->slot[g % DIRECT_SLOTS])
+			s->seen[(g % SEEN_BITS) / 64] |= 1ull << (g % 64);
+}
+
+/*
+ * Lazy, direct merge: gseq @g of part 0 is in cursor @ci.  Every slot
+ * holds a gseq from the merge's next one on, found once: a gseq below
+ * that, or one found again, or too far ahead for the ring, ends the
+ * direct merge (the seen ring takes over, and the merge sees @slots 0).
+ */
+static inline void slot_add(struct merge *m, struct merge_scan *s, uint64_t g,
+			    unsigned int ci)
+{
+	uint16_t *sl = &m->slot[g % DIRECT_SLOTS];
+
+	if (__builtin_expect(g - m->next_g < DIRECT_SLOTS && !*sl, 1)) {
+		*sl = (uint16_t)(ci + 1);
+		return;
+	}
+	slots_to_seen(m, s);
+	seen_add(s, g);
 }
 
 static void scan_free(struct merge_scan *s)
@@ -751,26 +779,32 @@ static void scan_step(struct merge *m, size_t budget)
 	struct merge_scan *s = m->scan;
 	size_t pos = s->pos, stop = pos + budget < pos ? SIZE_MAX : pos + budget;
 	size_t behind = m->lazy ? SCAN_BEHIND : 0;
+	size_t lim = stop < m->len ? stop : m->len;
+	/* Mapped and large: where the next slab behind is let go of. */
+	size_t drop_at = m->buf && m->map_drop ? s->kept + behind + MAP_SLAB :
+			 SIZE_MAX;
+	/* The window's bytes: the record at @pos is at base + pos. */
+	const uint8_t *base = (m->buf ? m->buf : s->w) - s->wbase;
+	size_t wend = s->wbase + s->wlen;
+	int track = m->lazy && !m->part;
 	char why[GR_WHY_LEN];
 	int done = 0;
 
-	while (pos < m->len && pos < stop) {
+	while (pos < lim) {
 		const uint8_t *p;
-		size_t avail;
 		uint64_t gseq, cseq;
 		uint16_t cpu, type;
 		long sz;
 
-		if (m->buf) {
+		if (pos >= drop_at) {
 			/* In memory: read in place, letting go of what is behind. */
-			if (m->map_drop && pos >= s->kept + behind + MAP_SLAB) {
-				size_t to = (pos - behind) / MAP_SLAB * MAP_SLAB;
+			size_t to = (pos - behind) / MAP_SLAB * MAP_SLAB;
 
-				map_drop(m, s->kept, to);
-				s->kept = to;
-			}
-		} else if (pos + GRTRACE_MAX_RECORD > s->wbase + s->wlen &&
-			   s->wbase + s->wlen < m->len) {
+			map_drop(m, s->kept, to);
+			s->kept = to;
+			drop_at = to + behind + MAP_SLAB;
+		} else if (!m->buf && pos + GRTRACE_MAX_RECORD > wend &&
+			   wend < m->len) {
 			s->wbase = pos;
 			s->wlen = m->len - pos;
 			if (s->wlen > SCAN_WINDOW + GRTRACE_MAX_RECORD)
@@ -779,20 +813,21 @@ static void scan_step(struct merge *m, size_t budget)
 				done = 1;
 				break;
 			}
+			base = s->w - s->wbase;
+			wend = s->wbase + s->wlen;
 		}
-		p = (m->buf ? m->buf : s->w) + (pos - s->wbase);
-		avail = s->wbase + s->wlen - pos;
+		p = base + pos;
 		__builtin_prefetch(p + SCAN_PREFETCH);
 
 		/* Almost every record is a job event: check those inline. */
-		type = avail >= GR_HDR_SIZE ?
+		type = wend - pos >= GR_HDR_SIZE ?
 		       gr_le16(p + offsetof(struct grtrace_hdr, type)) : 0;
-		if (avail >= sizeof(struct grtrace_job_event) &&
+		if (wend - pos >= sizeof(struct grtrace_job_event) &&
 		    gr_le16(p + offsetof(struct grtrace_hdr, size)) ==
 		    sizeof(struct grtrace_job_event) && gr_type_is_job(type))
 			sz = sizeof(struct grtrace_job_event);
 		else
-			sz = gr_check_record(p, avail, why, sizeof(why));
+			sz = gr_check_record(p, wend - pos, why, sizeof(why));
 		if (sz <= 0 && pos == 0) {
 			/* Neither a trace file's header nor a record first. */
 			merge_error(m, "not a grtrace trace file or stream: no trace file header, and byte 0 is no record (%s)",
@@ -809,26 +844,30 @@ static void scan_step(struct merge *m, size_t budget)
 		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
 		gseq = HDR_GSEQ(p);
 		cseq = HDR_CSEQ(p);
-		if (type == GRTRACE_REC_STREAM_INFO && scan_stream_info(m, p)) {
+		if (__builtin_expect(type == GRTRACE_REC_STREAM_INFO, 0) &&
+		    scan_stream_info(m, p)) {
 			end_run(m, &s->run, pos);
 			m->part++;
 			m->have_si = 1;
+			track = 0;
 		}
+		/* A run's first record: @last_* are its CPU's before it. */
 		if (pos == s->run.start || cpu != s->run.cpu) {
 			end_run(m, &s->run, pos);
 			s->run.cpu = cpu;
-			s->prev = scan_last(m, cpu, &s->prev_cseq);
+			s->run.last_gseq = scan_last(m, cpu, &s->run.last_cseq);
 			s->run_ci = m->cpu_slot[cpu] - 1;
 		}
-		if (gseq < s->prev && cseq + 1 < s->prev_cseq) {
+		if (gseq < s->run.last_gseq && cseq + 1 < s->run.last_cseq) {
 			end_run(m, &s->run, pos);
 			m->part++;
 			m->have_si = 0;
+			track = 0;
 		}
-		if (m->lazy && !m->part)
-			seen_add(m, s, gseq ? gseq : key_gseq0(p), s->run_ci);
-		s->prev = gseq;
-		s->prev_cseq = cseq;
+		if (track && m->slots)
+			slot_add(m, s, gseq ? gseq : key_gseq0(p), s->run_ci);
+		else if (track)
+			seen_add(s, gseq ? gseq : key_gseq0(p));
 		s->run.last_gseq = gseq;
 		s->run.last_cseq = cseq;
 		pos += (size_t)sz;
@@ -879,10 +918,11 @@ static void scan_bare(struct merge *m)
 	m->lazy = lazy_stream(m);
 	if (m->lazy) {
 		s->seen = calloc(SEEN_BITS / 64, sizeof(*s->seen));
-		m->slot = malloc(DIRECT_SLOTS * sizeof(*m->slot));
+		m->slot = calloc(DIRECT_SLOTS, sizeof(*m->slot));
 		if (!s->seen || !m->slot)
 			gr_oom(0);
 		m->direct = 1;
+		m->slots = 1;
 		return;		/* merge_next() scans */
 	}
 	scan_step(m, SIZE_MAX);
@@ -1370,7 +1410,8 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 /* ---- the merge ---------------------------------------------------------------- */
 
 /* @c used up what it held: 1 when it found more (its next chunk, or read). */
-static int refill(struct merge *m, struct merge_cursor *c)
+static __attribute__((noinline)) int refill(struct merge *m,
+					    struct merge_cursor *c)
 {
 	if (c->fd >= 0) {
 		fd_fill(m, c);
@@ -1441,43 +1482,35 @@ static int deliver(struct merge *m, unsigned int ci, struct gr_rec *rec)
  * was new, and the records delivered are gseq 0 to @next_g - 1, no other
  * record has a gseq below @next_g: the one of gseq @next_g, first in its
  * cursor, is the one the heap would take.  Its cursor is the one the
- * scanner noted for that gseq (gseqs being unique, a cursor that holds
- * it first holds that record, whatever became of the slot since).
- * Anything else (a gseq found twice, a record out of place in its CPU's
- * data, the slot written over, the scanner in a later part or at the end,
- * a gseq lost) hands the merge to the heap, of every cursor as it stands:
- * the order goes on as the heap's all along.  Returns -1 then.
+ * scanner noted in that gseq's slot.  Anything else (a gseq found twice
+ * or too far ahead, a record out of place in its CPU's data, a gseq not
+ * found in the first part or the whole stream) hands the merge to the
+ * heap, of every cursor as it stands: the order goes on as the heap's all
+ * along.  Returns -1 then.
  */
-static int direct_next(struct merge *m, struct gr_rec *rec)
+static __attribute__((noinline)) int direct_next(struct merge *m,
+						       struct gr_rec *rec)
 {
 	struct merge_cursor *c;
 	unsigned int i;
 	uint64_t e;
 
-	if (m->delivered) {
-		c = &m->cur[m->dcur];
-		m->delivered = 0;
-		c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
-		__builtin_prefetch(c->p + MERGE_PREFETCH);
-		if (c->lazy && c->p < c->lim)
-			lazy_check(m, c);
-		if (c->p >= c->end)
-			refill(m, c);
-	}
 	e = m->next_g;
-	while (!m->direct_off && !m->scan_done && !m->part &&
-	       e >= m->scan->ld)
+	while (m->slots && !m->slot[e % DIRECT_SLOTS] && !m->scan_done &&
+	       !m->part)
 		lazy_more(m);
-	if (!m->direct_off && !m->scan_done && e < m->scan->ld) {
-		i = m->slot[e % DIRECT_SLOTS];
-		c = &m->cur[i];
-		if ((c->p < c->end || cursor_fill(m, c)) && !c->part &&
-		    HDR_GSEQ(c->p) == e) {
-			m->dcur = i;
-			m->next_g = e + 1;
-			return deliver(m, i, rec);
-		}
+	i = m->slots ? m->slot[e % DIRECT_SLOTS] : 0;
+	c = i ? &m->cur[i - 1] : NULL;
+	if (c && (c->p < c->end || cursor_fill(m, c)) && !c->part &&
+	    HDR_GSEQ(c->p) == e) {
+		m->slot[e % DIRECT_SLOTS] = 0;
+		m->next_g = e + 1;
+		m->dcur = i - 1;
+		return deliver(m, i - 1, rec);
 	}
+	if (m->slots && !m->scan_done)
+		slots_to_seen(m, m->scan);
+	m->slots = 0;
 	m->direct = 0;
 	m->nheap = 0;
 	for (i = 0; i < m->ncur; i++) {
@@ -1488,16 +1521,60 @@ static int direct_next(struct merge *m, struct gr_rec *rec)
 	return -1;
 }
 
+/* The direct merge steps past the record it handed out last. */
+static inline void direct_past(struct merge *m)
+{
+	struct merge_cursor *c = &m->cur[m->dcur];
+
+	m->delivered = 0;
+	c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
+	__builtin_prefetch(c->p + MERGE_PREFETCH);
+	if (c->lazy && c->p < c->lim)
+		lazy_check(m, c);
+	if (c->p >= c->end)
+		refill(m, c);
+}
+
+static int heap_next(struct merge *m, struct gr_rec *rec);
+
 int merge_next(struct merge *m, struct gr_rec *rec)
 {
 	struct merge_cursor *c;
+	unsigned int i;
 	int ret;
 
 	if (m->direct) {
+		if (m->delivered)
+			direct_past(m);
+		/*
+		 * Most records: the next gseq's cursor holds it first, in
+		 * place, and it is no STREAM_INFO (which deliver() checks).
+		 */
+		i = m->slot[m->next_g % DIRECT_SLOTS];
+		c = i && m->slots ? &m->cur[i - 1] : NULL;
+		if (c && c->lazy && c->p < c->end && !c->part &&
+		    HDR_GSEQ(c->p) == m->next_g &&
+		    gr_le16(c->p + offsetof(struct grtrace_hdr, type)) !=
+		    GRTRACE_REC_STREAM_INFO) {
+			m->slot[m->next_g++ % DIRECT_SLOTS] = 0;
+			m->dcur = i - 1;
+			m->delivered = 1;
+			gr_parse_hdr(c->p, rec);
+			rec->offset = (uint64_t)(c->p - c->rbase) + c->chunk.off;
+			return 1;
+		}
 		ret = direct_next(m, rec);
 		if (ret >= 0)
 			return ret;
 	}
+	return heap_next(m, rec);
+}
+
+/* merge_next() by the heap: out of line, so the direct path stays short. */
+static __attribute__((noinline)) int heap_next(struct merge *m,
+					       struct gr_rec *rec)
+{
+	struct merge_cursor *c;
 
 	/*
 	 * The record delivered last lives in its cursor's buffer until now:

@@ -99,10 +99,10 @@ struct merge {
 	 * in @slot (see direct_next()); no heap.
 	 */
 	int direct;
-	int direct_off;		/* the scanner found a gseq twice, or out of reach */
+	int slots;		/* the scanner notes gseqs in @slot, not its ring */
 	unsigned int dcur;
 	uint64_t next_g;
-	uint16_t *slot;
+	uint16_t *slot;		/* cursor index + 1, or 0 */
 
 	/* The trace file's task tables (version 2), sorted by tid. */
 	struct grf_task *tasks;
