@@ -86,17 +86,16 @@ static inline unsigned int pctl_block_of_value(uint64_t v, unsigned int *at)
 
 /*
  * Every finished job adds a dozen values, each to a few groups: a value
- * whose block the sketch has is counted inline.  (The values of one
+ * in block @k, at @at, counted inline when the sketch has that block.  (The values of one
  * metric spread over a few octaves: most values land in a block counted
  * in before, but not the same one as the value before.)
  */
-static inline void pctl_add(struct pctl *p, uint64_t v)
+static inline void pctl_add_in(struct pctl *p, uint64_t v, unsigned int k,
+			       unsigned int at)
 {
-	unsigned int at, k;
 	uint64_t *b;
 
 	if (p->blk) {
-		k = pctl_block_of_value(v, &at);
 		b = p->blk[k];
 		if (b) {
 			p->n++;
@@ -107,6 +106,14 @@ static inline void pctl_add(struct pctl *p, uint64_t v)
 		}
 	}
 	pctl_add_slow(p, v);
+}
+
+/* The same, for a value whose block (@k, @at) is not known yet. */
+static inline void pctl_add(struct pctl *p, uint64_t v)
+{
+	unsigned int at, k = pctl_block_of_value(v, &at);
+
+	pctl_add_in(p, v, k, at);
 }
 /*
  * The nearest-rank @pct-th percentile (1..100): the smallest value with at

@@ -313,21 +313,31 @@ uint64_t group_busy(const struct group *g)
 
 /* ---- jobs ------------------------------------------------------------------------ */
 
-void group_add_row(struct group *g, const struct row *row)
+void group_add_row(struct group *const *gs, unsigned int n,
+		   const struct row *row)
 {
-	unsigned int have = row->mhave;
+	unsigned int have = row->mhave, i, at, b;
+	uint64_t v;
 	int k;
 
-	g->jobs++;
-	/* Only the metrics the job has: one step per set bit. */
+	for (i = 0; i < n; i++)
+		gs[i]->jobs++;
+	/*
+	 * Only the metrics the job has: one step per set bit, each value's
+	 * bucket found once for all the groups.
+	 */
 	for (; have; have &= have - 1) {
 		k = __builtin_ctz(have);
-		pctl_add(&g->metric[k], row->m[k]);
+		v = row->m[k];
+		b = pctl_block_of_value(v, &at);
+		for (i = 0; i < n; i++)
+			pctl_add_in(&gs[i]->metric[k], v, b, at);
 	}
 	/* Most jobs have no label. */
-	for (k = 0; k < NR_LABELS && row->labels; k++)
-		if (row->labels & (1u << k))
-			g->labels[k]++;
+	for (i = 0; i < n && row->labels; i++)
+		for (k = 0; k < NR_LABELS; k++)
+			if (row->labels & (1u << k))
+				gs[i]->labels[k]++;
 }
 
 void group_free(struct group *g)

@@ -552,7 +552,9 @@ uint64_t group_busy(const struct group *g);
 void fmt_ns(char *buf, size_t len, uint64_t ns);
 /* "ring N NAME hung: ..." into @buf if the ring hung: 1, else 0. */
 int ring_hung(struct rp *rp, struct ring *r, char *buf, size_t len);
-void group_add_row(struct group *g, const struct row *row);
+/* A finished job's row counts in each of the @n groups @gs. */
+void group_add_row(struct group *const *gs, unsigned int n,
+		   const struct row *row);
 
 /* Queue depth: every COMMIT and END of a job calls this, so it is inline. */
 static inline void group_depth(struct rp *rp, struct group *g, uint64_t ts,

@@ -801,7 +801,9 @@ static unsigned int bit_length(uint64_t v)
 static void account(struct rp *rp, const struct job *j, const struct row *row)
 {
 	const struct grf_client *c;
+	struct group *gs[2];
 	struct submitter s;
+	unsigned int n = 0;
 	int k, by;
 
 	rp->jobs_done++;
@@ -814,9 +816,11 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 		if (row->labels & (1u << k))
 			rp->label_hits[k]++;
 	if (rp->o.per_ring)
-		group_add_row(&rp->rings[j->ring].g, row);
+		gs[n++] = &rp->rings[j->ring].g;
 	if (rp->o.per_ctx)
-		group_add_row(rp->ctxs[j->ctxo].g, row);
+		gs[n++] = rp->ctxs[j->ctxo].g;
+	if (n)
+		group_add_row(gs, n, row);
 	/* The counts need no names: no task table lookup for every job. */
 	c = row->has_client ? rp_client(rp, row->client) : NULL;
 	if (!c && !row->has_task)
@@ -830,10 +834,13 @@ static void account(struct rp *rp, const struct job *j, const struct row *row)
 	}
 	if (rp->o.per_process) {
 		by = rp_submitter(rp, row, &s);
-		group_add_row(&proc_of(rp, row, by ? &s : NULL)->g, row);
+		gs[0] = &proc_of(rp, row, by ? &s : NULL)->g;
+		group_add_row(gs, 1, row);
 	}
-	if (rp->o.per_engine)
-		group_add_row(&eng_of(rp, row->engine, row->ring)->g, row);
+	if (rp->o.per_engine) {
+		gs[0] = &eng_of(rp, row->engine, row->ring)->g;
+		group_add_row(gs, 1, row);
+	}
 	if (rp->o.hist == RP_HIST_LAT && (row->mhave & (1u << M_TOTAL)))
 		rp->hist[bit_length(row->m[M_TOTAL])]++;
 	if (rp->o.hist == RP_HIST_SIZE && (row->have & (1u << ST_COMMIT)))
@@ -1525,8 +1532,8 @@ static void *grow_zero(void *p, uint32_t from, uint32_t to, size_t size)
  * A gap in a CPU's cseq is records lost; a fall is a module reload.
  * Returns the gap before a RECORDER, for on_recorder(); else 0.
  */
-static uint64_t note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
-			  uint64_t ts, uint16_t type)
+static uint64_t note_cseq_slow(struct rp *rp, uint16_t cpu, uint64_t cseq,
+			       uint64_t ts, uint16_t type)
 {
 	uint64_t next;
 
@@ -1557,13 +1564,27 @@ static uint64_t note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
 	return 0;
 }
 
+static inline uint64_t note_cseq(struct rp *rp, uint16_t cpu, uint64_t cseq,
+				 uint64_t ts, uint16_t type)
+{
+	/* Most records: the CPU's next cseq, past its session's head. */
+	if (__builtin_expect(cpu < rp->cseq_ncpu && cseq + 1 &&
+			     rp->cseq_next[cpu] == cseq + 1 &&
+			     !rp->cseq_head[cpu], 1)) {
+		rp->cseq_next[cpu] = cseq + 2;
+		return 0;
+	}
+	return note_cseq_slow(rp, cpu, cseq, ts, type);
+}
+
 /*
  * A control record with gseq 0 after the first record has none: a flight
  * recorder's snapshot writes its STREAM_INFO, METADATA, RECORDER and
  * TRIGGER afresh, without gseq.  (gseq 0 is otherwise the first record
  * of a module load, which comes first.)
  */
-static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq, int job)
+static void note_header_slow(struct rp *rp, uint64_t ts, uint64_t gseq,
+			     int job)
 {
 	int has_gseq = gseq || job || !rp->have_first;
 
@@ -1596,6 +1617,26 @@ static void note_header(struct rp *rp, uint64_t ts, uint64_t gseq, int job)
 	}
 	if (has_gseq)
 		rp->gseq_prev = gseq;
+}
+
+static inline void note_header(struct rp *rp, uint64_t ts, uint64_t gseq,
+			       int job)
+{
+	/*
+	 * Most records: the gseq after the highest so far, which came last,
+	 * and a timestamp no earlier than any before it.
+	 */
+	if (__builtin_expect(gseq - rp->gseq_max == 1 && gseq &&
+			     rp->gseq_prev == rp->gseq_max &&
+			     ts >= rp->ts_max && rp->have_first &&
+			     !rp->gseq_off, 1)) {
+		rp->records++;
+		rp->gseq_prev = gseq;
+		rp->gseq_max = gseq;
+		rp->ts_max = ts;
+		return;
+	}
+	note_header_slow(rp, ts, gseq, job);
 }
 
 void rp_restart(struct rp *rp)

@@ -10,8 +10,10 @@
 #ifndef GRTRACE_STREAM_H
 #define GRTRACE_STREAM_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/grtrace.h>
 
@@ -218,20 +220,33 @@ int gr_recorder_balanced(const struct gr_recorder *rc);
  */
 void gr_escape(const char *s, char *buf, size_t len);
 
+/*
+ * Little-endian fields at any alignment: one load each where the host is
+ * little-endian (the compiler does not always merge a field's bytes into
+ * one, and every record is read field by field).
+ */
 static inline uint16_t gr_le16(const uint8_t *p)
 {
-	return (uint16_t)(p[0] | (p[1] << 8));
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
 }
 
 static inline uint32_t gr_le32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-	       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
 }
 
 static inline uint64_t gr_le64(const uint8_t *p)
 {
-	return (uint64_t)gr_le32(p) | (uint64_t)gr_le32(p + 4) << 32;
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
 }
 
 static inline void gr_put16(uint8_t *p, uint16_t v)
