@@ -315,6 +315,12 @@ struct rp {
 	uint64_t t0;		/* ts of the first record */
 	uint64_t ts_max;
 	uint64_t gseq_min, gseq_max, gseq_prev;
+	/*
+	 * The gseq note_header() takes without a look at the rest: the one
+	 * after @gseq_max, when that came last; 0 when the rest must be
+	 * looked at (no record yet, gseq off).
+	 */
+	uint64_t gseq_fast;
 	uint64_t gseq_gaps;	/* forward jumps in gseq */
 	uint64_t gseq_late;	/* records at or below the gseq before */
 	int gseq_off;		/* a session without FEAT_GSEQ: no loss count */

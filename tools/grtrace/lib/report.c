@@ -1466,6 +1466,7 @@ void rp_set_format(struct rp *rp, unsigned int format)
 	if (format >= GRTRACE_FORMAT_V2) {
 		rp->cseq_loss = 1;
 		rp->gseq_off = 1;
+		rp->gseq_fast = 0;
 	}
 }
 
@@ -1617,22 +1618,23 @@ static void note_header_slow(struct rp *rp, uint64_t ts, uint64_t gseq,
 	}
 	if (has_gseq)
 		rp->gseq_prev = gseq;
+	rp->gseq_fast = rp->have_first && !rp->gseq_off &&
+			rp->gseq_prev == rp->gseq_max ? rp->gseq_max + 1 : 0;
 }
 
 static inline void note_header(struct rp *rp, uint64_t ts, uint64_t gseq,
 			       int job)
 {
 	/*
-	 * Most records: the gseq after the highest so far, which came last,
-	 * and a timestamp no earlier than any before it.
+	 * Most records: the gseq after the highest so far, which came last
+	 * (@gseq_fast, never 0), and a timestamp no earlier than any before.
 	 */
-	if (__builtin_expect(gseq - rp->gseq_max == 1 && gseq &&
-			     rp->gseq_prev == rp->gseq_max &&
-			     ts >= rp->ts_max && rp->have_first &&
-			     !rp->gseq_off, 1)) {
+	if (__builtin_expect(gseq == rp->gseq_fast && gseq &&
+			     ts >= rp->ts_max, 1)) {
 		rp->records++;
 		rp->gseq_prev = gseq;
 		rp->gseq_max = gseq;
+		rp->gseq_fast = gseq + 1;
 		rp->ts_max = ts;
 		return;
 	}
@@ -1667,6 +1669,7 @@ void rp_restart(struct rp *rp)
 	rp->part_rec0 = rp->records;
 	rp->restarts++;
 	rp->have_first = 0;
+	rp->gseq_fast = 0;
 }
 
 static int on_stream_info(struct rp *rp, const struct gr_rec *rec)
@@ -1690,6 +1693,7 @@ static int on_stream_info(struct rp *rp, const struct gr_rec *rec)
 		rp->cseq_loss = 1;
 		rp->gseq_off = !(si.features & GRTRACE_FEAT_GSEQ);
 	}
+	rp->gseq_fast = 0;	/* note_header() looks again */
 	return 0;
 }
 
