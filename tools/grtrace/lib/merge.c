@@ -857,6 +857,9 @@ static void scan_step(struct merge *m, size_t budget)
 			s->run.cpu = cpu;
 			s->run.last_gseq = scan_last(m, cpu, &s->run.last_cseq);
 			s->run_ci = m->cpu_slot[cpu] - 1;
+			/* A slot holds a cursor's index + 1 in 16 bits. */
+			if (s->run_ci >= UINT16_MAX && m->slots)
+				slots_to_seen(m, s);
 		}
 		if (gseq < s->run.last_gseq && cseq + 1 < s->run.last_cseq) {
 			end_run(m, &s->run, pos);

@@ -1077,6 +1077,18 @@ write("dupback", v)
 v = [bytearray(r) for r in recs]
 put_gseq(v[mid], 0)
 write("zero", v)
+# Records on 65536 CPUs: one each for CPUs 2 to 65535, then a record of
+# CPU 1 that takes the gseq of one 30 places on, a nanosecond before it
+# (the merge's slots hold a cursor's index + 1 in 16 bits, which CPU 1's,
+# the 65536th, does not fit: that gseq twice must still be seen).
+v = [bytearray(r) for r in recs[:65600]]
+for k in range(2, len(v)):
+    struct.pack_into("<H", v[k], 4, k % 65536 if k % 65536 != 1 else 0)
+a = bytearray(v[65590])
+struct.pack_into("<H", a, 4, 1)
+struct.pack_into("<Q", a, 8, struct.unpack_from("<Q", a, 8)[0] - 1)
+v.insert(65560, a)
+write("wide", v)
 # The same session twice, joined.
 write("joined", recs + recs)
 PYEOF
