@@ -86,9 +86,9 @@ static inline unsigned int pctl_block_of_value(uint64_t v, unsigned int *at)
 
 /*
  * Every finished job adds a dozen values, each to a few groups: a value
- * in block @k, at @at, counted inline when the sketch has that block.  (The values of one
- * metric spread over a few octaves: most values land in a block counted
- * in before, but not the same one as the value before.)
+ * of block @k, at @at in it, is counted inline when the sketch has that
+ * block.  (The values of one metric spread over a few octaves: most land
+ * in a block counted in before, not always the one of the value before.)
  */
 static inline void pctl_add_in(struct pctl *p, uint64_t v, unsigned int k,
 			       unsigned int at)
@@ -115,6 +115,7 @@ static inline void pctl_add(struct pctl *p, uint64_t v)
 
 	pctl_add_in(p, v, k, at);
 }
+
 /*
  * The nearest-rank @pct-th percentile (1..100): the smallest value with at
  * least @pct percent of the values at or below it.  @p must hold a value.

@@ -1627,7 +1627,8 @@ static inline void note_header(struct rp *rp, uint64_t ts, uint64_t gseq,
 {
 	/*
 	 * Most records: the gseq after the highest so far, which came last
-	 * (@gseq_fast, never 0), and a timestamp no earlier than any before.
+	 * (@gseq_fast; 0 while the whole test must run, and gseq 0 never
+	 * passes), and a timestamp no earlier than any before.
 	 */
 	if (__builtin_expect(gseq == rp->gseq_fast && gseq &&
 			     ts >= rp->ts_max, 1)) {
