@@ -47,18 +47,6 @@ struct pctl {
 
 void pctl_add_slow(struct pctl *p, uint64_t v);
 
-static inline unsigned int pctl_bucket_of(uint64_t v)
-{
-	unsigned int msb, shift;
-
-	if (v < PCTL_LINEAR)
-		return (unsigned int)v;
-	msb = 63u - (unsigned int)__builtin_clzll(v);
-	shift = msb - PCTL_SUB_BITS;
-	return PCTL_LINEAR + (msb - PCTL_SUB_BITS - 1) * PCTL_SUB_COUNT +
-	       (unsigned int)(v >> shift) - PCTL_SUB_COUNT;
-}
-
 /* The block of bucket @b, and its place in it. */
 static inline unsigned int pctl_block_of(unsigned int b, unsigned int *at)
 {
@@ -70,7 +58,10 @@ static inline unsigned int pctl_block_of(unsigned int b, unsigned int *at)
 	return 1 + (b - PCTL_LINEAR) / PCTL_SUB_COUNT;
 }
 
-/* pctl_block_of(pctl_bucket_of(@v), @at), in fewer steps. */
+/*
+ * The block of value @v, and its place in it (the bucket of @v, by
+ * pctl_block_of(), in fewer steps).
+ */
 static inline unsigned int pctl_block_of_value(uint64_t v, unsigned int *at)
 {
 	unsigned int msb;
