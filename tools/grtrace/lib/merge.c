@@ -245,8 +245,16 @@ static unsigned int cursor_of_cpu(struct merge *m, uint16_t cpu)
 	if (m->cpu_slot[cpu])
 		return m->cpu_slot[cpu] - 1;
 	c = m->ncur++;
-	m->cur = xrealloc(m->cur, m->ncur * sizeof(*m->cur));
-	m->heap = xrealloc(m->heap, m->ncur * sizeof(*m->heap));
+	/*
+	 * Doubling, not one more each: a stream may name every one of its
+	 * 65536 CPUs, and a realloc() that copies (a sanitizer's always
+	 * does) would make that quadratic.
+	 */
+	if (m->ncur > m->curcap) {
+		m->curcap = m->curcap ? 2 * m->curcap : 16;
+		m->cur = xrealloc(m->cur, m->curcap * sizeof(*m->cur));
+		m->heap = xrealloc(m->heap, m->curcap * sizeof(*m->heap));
+	}
 	memset(&m->cur[c], 0, sizeof(m->cur[c]));
 	m->cur[c].fd = -1;
 	m->cur[c].cpu = cpu;
@@ -254,12 +262,23 @@ static unsigned int cursor_of_cpu(struct merge *m, uint16_t cpu)
 	return c;
 }
 
+/*
+ * @c->rbuf holds at least @len bytes.  It grows by doubling up to a
+ * whole window, so that a CPU with a few records takes a few bytes (a
+ * stream may name 65536 CPUs), and one with many is not copied often.
+ */
 static void rbuf_reserve(struct merge_cursor *c, size_t len)
 {
-	if (c->rcap < len) {
-		c->rbuf = xrealloc(c->rbuf, len);
-		c->rcap = len;
-	}
+	size_t cap = 2 * c->rcap;
+
+	if (c->rcap >= len)
+		return;
+	if (cap > FILE_WINDOW + GRTRACE_MAX_RECORD)
+		cap = FILE_WINDOW + GRTRACE_MAX_RECORD;
+	if (cap < len)
+		cap = len;
+	c->rbuf = xrealloc(c->rbuf, cap);
+	c->rcap = cap;
 }
 
 /* Let go of the pages of the mapped file in [@from, @to): read, they return. */
@@ -531,7 +550,7 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 			if (keep)
 				memmove(c->rbuf, c->p, keep);
 			n = left < FILE_WINDOW ? left : FILE_WINDOW;
-			rbuf_reserve(c, FILE_WINDOW + GRTRACE_MAX_RECORD);
+			rbuf_reserve(c, keep + n);
 			if (read_at(m, c->rbuf + keep,
 				    c->chunk.off + c->roff, n) < 0) {
 				c->dead = 1;
@@ -1390,6 +1409,7 @@ void merge_init_fds(struct merge *m, const int *fds, char *const *names,
 	if (!m->cur || !m->heap)
 		gr_oom(0);
 	m->ncur = n;
+	m->curcap = n ? n : 1;
 	for (i = 0; i < n; i++) {
 		struct merge_cursor *c = &m->cur[i];
 

@@ -88,6 +88,7 @@ struct merge {
 
 	struct merge_cursor *cur;
 	unsigned int ncur;
+	unsigned int curcap;	/* entries allocated in @cur and @heap */
 	uint32_t *cpu_slot;	/* cpu -> cursor index + 1 (buffer input) */
 	struct merge_key *heap;	/* cursors by their next record, smallest first */
 	unsigned int nheap;
