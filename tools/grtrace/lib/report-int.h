@@ -428,9 +428,13 @@ struct rp {
 	uint64_t jobs_client_unnamed;	/* ... one the table does not name */
 	uint64_t jobs_by_task;	/* ... attributed to their SUBMIT's task */
 
-	/* --per-engine's groups, by class; rings counted once each. */
+	/*
+	 * --per-engine's groups, in the order met (by class once
+	 * rp_finish() sorts them); rings counted once each.
+	 */
 	struct eng *engs;
-	uint32_t nengs;
+	uint32_t nengs, engs_cap;
+	struct u64map *eng_map;		/* class -> index in @engs */
 	struct u64map *eng_rings;	/* ring id -> 1 once counted */
 
 	/* The selected, finished jobs. */

@@ -662,9 +662,10 @@ static void text_engines(struct rp *rp)
 	for (i = 0; i < rp->nengs; i++) {
 		struct eng *e = &rp->engs[i];
 
-		fprintf(rp->out, "\nengine %s (class %u): %" PRIu64 " jobs on %" PRIu32 " ring%s\n",
+		fprintf(rp->out, "\nengine %s (class %u): %" PRIu64 " job%s on %" PRIu32 " ring%s\n",
 			gr_engine_name(e->engine, name, sizeof(name)), e->engine,
-			e->g.jobs, e->rings, e->rings == 1 ? "" : "s");
+			e->g.jobs, e->g.jobs == 1 ? "" : "s",
+			e->rings, e->rings == 1 ? "" : "s");
 		text_group(rp, &e->g);
 	}
 }

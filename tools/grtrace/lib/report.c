@@ -634,22 +634,24 @@ static void row_labels(const struct rp *rp, struct row *row)
 
 /*
  * --per-engine: the group of engine class @engine, which ring @ring (an
- * index in rp->rings) is of.  Kept in class order; there are few.
+ * index in rp->rings) is of.  Found through a map: a stream may name
+ * every one of the 65536 classes.
  */
 static struct eng *eng_of(struct rp *rp, uint16_t engine, uint32_t ring)
 {
+	int64_t i = u64map_get(rp->eng_map, engine);
 	struct eng *e;
-	uint32_t i;
 
-	for (i = 0; i < rp->nengs && rp->engs[i].engine < engine; i++)
-		;
-	if (i == rp->nengs || rp->engs[i].engine != engine) {
-		rp->engs = xrealloc(rp->engs, (rp->nengs + 1) * sizeof(*rp->engs));
-		memmove(&rp->engs[i + 1], &rp->engs[i],
-			(rp->nengs - i) * sizeof(*rp->engs));
-		rp->nengs++;
+	if (i < 0) {
+		if (rp->nengs == rp->engs_cap) {
+			rp->engs_cap = rp->engs_cap ? 2 * rp->engs_cap : 8;
+			rp->engs = xrealloc(rp->engs,
+					    rp->engs_cap * sizeof(*rp->engs));
+		}
+		i = rp->nengs++;
 		memset(&rp->engs[i], 0, sizeof(rp->engs[i]));
 		rp->engs[i].engine = engine;
+		u64map_set(rp->eng_map, engine, (uint32_t)i);
 	}
 	e = &rp->engs[i];
 	if (u64map_get(rp->eng_rings, ring) < 0) {
@@ -657,6 +659,13 @@ static struct eng *eng_of(struct rp *rp, uint16_t engine, uint32_t ring)
 		e->rings++;
 	}
 	return e;
+}
+
+static int eng_cmp(const void *a, const void *b)
+{
+	const struct eng *x = a, *y = b;
+
+	return (x->engine > y->engine) - (x->engine < y->engine);
 }
 
 /*
@@ -1972,6 +1981,7 @@ struct rp *rp_new(const struct rp_opts *opts, FILE *out, char *err,
 	rp->proc_tids = u64map_new();
 	rp->proc_clients = u64map_new();
 	rp->eng_rings = u64map_new();
+	rp->eng_map = u64map_new();
 	if (rp->o.why || rp->o.critical)
 		why_init(rp);
 	rp->free_job = NIL;
@@ -2054,6 +2064,9 @@ int rp_finish(struct rp *rp, const struct rp_input *in)
 		group_depth(rp, &rp->rings[i].g, end, 0);
 	for (i = 0; i < rp->nctxs && rp->o.per_ctx; i++)
 		group_depth(rp, rp->ctxs[i].g, end, 0);
+	/* The engines' table is in class order; eng_of()'s map is done. */
+	if (rp->nengs)
+		qsort(rp->engs, rp->nengs, sizeof(*rp->engs), eng_cmp);
 	return out_end(rp, in);
 }
 
@@ -2081,6 +2094,7 @@ void rp_free(struct rp *rp)
 		group_free(&rp->engs[i].g);
 	free(rp->engs);
 	u64map_free(rp->eng_rings);
+	u64map_free(rp->eng_map);
 	why_free(rp);
 	free(rp->rings);
 	free(rp->ctxs);

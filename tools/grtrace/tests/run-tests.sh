@@ -905,11 +905,28 @@ done
 # --per-engine: each class's group against the job rows of the same
 # report (count, and each metric's count and max per class) and against
 # --per-ring (rings of the class); basic has one ring per class, newring
-# sixteen gfx rings and a copy ring.
-for t in basic newring; do
+# sixteen gfx rings and a copy ring, and engines a generated stream whose
+# jobs name up to 5000 rings, each of a class of its own, met out of
+# class order.
+"$GEN_TRACE" -c 2 -r 8 1 "$TMP/pe-gen.dat" > /dev/null
+python3 - "$TMP/pe-gen.dat" "$TMP/engines.bin" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+pos = 0
+while pos < len(d):
+    t, size = struct.unpack_from("<HH", d, pos)
+    if 1 <= t <= 10 and size >= 56:
+        ctx, seq = struct.unpack_from("<QQ", d, pos + 32)
+        r = (ctx * 7919 + seq * 104729) % 5000
+        # Rings 0-7 are described by the METADATA: past them.
+        struct.pack_into("<IH", d, pos + 48, 8 + r, 4999 - r)
+    pos += size
+open(sys.argv[2], "wb").write(d)
+PY
+for t in "$RG/basic.bin" "$RG/newring.bin" "$TMP/engines.bin"; do
 	st=0
-	"$GRTRACE" report -i "$RG/$t.bin" --format csv > "$TMP/pe-jobs.csv" 2> "$TMP/err" || st=1
-	"$GRTRACE" report -i "$RG/$t.bin" --format json --per-engine --per-ring > "$TMP/pe.json" 2>> "$TMP/err" || st=1
+	"$GRTRACE" report -i "$t" --format csv > "$TMP/pe-jobs.csv" 2> "$TMP/err" || st=1
+	"$GRTRACE" report -i "$t" --format json --per-engine --per-ring > "$TMP/pe.json" 2>> "$TMP/err" || st=1
 	python3 - "$TMP/pe-jobs.csv" "$TMP/pe.json" > "$TMP/perr" 2>&1 <<'PY' || st=1
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -929,7 +946,7 @@ for name, e in engs.items():
         if vals:
             assert e[m + "_max"] == max(vals), (name, m, e[m + "_max"], max(vals))
 PY
-	result "report --per-engine ($t): each class's jobs, rings and metrics as its job rows give them" $st "$(cat "$TMP/perr" "$TMP/err")"
+	result "report --per-engine ($(basename "$t")): each class's jobs, rings and metrics as its job rows give them" $st "$(cat "$TMP/perr" "$TMP/err")"
 done
 run "$GRTRACE" report -i "$RG/basic.bin" --per-engine --engine copy
 st=$rc
