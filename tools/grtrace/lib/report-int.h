@@ -331,9 +331,9 @@ struct rp {
 	int cseq_loss;
 	uint64_t cseq_lost, cseq_gaps;
 	uint64_t *lost_cpu;	/* by CPU: the records it lost */
-	uint32_t lost_ncpu;
+	uint32_t lost_ncpu, lost_cap;	/* highest CPU + 1; entries allocated */
 	uint64_t *cseq_next;	/* by CPU: the cseq expected next, + 1; 0 none */
-	uint32_t cseq_ncpu;
+	uint32_t cseq_ncpu, cseq_cap;	/* the same, of the four cseq arrays */
 	/*
 	 * By CPU: 1 while its records since its STREAM_INFO are a session's
 	 * description only; the first cseq gap after it (a flight recorder's

@@ -1417,17 +1417,38 @@ static uint64_t head_lost(struct rp *rp, uint32_t cpu, uint64_t cseq)
 	return lost;
 }
 
+/*
+ * The entries of a by-CPU array grown for @cpu: doubling (a stream may
+ * name its CPUs one by one up to 65536), never past the 16-bit CPU field.
+ */
+static uint32_t grow_cap(uint32_t cap, uint16_t cpu)
+{
+	uint32_t n = cap ? 2 * cap : 16;
+
+	if (n > 65536)
+		n = 65536;
+	return n > cpu ? n : (uint32_t)cpu + 1;
+}
+
+static void *grow_zero(void *p, uint32_t from, uint32_t to, size_t size)
+{
+	p = xrealloc(p, to * size);
+	memset((char *)p + from * size, 0, (to - from) * size);
+	return p;
+}
+
 /* @n records lost on @cpu: the totals and the CPU's own count. */
 static void cpu_lost(struct rp *rp, uint32_t cpu, uint64_t n)
 {
-	if (cpu >= rp->lost_ncpu) {
-		uint32_t k = cpu + 1;
+	if (cpu >= rp->lost_cap) {
+		uint32_t k = grow_cap(rp->lost_cap, cpu);
 
-		rp->lost_cpu = xrealloc(rp->lost_cpu, k * sizeof(uint64_t));
-		memset(rp->lost_cpu + rp->lost_ncpu, 0,
-		       (k - rp->lost_ncpu) * sizeof(uint64_t));
-		rp->lost_ncpu = k;
+		rp->lost_cpu = grow_zero(rp->lost_cpu, rp->lost_cap, k,
+					 sizeof(uint64_t));
+		rp->lost_cap = k;
 	}
+	if (cpu >= rp->lost_ncpu)
+		rp->lost_ncpu = cpu + 1;
 	rp->lost_cpu[cpu] += n;
 	rp->cseq_lost += n;
 	rp->cseq_gaps++;
@@ -1531,13 +1552,6 @@ static uint64_t cseq_gap(struct rp *rp, uint16_t cpu, uint64_t n, uint64_t ts,
 	return 0;
 }
 
-static void *grow_zero(void *p, uint32_t from, uint32_t to, size_t size)
-{
-	p = xrealloc(p, to * size);
-	memset((char *)p + from * size, 0, (to - from) * size);
-	return p;
-}
-
 /*
  * A gap in a CPU's cseq is records lost; a fall is a module reload.
  * Returns the gap before a RECORDER, for on_recorder(); else 0.
@@ -1547,16 +1561,18 @@ static uint64_t note_cseq_slow(struct rp *rp, uint16_t cpu, uint64_t cseq,
 {
 	uint64_t next;
 
-	if (cpu >= rp->cseq_ncpu) {
-		uint32_t n = (uint32_t)cpu + 1, o = rp->cseq_ncpu;
+	if (cpu >= rp->cseq_cap) {
+		uint32_t n = grow_cap(rp->cseq_cap, cpu), o = rp->cseq_cap;
 
 		rp->cseq_next = grow_zero(rp->cseq_next, o, n, sizeof(uint64_t));
 		rp->cseq_head = grow_zero(rp->cseq_head, o, n, sizeof(uint8_t));
 		rp->head_gap = grow_zero(rp->head_gap, o, n, sizeof(uint64_t));
 		rp->head_gap_ts = grow_zero(rp->head_gap_ts, o, n,
 					    sizeof(uint64_t));
-		rp->cseq_ncpu = n;
+		rp->cseq_cap = n;
 	}
+	if (cpu >= rp->cseq_ncpu)
+		rp->cseq_ncpu = (uint32_t)cpu + 1;
 	next = rp->cseq_next[cpu];
 	if (!next && rp->nheads) {
 		uint64_t lost = head_lost(rp, cpu, cseq);
