@@ -20,15 +20,16 @@
 # directory) and runs each report with it right before this tree's, on
 # the same trace; its lines are marked "REV", this tree's "tree".
 #
-# Then the ratios, on CPU time (user + system: the other work on the
-# machine does not count), each the least of 3 timings:
+# Then the ratios, on CPU time (user + system, from wait4(): the other
+# work on the machine does not count), each the least of 5 runs of each
+# command (20 of cat), every run timed on its own:
 #   report/cat = R    the summaries' rate over that of "cat FILE >
 #                     /dev/null" of the same file (the page cache copied
 #                     once: what reading it costs at all); and the same
 #                     for "report --limit 0" (no summaries), and for both
 #                     with one thread (GRTRACE_THREADS=1)
-#   wall: report/cat  the same on the wall clock (each the least of 5
-#                     timings): what a user waits, the merge thread's
+#   wall: report/cat  the same on the wall clock (the least of as many
+#                     runs): what a user waits, the merge thread's
 #                     work beside the analysis's counted once
 #   dump tree/base = D  with -b: "grtrace dump" of this tree over REV's
 #                     (both to /dev/null); and report/cat of REV
@@ -55,7 +56,7 @@ while getopts 'd:c:r:kT:b:h' opt; do
 	k) KEEP=1 ;;
 	T) VS=$OPTARG ;;
 	b) BASE=$OPTARG ;;
-	*) sed -n '4,37p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '4,42p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -98,52 +99,66 @@ run() {
 	rm -f "$log"
 }
 
-# least FIELDS K N CMD...: the least, over K timings of N runs of CMD each,
-# of /usr/bin/time's FIELDS summed ('%U %S': CPU time, user + system;
-# '%e': the wall clock), per run, in s (N runs of a command too short for
-# /usr/bin/time's 10 ms, one of a long one).
+# least MODE K CMD...: the least, over K runs of CMD (its output to
+# /dev/null), of its CPU time (MODE cpu: user + system of that process
+# and its children, from wait4(), in microseconds) or of its wall clock
+# time (MODE wall), in s.  Each run is timed on its own, with no shell
+# between: "cat" of a file in the page cache takes a few tens of ms,
+# where /usr/bin/time's 10 ms steps and a shell's fork would weigh.
 least() {
-	local fields=$1 k=$2 n=$3 i t best= f
-	shift 3
-	f=$(mktemp)
-	for i in $(seq "$k"); do
-		/usr/bin/time -f "$fields" -o "$f" bash -c \
-			'n=$1; shift; for _ in $(seq "$n"); do "$@" >/dev/null 2>&1; done' _ "$n" "$@"
-		t=$(awk -v n="$n" 'END { s = 0; for (i = 1; i <= NF; i++) s += $i; print s / n }' "$f")
-		best=$(awk -v a="${best:-$t}" -v b="$t" 'BEGIN { print (b < a ? b : a) }')
-	done
-	rm -f "$f"
-	echo "$best"
+	local mode=$1 k=$2
+	shift 2
+	python3 - "$mode" "$k" "$@" <<'PY'
+import os, sys, time
+mode, k, cmd = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+null = os.open(os.devnull, os.O_WRONLY)
+acts = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
+best = None
+for _ in range(k):
+    t0 = time.monotonic()
+    pid = os.posix_spawnp(cmd[0], cmd, os.environ, file_actions=acts)
+    _, status, ru = os.wait4(pid, 0)
+    t = time.monotonic() - t0
+    if status:
+        sys.exit("bench-report: %s failed (status %d)" % (" ".join(cmd), status))
+    v = ru.ru_utime + ru.ru_stime if mode == "cpu" else t
+    best = v if best is None else min(best, v)
+print("%.6f" % best)
+PY
 }
 
-# cpu_best CMD...: the CPU time of one run of CMD, the least of 3 timings
-# of 20 runs (a recording of the file size benchmark reads in tens of ms).
+# cpu_best CMD...: the CPU time of one run of CMD, the least of 30 (a
+# recording of the file size benchmark reads in tens of ms).
 cpu_best() {
-	least '%U %S' 3 20 "$@"
+	least cpu 30 "$@"
 }
 
-# cpu_min N CMD...: the least CPU time of CMD over 3 timings of N runs.
+# cpu_min N CMD...: the least CPU time of CMD over 5 N runs.
 cpu_min() {
-	least '%U %S' 3 "$@"
+	local n=$1
+	shift
+	least cpu $((5 * n)) "$@"
 }
 
-# wall_min N CMD...: the least wall clock time of CMD over 5 timings of N runs.
+# wall_min N CMD...: the least wall clock time of CMD over 5 N runs.
 wall_min() {
-	least '%e' 5 "$@"
+	local n=$1
+	shift
+	least wall $((5 * n)) "$@"
 }
 
 # ratios TRACE: the ratio lines (see the top).
 ratios() {
 	local trace=$1 cat rep plain rep1 plain1 wcat wrep wplain d0 d1
 	local s="--per-ring --per-ctx --topn 10 --hist lat --limit 0"
-	cat=$(cpu_min 20 cat "$trace")
+	cat=$(cpu_min 4 cat "$trace")
 	# shellcheck disable=SC2086 # $s is the summaries' options
 	rep=$(cpu_min 1 "$TOOL" report -i "$trace" $s)
 	plain=$(cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
 	# shellcheck disable=SC2086
 	rep1=$(GRTRACE_THREADS=1 cpu_min 1 "$TOOL" report -i "$trace" $s)
 	plain1=$(GRTRACE_THREADS=1 cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
-	wcat=$(wall_min 20 cat "$trace")
+	wcat=$(wall_min 4 cat "$trace")
 	# shellcheck disable=SC2086
 	wrep=$(wall_min 1 "$TOOL" report -i "$trace" $s)
 	wplain=$(wall_min 1 "$TOOL" report -i "$trace" --limit 0)
