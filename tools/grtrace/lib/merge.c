@@ -1025,22 +1025,38 @@ static void scan_clients(struct merge *m, size_t pos,
 	free(buf);
 }
 
-/* A CPU tail or head table, appended to @tab. */
-static void scan_tails(struct merge *m, size_t pos, const struct grf_frame *f,
-		       struct grf_tail **tab, size_t *ntab)
+/*
+ * A CPU tail or head table, appended to @tab.  An entry naming a CPU no
+ * record can name (its field is 16 bits) makes the file corrupt: -1.
+ */
+static int scan_tails(struct merge *m, size_t pos, const struct grf_frame *f,
+		      struct grf_tail **tab, size_t *ntab)
 {
 	uint8_t *buf = xmalloc(f->stored);
 	size_t i, n = f->stored / GRF_TAIL_SIZE;
 
 	if (read_at(m, buf, pos + GRF_FRAME_SIZE, f->stored) < 0) {
 		free(buf);
-		return;
+		return 0;
 	}
 	*tab = xrealloc(*tab, (*ntab + n) * sizeof(**tab));
-	for (i = 0; i < n; i++)
-		grf_parse_tail(buf + i * GRF_TAIL_SIZE, &(*tab)[(*ntab)++]);
+	for (i = 0; i < n; i++) {
+		struct grf_tail *t = &(*tab)[*ntab];
+
+		grf_parse_tail(buf + i * GRF_TAIL_SIZE, t);
+		if (t->cpu > UINT16_MAX) {
+			merge_error(m, "byte %zu: %s table entry %zu names CPU %" PRIu32 ", past the 65535 a record may name",
+				    pos, f->flags & GRF_FRAME_TAIL ? "tail" : "head",
+				    i, t->cpu);
+			free(buf);
+			return -1;
+		}
+		(*ntab)++;
+	}
 	free(buf);
+	return 0;
 }
+
 
 /*
  * Walk the headers of a trace file (records are read later, by the
@@ -1089,10 +1105,12 @@ static void scan_frames(struct merge *m)
 			continue;
 		}
 		if (f.flags & (GRF_FRAME_TAIL | GRF_FRAME_HEAD)) {
-			if (f.flags & GRF_FRAME_TAIL)
-				scan_tails(m, pos, &f, &m->tails, &m->ntails);
-			else
-				scan_tails(m, pos, &f, &m->heads, &m->nheads);
+			int bad = f.flags & GRF_FRAME_TAIL ?
+				  scan_tails(m, pos, &f, &m->tails, &m->ntails) :
+				  scan_tails(m, pos, &f, &m->heads, &m->nheads);
+
+			if (bad < 0)
+				return;
 			pos += GRF_FRAME_SIZE + f.stored;
 			continue;
 		}

@@ -1418,16 +1418,17 @@ static uint64_t head_lost(struct rp *rp, uint32_t cpu, uint64_t cseq)
 }
 
 /*
- * The entries of a by-CPU array grown for @cpu: doubling (a stream may
- * name its CPUs one by one up to 65536), never past the 16-bit CPU field.
+ * The entries of a by-CPU array of @cap grown to hold @cpu: doubling (a
+ * stream may name its CPUs one by one up to 65536), and no further than
+ * the 16-bit CPU field needs unless @cpu is past it.
  */
-static uint32_t grow_cap(uint32_t cap, uint16_t cpu)
+static uint32_t grow_cap(uint32_t cap, uint32_t cpu)
 {
 	uint32_t n = cap ? 2 * cap : 16;
 
 	if (n > 65536)
 		n = 65536;
-	return n > cpu ? n : (uint32_t)cpu + 1;
+	return n > cpu ? n : cpu + 1;
 }
 
 static void *grow_zero(void *p, uint32_t from, uint32_t to, size_t size)

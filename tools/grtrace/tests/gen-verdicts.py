@@ -70,6 +70,10 @@ def files():
     big[8:16] = (32 << 20).to_bytes(4, "little") * 2
     out["verdict-grf-frame-too-big.grf"] = hdr + bytes(big)
     out["verdict-grf-frame-cut.grf"] = hdr + g.grf_frame(0, 0, head())[:16 + 100]
+    # A head table (frame flag 0x10) whose one entry names CPU 2^32 - 1:
+    # a record's CPU field has 16 bits.
+    entry = (0xffffffff).to_bytes(4, "little") + bytes(4) + (5).to_bytes(8, "little")
+    out["verdict-grf-head-cpu.grf"] = hdr + g.grf_frame(0, 0x10, entry)
     return out
 
 
