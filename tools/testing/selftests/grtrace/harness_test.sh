@@ -82,13 +82,13 @@ vm_run() {
 
 echo "TAP version 13"
 if [ -n "$VM_KVER" ]; then
-	echo "1..33"
+	echo "1..34"
 else
-	echo "1..20"
+	echo "1..21"
 	echo "# vmtest.sh's verdicts on real runs need --vm KERNEL (run_tests.sh gives it)"
 fi
 
-# 1-8: tap_merge.py on one sub-suite.
+# 1-9: tap_merge.py on one sub-suite.
 printf 'TAP version 13\n1..3\nok 1 - a\nok 2 - b # SKIP no device\nok 3 - c\n' >"$TMP/log"
 merged "a clean sub-suite passes" 0 0
 printf 'TAP version 13\n1..102\n' >"$TMP/log"
@@ -107,7 +107,15 @@ merged "a bail-out fails (and the result it cut short)" 1 2
 printf 'make: Entering directory\nmake: *** [check] Error 2\n' >"$TMP/log"
 merged "a log with no TAP at all fails" 2 1
 
-# 9-11: the guest's log, sub-suites between markers.
+printf '%s\n' 'TAP version 13' '1..2' '# before a' 'not ok 1 - a' \
+	'#   why a failed' 'ok 2 - b' '# not about a' >"$TMP/log"
+out=$(python3 "$MERGE" "$TMP/log" "p: " 1)
+want=$(printf '%s\n' 'not ok - p: a' '#   before a' '#   why a failed' 'ok - p: b')
+ok "$([ "$out" = "$want" ]; echo $?)" \
+	"a failure's diagnostics follow it, and no other comment does"
+[ "$out" = "$want" ] || sed 's/^/#   /' <<<"$out"
+
+# 10-12: the guest's log, sub-suites between markers.
 printf '%s\n' '# suites: a b' '# suite a' 'TAP version 13' '1..1' 'ok 1 - x' \
 	'# suite a exit 0' '# suite b' 'TAP version 13' '1..1' 'ok 1 - y' \
 	'# suite b exit 0' >"$TMP/log"
@@ -118,7 +126,7 @@ printf '%s\n' '# suites: a' '# suite a' 'TAP version 13' '1..1' 'ok 1 - x' \
 	'# suite a exit 3' >"$TMP/log"
 merged "guest log: a sub-suite's unexplained exit status fails" 0 1
 
-# 12-16: check() around a comparison.
+# 13-17: check() around a comparison.
 checked "check: PASS and FAIL lines are results" 1 \
 	printf 'PASS one\nFAIL two\n# a comment\n'
 checked "check: a traceback among PASS lines fails" 1 \
@@ -129,7 +137,7 @@ checked "check: no verdict at all fails" 1 true
 checked "check: a clean comparison passes" 0 \
 	printf 'PASS one\nPASS two\n'
 
-# 17-20: the verdict file, as run_tests.sh's guest_clean() reads it.
+# 18-21: the verdict file, as run_tests.sh's guest_clean() reads it.
 mkdir -p "$TMP/clean/.vmtest" "$TMP/warn/.vmtest" "$TMP/empty/.vmtest" "$TMP/none"
 echo clean >"$TMP/clean/.vmtest/verdict"
 echo "FAIL: kernel WARNING: WARNING: CPU: 0 PID: 1 at x.c:1" >"$TMP/warn/.vmtest/verdict"
@@ -139,7 +147,7 @@ verdict "vmtest -V: a FAIL verdict is not" "$TMP/warn" 1 "FAIL: kernel WARNING*"
 verdict "vmtest -V: an empty verdict is not clean" "$TMP/empty" 1 "FAIL: no verdict*"
 verdict "vmtest -V: no verdict at all is not clean" "$TMP/none" 1 "FAIL: no verdict*"
 
-# 21-33: real runs.  A failing command is no problem of the guest's; a
+# 22-34: real runs.  A failing command is no problem of the guest's; a
 # call trace (sysrq's backtrace of every CPU) and a timeout are.
 if [ -n "$VM_KVER" ]; then
 	vm_run "a command that succeeds" 0 clean -- true

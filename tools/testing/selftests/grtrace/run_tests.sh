@@ -91,11 +91,16 @@ result() {
 
 # merge LOGFILE PREFIX STATUS: a sub-suite's results, re-numbered into
 # ours, with a failure for each verdict it lost (tap_merge.py: a short
-# run against its plan, a crash, an unexplained exit status).
+# run against its plan, a crash, an unexplained exit status), each failure
+# followed by what it printed about itself.
 merge() {
 	local line name
 
 	while IFS= read -r line; do
+		# A failure's diagnostics (tap_merge.py), as they came.
+		case $line in
+		"#"*) echo "$line"; continue ;;
+		esac
 		N=$((N + 1))
 		case $line in
 		"ok - "*"# SKIP"*) SKIP=$((SKIP + 1)) ;;

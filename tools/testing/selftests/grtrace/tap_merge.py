@@ -26,12 +26,21 @@ line did not finish (the guest crashed or timed out in it): a failure.
 Without such lines the whole log is one sub-suite with exit status
 STATUS.
 
+A failing result's diagnostics follow its line as "#   TEXT": the "#"
+lines since the result before it unless that one failed too (the
+kselftest harness prints them first), at most DIAG_BEFORE, and those
+after it up to the next result, at most DIAG_AFTER.  What a failure in
+a kernel's lane or a guest printed about itself so reaches the suite's
+own output, and the CI's.
+
 Exit status: 0 if every line printed is "ok", 1 otherwise.
 """
 
 import re
 import sys
 
+DIAG_BEFORE = 10
+DIAG_AFTER = 25
 RESULT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:- )?(.*)$')
 PLAN = re.compile(r'^1\.\.(\d+)\b(.*)$')
 # What a crashed Python or shell script leaves, at the start of a line.
@@ -44,15 +53,15 @@ class Stream:
     def __init__(self):
         self.plan = None
         self.skip_all = False
-        self.results = []      # (ok, name, skip)
+        self.results = []      # (ok, name, skip, diagnostics)
 
 
 def streams_of(lines):
     """Split into TAP streams at each "TAP version" line."""
-    out, cur = [], None
+    out, cur, diag, before, after = [], None, None, [], 0
     for line in lines:
         if line.startswith('TAP version '):
-            cur = Stream()
+            cur, diag, before = Stream(), None, []
             out.append(cur)
             continue
         m = RESULT.match(line)
@@ -60,15 +69,27 @@ def streams_of(lines):
         if (m or p) and cur is None:
             cur = Stream()          # a stream without a header
             out.append(cur)
+        if not (m or p):
+            if line.startswith('#') and diag is None:
+                before.append(line)
+            elif line.startswith('#') and after < DIAG_AFTER:
+                diag.append(line)
+                after += 1
+            continue
+        diag = None
         if p:
             if cur.plan is not None:
-                cur.results.append((False, 'a second plan in one stream', False))
+                cur.results.append((False, 'a second plan in one stream', False, []))
             cur.plan = int(p[1])
             cur.skip_all = cur.plan == 0 and '# SKIP' in p[2]
         elif m:
             name = m[3]
             skip = bool(re.search(r'#\s*SKIP\b', name, re.I))
-            cur.results.append((m[1] == 'ok', name, skip))
+            ok = m[1] == 'ok'
+            if not ok:
+                diag, after = before[-DIAG_BEFORE:], 0
+            cur.results.append((ok, name, skip, diag))
+        before = []
     return out
 
 
@@ -87,8 +108,10 @@ def judge(name, lines, status, emit):
         fail(f'{name}printed no TAP results')
     for i, s in enumerate(streams):
         where = f'{name}stream {i + 1}: ' if len(streams) > 1 else name
-        for ok, rname, skip in s.results:
+        for ok, rname, _, diag in s.results:
             emit(ok, f'{name}{rname}')
+            for d in diag or []:
+                print(f'#   {d.lstrip("#").strip()}')
             failed_results += not ok
         got = len(s.results)
         if s.plan is None:
