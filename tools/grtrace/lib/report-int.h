@@ -351,6 +351,12 @@ struct rp {
 	/* Its CPU heads, and what they showed lost (in cseq_lost). */
 	const struct grf_tail *heads;
 	size_t nheads;
+	/*
+	 * @heads by CPU, built at first use: entry + 1 of the CPU's one
+	 * head, 0 for none, HEAD_TWICE when it has more than one.
+	 */
+	uint32_t *head_of;
+	uint32_t head_of_n;
 	uint64_t head_lost;
 	uint64_t tail_lost;
 	/* Parts of the input with their own gseq (rp_restart()). */

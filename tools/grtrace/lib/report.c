@@ -1379,26 +1379,53 @@ void rp_set_heads(struct rp *rp, const struct grf_tail *heads, size_t n)
 {
 	rp->heads = heads;
 	rp->nheads = n;
+	free(rp->head_of);
+	rp->head_of = NULL;
+	rp->head_of_n = 0;
+}
+
+#define HEAD_TWICE UINT32_MAX
+
+/*
+ * The heads indexed by CPU, once: a CPU is looked up for each CPU's
+ * first record and each tail, and a scan of every head each time is
+ * quadratic in the CPUs (65536 heads and tails took 1.7 s).  The merge
+ * has refused a head past CPU 65535.
+ */
+static void index_heads(struct rp *rp)
+{
+	uint32_t n = 0;
+	size_t i;
+
+	for (i = 0; i < rp->nheads; i++)
+		if (rp->heads[i].cpu >= n)
+			n = rp->heads[i].cpu + 1;
+	rp->head_of = xmalloc((n ? n : 1) * sizeof(*rp->head_of));
+	memset(rp->head_of, 0, n * sizeof(*rp->head_of));
+	rp->head_of_n = n;
+	for (i = 0; i < rp->nheads; i++) {
+		uint32_t *e = &rp->head_of[rp->heads[i].cpu];
+
+		*e = *e || i >= HEAD_TWICE - 1 ? HEAD_TWICE : (uint32_t)i + 1;
+	}
 }
 
 /*
  * The CPU's cseq when the session started, from the file's heads; none
- * when files were joined (a CPU's head per file: which session's first
- * record a later part's is, the heads do not say).
+ * when a CPU has more than one, or files were joined (a CPU's head per
+ * file: which session's first record a later part's is, the heads do
+ * not say).
  */
-static const struct grf_tail *cpu_head(const struct rp *rp, uint32_t cpu)
+static const struct grf_tail *cpu_head(struct rp *rp, uint32_t cpu)
 {
-	const struct grf_tail *h = NULL;
-	size_t i;
+	uint32_t e;
 
-	for (i = 0; i < rp->nheads; i++) {
-		if (rp->heads[i].cpu != cpu)
-			continue;
-		if (h)
-			return NULL;
-		h = &rp->heads[i];
-	}
-	return rp->restarts ? NULL : h;
+	if (rp->restarts || !rp->nheads)
+		return NULL;
+	if (!rp->head_of)
+		index_heads(rp);
+	e = cpu < rp->head_of_n ? rp->head_of[cpu] : 0;
+	return e && e != HEAD_TWICE ? &rp->heads[e - 1] : NULL;
 }
 
 /*
@@ -2118,6 +2145,7 @@ void rp_free(struct rp *rp)
 	free(rp->cseq_next);
 	free(rp->cseq_head);
 	free(rp->head_gap);
+	free(rp->head_of);
 	free(rp->head_gap_ts);
 	free(rp->fr.cpus);
 	free(rp->lost_cpu);

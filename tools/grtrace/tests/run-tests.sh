@@ -1140,6 +1140,40 @@ st=0
 result "lazy-wide.dat (65536 CPUs) read with pread(): peak RSS under 192 MB, not a read window per CPU" $st \
 	"peak RSS ${kb:-unknown} KB"
 
+# A trace file whose head table names each of 65536 CPUs twice and whose
+# tail tables name each 16 times, around one CPU's two records.  A CPU's
+# head was found by a scan of the heads, once per tail: 37 s of CPU
+# before the heads were indexed by CPU, past the 20 s allowed; 0.1 s
+# since.  Two heads for a CPU say nothing, so only CPU 0's tail counts.
+python3 - "$GOLDEN" "$TMP/heads-tails.grf" <<'PY'
+import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1])
+import gen_golden as g
+si = g.rec1(g.TYPE_BY_NAME["STREAM_INFO"], 0, 0, 1000, 1, 1,
+            g.stream_info_body(1, g.CLOCK_MONOTONIC, 1, g.FEATURES, 7))
+job = g.rec1(g.TYPE_BY_NAME["SUBMIT"], 0, 0, 2000, 2, 2, g.job_body(1, 1, 0, 1))
+def table(cpus, nxt):
+    return b"".join(c.to_bytes(4, "little") + bytes(4) +
+                    nxt.to_bytes(8, "little") for c in cpus)
+text = b"kernel=6.1.0\nhost=t\nclock=monotonic\nsession=7\nstarted=0\n\0"
+out = [g.grf_header(text, 3, 1, 1),
+       g.grf_frame(0, 0x10, table(list(range(65536)) * 2, 1)),
+       g.grf_frame(0, 0, si + job)]
+for _ in range(2):
+    out.append(g.grf_frame(0, 0x8, table(list(range(65536)) * 8, 7)))
+open(sys.argv[2], "wb").write(b"".join(out))
+PY
+run timeout 20 "$GRTRACE" report -i "$TMP/heads-tails.grf" --format json --limit 0
+st=$rc
+[ $st -eq 0 ] && python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+print(s["lost_records"], s["lost_records_by_cpu"])
+assert s["lost_records"] == 4 and s["lost_records_by_cpu"] == [4], s' \
+	"$TMP/out" >"$TMP/perr" 2>&1 || st=1
+result "report: 65536 CPUs' heads twice and tails 16 times, at once (exit $rc): only CPU 0's tail counts its 4 lost" $st \
+	"$(cat "$TMP/perr" "$TMP/err")"
+
 # Trace files of one recording (written from the document by golden/gen_golden.py), in
 # every frame order, stored and compressed: the report and the dump are
 # the bare stream's.
