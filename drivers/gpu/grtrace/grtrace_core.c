@@ -1582,10 +1582,6 @@ static ssize_t grtrace_events_read(struct file *file, char __user *ubuf,
 	return ret;
 }
 
-/*
- * relay's own file operations, less mmap and splice, which would bypass
- * the clamp of grtrace_events_read().
- */
 /**
  * grtrace_lockdown() - may kernel data be read out of grtrace now?
  *
@@ -1646,6 +1642,10 @@ static int grtrace_events_release(struct inode *inode, struct file *file)
 	return relay_file_operations.release(inode, file);
 }
 
+/*
+ * relay's own file operations, less mmap and splice, which would bypass
+ * the clamp of grtrace_events_read().
+ */
 static const struct file_operations grtrace_events_fops = {
 	.owner		= THIS_MODULE,
 	.open		= grtrace_events_open,

@@ -735,7 +735,15 @@ static ssize_t grtrace_rec_snapshot_read(struct file *file, char __user *ubuf,
 					 size_t count, loff_t *ppos)
 {
 	struct grtrace_rec_out *o = file->private_data;
+	int ret;
 
+	/*
+	 * Raised while the file was open: its copy, taken at open, is the
+	 * same kernel data as the events files, refused on every read.
+	 */
+	ret = grtrace_lockdown();
+	if (ret)
+		return ret;
 	return simple_read_from_buffer(ubuf, count, ppos, o->p, o->len);
 }
 

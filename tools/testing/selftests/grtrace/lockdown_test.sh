@@ -17,8 +17,9 @@
 #  - the flight recorder: armed and triggered through its sysfs twin, its
 #    info and snapshot<cpu> read from debugfs and checked, released and
 #    disarmed (recorder_test.sh has the rest).
-#  - raised to confidentiality with a session running: no events file can
-#    be read, record, start and recorder arm fail with one line naming
+#  - raised to confidentiality with a session running and a snapshot
+#    open: no events or snapshot file can be read (nor one opened
+#    before), record, start and recorder arm fail with one line naming
 #    lockdown, stop works, nothing crashes.
 # Lockdown cannot be turned off again: this is the guest's last suite.
 # TAP output; runs as root inside the test VM.
@@ -39,13 +40,13 @@ jobs() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summa
 submit() { "$CLIENT" "$NODE" "gfx 0 $1 100"$'\n' >/dev/null; }
 
 echo "TAP version 13"
-echo "1..16"
+echo "1..17"
 mountpoint -q /sys/kernel/security || mount -t securityfs none /sys/kernel/security
 # A kernel built without the lockdown LSM (the debug-rt kernel's config)
 # cannot be locked down: every case skipped, saying so; the stock, 7.x and
 # 7.x-rt kernels of the suite run them.
 if [ ! -e "$L" ]; then
-	for i in $(seq 16); do
+	for i in $(seq 17); do
 		echo "ok $i - lockdown case $i # SKIP $(uname -r) has no lockdown LSM (CONFIG_SECURITY_LOCKDOWN_LSM is not set)"
 	done
 	rm -rf "$TMP"
@@ -113,6 +114,8 @@ ok $? "recorder: debugfs refuses its control, reads info; $S/recorder there, roo
 echo arm >$S/recorder && [ "$(cat $S/recorder)" = armed ] && submit 50 && vgpu_idle &&
 	echo trigger >$S/recorder && [ "$(cat $S/recorder)" = triggered ]
 ok $? "recorder: arm and trigger through $S/recorder"
+# Held open past the raise to confidentiality below (14).
+exec 9<"$R/snapshot0"
 mkdir "$TMP/rec" && cat "$R/info" >"$TMP/rec/info"
 rc=$?
 for f in "$R"/snapshot*; do cat "$f" >"$TMP/rec/${f##*/}" || rc=1; done
@@ -126,7 +129,7 @@ ok $? "recorder: release and disarm through sysfs"
 ! echo bogus 2>/dev/null >$S/recorder && [ "$(cat $S/recorder)" = off ]
 ok $? "recorder: an unknown word through sysfs is refused (EINVAL)"
 
-# 12-15: lockdown raised to confidentiality at run time, with a session
+# 12-16: lockdown raised to confidentiality at run time, with a session
 # running: the kernel then refuses tracefs, perf and BPF reads of kernel
 # data, and grtrace refuses its stream the same way.
 # A reader that opened events0 before the raise (a record left running)
@@ -143,6 +146,18 @@ e=$(cat <&8 2>&1 >/dev/null) && rc=1
 case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# events0 opened before: $e" ;; esac
 exec 8<&-
 ok $rc "no events file can be read (EPERM), nor events0 opened before the raise"
+# 14: the recorder's snapshots alike: snapshot0, opened while triggered
+# (its copy taken then) and held past the release, is refused on read;
+# no snapshot file opens, EPERM before the ENODATA of no snapshot.
+rc=0
+e=$(cat <&9 2>&1 >/dev/null) && rc=1
+case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# snapshot0 opened before: $e" ;; esac
+exec 9<&-
+for f in "$R"/snapshot*; do
+	e=$(cat "$f" 2>&1 >/dev/null) && rc=1
+	case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# $f: $e" ;; esac
+done
+ok $rc "no snapshot can be read (EPERM), nor snapshot0 opened before the raise"
 "$TOOL" record -o "$TMP/c.dat" -d 1 2>"$TMP/c.err"
 rc=$?
 sed 's/^/# record: /' "$TMP/c.err"
