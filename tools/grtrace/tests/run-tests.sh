@@ -1144,7 +1144,8 @@ result "lazy-wide.dat (65536 CPUs) read with pread(): peak RSS under 192 MB, not
 # tail tables name each 16 times, around one CPU's two records.  A CPU's
 # head was found by a scan of the heads, once per tail: 37 s of CPU
 # before the heads were indexed by CPU, past the 20 s allowed; 0.1 s
-# since.  Two heads for a CPU say nothing, so only CPU 0's tail counts.
+# since.  Two heads for a CPU say nothing, so only CPU 0's tail counts:
+# its records' cseqs are 1 and 2, its tail's next 7, so 3 to 6 are lost.
 python3 - "$GOLDEN" "$TMP/heads-tails.grf" <<'PY'
 import sys
 sys.dont_write_bytecode = True

@@ -36,6 +36,7 @@ own output, and the CI's.
 Exit status: 0 if every line printed is "ok", 1 otherwise.
 """
 
+import collections
 import re
 import sys
 
@@ -58,10 +59,12 @@ class Stream:
 
 def streams_of(lines):
     """Split into TAP streams at each "TAP version" line."""
-    out, cur, diag, before, after = [], None, None, [], 0
+    out, cur, diag, after = [], None, None, 0
+    before = collections.deque(maxlen=DIAG_BEFORE)
     for line in lines:
         if line.startswith('TAP version '):
-            cur, diag, before = Stream(), None, []
+            cur, diag = Stream(), None
+            before.clear()
             out.append(cur)
             continue
         m = RESULT.match(line)
@@ -87,9 +90,9 @@ def streams_of(lines):
             skip = bool(re.search(r'#\s*SKIP\b', name, re.I))
             ok = m[1] == 'ok'
             if not ok:
-                diag, after = before[-DIAG_BEFORE:], 0
+                diag, after = list(before), 0
             cur.results.append((ok, name, skip, diag))
-        before = []
+        before.clear()
     return out
 
 
