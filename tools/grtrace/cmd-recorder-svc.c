@@ -940,13 +940,36 @@ fail:
 	return -1;
 }
 
+/*
+ * Kernel lockdown raised to confidentiality refuses the recorder's info
+ * and snapshots until the next boot: one line, the recorder disarmed (its
+ * snapshots could not be read), and SVC_EXIT_LOCKDOWN, which the unit does
+ * not restart on (RestartPreventExitStatus).
+ */
+#define SVC_EXIT_LOCKDOWN	3
+
+static int refused_for_good(const char *info)
+{
+	char state[16];
+	int disarmed = 0;
+
+	recorder_state(state, sizeof(state));
+	if (!strcmp(state, "armed") || !strcmp(state, "triggered"))
+		disarmed = !rec_control("disarm");
+	slog(LOG_ERR, "%s: refused by kernel lockdown (confidentiality): no snapshot can be read at that level until the next boot; the service stops%s",
+	     info, disarmed ? ", the recorder disarmed" : "");
+	return SVC_EXIT_LOCKDOWN;
+}
+
 static int service(const struct svc_conf *c, uint64_t count)
 {
 	uint64_t saved = 0, last_session = 0, last_ts = 0;
-	int gone = 0, refused = 0, have_last = 0;
+	int gone = 0, refused = 0, have_last = 0, unreadable = 0;
 	struct rec_info in;
 	char info[PATH_MAX];
 
+	/* Its errors are said here, once, in the log's voice. */
+	info_quiet = 1;
 	info_init(&in);
 	debugfs_path(info, sizeof(info), "recorder/info");
 	load_adapters(c);
@@ -964,9 +987,16 @@ static int service(const struct svc_conf *c, uint64_t count)
 			continue;
 		}
 		if (read_info(&in) < 0) {
+			if (lockdown_confidential(errno))
+				return refused_for_good(info);
+			if (!unreadable)
+				slog(LOG_WARNING, "cannot read %s: %s; trying again every second",
+				     info, errno ? strerror(errno) : "not the flight recorder's info");
+			unreadable = 1;
 			nap(1000);
 			continue;
 		}
+		unreadable = 0;
 		if (gone) {
 			slog(LOG_NOTICE, "the flight recorder is back (state %s)", in.state);
 			gone = 0;
@@ -995,6 +1025,8 @@ static int service(const struct svc_conf *c, uint64_t count)
 			ret = wait_triggered(0, &in);
 			if (ret == 2)
 				break;
+			if (ret < 0 && lockdown_confidential(errno))
+				return refused_for_good(info);
 			if (ret < 0) {
 				nap(1000);
 				continue;

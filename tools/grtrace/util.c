@@ -249,6 +249,16 @@ static void lockdown_mode(char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(r - l - 1), l + 1);
 }
 
+int lockdown_confidential(int errnum)
+{
+	char mode[32];
+
+	if (errnum != EPERM)
+		return 0;
+	lockdown_mode(mode, sizeof(mode));
+	return !strcmp(mode, "confidentiality");
+}
+
 const char *sysfs_dir(void)
 {
 	const char *d = getenv("GRTRACE_SYSFS");

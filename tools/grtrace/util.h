@@ -66,6 +66,11 @@ int create_output(const char *path);
 
 /* The grtrace debugfs directory: $GRTRACE_DEBUGFS or the default. */
 const char *debugfs_dir(void);
+/*
+ * 1 if @errnum is kernel lockdown's refusal at its confidentiality level,
+ * which no grtrace read gets past until the next boot.
+ */
+int lockdown_confidential(int errnum);
 /* grtrace's sysfs directory (GRTRACE_SYSFS, else /sys/kernel/grtrace). */
 const char *sysfs_dir(void);
 /* "<debugfs_dir>/<name>" into @buf. */

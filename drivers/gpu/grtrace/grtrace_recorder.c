@@ -505,9 +505,17 @@ static int grtrace_rec_info_show(struct seq_file *m, void *v)
 {
 	const struct grtrace_trigger *t = &grtrace_rec.trig;
 	struct grtrace_rec_acct *a = NULL;
-	int state, cpu;
+	int state, cpu, ret;
 	bool trig;
 
+	/*
+	 * The trigger's job, ring and times are those of the snapshot's
+	 * TRIGGER record: refused with it, on every read (pollers keep info
+	 * open across a raise of the lockdown level).
+	 */
+	ret = grtrace_lockdown();
+	if (ret)
+		return ret;
 	mutex_lock(&grtrace_lock);
 	/* Pairs with the release of the trigger. */
 	state = smp_load_acquire(&grtrace_rec.state);
@@ -557,6 +565,10 @@ static int grtrace_rec_info_show(struct seq_file *m, void *v)
 
 static int grtrace_rec_info_open(struct inode *inode, struct file *file)
 {
+	int ret = grtrace_lockdown();
+
+	if (ret)
+		return ret;
 	return single_open(file, grtrace_rec_info_show, NULL);
 }
 

@@ -18,9 +18,10 @@
 #    info and snapshot<cpu> read from debugfs and checked, released and
 #    disarmed (recorder_test.sh has the rest).
 #  - raised to confidentiality with a session running and a snapshot
-#    open: no events or snapshot file can be read (nor one opened
-#    before), record, start and recorder arm fail with one line naming
-#    lockdown, stop works, nothing crashes.
+#    open: no events, snapshot or recorder info file can be read (nor
+#    one opened before), record, recorder status, start and recorder arm
+#    fail with one line naming lockdown, the recorder service says so
+#    once and exits, stop works, nothing crashes.
 # Lockdown cannot be turned off again: this is the guest's last suite.
 # TAP output; runs as root inside the test VM.
 
@@ -40,13 +41,13 @@ jobs() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["summa
 submit() { "$CLIENT" "$NODE" "gfx 0 $1 100"$'\n' >/dev/null; }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..20"
 mountpoint -q /sys/kernel/security || mount -t securityfs none /sys/kernel/security
 # A kernel built without the lockdown LSM (the debug-rt kernel's config)
 # cannot be locked down: every case skipped, saying so; the stock, 7.x and
 # 7.x-rt kernels of the suite run them.
 if [ ! -e "$L" ]; then
-	for i in $(seq 17); do
+	for i in $(seq 20); do
 		echo "ok $i - lockdown case $i # SKIP $(uname -r) has no lockdown LSM (CONFIG_SECURITY_LOCKDOWN_LSM is not set)"
 	done
 	rm -rf "$TMP"
@@ -129,12 +130,12 @@ ok $? "recorder: release and disarm through sysfs"
 ! echo bogus 2>/dev/null >$S/recorder && [ "$(cat $S/recorder)" = off ]
 ok $? "recorder: an unknown word through sysfs is refused (EINVAL)"
 
-# 12-16: lockdown raised to confidentiality at run time, with a session
+# 12-20: lockdown raised to confidentiality at run time, with a session
 # running: the kernel then refuses tracefs, perf and BPF reads of kernel
 # data, and grtrace refuses its stream the same way.
 # A reader that opened events0 before the raise (a record left running)
 # is refused from then on too: the check is on every read, not the open.
-"$TOOL" start && exec 8<"$D/events0" && echo confidentiality >"$L" &&
+"$TOOL" start && exec 8<"$D/events0" 7<"$R/info" && echo confidentiality >"$L" &&
 	grep -q '\[confidentiality\]' "$L"
 ok $? "a session runs, events0 open; lockdown raised to confidentiality"
 rc=0
@@ -158,6 +159,37 @@ for f in "$R"/snapshot*; do
 	case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# $f: $e" ;; esac
 done
 ok $rc "no snapshot can be read (EPERM), nor snapshot0 opened before the raise"
+# 15: the recorder's info alike: it names the trigger's job, ring and
+# times (the TRIGGER record of the snapshot refused above); info opened
+# before the raise is refused on read.  The state word stays in sysfs.
+rc=0
+e=$(cat <&7 2>&1 >/dev/null) && rc=1
+case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# info opened before: $e" ;; esac
+exec 7<&-
+e=$(cat "$R/info" 2>&1 >/dev/null) && rc=1
+case $e in *"Operation not permitted"*) ;; *) rc=1; echo "# info: $e" ;; esac
+[ $rc = 0 ] && [ "$(cat $S/recorder)" = off ]
+ok $? "the recorder's info cannot be read (EPERM), nor info opened before the raise; $S/recorder still says off"
+# 16: the CLI says so in one line.
+"$TOOL" recorder status >/dev/null 2>"$TMP/rs.err"
+rc=$?
+sed 's/^/# recorder status: /' "$TMP/rs.err"
+[ $rc != 0 ] && [ "$(wc -l <"$TMP/rs.err")" = 1 ] &&
+	grep -q 'refused by kernel lockdown (confidentiality)' "$TMP/rs.err"
+ok $? "grtrace recorder status fails with one line that names lockdown"
+# 17: the service, left running for days, meets a raise it cannot undo
+# before the next boot: one line saying so, then it exits with status 3
+# (its unit's RestartPreventExitStatus: not restarted every 5 s), no
+# snapshot file, nothing armed.
+printf 'buffer_size=128K\n' >"$TMP/svc.conf"
+timeout 20 "$TOOL" recorder service --config "$TMP/svc.conf" --dir "$TMP/svc" \
+	2>"$TMP/svc.log"
+rc=$?
+sed 's/^/# service: /' "$TMP/svc.log"
+[ $rc = 3 ] && [ "$(wc -l <"$TMP/svc.log")" = 1 ] &&
+	grep -q 'lockdown (confidentiality)' "$TMP/svc.log" &&
+	[ -z "$(ls -A "$TMP/svc")" ] && [ "$(cat $S/recorder)" = off ]
+ok $? "recorder service: one line naming lockdown, exit 3, no file, nothing armed (status $rc)"
 "$TOOL" record -o "$TMP/c.dat" -d 1 2>"$TMP/c.err"
 rc=$?
 sed 's/^/# record: /' "$TMP/c.err"
