@@ -961,6 +961,33 @@ static int refused_for_good(const char *info)
 	return SVC_EXIT_LOCKDOWN;
 }
 
+/* Why arm() failed, for the one line that says so. */
+static char why_not_armed[256];
+
+/*
+ * Arm the recorder with the config's settings: 0, or -1 and
+ * why_not_armed.  Quiet: refused, it is tried again every few seconds, for
+ * as long as a tracing session someone started runs (days, maybe), and
+ * said once.
+ */
+static int arm(const struct svc_conf *c)
+{
+	int ret, errnum, tracing;
+
+	err_mute = 1;
+	ret = rec_arm(c->buffer_size, c->format);
+	errnum = errno;
+	tracing = ret < 0 && control_state() == 1;
+	err_mute = 0;
+	if (tracing)
+		snprintf(why_not_armed, sizeof(why_not_armed),
+			 "a tracing session is running ('grtrace stop' ends it)");
+	else if (ret < 0)
+		snprintf(why_not_armed, sizeof(why_not_armed), "%s",
+			 errnum ? strerror(errnum) : "refused by the module");
+	return ret;
+}
+
 static int service(const struct svc_conf *c, uint64_t count)
 {
 	uint64_t saved = 0, last_session = 0, last_ts = 0;
@@ -1003,9 +1030,10 @@ static int service(const struct svc_conf *c, uint64_t count)
 			load_adapters(c);
 		}
 		if (!strcmp(in.state, "off")) {
-			if (rec_arm(c->buffer_size, c->format) < 0) {
+			if (arm(c) < 0) {
 				if (!refused)
-					slog(LOG_WARNING, "cannot arm the flight recorder: trying again every 5 s");
+					slog(LOG_WARNING, "cannot arm the flight recorder: %s; trying again every 5 s",
+					     why_not_armed);
 				refused = 1;
 				nap(5000);
 				continue;

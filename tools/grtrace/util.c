@@ -30,10 +30,14 @@ static void vmsg(const char *fmt, va_list ap, int errnum)
 		fprintf(stderr, "grtrace: %s\n", buf);
 }
 
+int err_mute;
+
 void err_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (err_mute)
+		return;
 	va_start(ap, fmt);
 	vmsg(fmt, ap, 0);
 	va_end(ap);
@@ -44,6 +48,8 @@ void err_errno(const char *fmt, ...)
 	int errnum = errno;
 	va_list ap;
 
+	if (err_mute)
+		return;
 	va_start(ap, fmt);
 	vmsg(fmt, ap, errnum);
 	va_end(ap);

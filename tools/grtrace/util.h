@@ -20,6 +20,8 @@
 
 /* All diagnostics go to stderr as "grtrace: <message>\n". */
 void err_msg(const char *fmt, ...) GR_PRINTF(1, 2);
+/* Set: err_msg() and err_errno() print nothing (a caller that says why). */
+extern int err_mute;
 /* Same, with ": <strerror(errno)>" appended. */
 void err_errno(const char *fmt, ...) GR_PRINTF(1, 2);
 noreturn void fatal(const char *fmt, ...) GR_PRINTF(1, 2);

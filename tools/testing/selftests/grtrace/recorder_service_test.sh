@@ -25,6 +25,8 @@
 #    still armed, a hang saved;
 #  - SIGTERM: disarmed, exit 0; started before grtrace is loaded (boot):
 #    one line, armed once it is;
+#  - a tracing session someone else started: one line for 12 s of
+#    refused tries, armed once it stops;
 #  - a full tmpfs: one line naming ENOSPC, no file left, re-armed.
 # TAP output; runs as root inside the test VM.
 
@@ -62,7 +64,7 @@ hang() {
 keep() { [ -z "$OUT" ] || { mkdir -p "$OUT" && cp -r "$SD" "$LOG" "$OUT/"; }; }
 
 echo "TAP version 13"
-echo "1..21"
+echo "1..22"
 load_stack timeout_ms=400
 mkdir -p "$SD" && mount -t tmpfs -o size=16m tmpfs "$SD" || {
 	echo "Bail out! cannot mount a tmpfs on $SD"
@@ -250,6 +252,21 @@ ok $? "started before grtrace is loaded: one line, armed with the config once it
 [ -z "$(find "$SD" -name '.tmp-*')" ] && [ "$(find "$SD" -name '*.txt' | wc -l)" = "$(nsnaps "$SD")" ]
 ok $? "the folder: no temporary file, one summary per snapshot"
 keep
+
+# A session someone else started, left running for a while: the service
+# cannot arm meanwhile and says so once, not every 5 s (days of a running
+# "grtrace record" would fill the journal); armed once it stops.
+l0=$(wc -l <"$LOG")
+"$TOOL" start && start_service "$SD" && sleep 12 && [ "$(info state)" = off ]
+rc=$?
+"$TOOL" stop && wait_for 10 armed || rc=1
+tail -n +$((l0 + 1)) "$LOG" | sed 's/^/# /'
+[ $rc = 0 ] && [ "$(tail -n +$((l0 + 1)) "$LOG" | wc -l)" = 2 ] &&
+	tail -n +$((l0 + 1)) "$LOG" | head -1 |
+	grep -q "^grtrace: cannot arm the flight recorder: a tracing session is running ('grtrace stop' ends it); trying again every 5 s\$" &&
+	tail -n +$((l0 + 2)) "$LOG" | grep -q "^grtrace: flight recorder armed "
+ok $? "a tracing session running: one line in 12 s, not one per try; armed once it stops"
+stop_service
 
 # The disk full: a 4 KB tmpfs with its page taken.
 FULL=$TMP/full
