@@ -35,6 +35,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
@@ -1699,8 +1700,17 @@ static int grtrace_open_channel(unsigned long size)
 		pc->committed = 0;
 		pc->consumed = 0;
 	}
+	/*
+	 * relay gives a CPU its buffer in relay_open(), if online, or in its
+	 * bring-up, if the channel is listed by then: a CPU whose bring-up
+	 * passed relay's step before the channel was listed, and which came
+	 * online after relay_open() looked, would have none, and its events
+	 * a NULL buffer.  No CPU comes or goes meanwhile.
+	 */
+	cpus_read_lock();
 	chan = relay_open("events", grtrace_dir, size / GRTRACE_NR_SUBBUFS,
 			  GRTRACE_NR_SUBBUFS, &grtrace_relay_cb, NULL);
+	cpus_read_unlock();
 	if (!chan)
 		return -ENOMEM;
 	WRITE_ONCE(grtrace_chan_format, 0);
