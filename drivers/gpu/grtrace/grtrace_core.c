@@ -1519,7 +1519,7 @@ static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 #endif
 {
 	if (READ_ONCE(grtrace_rec_on))
-		return grtrace_rec_subbuf_start(buf);
+		return grtrace_rec_subbuf_start(buf, !prev_subbuf);
 	return !relay_buf_full(buf);
 }
 

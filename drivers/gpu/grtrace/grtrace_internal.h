@@ -488,7 +488,7 @@ int grtrace_arm_locked(void);
 void grtrace_disarm_locked(void);
 void grtrace_rec_freeze(void);
 struct rchan *grtrace_rec_channel(void);
-int grtrace_rec_subbuf_start(struct rchan_buf *buf);
+int grtrace_rec_subbuf_start(struct rchan_buf *buf, bool fresh);
 void grtrace_rec_base(void);
 void grtrace_rec_error(u32 ring_id, u64 ctx, u64 seqno, u64 err);
 int grtrace_recorder_init(struct dentry *dir);

@@ -173,6 +173,7 @@ static void grtrace_rec_totals(int cpu, u64 *emitted, u64 *written,
  * grtrace_rec_subbuf_start() - relay's subbuf_start while armed
  * @buf: the CPU's buffer, switching to sub-buffer number
  *	@buf->subbufs_produced
+ * @fresh: the buffer is being made (relay's reset, no sub-buffer before)
  *
  * Notes the records written since arm as the new sub-buffer's start; when
  * it overwrites the oldest one, the records before the oldest that
@@ -182,9 +183,11 @@ static void grtrace_rec_totals(int cpu, u64 *emitted, u64 *written,
  * the first sub-buffer of a CPU that comes online for the first time
  * while armed, relay's CPU hotplug callback on another CPU, preemptible,
  * while the new CPU runs nothing: so the buffer's CPU, never this one.
+ * A buffer made after the freeze (its CPU's first time online since arm)
+ * holds nothing: it is not refused, and the snapshot reads it empty.
  * Return: 1 to let relay switch, 0 to refuse.
  */
-int grtrace_rec_subbuf_start(struct rchan_buf *buf)
+int grtrace_rec_subbuf_start(struct rchan_buf *buf, bool fresh)
 {
 	struct grtrace_rec_cpu *rc = per_cpu_ptr(grtrace_rec_cpu, buf->cpu);
 	size_t n = buf->chan->n_subbufs, seq = buf->subbufs_produced;
@@ -196,6 +199,9 @@ int grtrace_rec_subbuf_start(struct rchan_buf *buf)
 	 * buffers overwrite as when armed.
 	 */
 	if (READ_ONCE(grtrace_rec.state) >= GRTRACE_REC_FREEZING) {
+		/* relay ignores the answer for a fresh buffer: none to refuse. */
+		if (fresh)
+			return 1;
 		rc->refused = true;
 		return 0;
 	}

@@ -18,7 +18,11 @@
 #     while CPU 1 was offline: its new buffer starts as the recorder
 #     counts it, and the snapshot balances;
 #  4. buffer_size written while CPU 1 comes online, 30 times: CPU 1 has
-#     its buffer in the new channel each time, and a session records it.
+#     its buffer in the new channel each time, and a session records it;
+#  5. the recorder armed with CPU 1 offline and triggered, then CPU 1
+#     online for the first time in those buffers: no kernel warning, the
+#     snapshot reads back with no event of CPU 1 (dropped, counted), and
+#     balances.
 # Needs two CPUs and CONFIG_HOTPLUG_CPU (Debian's kernels have it).
 # TAP output; runs as root inside the test VM.
 
@@ -30,7 +34,7 @@ ON=/sys/devices/system/cpu/cpu1/online
 CYCLES=20
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..22"
 [ -w "$ON" ] || { echo "Bail out! no $ON: this suite needs a second CPU that can go offline"; exit 1; }
 load_stack
 echo 1 >"$ON"
@@ -210,5 +214,31 @@ rc=$((rc | $?))
 n=$(grep -c '^[0-9]* 1 .* SUBMIT ctx=81 ' "$TMP/resized.dump")
 [ $missing = 0 ] && [ $fails = 0 ] && [ $rc = 0 ] && [ "$n" = 4 ]
 ok $? "buffer_size written 30 times as CPU 1 came online: its buffer there each time, its 4 events recorded ($n)"
+
+# 5: a CPU that first comes online after the freeze: the recorder armed
+# with CPU 1 offline (its new buffers have none for it), triggered, then
+# CPU 1 online, as a resume after a hang would bring it: relay makes its
+# buffer then.  The snapshot holds nothing of CPU 1 and reads back, no
+# kernel warning.
+echo 0 >"$ON"
+mark=$(dmesg | wc -l)
+"$TOOL" recorder arm --size 256K >/dev/null && "$TOOL" recorder trigger >/dev/null &&
+	echo 1 >"$ON" && sleep 0.2 &&
+	taskset -c 1 sh -c "echo 'submit 82 0 0 1' >$D/emit" &&
+	"$TOOL" recorder wait -o "$TMP/first-on.dat" -t 10 >/dev/null 2>"$TMP/first-on.err" &&
+	"$TOOL" dump -i "$TMP/first-on.dat" >"$TMP/first-on.dump" 2>>"$TMP/first-on.err"
+rc=$?
+sed 's/^/# /' "$TMP/first-on.err" | head -n 3
+grep '^cpu[0-9]' "$D/recorder/info" | sed 's/^/# /'
+dmesg | tail -n +$((mark + 1)) >"$TMP/first-on.dmesg"
+grep -E 'WARNING|BUG' "$TMP/first-on.dmesg" | head -n 3 | sed 's/^/# /'
+[ $rc -eq 0 ] && ! grep -qE 'WARNING|BUG' "$TMP/first-on.dmesg" &&
+	grep -q '^cpu1 .* kept=0 overwritten=0 dropped=1$' "$D/recorder/info" &&
+	! grep -q 'SUBMIT ctx=82 ' "$TMP/first-on.dump"
+ok $? "CPU 1 first online after the freeze: the snapshot reads back, no event of CPU 1 in it (its one event dropped, frozen), no kernel warning"
+rec_balanced
+ok $? "that snapshot's accounting: each CPU emitted == kept + overwritten + dropped"
+"$TOOL" recorder disarm >/dev/null
+echo 1 >"$ON"
 
 module_suite_end
