@@ -1683,9 +1683,10 @@ void merge_free(struct merge *m)
 #define PIPE_RECS	(PIPE_BYTES / GR_HDR_SIZE)
 /*
  * The records a batch points to were last read on the merge's CPU: the
- * consumer asks for them this many records ahead, or waits for each
- * (on two cores of one EPYC, that wait was 40 % of the report's wall
- * clock time, and made two threads slower than one).
+ * consumer asks for them this many records ahead, or may wait for each
+ * (on a 2-vCPU EPYC guest, in one of the placements its host gave it,
+ * that wait was 40 % of the report's wall clock time, and made two
+ * threads slower than one; in another it cost nothing).
  */
 #define PIPE_PREFETCH	16
 
