@@ -660,6 +660,31 @@ int cmd_recorder_show(int argc, char **argv)
 /* ---- the service ------------------------------------------------------------------------ */
 
 /*
+ * The recorder's info now, or its wait, with their errors left to the
+ * service's log (said once there, from errno): the service retries them
+ * every second, for days maybe.
+ */
+static int info_now(struct rec_info *in)
+{
+	int ret;
+
+	err_mute = 1;
+	ret = read_info(in);
+	err_mute = 0;
+	return ret;
+}
+
+static int wait_quietly(struct rec_info *in)
+{
+	int ret;
+
+	err_mute = 1;
+	ret = wait_triggered(0, in);
+	err_mute = 0;
+	return ret;
+}
+
+/*
  * After the release of @session's snapshot: the later triggers the
  * module counted until the release armed the recorder again, if its info
  * says (released_later_triggers of that session); else @seen.
@@ -669,7 +694,7 @@ static uint64_t released(uint64_t session, uint64_t seen)
 	struct rec_info now;
 
 	info_init(&now);
-	if (!read_info(&now) && now.have_released &&
+	if (!info_now(&now) && now.have_released &&
 	    now.released_session == session &&
 	    now.released_later_triggers > seen)
 		seen = now.released_later_triggers;
@@ -906,7 +931,7 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 		struct rec_info now_in;
 
 		info_init(&now_in);
-		if (!read_info(&now_in) && now_in.session == in->session &&
+		if (!info_now(&now_in) && now_in.session == in->session &&
 		    now_in.later_triggers > e->later)
 			e->later = now_in.later_triggers;
 		free(now_in.cpus);
@@ -961,16 +986,12 @@ static int refused_for_good(const char *info)
 	return SVC_EXIT_LOCKDOWN;
 }
 
-/* Why arm() failed, for the one line that says so. */
-static char why_not_armed[256];
-
 /*
- * Arm the recorder with the config's settings: 0, or -1 and
- * why_not_armed.  Quiet: refused, it is tried again every few seconds, for
- * as long as a tracing session someone started runs (days, maybe), and
- * said once.
+ * Arm the recorder with the config's settings: 0, or -1 and why into
+ * @why.  Quiet: refused, it is tried again every few seconds, for as long
+ * as a tracing session someone started runs (days, maybe), and said once.
  */
-static int arm(const struct svc_conf *c)
+static int arm(const struct svc_conf *c, char *why, size_t len)
 {
 	int ret, errnum, tracing;
 
@@ -980,10 +1001,9 @@ static int arm(const struct svc_conf *c)
 	tracing = ret < 0 && control_state() == 1;
 	err_mute = 0;
 	if (tracing)
-		snprintf(why_not_armed, sizeof(why_not_armed),
-			 "a tracing session is running ('grtrace stop' ends it)");
+		snprintf(why, len, "a tracing session is running ('grtrace stop' ends it)");
 	else if (ret < 0)
-		snprintf(why_not_armed, sizeof(why_not_armed), "%s",
+		snprintf(why, len, "%s",
 			 errnum ? strerror(errnum) : "refused by the module");
 	return ret;
 }
@@ -995,8 +1015,6 @@ static int service(const struct svc_conf *c, uint64_t count)
 	struct rec_info in;
 	char info[PATH_MAX];
 
-	/* Its errors are said here, once, in the log's voice. */
-	info_quiet = 1;
 	info_init(&in);
 	debugfs_path(info, sizeof(info), "recorder/info");
 	load_adapters(c);
@@ -1013,7 +1031,7 @@ static int service(const struct svc_conf *c, uint64_t count)
 			nap(1000);
 			continue;
 		}
-		if (read_info(&in) < 0) {
+		if (info_now(&in) < 0) {
 			if (lockdown_confidential(errno))
 				return refused_for_good(info);
 			if (!unreadable)
@@ -1030,10 +1048,12 @@ static int service(const struct svc_conf *c, uint64_t count)
 			load_adapters(c);
 		}
 		if (!strcmp(in.state, "off")) {
-			if (arm(c) < 0) {
+			char why[256];
+
+			if (arm(c, why, sizeof(why)) < 0) {
 				if (!refused)
 					slog(LOG_WARNING, "cannot arm the flight recorder: %s; trying again every 5 s",
-					     why_not_armed);
+					     why);
 				refused = 1;
 				nap(5000);
 				continue;
@@ -1041,7 +1061,7 @@ static int service(const struct svc_conf *c, uint64_t count)
 			refused = 0;
 			/* The module's info says armed at once; a fake's may lag. */
 			for (ret = 0; ret < 200 && !rec_stop; ret++) {
-				if (read_info(&in) < 0 || strcmp(in.state, "off"))
+				if (info_now(&in) < 0 || strcmp(in.state, "off"))
 					break;
 				nap(50);
 			}
@@ -1050,7 +1070,7 @@ static int service(const struct svc_conf *c, uint64_t count)
 			continue;
 		}
 		if (strcmp(in.state, "triggered")) {
-			ret = wait_triggered(0, &in);
+			ret = wait_quietly(&in);
 			if (ret == 2)
 				break;
 			if (ret < 0 && lockdown_confidential(errno))

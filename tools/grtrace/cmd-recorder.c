@@ -44,7 +44,6 @@
 
 volatile sig_atomic_t rec_stop;
 int rec_quiet;
-int info_quiet;
 
 static const char recorder_help[] =
 	"Usage: grtrace recorder arm [--size SIZE] [--format 1|2]\n"
@@ -232,8 +231,7 @@ static int read_info_fd(int fd, const char *path, struct rec_info *in)
 		if (n < 0) {
 			int errnum = errno;
 
-			if (!info_quiet)
-				err_debugfs(path, "cannot read");
+			err_debugfs(path, "cannot read");
 			free(text);
 			errno = errnum;
 			return -1;
@@ -250,9 +248,8 @@ static int read_info_fd(int fd, const char *path, struct rec_info *in)
 	parse_info(text, in);
 	free(text);
 	if (!in->state[0]) {
-		if (!info_quiet)
-			err_msg("%s: no state= line: not the flight recorder's info file",
-				path);
+		err_msg("%s: no state= line: not the flight recorder's info file",
+			path);
 		errno = EINVAL;
 		return -1;
 	}
@@ -266,7 +263,7 @@ static int open_info(char *path)
 
 	debugfs_path(path, 4096, REC_INFO);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && !info_quiet)
+	if (fd < 0)
 		err_debugfs(path, "cannot open");
 	return fd;
 }
@@ -318,21 +315,21 @@ void recorder_state(char *buf, size_t len)
 {
 	char path[4096];
 	struct rec_info in;
-	int quiet = info_quiet, ret;
+	int mute = err_mute, ret;
 
 	buf[0] = '\0';
 	debugfs_path(path, sizeof(path), REC_INFO);
 	if (access(path, R_OK))
 		return;
 	info_init(&in);
-	info_quiet = 1;
+	err_mute = 1;
 	ret = read_info(&in);
 	/* Refused under lockdown: sysfs's twin of control reads as the state. */
 	if (!ret)
 		snprintf(buf, len, "%s", in.state);
 	else if (errno == EPERM)
 		read_twin_state(buf, len);
-	info_quiet = quiet;
+	err_mute = mute;
 	free(in.cpus);
 }
 
@@ -581,8 +578,7 @@ int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 			break;
 		}
 		if (!strcmp(in->state, "off")) {
-			if (!info_quiet)
-				err_msg("recorder wait: the recorder is not armed (state=off): 'grtrace recorder arm' first");
+			err_msg("recorder wait: the recorder is not armed (state=off): 'grtrace recorder arm' first");
 			errno = 0;
 			break;
 		}
@@ -615,8 +611,7 @@ int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 			close(fd);
 			fd = open(path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
-				if (!info_quiet)
-					err_debugfs(path, "cannot open");
+				err_debugfs(path, "cannot open");
 				return -1;
 			}
 		}

@@ -40,13 +40,9 @@ struct rec_info {
 extern volatile sig_atomic_t rec_stop;
 /* Write errors are left to the caller to report (errno kept). */
 extern int rec_quiet;
-/*
- * read_info() and wait_triggered() say nothing of their errors: the caller
- * says them, from errno (the service, in its log).
- */
-extern int info_quiet;
 
 void info_init(struct rec_info *in);
+/* Both keep errno of a failure; err_mute silences their messages. */
 int read_info(struct rec_info *in);
 int wait_triggered(uint64_t timeout_ns, struct rec_info *in);
 int rec_control(const char *word);
