@@ -1169,6 +1169,14 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 		reason = grtrace_quick_drop(reason);
 
 	local_irq_save(flags);
+	/*
+	 * Preemption was on since the decision: a task preempted there may
+	 * resume after stop's grace period has ended, which waits for
+	 * sections with preemption or interrupts off only.  Looked at again
+	 * here, "enabled" is one that stop waits for.
+	 */
+	if (unlikely(!READ_ONCE(grtrace_enabled)) && reason < 0)
+		reason = GRTRACE_DROP_DISABLED;
 	engine = engine ? engine - 1 : grtrace_ring_engine(ring_id);
 	pc = this_cpu_ptr(grtrace_pcpu);
 	if (unlikely(READ_ONCE(grtrace_cfg.measure_latency)))
@@ -1212,7 +1220,10 @@ grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno, u64 aux0,
 			goto drop;
 		}
 	}
-	/* Only NULL while stopped: start publishes it before enabling. */
+	/*
+	 * Enabled, so a channel exists, but NULL once the flight recorder
+	 * froze it (grtrace_rec_freeze()).
+	 */
 	chan = READ_ONCE(grtrace_chan);
 	if (unlikely(!chan)) {
 		reason = grtrace_no_chan_drop();

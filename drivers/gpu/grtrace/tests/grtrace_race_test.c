@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * grtrace_race_test: widens the window of an adapter unload race, for the
- * selftests.
+ * grtrace_race_test: widens the windows of two races, for the selftests.
  *
+ * 1. An adapter's unload against its fence callbacks.
  * The drm_sched bridge ends a dependency wait from the fence's callback:
  * the callback takes its wait off the bridge's list, then writes the
  * SYNC_WAIT_EXIT event and frees the wait.  Its unload detaches the probes
@@ -27,6 +27,16 @@
  * the unregisters seen, and the calls not seen because they came nested
  * in another probe's handler (a callback run from an interrupt on the CPU
  * a gap holds: kprobes do not nest).
+ *
+ * 2. A session stopped while an event of a preemptible caller is on its
+ * way.  The event path decides an event's drops with preemption off, and
+ * writes it with interrupts off; between the two, on a preemptible kernel,
+ * the caller can be preempted.  With hold_ms (rw) set, the next such
+ * caller (a user task, through grtrace_decide_state(), which runs while a rate
+ * limit or sampling is set) is preempted right there: a real-time thread
+ * of its CPU is woken and spins hold_ms, so that the caller resumes only
+ * then.  hold_ms goes back to 0: one hold per write.  stats adds
+ * "held=N holding=N": the holds done, and 1 while one spins.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -36,13 +46,19 @@
 #include <linux/ktime.h>
 #include <linux/irqflags.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/string.h>
+#include <uapi/linux/sched/types.h>
 
-static u32 delay_us, gap_us;
-static atomic_t in_window, in_gap;
-static atomic64_t delayed, began_in_gap, going_during, gaps;
+static u32 delay_us, gap_us, hold_ms;
+static atomic_t in_window, in_gap, holding;
+static atomic64_t delayed, began_in_gap, going_during, gaps, held;
+static DEFINE_PER_CPU(struct task_struct *, holder);
+static DEFINE_PER_CPU(u32, hold_due);
 static struct dentry *race_dir;
 
 /* By the clock: udelay() is calibrated too loosely under emulation. */
@@ -94,6 +110,73 @@ static int unregister_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * A CPU's holder: real-time, so that waking it preempts the task that
+ * woke it as soon as that task enables preemption again.  Round-robin at
+ * the lowest priority: PREEMPT_RT's RCU and timer threads run at that
+ * priority too, and stop's grace period needs them; they run when its
+ * time slice ends (sched_rr_timeslice_ms, which the selftest shortens).
+ */
+static int holder_fn(void *data)
+{
+	struct sched_attr rr = {
+		.size = sizeof(rr),
+		.sched_policy = SCHED_RR,
+		.sched_priority = 1,
+	};
+	u32 *due = data;
+
+	sched_setattr_nocheck(current, &rr);
+	for (;;) {
+		u32 ms;
+
+		/* Before the test: kthread_stop()'s wake-up is not lost. */
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		ms = READ_ONCE(*due);
+		if (!ms) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		WRITE_ONCE(*due, 0);
+		atomic_inc(&holding);
+		spin_us(ms * USEC_PER_MSEC);
+		atomic64_inc(&held);
+		atomic_dec(&holding);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static int decide_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct task_struct *t;
+	u32 ms;
+
+	/*
+	 * A user task's event only (emit): not an interrupt's, which cannot
+	 * be preempted, nor a kernel thread's (a driver's, or on PREEMPT_RT
+	 * a threaded interrupt's or timer's).
+	 */
+	if (in_interrupt() || (current->flags & PF_KTHREAD) ||
+	    !READ_ONCE(hold_ms))
+		return 0;
+	t = __this_cpu_read(holder);
+	ms = xchg(&hold_ms, 0);
+	if (!t || !ms)
+		return 0;
+	__this_cpu_write(hold_due, ms);
+	wake_up_process(t);
+	return 0;
+}
+
+static struct kprobe decide_kp = {
+	.symbol_name = "grtrace_decide_state",
+	.pre_handler = decide_pre,
+};
+
 static struct kprobe exit_kp = {
 	.symbol_name = "grtrace_sync_wait_exit",
 	.pre_handler = exit_pre,
@@ -125,22 +208,59 @@ static struct notifier_block race_module_nb = {
 static int stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m,
-		   "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld missed=%lu\n",
+		   "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld missed=%lu held=%lld holding=%d\n",
 		   atomic64_read(&delayed), atomic64_read(&began_in_gap),
 		   atomic64_read(&going_during), atomic64_read(&gaps),
-		   exit_kp.nmissed);
+		   exit_kp.nmissed, atomic64_read(&held),
+		   atomic_read(&holding));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
+
+static void stop_holders(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct task_struct *t = per_cpu(holder, cpu);
+
+		if (t)
+			kthread_stop(t);
+		per_cpu(holder, cpu) = NULL;
+	}
+}
+
+/* One holder per CPU online at load: the selftests keep them online. */
+static int start_holders(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		t = kthread_create_on_cpu(holder_fn, per_cpu_ptr(&hold_due, cpu),
+					  cpu, "grtrace_hold/%u");
+		if (IS_ERR(t)) {
+			stop_holders();
+			return PTR_ERR(t);
+		}
+		per_cpu(holder, cpu) = t;
+		wake_up_process(t);
+	}
+	return 0;
+}
 
 static int __init race_test_init(void)
 {
 	int ret;
 
+	ret = start_holders();
+	if (ret)
+		return ret;
 	ret = register_kprobe(&exit_kp);
 	if (ret) {
 		pr_err("cannot probe %s: %d\n", exit_kp.symbol_name, ret);
-		return ret;
+		goto err_holders;
 	}
 	ret = register_kretprobe(&unregister_krp);
 	if (ret) {
@@ -148,19 +268,29 @@ static int __init race_test_init(void)
 		       ret);
 		goto err_exit_kp;
 	}
+	ret = register_kprobe(&decide_kp);
+	if (ret) {
+		pr_err("cannot probe %s: %d\n", decide_kp.symbol_name, ret);
+		goto err_unregister_krp;
+	}
 	ret = register_module_notifier(&race_module_nb);
 	if (ret)
-		goto err_unregister_krp;
+		goto err_decide_kp;
 	race_dir = debugfs_create_dir("grtrace_race_test", NULL);
 	debugfs_create_u32("delay_us", 0600, race_dir, &delay_us);
 	debugfs_create_u32("gap_us", 0600, race_dir, &gap_us);
+	debugfs_create_u32("hold_ms", 0600, race_dir, &hold_ms);
 	debugfs_create_file("stats", 0400, race_dir, NULL, &stats_fops);
 	return 0;
 
+err_decide_kp:
+	unregister_kprobe(&decide_kp);
 err_unregister_krp:
 	unregister_kretprobe(&unregister_krp);
 err_exit_kp:
 	unregister_kprobe(&exit_kp);
+err_holders:
+	stop_holders();
 	return ret;
 }
 
@@ -168,11 +298,13 @@ static void __exit race_test_exit(void)
 {
 	debugfs_remove(race_dir);
 	unregister_module_notifier(&race_module_nb);
+	unregister_kprobe(&decide_kp);
 	unregister_kretprobe(&unregister_krp);
 	unregister_kprobe(&exit_kp);
+	stop_holders();
 }
 
 module_init(race_test_init);
 module_exit(race_test_exit);
-MODULE_DESCRIPTION("grtrace selftest: widen the adapter unload window");
+MODULE_DESCRIPTION("grtrace selftest: widen the windows of two races");
 MODULE_LICENSE("GPL");

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# race_test.sh [CYCLES] - the drm_sched bridge unloaded while its fence
-# callbacks run.  The bridge ends a dependency wait from the dependency's
+# race_test.sh [CYCLES] - two races held open.  First the drm_sched bridge
+# unloaded while its fence callbacks run.  The bridge ends a dependency wait from the dependency's
 # fence callback, which takes the wait off the bridge's list before it
 # writes the event and frees the wait; its unload detaches the probes, then
 # cancels the waits still listed.  A callback that begins between the two
@@ -17,6 +17,19 @@
 # e5ac282: 20 of 20), and the race module counts it (going_during).  The
 # test fails unless going_during is 0 and a callback began in the gap in
 # at least half the cycles: otherwise it tested nothing.
+#
+# Then a session stopped while a task's event is on its way (STOPS times,
+# default 3): the event path decides an event's drops with preemption off
+# and writes it with interrupts off; on a preemptible kernel its caller
+# can be preempted between the two, and stop's grace period does not wait
+# for a preempted task.  The race module preempts the next caller there
+# (hold_ms), the session is stopped from the other CPU while it is held,
+# and the caller goes on after stop has returned.  Nothing may be written
+# after stop returns: the event counts as dropped (disabled), and the
+# emitted events still balance.  The kernel is switched to full preemption
+# for it where it is voluntary (PREEMPT_DYNAMIC; the RT kernel is always
+# preemptible).  The event path before it looked at "enabled" again with
+# interrupts off wrote the held event after stop in every cycle (3 of 3).
 
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/tap_lib.sh"
@@ -35,7 +48,7 @@ R=/sys/kernel/debug/grtrace_race_test
 V=/sys/kernel/debug/grtrace_vgpu
 
 echo "TAP version 13"
-echo "1..4"
+echo "1..6"
 if [ ! -e "$(ko grtrace_race_test)" ]; then
 	echo "Bail out! no grtrace_race_test.ko (it needs CONFIG_KPROBES)"
 	exit 1
@@ -94,6 +107,60 @@ ok $? "unload waited for every callback (began in the gap: ${gap:-?} of $CYCLES 
 [ -n "$wqmask" ] && echo "$wqmask" >$WQMASK
 echo 0 >"$R/delay_us"
 echo 0 >"$R/gap_us"
+
+# 3, 4: stop against a preempted event.
+STOPS=${GRTRACE_RACE_STOPS:-3}
+HOLD_MS=$((1000 * SLOW))
+PRE=/sys/kernel/debug/sched/preempt
+pre_was=
+if [ -w $PRE ]; then
+	pre_was=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' $PRE)
+	echo full >$PRE
+fi
+if grep -q '(full)' $PRE 2>/dev/null || uname -v | grep -q PREEMPT_RT; then
+	preemptible=0
+	echo "# preemption: $(cat $PRE 2>/dev/null || echo PREEMPT_RT)"
+else
+	preemptible=1
+	echo "# cannot make this kernel fully preemptible ($PRE: $(cat $PRE 2>/dev/null || echo absent))"
+fi
+# holding: the race module's count of holds spinning; held: it is 1.
+holding() { sed -n 's/.*holding=\([0-9]*\).*/\1/p' "$R/stats"; }
+held() { [ "$(holding)" = 1 ]; }
+# The script on CPU 0, the held caller on CPU 1, whose holder spins, at
+# the real-time priority of PREEMPT_RT's RCU threads: these run on CPU 1
+# when its 10 ms time slices end.
+taskset -p -c 0 $$ >/dev/null
+RR=/proc/sys/kernel/sched_rr_timeslice_ms
+rr_was=$(cat $RR) && echo 10 >$RR
+printf 'reset_stats\nmax_events_per_sec=100000000\n' >"$D/config"
+met=0 late=0 counted=0
+for i in $(seq "$STOPS"); do
+	echo start >"$D/control" || { echo "# stop $i: start failed"; break; }
+	# Nothing else writes: these stand for the counts when stop returns
+	# but for the held event.
+	w=$(stat_of written) d=$(stat_of dropped_disabled)
+	echo $HOLD_MS >"$R/hold_ms"
+	taskset -c 1 sh -c "echo 'submit 91 0 0 $i' >$D/emit" &
+	em=$!
+	wait_for 5 held || { echo "# stop $i: the caller was not held"; wait $em; continue; }
+	echo stop >"$D/control"
+	h=$(holding)
+	wait $em
+	w2=$(stat_of written) d2=$(stat_of dropped_disabled)
+	echo "# stop $i: held after stop: $h; written $w -> $w2, dropped_disabled $d -> $d2"
+	[ "$h" = 1 ] && met=$((met + 1))
+	[ "$w2" != "$w" ] && late=$((late + 1))
+	[ "$d2" = $((d + 1)) ] && counted=$((counted + 1))
+done
+echo 0 >"$R/hold_ms"
+printf 'max_events_per_sec=0\n' >"$D/config"
+[ -n "$pre_was" ] && echo "$pre_was" >$PRE
+[ -n "$rr_was" ] && echo "$rr_was" >$RR
+[ "$preemptible" -eq 0 ] && [ "$met" -eq "$STOPS" ]
+ok $? "stop returned while a task's event was held between its decision and its write ($met of $STOPS)"
+[ "$met" -eq "$STOPS" ] && [ "$late" -eq 0 ] && [ "$counted" -eq "$STOPS" ] && exact
+ok $? "nothing written after stop returned ($late late), the held event dropped as disabled ($counted of $STOPS), emitted == written + dropped"
 rmmod grtrace_race_test
 unload_all
 # load_stack loaded gpu-sched: the suites after this one start without it.
