@@ -42,10 +42,13 @@ static int parse_noargs(int argc, char **argv, const char *help)
 }
 
 /*
- * Write "start"; the module refuses it (EBUSY) while the flight recorder
- * is armed or holds a snapshot: say so rather than just "busy".
+ * Write "start".  The module refuses it (EBUSY) while the flight recorder
+ * is armed or holds a snapshot, and (ENOSPC) when the buffer of the CPU
+ * the write ran on is full of the last session's unread records, where
+ * the new session's description does not fit: say which, rather than
+ * just "busy" or "no space".
  */
-static int start(void)
+int control_start(void)
 {
 	char state[16], path[4096];
 	int err = debugfs_write_quiet("control", "start");
@@ -57,6 +60,11 @@ static int start(void)
 				strerror(-err), state);
 			return -1;
 		}
+	}
+	if (err == -ENOSPC) {
+		err_msg("start: refused (%s): a buffer is full of records nobody has read (read the events files, or discard them: 'grtrace record -b SIZE')",
+			strerror(-err));
+		return -1;
 	}
 	if (!err)
 		return 0;
@@ -75,7 +83,7 @@ int cmd_start(int argc, char **argv)
 			 "Start tracing: writes \"start\" to the control file.  Each start\n"
 			 "begins a new session (STREAM_INFO and METADATA records).\n"))
 		return 0;
-	return start() < 0;
+	return control_start() < 0;
 }
 
 int cmd_stop(int argc, char **argv)

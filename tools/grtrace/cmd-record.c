@@ -1362,7 +1362,7 @@ static int begin_session(int state, int *started, const char *old_bufsize,
 
 	*started = 0;
 	if (!state) {
-		if (control_write("start") < 0)
+		if (control_start() < 0)
 			goto err;
 		*started = 1;
 	}

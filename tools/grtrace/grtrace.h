@@ -36,6 +36,8 @@ int cmd_recorder(int argc, char **argv);
 int cmd_recorder_main(int argc, char **argv);
 /* The flight recorder's state ("off", ...), quietly; "" when unknown. */
 void recorder_state(char *buf, size_t len);
+/* Start tracing; -1 with a line saying why not (cmd-control.c). */
+int control_start(void);
 
 /*
  * Open the input file @path ('-': standard input, spooled to a temporary

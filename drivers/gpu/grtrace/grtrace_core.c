@@ -1383,6 +1383,15 @@ int grtrace_write_control(const void *rec, u16 size)
 	return __grtrace_write_control(rec, size, 0);
 }
 
+/* A control record of @size bytes (format 1's), as written. */
+static u16 grtrace_control_wsize(u16 size, bool v2, bool gseq_on)
+{
+	if (!v2)
+		return size;
+	return sizeof(struct grtrace_hdr2) + size - sizeof(struct grtrace_hdr) +
+	       (gseq_on ? sizeof(struct grtrace_gseq2) : 0);
+}
+
 /*
  * grtrace_write_control() stamped @ts, or now if 0: a held-back record
  * keeps the time it came (grtrace_replay()), so that its CPU's records
@@ -1391,7 +1400,7 @@ int grtrace_write_control(const void *rec, u16 size)
 static int __grtrace_write_control(const void *rec, u16 size, u64 ts)
 {
 	const struct grtrace_hdr *hdr = rec;
-	u16 body = size - sizeof(*hdr), wsize = size;
+	u16 body = size - sizeof(*hdr), wsize;
 	struct grtrace_pcpu *pc;
 	struct rchan *chan;
 	unsigned long flags;
@@ -1409,9 +1418,7 @@ static int __grtrace_write_control(const void *rec, u16 size, u64 ts)
 	}
 	v2 = READ_ONCE(grtrace_chan_format) != GRTRACE_FORMAT_V1;
 	gseq_on = READ_ONCE(grtrace_chan_gseq);
-	if (v2)
-		wsize = sizeof(struct grtrace_hdr2) + body +
-			(gseq_on ? sizeof(struct grtrace_gseq2) : 0);
+	wsize = grtrace_control_wsize(size, v2, gseq_on);
 	/* Readers refuse records over GRTRACE_MAX_RECORD: never write one. */
 	if (WARN_ON_ONCE(wsize > GRTRACE_MAX_RECORD) ||
 	    wsize > chan->subbuf_size) {
@@ -1513,6 +1520,87 @@ static int grtrace_write_stream_info(void)
 
 	grtrace_stream_info_fill(&si);
 	return grtrace_write_control(&si, sizeof(si));
+}
+
+/*
+ * Whether this CPU's buffer takes a start's records one after the other:
+ * STREAM_INFO, a METADATA of @md_size bytes and @nr_ring RING records, in
+ * format 2 if @v2, with gseq if @gseq_on.  Counts the sub-buffers relay
+ * may still switch to as grtrace_reserve() does; the flight recorder
+ * overwrites, and takes them all.  Interrupts are off.
+ */
+static bool grtrace_start_fits(bool v2, bool gseq_on, u16 md_size,
+			       u32 nr_ring)
+{
+	u16 si = grtrace_control_wsize(sizeof(struct grtrace_stream_info),
+				       v2, gseq_on);
+	u16 md = grtrace_control_wsize(md_size, v2, gseq_on);
+	u16 ring = grtrace_control_wsize(sizeof(struct grtrace_ring_record),
+					 v2, gseq_on);
+	struct rchan *chan = grtrace_chan;
+	struct rchan_buf *buf;
+	size_t off;
+	s64 spare;
+	u64 i;
+
+	if (READ_ONCE(grtrace_rec_on))
+		return true;
+	buf = *this_cpu_ptr(chan->buf);
+	off = buf->offset;
+	spare = (s64)chan->n_subbufs - 1 -
+		(s64)(buf->subbufs_produced - READ_ONCE(buf->subbufs_consumed));
+	for (i = 0; i < (u64)nr_ring + 2; i++) {
+		u16 w = i == 0 ? si : i == 1 ? md : ring;
+
+		if (off + w > chan->subbuf_size) {
+			if (spare-- <= 0)
+				return false;
+			off = 0;
+		}
+		off += w;
+	}
+	return true;
+}
+
+/**
+ * grtrace_begin_session() - number a new session and write its STREAM_INFO
+ * @md_size: the size of the METADATA record that follows it
+ * @nr_ring: how many RING records follow that
+ *
+ * Only when this CPU's buffer takes all of them, so that a start writes
+ * its whole description or changes nothing: the session number, the
+ * CPUs' cseq at its start and the records' form stay as they were.
+ * Context: grtrace_lock held; interrupts off (the caller's), so that the
+ * records that follow go to the same CPU's buffer, and nothing comes
+ * between them there.
+ * Return: 0, or -ENOSPC when they do not fit.
+ */
+int grtrace_begin_session(u16 md_size, u32 nr_ring)
+{
+	bool v2 = grtrace_cfg.format != GRTRACE_FORMAT_V1;
+	bool gseq_on = !grtrace_cfg.no_gseq;
+	int cpu;
+
+	lockdep_assert_held(&grtrace_lock);
+	lockdep_assert_irqs_disabled();
+	if (!grtrace_start_fits(v2, gseq_on, md_size, nr_ring))
+		return -ENOSPC;
+	grtrace_session++;
+	/*
+	 * Each CPU's cseq as the session starts (the cseq file): no event is
+	 * written while stopped, so its losses on a CPU before the CPU's
+	 * first record are that record's cseq minus this.
+	 */
+	for_each_possible_cpu(cpu) {
+		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
+
+		per_cpu_ptr(grtrace_pcpu_cold, cpu)->cseq_start =
+			READ_ONCE(pc->cseq) + READ_ONCE(pc->nmi_lost);
+	}
+	/* Its records' form, which the config cannot change until it stops. */
+	WRITE_ONCE(grtrace_chan_gseq, gseq_on);
+	WRITE_ONCE(grtrace_chan_format, grtrace_cfg.format);
+	return grtrace_write_stream_info();
 }
 
 /*
@@ -1771,7 +1859,7 @@ static void grtrace_close_channel(void)
  */
 int grtrace_start_locked(void)
 {
-	int ret, cpu;
+	int ret;
 
 	lockdep_assert_held(&grtrace_lock);
 	if (grtrace_enabled)
@@ -1791,26 +1879,10 @@ int grtrace_start_locked(void)
 		}
 	}
 
-	grtrace_session++;
-	/*
-	 * Each CPU's cseq as the session starts (the cseq file): no event is
-	 * written while stopped, so its losses on a CPU before the CPU's
-	 * first record are that record's cseq minus this.
-	 */
-	for_each_possible_cpu(cpu) {
-		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
-
-		per_cpu_ptr(grtrace_pcpu_cold, cpu)->cseq_start =
-			READ_ONCE(pc->cseq) + READ_ONCE(pc->nmi_lost);
-	}
-	/* Its records' form, which the config cannot change until it stops. */
-	WRITE_ONCE(grtrace_chan_gseq, !grtrace_cfg.no_gseq);
-	WRITE_ONCE(grtrace_chan_format, grtrace_cfg.format);
-	ret = grtrace_write_stream_info();
-	if (!ret)
-		ret = grtrace_rings_write_metadata();
+	/* Its description, whole or nothing: grtrace_begin_session(). */
+	ret = grtrace_rings_write_metadata();
 	if (ret) {
-		pr_debug("start failed: %d (buffer full? read events* or rewrite buffer_size)\n",
+		pr_debug("start refused: %d (-ENOSPC: this CPU's buffer is full of unread records: read events* or rewrite buffer_size)\n",
 			 ret);
 		return ret;
 	}

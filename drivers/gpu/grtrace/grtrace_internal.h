@@ -552,6 +552,7 @@ static inline u16 grtrace_ring_engine(u32 ring_id)
 int grtrace_rings_init(void);
 void grtrace_rings_exit(void);
 int grtrace_rings_write_metadata(void);
+int grtrace_begin_session(u16 md_size, u32 nr_ring);
 struct grtrace_metadata *grtrace_rings_metadata(u32 *nr);
 void grtrace_rings_quiesce(void);
 int grtrace_rings_show(struct seq_file *m);

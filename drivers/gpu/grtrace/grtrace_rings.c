@@ -480,16 +480,19 @@ void grtrace_rings_quiesce(void)
 }
 
 /**
- * grtrace_rings_write_metadata() - write the METADATA record
+ * grtrace_rings_write_metadata() - begin a session: its STREAM_INFO and METADATA
  *
- * The ring table is taken and written under the registry lock, and from
+ * The ring table is taken and written under the registry lock, after the
+ * session's STREAM_INFO (grtrace_begin_session(), which numbers the
+ * session only when this CPU's buffer takes all of its records), and from
  * then on every ring registered gets its own RING record: no ring can fall
  * between the two, and no RING record can precede the METADATA that
  * would not list it.  METADATA holds as many rings as fit one record
  * (%GRTRACE_MAX_RECORD bytes, or a sub-buffer if smaller); a RING record
  * follows for each of the others.
  * Context: grtrace_lock held; process context.
- * Return: 0 or the first error of grtrace_write_control().
+ * Return: 0; -ENOSPC, -ENOMEM or -E2BIG with nothing written and the
+ * session not begun.
  */
 int grtrace_rings_write_metadata(void)
 {
@@ -518,7 +521,11 @@ int grtrace_rings_write_metadata(void)
 	raw_spin_lock_irqsave(&grtrace_rings_lock, flags);
 	n = __grtrace_rings_snapshot(md->rings);
 	md->nr_rings = min(n, fit);
-	ret = grtrace_write_control(md, struct_size(md, rings, md->nr_rings));
+	ret = grtrace_begin_session(struct_size(md, rings, md->nr_rings),
+				    n - md->nr_rings);
+	if (!ret)
+		ret = grtrace_write_control(md, struct_size(md, rings,
+							    md->nr_rings));
 	for (i = md->nr_rings; i < n && !ret; i++) {
 		rec.ring = md->rings[i];
 		ret = grtrace_write_control(&rec, sizeof(rec));

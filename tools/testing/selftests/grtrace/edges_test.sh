@@ -11,7 +11,9 @@
 # A record joining a session someone else started, and stops, gets every
 # event of it; one joining a session that goes on reads it live (its
 # window whole, each event within 250 ms, poll(2) woken, a CPU with empty
-# sessions behind it read once and in order).
+# sessions behind it read once and in order).  A start while unread
+# records of the last session fill the buffer is refused, and changes
+# nothing.
 # TAP output; runs as root inside the test VM.
 #
 # EDGES_STRESS_SECS (default 4) is how long the resize stress runs.
@@ -79,7 +81,7 @@ has_line() {
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 load_stack timeout_ms=30000
 
 # 1-4. A recording stopped while jobs run.  Times from the submission, in
@@ -563,6 +565,34 @@ echo "# report of the NMI recording: lost records, cseq gaps: $nmilost"
 ok $? "500 events from NMI: none written, dropped_nmi=500, emitted == written + dropped, the record around them complete, all 500 lost in CPU 0's cseq: 200 before its first record, 200 between, 100 after its last"
 echo "# nmi: $(grep -E '^(emitted|written|dropped_nmi|dropped_total)=' "$D/stats" | tr '\n' ' ')"
 rmmod grtrace_nmi_test
+
+# A start while the last session's records, which nobody read, fill the
+# buffer of the CPU it runs on: refused, with a line that says so and
+# what to do, and nothing changes (the session number, each CPU's cseq);
+# once the records are read, the next start is the next session.
+echo 64K >"$D/buffer_size"
+for _ in $(seq 256); do echo 'submit 1 0 0 10'; done >"$TMP/l"
+for _ in $(seq 64); do cat "$TMP/l"; done >"$TMP/fill"
+full0=$(stat_of dropped_buffer_full)
+taskset -c 0 sh -c "echo start >$D/control && dd if=$TMP/fill of=$D/emit bs=4096 2>/dev/null && echo stop >$D/control"
+rc=$?
+s0=$(sed -n 's/^session=\([0-9]*\).*/\1/p' "$D/cseq")
+cat "$D/cseq" >"$TMP/cseq.before"
+taskset -c 0 "$TOOL" start 2>"$TMP/start.err"
+src=$?
+cat "$D/cseq" >"$TMP/cseq.after"
+sed 's/^/# start: /' "$TMP/start.err"
+cat "$D"/events[0-9]* >/dev/null
+taskset -c 0 "$TOOL" start && "$TOOL" stop
+rc2=$?
+s1=$(sed -n 's/^session=\([0-9]*\).*/\1/p' "$D/cseq")
+echo "# session $s0, then $s1; buffer_full $full0 -> $(stat_of dropped_buffer_full)"
+[ $rc = 0 ] && [ "$(stat_of dropped_buffer_full)" -gt "$full0" ] && [ $src != 0 ] &&
+	[ "$(wc -l <"$TMP/start.err")" = 1 ] && grep -q "full of records nobody has read" "$TMP/start.err" &&
+	cmp -s "$TMP/cseq.before" "$TMP/cseq.after" && [ $rc2 = 0 ] && [ "$s1" = $((s0 + 1)) ]
+ok $? "a start into a buffer full of unread records: refused with one line, nothing changed; after a read the next start is session $((s0 + 1))"
+diff "$TMP/cseq.before" "$TMP/cseq.after" | sed 's/^/# /'
+echo 4M >"$D/buffer_size"
 rmmod grtrace
 ok $? "rmmod after the stress and the NMIs"
 

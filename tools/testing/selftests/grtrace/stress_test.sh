@@ -192,8 +192,9 @@ wait "$STALL"
 # A last event on each CPU, written, with nothing behind it: a loss shows
 # as a gap in a CPU's cseq before its next record, and one after the last
 # would show as none.  An event refused by a buffer the reader has not
-# drained yet is counted lost and emitted again.  So is the start, whose
-# STREAM_INFO a full buffer refuses (ENOSPC, counted in control_dropped).
+# drained yet is counted lost and emitted again.  The start is refused
+# (ENOSPC) while a full buffer does not take its description, and tried
+# again; a refused start writes nothing and takes no number.
 for try in $(seq 20); do
 	echo start >"$D/control" 2>/dev/null
 	grep -q started "$D/control" && break
