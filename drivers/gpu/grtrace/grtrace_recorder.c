@@ -286,6 +286,11 @@ static int grtrace_rec_trigger(u32 cause, u32 ring_id, u64 ctx, u64 seqno,
 
 	if (in_nmi())
 		return -EINVAL;
+	/* A caller's bug: the snapshot's TRIGGER and info name the cause. */
+	if (!cause || cause >= ARRAY_SIZE(grtrace_rec_cause_names)) {
+		pr_debug("trigger: no such cause %u: ignored\n", cause);
+		return -EINVAL;
+	}
 	/*
 	 * Interrupts off for the few hundred ns of the freeze: one taken
 	 * between the two clock reads would be counted in freeze_ns (seen at
@@ -336,7 +341,8 @@ out:
  * The first trigger while armed freezes the buffers within a few hundred
  * ns (the snapshot's ``freeze_ns``); one while a snapshot is kept or
  * being released is counted (``later_triggers``, and at the release
- * ``released_later_triggers``); one while not armed does nothing.
+ * ``released_later_triggers``); one while not armed does nothing, and
+ * so does one with a @cause that is none of GRTRACE_TRIGGER_*.
  * Context: any but NMI, hard interrupts, probes and kprobes included;
  * never sleeps, takes no lock.
  */

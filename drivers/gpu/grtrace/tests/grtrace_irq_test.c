@@ -19,6 +19,9 @@
  * Reading the file gives "calls=N fires=F irq_events=M cpu=C" of the last
  * run; reading "progress" gives the calls of grtrace_submit() made so far
  * in the run going on (or the last one), without waiting for it.
+ *
+ * Writing CAUSE to "trigger" calls grtrace_recorder_trigger(CAUSE, 0, 0,
+ * 0, 0) from the writing task, as a driver would, with any CAUSE.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -204,6 +207,25 @@ static const struct file_operations progress_fops = {
 	.llseek	= default_llseek,
 };
 
+static ssize_t trigger_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	u32 cause;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, count, 0, &cause);
+	if (ret)
+		return ret;
+	grtrace_recorder_trigger(cause, 0, 0, 0, 0);
+	return count;
+}
+
+static const struct file_operations trigger_fops = {
+	.owner	= THIS_MODULE,
+	.write	= trigger_write,
+	.llseek	= default_llseek,
+};
+
 static const struct file_operations run_fops = {
 	.owner	= THIS_MODULE,
 	.read	= run_read,
@@ -219,6 +241,8 @@ static int __init grtrace_irq_test_init(void)
 	debugfs_create_file("run", 0600, irq_test_dir, NULL, &run_fops);
 	debugfs_create_file("progress", 0400, irq_test_dir, NULL,
 			    &progress_fops);
+	debugfs_create_file("trigger", 0200, irq_test_dir, NULL,
+			    &trigger_fops);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #  - ten hangs give one snapshot and nine counted later triggers;
 #  - a manual trigger (format 1), an ERROR event's trigger; release
 #    re-arms, start while armed and arm while tracing are refused (EBUSY);
+#  - a driver's trigger with an unknown cause is ignored;
 #  - unloading grtrace while triggered is clean.
 # Under lockdown (sysfs twin, info and snapshots readable): lockdown_test.sh.
 # The streams stay in $GRTRACE_OUT/recorder (when set) for a comparison
@@ -102,7 +103,7 @@ ftrace_off() {
 }
 
 echo "TAP version 13"
-echo "1..61"
+echo "1..62"
 load_stack timeout_ms=400
 
 # the files.
@@ -267,6 +268,20 @@ ok $? "grtrace dump reads the format 1 streams"
 w disarm "$R/control" && [ "$(info state)" = off ] && "$TOOL" config format=2 &&
 	! cat "$R/snapshot0" >/dev/null 2>&1
 ok $? "disarm: off, the snapshot gone"
+
+# A driver's trigger with a cause that is none of GRTRACE_TRIGGER_*
+# (grtrace_irq_test's trigger file calls the exported API): ignored, the
+# recorder stays armed; a known cause then freezes it, named.  The module
+# before this check froze on cause 4 and info named it from past the end
+# of its table of names.
+TRIG=/sys/kernel/debug/grtrace_irq_test/trigger
+insmod "$(ko grtrace_irq_test)" && w arm "$R/control" &&
+	echo 4 >$TRIG && echo 0 >$TRIG && echo 4294967295 >$TRIG &&
+	[ "$(info state)" = armed ] && [ "$(info later_triggers)" = 0 ] &&
+	echo 2 >$TRIG && [ "$(info state)" = triggered ] && [ "$(info cause)" = timeout ]
+ok $? "a trigger with causes 4, 0 and 2^32-1: ignored, still armed; cause 2: triggered, named timeout ($(info state) $(info cause))"
+w disarm "$R/control"
+rmmod grtrace_irq_test
 
 # an ERROR event triggers (through the emit file).
 w arm "$R/control" && vgpu_submit "copy 2 50 5\n" && vgpu_idle &&
