@@ -980,6 +980,19 @@ static void grtrace_event_full(u32 what, u32 ring_id, u64 ctx, u64 seqno,
 			       u64 aux0, u64 aux1);
 
 /*
+ * The time of an event of the fast path that events came in the middle
+ * of: the first held back's if earlier.  None may be held back (a
+ * control record too large for a slot, refused), and then the slot is
+ * an old one's.  Preemption is off.
+ */
+static noinline u64 __cold grtrace_deferred_ts(u64 ts)
+{
+	const struct grtrace_pcpu_cold *cold = this_cpu_ptr(grtrace_pcpu_cold);
+
+	return cold->nr_deferred ? min(ts, cold->deferred[0].ts) : ts;
+}
+
+/*
  * The event of the fast path holds this CPU, but its sub-buffer is full
  * and the next one free: write what came meanwhile, let go, and take the
  * full path, which switches sub-buffers and reads the clock again.  (With
@@ -1084,7 +1097,7 @@ static noinline void __grtrace_hot grtrace_event_fast(u32 what, u32 ring_id,
 	barrier(); /* the clock read before looking for deferred events */
 	pc = this_cpu_ptr(grtrace_pcpu);
 	if (unlikely(READ_ONCE(pc->busy) != GRTRACE_BUSY_FAST))
-		ts = min(ts, this_cpu_ptr(grtrace_pcpu_cold)->deferred[0].ts);
+		ts = grtrace_deferred_ts(ts);
 	h->ts = ts;
 	/* Pairs with the acquire in grtrace_events_read(). */
 	smp_store_release(&pc->committed, committed);

@@ -13,7 +13,12 @@
  * also registers a new ring, "irqtest-F" (F = 1..RINGS, engine copy), as
  * adapters do from their interrupt-time probes, and calls
  * grtrace_end(ring, 3, F) on it; the rings are unregistered after the
- * run.  The event path spends most of such a loop
+ * run.  With CHURN 1 each firing registers a ring "irqtest-churn", calls
+ * grtrace_end(ring, 5, F) on it and unregisters it (its RING record is
+ * held back when the firing interrupts an event); with CHURN 2 each
+ * firing writes a job summary (grtrace_write_job_summary(), ctx 6, seqno
+ * F) instead, a record larger than a held-back control record's slot.
+ * The event path spends most of such a loop
  * inside an event, so most firings interrupt one; an interrupt that comes
  * during the spin is taken right after the firing, inside that event too.
  * Reading the file gives "calls=N fires=F irq_events=M cpu=C" of the last
@@ -75,6 +80,16 @@ static void irq_test_new_ring(void)
 		grtrace_end(id, 3, n);
 }
 
+/* A job summary: refused, not held back, when it interrupts an event. */
+static void irq_test_summary(void)
+{
+	struct grtrace_job_summary js = {
+		.ctx = 6, .seqno = irq_test_fires, .engine = GRTRACE_ENGINE_COPY,
+	};
+
+	grtrace_write_job_summary(&js);
+}
+
 /* A ring that exists for one firing: its RING record is held back. */
 static void irq_test_churn_ring(void)
 {
@@ -98,8 +113,10 @@ static enum hrtimer_restart irq_test_fire(struct hrtimer *t)
 	irq_test_fires++;
 	if (irq_test_nr_rings < irq_test_rings)
 		irq_test_new_ring();
-	if (irq_test_churn)
+	if (irq_test_churn == 1)
 		irq_test_churn_ring();
+	else if (irq_test_churn == 2)
+		irq_test_summary();
 	for (i = 0; i < irq_test_k; i++)
 		grtrace_end(0, 2, ++irq_test_events);
 	if (irq_test_fires == irq_test_error_at)
@@ -129,8 +146,8 @@ static ssize_t run_write(struct file *file, const char __user *ubuf,
 	if (got < 3 || !n || n > IRQ_TEST_MAX_N || !period_us ||
 	    k > IRQ_TEST_MAX_K || spin_us >= period_us ||
 	    spin_us > IRQ_TEST_MAX_SPIN_US || rings > IRQ_TEST_MAX_RINGS ||
-	    churn > 1) {
-		pr_debug("run: want \"N PERIOD_US K [SPIN_US [RINGS [CHURN [ERROR_AT]]]]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u, RINGS 0..%u, CHURN 0 or 1\n",
+	    churn > 2) {
+		pr_debug("run: want \"N PERIOD_US K [SPIN_US [RINGS [CHURN [ERROR_AT]]]]\", N 1..%u, K 0..%u, SPIN_US below PERIOD_US and %u, RINGS 0..%u, CHURN 0 to 2\n",
 			 IRQ_TEST_MAX_N, IRQ_TEST_MAX_K, IRQ_TEST_MAX_SPIN_US,
 			 IRQ_TEST_MAX_RINGS);
 		return -EINVAL;

@@ -27,6 +27,8 @@
 #  - an ERROR from an interrupt in the middle of an event, with the flight
 #    recorder armed, freezes it after its own record: the snapshot holds
 #    the ERROR that triggered it, not counted as frozen;
+#  - a job summary from such an interrupt, too large to be held back, is
+#    refused and counted, and the event it interrupted keeps its time;
 #  - rings registered from such interrupts are described (RING record)
 #    before their first event, none refused;
 #  - a burst that overflows the buffer to its end: the losses after the
@@ -146,7 +148,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..53"
+echo "1..54"
 rmmod grtrace_irq_test 2>/dev/null
 rmmod grtrace 2>/dev/null
 insmod "$KO" || { echo "Bail out! insmod $KO failed"; exit 1; }
@@ -236,6 +238,43 @@ sys.exit(not (ends == 32 and not bad))
 PY
 [ $rc = 0 ] && [ "$(field rings)" = 32 ] && [ "$(stat_of control_dropped)" = 0 ]
 ok $? "32 rings registered from interrupts within events: each described by its RING record before its END, no control record refused"
+
+# A job summary from each firing (an optional module's record, 128 bytes:
+# more than a held-back control record's slot): one that interrupts an
+# event is refused and counted (control_dropped), its cseq lost, and
+# nothing is held back in that firing.  The interrupted event's time
+# must still be its own: the event path took the earliest held-back
+# record's, and read the slot of one held back long before when there
+# was none (a record stamped earlier than the one before it on its CPU).
+echo 32M >"$D/buffer_size"
+echo reset_stats >"$D/config"
+record_start "$TMP/sum.dat" &&
+	taskset -c 1 sh -c "echo '$CALLS $PERIOD_US 0 0 0 2' >$R" &&
+	kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/sum.dat" >"$TMP/sum.dump" &&
+	"$TOOL" report -i "$TMP/sum.dat" --format json --limit 0 >"$TMP/sum.json"
+rc=$?
+ctl=$(stat_of control_dropped)
+echo "# $(cat "$R"); $(grep -E '^(control_written|control_dropped|deferred)=' "$D/stats" | tr '\n' ' ')"
+python3 - "$TMP/sum.dump" "$TMP/sum.json" "$ctl" <<'PY' || rc=1
+import json, sys
+last, disorder, zero, subs = {}, 0, 0, 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) < 5 or not f[0].isdigit():
+        continue
+    ts, cpu = int(f[0]), f[1]
+    zero += ts == 0
+    disorder += ts < last.get(cpu, 0)
+    last[cpu] = ts
+    subs += f[3] == "SUBMIT"
+lost = json.load(open(sys.argv[2]))["summary"]["lost_records"]
+print("# %d SUBMITs; %d records out of time order on their CPU, %d stamped 0; lost %d, summaries refused %s"
+      % (subs, disorder, zero, lost, sys.argv[3]))
+sys.exit(not (disorder == 0 and zero == 0 and lost == int(sys.argv[3])))
+PY
+[ $rc = 0 ] && [ "$ctl" -gt 0 ]
+ok $? "a job summary from interrupts within events: refused and counted ($ctl), each a lost cseq, every CPU's records in the order of their times"
 
 # A CPU that loses its last records: 200000 SUBMITs in one burst on CPU 1
 # into a 64 KiB buffer while the recorder is stopped (SIGSTOP: a reader
