@@ -932,18 +932,23 @@ static int __init grtrace_init(void)
 	ret = grtrace_core_init(dir);
 	if (ret)
 		goto err_dir;
-	grtrace_create_files(dir);
-	grtrace_debugfs = dir;
-	ret = grtrace_recorder_init(dir);
+	ret = grtrace_recorder_init();
 	if (ret)
-		goto err_files;
+		goto err_core;
 	ret = grtrace_sysfs_init();
 	if (ret)
 		goto err_recorder;
+	/*
+	 * The debugfs files last, when nothing can fail any more: a module
+	 * whose init fails is freed whatever its open files hold.
+	 */
+	grtrace_create_files(dir);
+	grtrace_recorder_create_files(dir);
+	grtrace_debugfs = dir;
 	return 0;
 err_recorder:
 	grtrace_recorder_exit();
-err_files:
+err_core:
 	grtrace_core_exit();
 	debugfs_remove(dir);
 	grtrace_core_free();

@@ -951,21 +951,29 @@ static const struct file_operations grtrace_rec_control_fops = {
 };
 
 /**
- * grtrace_recorder_init() - the recorder's state and debugfs files
- * @dir: grtrace's debugfs directory
+ * grtrace_recorder_init() - the recorder's state
  *
- * Context: module load.
+ * Context: module load, before grtrace's files exist.
  * Return: 0 or -ENOMEM.
  */
-int grtrace_recorder_init(struct dentry *dir)
+int grtrace_recorder_init(void)
+{
+	grtrace_rec_cpu = alloc_percpu(struct grtrace_rec_cpu);
+	return grtrace_rec_cpu ? 0 : -ENOMEM;
+}
+
+/**
+ * grtrace_recorder_create_files() - the recorder's debugfs files
+ * @dir: grtrace's debugfs directory
+ *
+ * Context: module load, once nothing of it can fail.
+ */
+void grtrace_recorder_create_files(struct dentry *dir)
 {
 	struct dentry *rdir;
 	char name[32];
 	int cpu;
 
-	grtrace_rec_cpu = alloc_percpu(struct grtrace_rec_cpu);
-	if (!grtrace_rec_cpu)
-		return -ENOMEM;
 	rdir = debugfs_create_dir("recorder", dir);
 	debugfs_create_file("control", 0600, rdir, NULL,
 			    &grtrace_rec_control_fops);
@@ -975,7 +983,6 @@ int grtrace_recorder_init(struct dentry *dir)
 		debugfs_create_file(name, 0400, rdir, (void *)(long)cpu,
 				    &grtrace_rec_snapshot_fops);
 	}
-	return 0;
 }
 
 /**
