@@ -1895,8 +1895,10 @@ int grtrace_start_locked(void)
 	/* Its description, whole or nothing: grtrace_begin_session(). */
 	ret = grtrace_rings_write_metadata();
 	if (ret) {
-		pr_debug("start refused: %d (-ENOSPC: this CPU's buffer is full of unread records: read events* or rewrite buffer_size)\n",
-			 ret);
+		if (ret == -ENOSPC)
+			pr_debug("start refused: this CPU's buffer is full of unread records (read events* or rewrite buffer_size)\n");
+		else
+			pr_debug("start failed: %d\n", ret);
 		return ret;
 	}
 	/* Its accounting starts after its description, before its events. */
