@@ -249,7 +249,7 @@ ok $? "32 rings registered from interrupts within events: each described by its 
 echo 32M >"$D/buffer_size"
 echo reset_stats >"$D/config"
 record_start "$TMP/sum.dat" &&
-	taskset -c 1 sh -c "echo '$CALLS $PERIOD_US 0 0 0 2' >$R" &&
+	taskset -c 1 sh -c "echo '$((CALLS / 4)) $PERIOD_US 0 0 0 2' >$R" &&
 	kill -INT "$REC" && wait "$REC" &&
 	"$TOOL" dump -i "$TMP/sum.dat" >"$TMP/sum.dump" &&
 	"$TOOL" report -i "$TMP/sum.dat" --format json --limit 0 >"$TMP/sum.json"
