@@ -31,7 +31,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +66,12 @@ struct svc_conf {
 struct entry {
 	char id[ID_LEN];
 	uint64_t size;
+	/*
+	 * The order of saving: 1 + the highest in the folder at the save (0:
+	 * a summary without one, older than any with one).  Not the time:
+	 * the wall clock may be hours off when a snapshot is saved.
+	 */
+	uint64_t seq;
 	time_t saved;
 	uint64_t session, later;
 	char cause[32], ring[64], job[64];
@@ -392,7 +400,9 @@ static void parse_opts(const char *cmd, int argc, char **argv,
 
 static void summary_key(struct entry *e, const char *k, const char *v)
 {
-	if (!strcmp(k, "saved"))
+	if (!strcmp(k, "seq"))
+		e->seq = strtoull(v, NULL, 10);
+	else if (!strcmp(k, "saved"))
 		e->saved = (time_t)strtoll(v, NULL, 10);
 	else if (!strcmp(k, "session"))
 		e->session = strtoull(v, NULL, 10);
@@ -432,11 +442,16 @@ static void read_summary(const char *dir, struct entry *e)
 	fclose(f);
 }
 
-/* Oldest first: by the time saved, then the session, then the ID. */
+/*
+ * Oldest first: in the order of saving, then (summaries without it) by
+ * the time saved, the session, the ID.
+ */
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
 
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
 	if (x->saved != y->saved)
 		return x->saved < y->saved ? -1 : 1;
 	if (x->session != y->session)
@@ -483,6 +498,77 @@ static int read_dir(const char *dir, struct entry **ep)
 	return n;
 }
 
+/* The order of saving of the next snapshot: 1 + the folder's highest. */
+static uint64_t next_seq(const struct svc_conf *c)
+{
+	struct entry *e = NULL;
+	uint64_t seq = 0;
+	int n = read_dir(c->dir, &e), i;
+
+	for (i = 0; i < n; i++)
+		if (e[i].seq > seq)
+			seq = e[i].seq;
+	free(e);
+	return seq + 1;
+}
+
+/* The folder, flock()ed while this service saves to it. */
+static int lock_fd = -1;
+
+/*
+ * The pid holding an flock() on the file @st names, from /proc/locks
+ * ("1: FLOCK  ADVISORY  WRITE 1234 00:2a:5678 0 EOF"), or 0.
+ */
+static long lock_holder(const struct stat *st)
+{
+	char line[256], want[64];
+	long pid = 0, p;
+	FILE *f = fopen("/proc/locks", "re");
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "%02x:%02x:%llu", major(st->st_dev),
+		 minor(st->st_dev), (unsigned long long)st->st_ino);
+	while (!pid && fgets(line, sizeof(line), f)) {
+		char kind[16], dev[64];
+
+		if (sscanf(line, "%*[^:]: %15s %*s %*s %ld %63s", kind, &p, dev) == 3 &&
+		    !strcmp(kind, "FLOCK") && !strcmp(dev, want))
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+/*
+ * One service per folder: another one would remove this one's file in
+ * progress (clean_dir()) and release snapshots this one has not saved.
+ * The folder itself is flock()ed, which goes with the process however it
+ * ends, and needs no file in it.  0, or -1 with errno (EWOULDBLOCK:
+ * another service holds it, its pid in *@other, 0 if unknown).
+ */
+static int lock_dir(const struct svc_conf *c, long *other)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		err = errno;
+		if (other)
+			*other = err == EWOULDBLOCK && !fstat(fd, &st) ? lock_holder(&st) : 0;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if (lock_fd >= 0)
+		close(lock_fd);
+	lock_fd = fd;
+	return 0;
+}
+
 static void remove_entry(const char *dir, const char *id)
 {
 	char path[PATH_MAX + ID_LEN + 8];
@@ -496,11 +582,12 @@ static void remove_entry(const char *dir, const char *id)
 /*
  * Keep the newest c->keep snapshots within c->max_size bytes (the newest
  * one is kept even alone above it); remove the others, oldest first.
+ * @keep_id, the one just saved, if any, is never removed.
  */
-static void prune(const struct svc_conf *c)
+static void prune(const struct svc_conf *c, const char *keep_id)
 {
 	struct entry *e = NULL;
-	uint64_t total = 0;
+	uint64_t total = 0, left;
 	int n = read_dir(c->dir, &e), i;
 
 	if (n < 0) {
@@ -509,11 +596,13 @@ static void prune(const struct svc_conf *c)
 	}
 	for (i = 0; i < n; i++)
 		total += e[i].size;
-	for (i = 0; i < n - 1; i++) {
-		if ((uint64_t)(n - i) <= c->keep && total <= c->max_size)
-			break;
+	left = (uint64_t)n;
+	for (i = 0; i < n - 1 && (left > c->keep || total > c->max_size); i++) {
+		if (keep_id && !strcmp(e[i].id, keep_id))
+			continue;
 		remove_entry(c->dir, e[i].id);
 		total -= e[i].size;
+		left--;
 		slog(LOG_INFO, "snapshot %s removed (keep=%" PRIu64 ", max_size=%" PRIu64 ")",
 		     e[i].id, c->keep, c->max_size);
 	}
@@ -702,10 +791,18 @@ static uint64_t released(uint64_t session, uint64_t seen)
 	return seen;
 }
 
+/* Written by a signal: wakes a wait_triggered() about to block. */
+static int stop_pipe[2] = { -1, -1 };
+
 static void on_signal(int sig)
 {
+	int err = errno;
+
 	(void)sig;
 	rec_stop = 1;
+	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "", 1) < 0)
+		rec_stop = 1;
+	errno = err;
 }
 
 /* Sleep @ms, cut short by a signal. */
@@ -839,8 +936,8 @@ static int write_summary(const struct svc_conf *c, const struct entry *e)
 	if (fd < 0)
 		return -1;
 	snprintf(text, sizeof(text),
-		 "saved=%lld\nsession=%" PRIu64 "\ncause=%s\nring=%s\njob=%s\nlater_triggers=%" PRIu64 "\nrecords=%" PRIu64 "\ncpus=%d\n",
-		 (long long)e->saved, e->session, e->cause, e->ring, e->job,
+		 "seq=%" PRIu64 "\nsaved=%lld\nsession=%" PRIu64 "\ncause=%s\nring=%s\njob=%s\nlater_triggers=%" PRIu64 "\nrecords=%" PRIu64 "\ncpus=%d\n",
+		 e->seq, (long long)e->saved, e->session, e->cause, e->ring, e->job,
 		 e->later, e->records, e->cpus);
 	if (write_all(fd, text, strlen(text)) < 0 || fsync(fd) < 0) {
 		err = errno;
@@ -879,6 +976,7 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 	time_t now = time(NULL);
 
 	memset(e, 0, sizeof(*e));
+	e->seq = next_seq(c);
 	e->saved = now;
 	e->session = in->session;
 	e->later = in->later_triggers;
@@ -897,6 +995,12 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 	}
 
 	fd = tmp_file(c->dir, tmp, sizeof(tmp));
+	/* Removed under the service (old snapshots cleared): made again. */
+	if (fd < 0 && errno == ENOENT && !mkdir(c->dir, 0750)) {
+		slog(LOG_WARNING, "the folder %s was gone: created again", c->dir);
+		lock_dir(c, 0);
+		fd = tmp_file(c->dir, tmp, sizeof(tmp));
+	}
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "cannot create a file in %s: %s", c->dir, strerror(errno));
 		goto fail;
@@ -1097,7 +1201,7 @@ static int service(const struct svc_conf *c, uint64_t count)
 			saved++;
 			ok = 1;
 			later = e.later;
-			prune(c);
+			prune(c, e.id);
 		}
 		if (rec_control("release") < 0) {
 			slog(LOG_WARNING, "cannot release the snapshot: the recorder is not re-armed yet");
@@ -1140,6 +1244,7 @@ int cmd_recorder_service(int argc, char **argv)
 	struct sigaction sa;
 	struct svc_conf c;
 	uint64_t count = 0;
+	long other = 0;
 
 	parse_opts("service", argc, argv, &c, &count, NULL);
 	if (mkdir(c.dir, 0750) < 0 && errno != EEXIST) {
@@ -1150,12 +1255,34 @@ int cmd_recorder_service(int argc, char **argv)
 		err_errno("recorder service: cannot write to %s", c.dir);
 		return 1;
 	}
+	if (lock_dir(&c, &other) < 0) {
+		if (errno != EWOULDBLOCK)
+			err_errno("recorder service: cannot lock %s", c.dir);
+		else if (other > 0)
+			err_msg("recorder service: another service (pid %ld) saves snapshots to %s",
+				other, c.dir);
+		else
+			err_msg("recorder service: another service saves snapshots to %s", c.dir);
+		return 1;
+	}
+	/*
+	 * A signal between the last look at rec_stop and poll() would be
+	 * slept through: it writes to a pipe wait_triggered() polls too.
+	 * SA_RESTART: a read or waitpid() it interrupts goes on.  SIGHUP (a
+	 * terminal closed) stops it as SIGTERM does; a closed pipe on
+	 * standard error does not kill it.
+	 */
+	if (!pipe2(stop_pipe, O_CLOEXEC | O_NONBLOCK))
+		rec_stop_fd = stop_pipe[0];
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	clean_dir(&c);
-	prune(&c);
+	prune(&c, NULL);
 	return service(&c, count);
 }
 

@@ -43,6 +43,7 @@
 #define REPOLL_MS	100
 
 volatile sig_atomic_t rec_stop;
+int rec_stop_fd = -1;
 int rec_quiet;
 
 static const char recorder_help[] =
@@ -567,7 +568,10 @@ int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN | POLLPRI };
+		struct pollfd p[2] = {
+			{ .fd = fd, .events = POLLIN | POLLPRI },
+			{ .fd = rec_stop_fd, .events = POLLIN },
+		};
 		int ms = -1, n;
 		double t0;
 
@@ -596,7 +600,7 @@ int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 			ms = (int)(left * 1000) + 1;
 		}
 		t0 = now_sec();
-		n = poll(&p, 1, ms);
+		n = poll(p, 2, ms);
 		if (n < 0 && errno != EINTR) {
 			err_errno("cannot poll %s", path);
 			break;
@@ -606,7 +610,7 @@ int wait_triggered(uint64_t timeout_ns, struct rec_info *in)
 		 * Such a file (not the module's) may be replaced: open it
 		 * again.
 		 */
-		if (n > 0 && now_sec() - t0 < REPOLL_MS / 1e3) {
+		if (n > 0 && !p[1].revents && now_sec() - t0 < REPOLL_MS / 1e3) {
 			poll(NULL, 0, ms < 0 || ms > REPOLL_MS ? REPOLL_MS : ms);
 			close(fd);
 			fd = open(path, O_RDONLY | O_CLOEXEC);

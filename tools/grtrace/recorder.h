@@ -38,6 +38,12 @@ struct rec_info {
 
 /* Set by a signal: wait_triggered() returns 2. */
 extern volatile sig_atomic_t rec_stop;
+/*
+ * A pipe's read end that a signal setting rec_stop writes to, or -1:
+ * wait_triggered() polls it beside the info file, so that a signal that
+ * came just before its poll() is not slept through.
+ */
+extern int rec_stop_fd;
 /* Write errors are left to the caller to report (errno kept). */
 extern int rec_quiet;
 

@@ -133,6 +133,120 @@ st=$rc
 result "config max_size: the newest snapshots within the size cap kept" $st \
 	"$(ls -la "$SD")" "$(cat "$TMP/err")"
 
+# ---- the order of saving, whatever the wall clock said ---------------------------------
+
+# A machine's clock can be hours ahead when snapshots are saved (an RTC kept
+# in local time, no NTP yet) and right later.  keep, list and show go by
+# the order the service saved them in: the snapshot it just saved is the
+# newest, never the one removed.  Three saved with the clock 2 hours ahead
+# (their IDs and summaries as it would have named them), then one now.
+rm -rf "$SD"
+printf 'dir=%s\nkeep=3\n' "$SD" > "$CONF"
+rec_snap 2 timeout
+for s in 21 22 23; do
+	snap_session $s 10${s}000000
+	run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
+done
+ahead=$(($(date +%s) + 7200))
+fid=$(date -u -d "@$ahead" +%Y%m%dT%H%M%SZ)
+for f in "$SD"/*; do
+	b=$(basename "$f")
+	sed -i "s/^saved=.*/saved=$ahead/" "$f" 2> /dev/null
+	mv "$f" "$SD/$fid-${b#*-}"
+done
+touch -d "@$ahead" "$SD"/*
+snap_session 24 1024000000
+run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
+st=$rc
+cp "$TMP/err" "$TMP/svc.err"
+[ "$(ls "$SD" | sed 's/.*-//' | sort | tr '\n' ' ')" = "s22.grf s22.txt s23.grf s23.txt s24.grf s24.txt " ] || st=1
+grep -qx "grtrace: snapshot $fid-s21 removed (keep=3, max_size=1073741824)" "$TMP/err" || st=1
+run "$GRTRACE" recorder list --dir "$SD"
+[ "$(sed -n '2,$p' "$TMP/out" | awk '{ sub(/.*-/, "", $1); print $1 }' | tr '\n' ' ')" = "s22 s23 s24 " ] || st=1
+run "$GRTRACE" recorder show --dir "$SD"
+grep -q "^snapshot: [0-9T]*Z-s24\$" "$TMP/out" || st=1
+result "keep, list and show go by the order of saving: with the older snapshots dated 2 h ahead, the one just saved is kept and shown, the first saved removed" $st \
+	"$(cat "$TMP/svc.err")" "$(ls -l --time-style=+%s "$SD")"
+
+# The folder removed while the service runs (someone clearing old
+# snapshots): the next snapshot creates it again and is saved there.
+rm -rf "$SD"
+rec_snap 2 timeout
+snap_session 31 1031000000
+timeout 20 "$GRTRACE" recorder service --dir "$SD" --count 2 > "$TMP/out" 2> "$TMP/err" &
+pid=$!
+for i in $(seq 100); do
+	ls "$SD"/*-s31.grf > /dev/null 2>&1 && break
+	sleep 0.1
+done
+rm -rf "$SD"
+snap_session 32 1032000000
+wait $pid
+st=$?
+ls "$SD"/*-s32.grf > /dev/null 2>&1 || st=1
+[ "$(stat -c %a "$SD" 2> /dev/null)" = 750 ] || st=1
+grep -qx "grtrace: the folder $SD was gone: created again" "$TMP/err" || st=1
+grep -q "NOT saved" "$TMP/err" && st=1
+result "the snapshot folder removed under the service: created again (0750) by the next snapshot, which is saved" $st \
+	"exit $st" "$(cat "$TMP/err")" "$(ls -la "$SD" 2>&1)"
+
+# One service per folder: a second one (started by hand beside the unit's)
+# refuses with one line and touches nothing, not the first one's file in
+# progress, nor the recorder.
+rm -rf "$SD"
+rec_snap 2 timeout armed
+"$GRTRACE" recorder service --dir "$SD" > "$TMP/out1" 2> "$TMP/err1" &
+pid=$!
+for i in $(seq 100); do
+	[ -d "$SD" ] && ! flock -n "$SD" true && break
+	sleep 0.1
+done
+printf 'half' > "$SD/.tmp-inprogress"
+run timeout 10 "$GRTRACE" recorder service --dir "$SD" --count 1
+st=0
+[ $rc -eq 1 ] || st=1
+[ "$(cat "$TMP/err")" = "grtrace: recorder service: another service (pid $pid) saves snapshots to $SD" ] || st=1
+[ -e "$SD/.tmp-inprogress" ] || st=1
+[ "$(cat "$RDBG/recorder/control")" = armed ] || st=1
+kill -TERM $pid
+wait $pid || st=1
+result "a second service on the same folder: exit 1, one line naming the first one's pid; the first one's file in progress and the recorder untouched" $st \
+	"exit $rc" "$(cat "$TMP/err" "$TMP/err1")" "$(ls -A "$SD")"
+
+# SIGTERM in the moment between the service's last look at its stop flag
+# and its wait on the armed recorder's info (poll-shim.so widens that
+# moment to a second and blocks as the module does): it still stops, and
+# disarms, at once.
+st=0
+if ${CC:-cc} -shared -fPIC -o "$TMP/poll-shim.so" "$TESTS/poll-shim.c" -ldl 2> "$TMP/cc.err"; then
+	rm -rf "$SD" "$TMP/in-poll"
+	rec_snap 2 timeout armed
+	LD_PRELOAD=$TMP/poll-shim.so ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+		POLL_SHIM_MARK=$TMP/in-poll "$GRTRACE" recorder service --dir "$SD" > "$TMP/out" 2> "$TMP/err" &
+	pid=$!
+	for i in $(seq 100); do
+		[ -e "$TMP/in-poll" ] && break
+		sleep 0.05
+	done
+	[ -e "$TMP/in-poll" ] || st=1
+	kill -TERM $pid
+	for i in $(seq 50); do
+		kill -0 $pid 2> /dev/null || break
+		sleep 0.1
+	done
+	if kill -0 $pid 2> /dev/null; then
+		st=1
+		kill -KILL $pid
+	fi
+	wait $pid || st=1
+	[ "$(cat "$TMP/err")" = "grtrace: stopped: flight recorder disarmed" ] || st=1
+	[ "$(cat "$RDBG/recorder/control")" = disarm ] || st=1
+else
+	st=1
+fi
+result "SIGTERM just before the service blocks on the armed recorder: stopped within 5 s, the recorder disarmed" $st \
+	"$(cat "$TMP/cc.err" "$TMP/err" 2> /dev/null)"
+
 # triggers=error: a timeout snapshot is released, not saved; SIGTERM stops
 # the service, which disarms the recorder.
 rm -rf "$SD"
@@ -327,6 +441,18 @@ if command -v systemd-analyze > /dev/null 2>&1; then
 else
 	not_ok "systemd-analyze verify of grtrace-recorder.service" "no systemd-analyze: apt-get install systemd (setup.sh installs it)"
 fi
+# A config the service refuses (exit 2) and kernel lockdown (exit 3) stay
+# so until someone acts: the unit does not restart on either (it would
+# every 5 s, for ever, a journal line each time).
+printf 'keep=0\n' > "$CONF"
+run timeout 10 "$GRTRACE" recorder service --config "$CONF" --dir "$SD"
+prevent=" $(sed -n 's/^RestartPreventExitStatus=//p' "$UNIT") "
+st=0
+[ $rc -eq 2 ] || st=1
+case $prevent in *" $rc "*) ;; *) st=1 ;; esac
+case $prevent in *" 3 "*) ;; *) st=1 ;; esac
+result "grtrace-recorder.service: no restart after a refused config (exit $rc) or lockdown (exit 3)" $st \
+	"RestartPreventExitStatus:$prevent"
 rm -rf "$SD"
 rec_snap 2 timeout
 run timeout 30 "$GRTRACE" recorder service --config "$INST/etc/grtrace/recorder.conf" --dir "$SD" --count 1
