@@ -61,13 +61,15 @@ intree() {
 
 # suite NAME CMD...: one sub-suite between its markers.
 suite() {
-	local name=$1 rc
+	local name=$1 rc t0=$SECONDS
 
 	shift
 	echo "# suite $name"
 	"$@"
 	rc=$?
 	echo "# suite $name exit $rc"
+	# Where the guest's time goes (the CI's budget), for the log only.
+	echo "# suite $name took $((SECONDS - t0)) s"
 	return $rc
 }
 
