@@ -214,6 +214,12 @@ static ssize_t progress_read(struct file *file, char __user *ubuf,
 	char buf[16];
 	int len;
 
+	/*
+	 * The first read holds all of it: a second, at *ppos, would take the
+	 * tail of a newer count ("0\n", then "000\n" of "1000\n").
+	 */
+	if (*ppos)
+		return 0;
 	len = scnprintf(buf, sizeof(buf), "%u\n", READ_ONCE(irq_test_progress));
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
