@@ -55,12 +55,23 @@ struct grtrace_trace {
 	/* grtrace_open_channels(): live channels, read once. */
 	unsigned int nchan;
 	unsigned int chan_format;
+	/* The report's merge thread while one runs (report_run()). */
+	struct merge_pipe *pipe;
 	int *chan_fds;
 	char **chan_names;
 	struct gr_stats stats;
 	int have_stats;
 	char none[96];		/* why the input names no DRM client */
 };
+
+/* The report's merge thread, if one runs: joined, its merge given back. */
+static void stop_pipe(grtrace_trace *t)
+{
+	if (t->pipe) {
+		merge_pipe_stop(t->pipe);
+		t->pipe = NULL;
+	}
+}
 
 _Static_assert(sizeof(struct grtrace_error) == GRTRACE_ERROR_SIZE_1,
 	       "struct grtrace_error: GRTRACE_1 layout");
@@ -305,6 +316,7 @@ static int take(grtrace_trace *t, struct gr_rec *rec)
 		}							\
 		if (setjmp((g).env)) {					\
 			(t)->broken = 1;				\
+			stop_pipe(t);					\
 			set_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0,	\
 				"out of memory");			\
 			return fail;					\
@@ -612,7 +624,9 @@ GRTRACE_API unsigned int grtrace_stream_format(const grtrace_trace *t)
 		return 0;
 	if (t->nchan)
 		return t->chan_format;
-	return t->m.nfiles ? t->m.file.stream_format : 1;
+	if (t->m.nfiles)
+		return t->m.file.stream_format;
+	return t->m.bare_v2 ? GRTRACE_FORMAT_V2 : GRTRACE_FORMAT_V1;
 }
 
 GRTRACE_API unsigned int grtrace_file_version(const grtrace_trace *t)
@@ -1663,6 +1677,8 @@ static int report_run(grtrace_trace *t, const struct rp_opts *o,
 	t->fresh = 0;
 	pipe = (r->flags & GRTRACE_REPORT_THREAD) && !t->nchan ?
 	       merge_pipe_start(&t->m) : NULL;
+	/* Stopped by the guard, if an allocation fails on this thread. */
+	t->pipe = pipe;
 	while ((n = report_next(t, pipe, &rec)) > 0) {
 		if (n == MERGE_NEW_PART)
 			rp_restart(rp);
@@ -1674,8 +1690,9 @@ static int report_run(grtrace_trace *t, const struct rp_opts *o,
 			break;
 		}
 	}
-	if (pipe)
-		merge_pipe_stop(pipe);
+	if (pipe && merge_pipe_oom(pipe))
+		gr_oom(0);	/* the guard stops the pipe */
+	stop_pipe(t);
 	if (!in.error && t->m.failed) {
 		in.error = t->m.errmsg;
 		merge_err(&t->m, err);
@@ -1875,6 +1892,14 @@ GRTRACE_API int grtrace_diff(grtrace_trace *a, grtrace_trace *b,
 	int i, ret = 0;
 
 	ENTER(err, -1);
+	if (!a || !b) {
+		no_handle(err);
+		return -1;
+	}
+	if (!out) {
+		set_err(err, GRTRACE_ERR_INVAL, EINVAL, 0, "no output stream");
+		return -1;
+	}
 	diff_opts_init(&o);
 	if (!format || !strcmp(format, "text"))
 		o.form = DIFF_TEXT;

@@ -863,6 +863,20 @@ static void scan_step(struct merge *m, size_t budget)
 		cpu = gr_le16(p + offsetof(struct grtrace_hdr, cpu));
 		gseq = HDR_GSEQ(p);
 		cseq = HDR_CSEQ(p);
+		/*
+		 * Not grtrace's magic: the verdict the merge would give at its
+		 * delivery, given here, so that it is the same whether the scan
+		 * runs ahead of the merge (mapped) or through the whole file
+		 * first (pread()), where a later fault would be named instead.
+		 */
+		if (__builtin_expect(type == GRTRACE_REC_STREAM_INFO, 0) &&
+		    gr_le32(p + offsetof(struct grtrace_stream_info, magic)) !=
+		    GRTRACE_MAGIC) {
+			merge_error(m, "not a grtrace stream: STREAM_INFO at byte %zu has magic 0x%08" PRIx32,
+				    pos, gr_le32(p + offsetof(struct grtrace_stream_info, magic)));
+			done = 1;
+			break;
+		}
 		if (__builtin_expect(type == GRTRACE_REC_STREAM_INFO, 0) &&
 		    scan_stream_info(m, p)) {
 			end_run(m, &s->run, pos);
@@ -1198,6 +1212,7 @@ static void init_input(struct merge *m)
 		sort_clients(m);
 	} else if (m->len && bare_format(m) == GRTRACE_FORMAT_V2) {
 		/* One channel: its records are converted as a frame's. */
+		m->bare_v2 = 1;
 		push_chunk(m, m->bare_cpu,
 			   (struct chunk){ 0, m->len, 1, 0, 0, GRTRACE_FORMAT_V2 });
 	} else if (!m->bare_format && m->len >= sizeof(first) &&
@@ -1717,6 +1732,7 @@ struct merge_pipe {
 	unsigned int head;	/* the consumer's batch */
 	unsigned int full;	/* batches handed over, from @head on */
 	int eof;		/* the merge is done: no batch after these */
+	int oom;		/* ... because memory ran out in this thread */
 	int stop;		/* the consumer wants no more */
 	int running;		/* the thread was started */
 	/*
@@ -1733,12 +1749,32 @@ struct merge_pipe {
 	} c __attribute__((aligned(64)));
 };
 
+/*
+ * merge_next() under a guard of this thread: a failed allocation here
+ * would find none (the caller's is on the other thread) and abort.
+ * PIPE_OOM then; the merge's state is half built, and not used again.
+ */
+#define PIPE_OOM	(-2)
+
+static int pipe_merge_next(struct merge_pipe *p, struct gr_rec *rec)
+{
+	struct gr_oom_guard g;
+	int n;
+
+	if (setjmp(g.env))
+		return PIPE_OOM;
+	gr_oom_push(&g);
+	n = merge_next(&p->mm, rec);
+	gr_oom_pop(&g);
+	return n;
+}
+
 static void *pipe_run(void *arg)
 {
 	struct merge_pipe *p = arg;
 	unsigned int tail = 0;
 	struct gr_rec rec;
-	int n = 1, held = 0;
+	int n = 1, held = 0, oom = 0;
 
 	while (n > 0) {
 		struct pipe_batch *b = &p->b[tail];
@@ -1754,7 +1790,9 @@ static void *pipe_run(void *arg)
 			break;
 		for (;;) {
 			if (!held) {
-				n = merge_next(&p->mm, &rec);
+				n = pipe_merge_next(p, &rec);
+				if (n == PIPE_OOM)
+					oom = 1;
 				if (n <= 0)
 					break;
 				held = n;
@@ -1779,6 +1817,7 @@ static void *pipe_run(void *arg)
 		b->n = nrec;
 		p->full++;
 		p->eof = n <= 0;
+		p->oom = oom;
 		pthread_cond_broadcast(&p->cond);
 		pthread_mutex_unlock(&p->lock);
 		tail = (tail + 1) % PIPE_BATCHES;
@@ -1844,6 +1883,16 @@ int merge_pipe_next(struct merge_pipe *p, struct gr_rec *rec)
 	gr_parse_hdr(p->c.rec[p->c.idx], rec);
 	rec->offset = p->c.off[p->c.idx];
 	return p->c.ret[p->c.idx++];
+}
+
+int merge_pipe_oom(struct merge_pipe *p)
+{
+	int oom;
+
+	pthread_mutex_lock(&p->lock);
+	oom = p->oom;
+	pthread_mutex_unlock(&p->lock);
+	return oom;
 }
 
 void merge_pipe_stop(struct merge_pipe *p)

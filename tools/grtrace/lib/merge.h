@@ -124,6 +124,8 @@ struct merge {
 	/* merge_init_buf_as(): what the reader was told of a bare stream. */
 	unsigned int bare_format;	/* 0: as merge_init_buf() */
 	uint16_t bare_cpu;
+	/* A bare stream read as one format 2 channel (else format 1). */
+	int bare_v2;
 
 	/* The first error; records before it are still delivered. */
 	int failed;
@@ -178,5 +180,11 @@ struct merge_pipe;
 struct merge_pipe *merge_pipe_start(struct merge *m);
 int merge_pipe_next(struct merge_pipe *p, struct gr_rec *rec);
 void merge_pipe_stop(struct merge_pipe *p);
+/*
+ * The merge's thread ran out of memory: its records ended early (at 0
+ * from merge_pipe_next()).  The merge is then half built: stop the pipe,
+ * and treat it as the caller's own failed allocation.
+ */
+int merge_pipe_oom(struct merge_pipe *p);
 
 #endif /* GRTRACE_MERGE_H */

@@ -249,6 +249,28 @@ static int gpu_walk(struct merge *m, struct grtrace_gpu_events **out,
 	return 0;
 }
 
+/*
+ * merge_init_file() (@buf NULL) or merge_init_buf() under a guard: 0, or
+ * -1 with *@err when memory ran out (the half-built merge leaks).
+ */
+static int init_guarded(struct merge *m, int fd, const void *buf, size_t len,
+			struct grtrace_error *err)
+{
+	struct gr_oom_guard g;
+
+	if (setjmp(g.env)) {
+		tl_err(err, GRTRACE_ERR_NOMEM, ENOMEM, 0, "out of memory");
+		return -1;
+	}
+	gr_oom_push(&g);
+	if (buf)
+		merge_init_buf(m, buf, len);
+	else
+		merge_init_file(m, fd, len);
+	gr_oom_pop(&g);
+	return 0;
+}
+
 GRTRACE_API int grtrace_gpu_events(const char *path,
 				   struct grtrace_gpu_events **out,
 				   struct grtrace_error *err)
@@ -275,8 +297,9 @@ GRTRACE_API int grtrace_gpu_events(const char *path,
 		close(fd);
 		return -1;
 	}
-	merge_init_file(&m, fd, (size_t)st.st_size);
-	ret = gpu_walk(&m, out, err);
+	ret = init_guarded(&m, fd, NULL, (size_t)st.st_size, err);
+	if (!ret)
+		ret = gpu_walk(&m, out, err);
 	close(fd);
 	return ret;
 }
@@ -293,7 +316,8 @@ GRTRACE_API int grtrace_gpu_events_mem(const void *buf, size_t len,
 	}
 
 	*out = NULL;
-	merge_init_buf(&m, buf, len);
+	if (init_guarded(&m, -1, buf ? buf : "", len, err))
+		return -1;
 	return gpu_walk(&m, out, err);
 }
 

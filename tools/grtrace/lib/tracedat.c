@@ -152,7 +152,8 @@ static int on_record(struct tracecmd_input *h, struct tep_record *rec,
 		return 0;
 	}
 	/* An enter before the exit of the one open leaves it open: stray. */
-	if (rec->size < p->cmd_off + p->cmd_size)
+	if (rec->size < 0 ||
+	    (size_t)rec->size < (size_t)p->cmd_off + (size_t)p->cmd_size)
 		return 0;
 	if (io->n == p->cap)
 		grow(p);
@@ -281,7 +282,11 @@ GRTRACE_API void grtrace_ioctls_free(struct grtrace_ioctls *io)
 	free(io);
 }
 
-/* The ioctl events of @h; 0, or -1 if it has none (no ioctls then). */
+/*
+ * The ioctl events of @h; 0, -1 if it has none (no ioctls then), or -2 if
+ * the file places their cmd field where no number can be (the offset and
+ * size are the file's text, read by libtraceevent into ints).
+ */
 static int find_events(struct pairing *p, struct tracecmd_input *h)
 {
 	struct tep_event *enter, *exit_ev;
@@ -297,6 +302,9 @@ static int find_events(struct pairing *p, struct tracecmd_input *h)
 	p->exit_id = exit_ev->id;
 	p->cmd_off = cmd->offset;
 	p->cmd_size = cmd->size;
+	if (cmd->offset < 0 || (cmd->size != 1 && cmd->size != 2 &&
+				cmd->size != 4 && cmd->size != 8))
+		return -2;
 	return 0;
 }
 
@@ -325,7 +333,7 @@ GRTRACE_API int grtrace_tracedat_ioctls(const char *path, int64_t offset_ns,
 	struct tracecmd_input *h = NULL;
 	struct gr_oom_guard g;
 	const char *why;
-	int fd;
+	int fd, ret;
 
 	if (err && err->size < GRTRACE_ERROR_SIZE_1) {
 		errno = EINVAL;
@@ -373,7 +381,17 @@ GRTRACE_API int grtrace_tracedat_ioctls(const char *path, int64_t offset_ns,
 		return -1;
 	}
 	gr_oom_push(&g);
-	if (!find_events(&p, h)) {
+	ret = find_events(&p, h);
+	if (ret == -2) {
+		gr_oom_pop(&g);
+		tracecmd_close(h);
+		free(p.io);
+		td_err(err, GRTRACE_ERR_INPUT, 0,
+		       "a trace.dat, but its sys_enter_ioctl format puts cmd at offset %d, size %d: no number of a record",
+		       p.cmd_off, p.cmd_size);
+		return -1;
+	}
+	if (!ret) {
 		p.open = u64map_new();
 		p.tasks = u64map_new();
 		p.kinds = u64map_new();

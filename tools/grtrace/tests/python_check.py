@@ -214,6 +214,7 @@ def main():
            grtrace.formats() == want and len(want) >= 3, repr(grtrace.formats()))
     typed_info(v, golden, corpus, tool)
     safety(v, golden, corpus)
+    timeline_safety(v, os.path.join(corpus, "..", "tracedat"), tmp)
     batches(v, golden, corpus)
     return v.failed
 
@@ -453,6 +454,71 @@ def closed_raises(fn):
     return False
 
 
+def tracedat_cmd_at(src, dst, offset):
+    """@src (a trace.dat) with sys_enter_ioctl's cmd field said to be at
+    @offset (text), the file's length kept: its print format shortened by
+    what the offset's text grew."""
+    d = open(src, "rb").read()
+    i = d.index(b"name: sys_enter_ioctl")
+    old = b"field:unsigned int cmd;\toffset:24;"
+    new = b"field:unsigned int cmd;\toffset:" + offset.encode() + b";"
+    fmt = b'"fd: 0x%08lx, cmd: 0x%08lx, arg: 0x%08lx"'
+    assert d.index(old, i) < d.index(fmt, i)
+    grow = len(new) - len(old)
+    short = fmt.replace(b"cmd: 0x%08lx, arg: 0x%08lx",
+                        b"cmd: %lx, arg: %lx") if grow == 8 else fmt
+    assert len(short) == len(fmt) - grow
+    open(dst, "wb").write(d[:i] + d[i:].replace(old, new, 1).replace(fmt, short, 1))
+
+
+def timeline_safety(v, tracedat, tmp):
+    """grtrace.timeline's Ioctls: arrays that outlive it, a closed one
+    refusing, format() with too few texts; a trace.dat whose cmd field
+    lies outside any record refused (it was read 2 GiB before one)."""
+    import gc
+    result = v.result
+    tl = importlib.import_module("grtrace.timeline")
+    if not tl.TRACEDAT:
+        result("python: timeline.Ioctls after close, and a trace.dat with its cmd field out of bounds",
+               False, tl.TRACEDAT_MISSING)
+        return
+    path = os.path.join(tracedat, "ioctl-v6.dat")
+    io = tl.tracedat_ioctls(path)
+    want = io.columns()
+    enter, cmd = io.enter, io.cmd
+    io.close()
+    del io
+    gc.collect()
+    # Freed memory written over, as a long-running script would.
+    junk = [bytes(64) * 64 for _ in range(2000)]
+    got = (list(enter), list(cmd))
+    del junk
+    io = tl.tracedat_ioctls(path)
+    n, kinds = io.n, len(io.kinds)
+    few = closed_raises(lambda: io.format(["x"] * (kinds - 1)))
+    io.close()
+    bad = {k: closed_raises(f) for k, f in
+           {"find": lambda: io.find(1, 1),
+            "format": lambda: io.format(["x"] * kinds)}.items()}
+    bad = {k: r for k, r in bad.items() if r is not True}
+    result("python: timeline.Ioctls: its arrays outlive close() and the object; find() and format() of a closed one, and format() with too few texts, raise ValueError",
+           n > 0 and kinds > 1 and got == (want[0], want[3]) and
+           few is True and not bad,
+           "%d %d %r %r %r" % (n, kinds, got[0][:3], want[0][:3], (few, bad)))
+
+    # The offset is the file's text; libtraceevent reads it into an int:
+    # 0x80000000 became -2^31, and the record was read 2 GiB before it.
+    bad_path = os.path.join(tmp, "cmd-at-2g.dat")
+    tracedat_cmd_at(path, bad_path, "0x80000000")
+    try:
+        tl.tracedat_ioctls(bad_path).close()
+        got = None
+    except grtrace.Error as e:
+        got = (e.status, str(e))
+    result("python: a trace.dat placing sys_enter_ioctl's cmd 2 GiB before its records is refused (GRTRACE_ERR_INPUT, one line), not read",
+           got == (grtrace.ERR_INPUT, "a trace.dat, but its sys_enter_ioctl format puts cmd at offset -2147483648, size 8: no number of a record"),
+           repr(got))
+
 def safety(v, golden, corpus):
     """A closed Trace, a resumed iterator, two iterators, the errors, the
     package and the NumPy export."""
@@ -540,10 +606,34 @@ def safety(v, golden, corpus):
     err = grtrace._Error()
     rec = grtrace._Record()
     n = lib.grtrace_next_record(None, ctypes.byref(rec), ctypes.byref(err))
-    result("python: libgrtrace refuses a NULL handle (GRTRACE_ERR_INVAL)",
+    # One format 2 channel without its STREAM_INFO, opened as format 2: the
+    # handle says format 2, and the report judges its losses by cseq (it
+    # was told format 1: "8 records arrived after a higher gseq").
+    import struct
+    v2 = open(os.path.join(golden, "emit-basic-v2.bin"), "rb").read()
+    v2 = v2[struct.unpack_from("<H", v2, 2)[0]:]
+    with grtrace.Trace(data=v2, stream_format=2, cpu=0) as t:
+        fmt, text = t.stream_format, t.report("text").splitlines()
+    lines = [x for x in text if x.startswith(("lost:", "order:"))]
+    result("python: a format 2 channel opened as format 2 is format 2 to its handle and its report (losses by cseq, no false order)",
+           fmt == 2 and lines == ["lost:     none (no CPU's cseq has a gap)"],
+           "%d %r" % (fmt, lines))
+
+    # grtrace_diff() followed both (and a NULL stream) into a crash.
+    derr = [grtrace._Error() for _ in range(3)]
+    with grtrace.Trace(path) as t:
+        d = (lib.grtrace_diff(None, t._h, b"text", None, None,
+                              ctypes.byref(derr[0])),
+             lib.grtrace_diff(t._h, None, b"text", None, None,
+                              ctypes.byref(derr[1])),
+             lib.grtrace_diff(t._h, t._h, b"text", None, None,
+                              ctypes.byref(derr[2])))
+    result("python: libgrtrace refuses a NULL handle (GRTRACE_ERR_INVAL), grtrace_diff() a NULL handle or stream too",
            n == -1 and err.status == grtrace.ERR_INVAL and
            lib.grtrace_rewind(None, ctypes.byref(err)) == -1 and
-           lib.grtrace_stream_format(None) == 0, "%d %r" % (n, err.msg))
+           lib.grtrace_stream_format(None) == 0 and d == (-1, -1, -1) and
+           all(e.status == grtrace.ERR_INVAL for e in derr),
+           "%d %r %r %r" % (n, err.msg, d, [e.msg for e in derr]))
 
     # One package: grtrace and grtrace.timeline, no other top-level module.
     timeline = importlib.import_module("grtrace.timeline")

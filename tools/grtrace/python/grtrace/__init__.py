@@ -525,8 +525,10 @@ class Trace:
         """raw_records() through grtrace_next_records(): lists of up to
         _BATCH records, a library call each instead of one per record."""
         recs, err = (_Record * _BATCH)(), _Error()
-        # The library reads the records' spacing from the first one.
-        recs[0].size = ctypes.sizeof(_Record)
+        # The library reads the records' spacing from the first one, before
+        # every call: it leaves there the size it filled, which a library
+        # older than this binding (a smaller struct) makes less.
+        size = ctypes.sizeof(_Record)
         # One object per slot of the batch, made once: a record is the
         # object of its slot, filled afresh by each batch.
         views = recs[:]
@@ -536,6 +538,7 @@ class Trace:
                 h = cur.h
                 if not h:
                     raise ValueError(_CLOSED)
+                recs[0].size = size
                 n = nxt(h, recs, _BATCH, ep)
                 if n <= 0:
                     if n < 0:

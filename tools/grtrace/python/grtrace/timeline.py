@@ -114,10 +114,12 @@ class Ioctls:
     """The ioctls of a trace.dat, held by the library, sorted by enter.
 
     .n, .stray, .events, .ties (some share an enter); .enter, .exit,
-    .tid, .cmd, .kind: sequences indexed by ioctl (the library's arrays,
-    read in place); .comm(i); .kinds: [(tid, cmd, comm)] of the
-    (thread, command) pairs that .kind indexes; .find(tid, ts);
-    .format(texts, verbose); .columns() copies all to lists.
+    .tid, .cmd, .kind: arrays indexed by ioctl (copies of the library's,
+    so that they outlive close() and this object); .comm(i); .kinds:
+    [(tid, cmd, comm)] of the (thread, command) pairs that .kind indexes;
+    .find(tid, ts); .format(texts, verbose); .columns() copies all to
+    lists.  After close(), find() and format() raise ValueError, as a
+    closed file does.
     """
 
     def __init__(self, p):
@@ -132,8 +134,11 @@ class Ioctls:
                                _col(s.kind_task, s.nkind)]))
 
         def arr(ptr):
-            return ctypes.cast(ptr, ctypes.POINTER(ptr._type_ * s.n)
-                               ).contents if s.n else []
+            a = array.array("Q" if ptr._type_ is ctypes.c_uint64 else "I")
+            if s.n:
+                a.frombytes(ctypes.string_at(
+                    ptr, s.n * ctypes.sizeof(ptr._type_)))
+            return a
         self.enter, self.exit = arr(s.enter), arr(s.exit)
         self.tid, self.cmd, self.kind = arr(s.tid), arr(s.cmd), arr(s.kind)
         self._task = arr(s.task)
@@ -143,13 +148,16 @@ class Ioctls:
 
     def columns(self):
         """(enter, exit, tid, cmd, comm) as lists."""
-        s = self._p.contents
-        return (_col(s.enter, s.n), _col(s.exit, s.n), _col(s.tid, s.n),
-                _col(s.cmd, s.n),
-                [self._names[k] for k in _col(s.task, s.n)])
+        return (self.enter.tolist(), self.exit.tolist(), self.tid.tolist(),
+                self.cmd.tolist(), [self._names[k] for k in self._task])
+
+    def _open(self):
+        if not self._p:
+            raise ValueError("I/O operation on closed Ioctls")
 
     def find(self, tid, ts):
         """The index of @tid's ioctl whose interval holds @ts, or None."""
+        self._open()
         err = grtrace._Error()
         i = _lib.grtrace_ioctls_find(self._p, tid, ts, ctypes.byref(err))
         if i < 0:
@@ -165,6 +173,10 @@ class Ioctls:
         data[offsets[i - first]:offsets[i - first + 1]]; data is a
         memoryview of the library's buffer, valid until the next format()
         or close()."""
+        self._open()
+        if len(texts) < len(self.kinds):
+            raise ValueError("format(): %d texts for %d kinds of ioctl"
+                             % (len(texts), len(self.kinds)))
         if count is None:
             count = self.n - first
         if getattr(self, "_texts", (None,))[0] is not texts:

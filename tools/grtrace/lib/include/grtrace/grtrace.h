@@ -141,7 +141,9 @@ GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
 /*
  * Since 1.4: grtrace_open() of the regular file open for reading at @fd
  * (standard input copied to a temporary file, ...).  The handle reads a
- * duplicate of @fd with pread(): the caller keeps and closes its own.
+ * duplicate of @fd, mapped as grtrace_open() maps a file (or with pread(),
+ * as there; a file cut while it is read ends the reader with SIGBUS, as
+ * there): the caller keeps and closes its own.
  */
 GRTRACE_API grtrace_trace *grtrace_open_fd(int fd, struct grtrace_error *err);
 
@@ -250,7 +252,10 @@ GRTRACE_API int grtrace_next_record(grtrace_trace *t,
  * a record that is not a job event, so grtrace_info_*() read that one (as
  * they read grtrace_next_record()'s last).  The records are @r[0].size
  * bytes apart, each filled as a struct of that size (at least
- * GRTRACE_RECORD_SIZE_1): set the first one's .size.  For bindings,
+ * GRTRACE_RECORD_SIZE_1): set the first one's .size before every call.
+ * Each record's .size is then what the library filled, as elsewhere: in a
+ * struct bigger than this library's, less than the stride, which a .size
+ * set once would make the next call's.  For bindings,
  * where a call per record costs more than reading it: one call for
  * thousands.
  */
