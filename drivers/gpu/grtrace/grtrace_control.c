@@ -666,13 +666,20 @@ static ssize_t knob_write(struct file *file, const char __user *ubuf,
 			  size_t count, loff_t *ppos)
 {
 	const char *key = ((struct seq_file *)file->private_data)->private;
-	char *buf, *line;
+	char *buf, *val, *line;
 	int ret;
 
 	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	line = kasprintf(GFP_KERNEL, "%s=%s", key, strim(buf));
+	/* One value of this key: "1\nformat=1" would set another key too. */
+	val = strim(buf);
+	if (strpbrk(val, "\n=")) {
+		pr_debug("%s: one value, not '%s'\n", key, val);
+		kfree(buf);
+		return -EINVAL;
+	}
+	line = kasprintf(GFP_KERNEL, "%s=%s", key, val);
 	kfree(buf);
 	if (!line)
 		return -ENOMEM;
@@ -689,14 +696,24 @@ static int enable_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/* "1" starts and "0" stops, like control. */
+/*
+ * "1" starts and "0" stops, like control.  The whole write is parsed:
+ * kstrtouint_from_user() reads its first 34 bytes only, and took a longer
+ * "000...01" for 0.
+ */
 static ssize_t enable_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
 	unsigned int on;
+	char *buf;
 	int ret;
 
-	if (kstrtouint_from_user(ubuf, count, 0, &on) || on > 1) {
+	buf = grtrace_copy_write(ubuf, count, GRTRACE_MAX_WRITE);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	ret = kstrtouint(strim(buf), 0, &on);
+	kfree(buf);
+	if (ret || on > 1) {
 		pr_debug("enable: want 0 or 1\n");
 		return -EINVAL;
 	}

@@ -397,6 +397,12 @@ TEST_F(grtrace, bad_input_changes_nothing)
 		{ "emit", "submit 1 7 0 1" }, { "emit", "submit 1 1 65536 1" },
 		{ "emit", "submit 1 1 0 1\nsubmit 1 1 0" },
 		{ "emit", "submit 1 1 0 99999999999999999999" },
+		/* A knob file sets its key alone. */
+		{ "level", "verbose\nsample_every=5" },
+		{ "sampling", "5=1" },
+		/* enable parses all of it, not its first 34 bytes. */
+		{ "enable", "0000000000000000000000000000000000000002" },
+		{ "enable", "2" }, { "enable", "1 1" },
 	};
 	char before[1024], after[1024], sbefore[2048], safter[2048];
 	char *huge = malloc(8192);
