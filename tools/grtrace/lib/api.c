@@ -842,6 +842,24 @@ GRTRACE_API long grtrace_check_record(grtrace_checker *c, const void *p,
 		return 0;
 	}
 	gr_parse_hdr(c->format >= GRTRACE_FORMAT_V2 ? c->v1 : p, &rec);
+	/*
+	 * What a reader refuses in the frame of this channel's CPU: a record
+	 * of another CPU, a STREAM_INFO that is not grtrace's.
+	 */
+	if (rec.cpu != c->v2.cpu) {
+		set_err(err, GRTRACE_ERR_INPUT, 0, 0,
+			"a record of CPU %u in the channel of CPU %u", rec.cpu,
+			c->v2.cpu);
+		return -1;
+	}
+	if (rec.type == GRTRACE_REC_STREAM_INFO &&
+	    gr_le32(rec.data + offsetof(struct grtrace_stream_info, magic)) !=
+	    GRTRACE_MAGIC) {
+		set_err(err, GRTRACE_ERR_INPUT, 0, 0,
+			"not a grtrace stream: STREAM_INFO has magic 0x%08" PRIx32,
+			gr_le32(rec.data + offsetof(struct grtrace_stream_info, magic)));
+		return -1;
+	}
 	rec.offset = 0;
 	fill_record(r, &rec, 0);
 	return sz;

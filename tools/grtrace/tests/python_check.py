@@ -606,6 +606,34 @@ def safety(v, golden, corpus):
     err = grtrace._Error()
     rec = grtrace._Record()
     n = lib.grtrace_next_record(None, ctypes.byref(rec), ctypes.byref(err))
+    # The checker of what "record" writes passes what a reader of the
+    # frame refuses no more: a record of another CPU, a STREAM_INFO that
+    # is not grtrace's (a file written from them was unreadable there).
+    lib.grtrace_checker_new.restype = ctypes.c_void_p
+    lib.grtrace_checker_new.argtypes = [ctypes.c_uint, ctypes.c_uint,
+                                        ctypes.c_void_p]
+    lib.grtrace_check_record.restype = ctypes.c_long
+    lib.grtrace_check_record.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                         ctypes.c_size_t, ctypes.c_void_p,
+                                         ctypes.c_void_p]
+    lib.grtrace_checker_free.argtypes = [ctypes.c_void_p]
+    v1 = open(os.path.join(golden, "emit-basic.bin"), "rb").read()
+    bad_si = v1[:32] + (0x52545258).to_bytes(4, "little") + v1[36:64]
+    checks = []
+    for cpu, data in ((0, v1[:64]), (3, v1[:64]), (0, bad_si)):
+        cerr, rec = grtrace._Error(), grtrace._Record()
+        c = lib.grtrace_checker_new(1, cpu, ctypes.byref(cerr))
+        checks.append((lib.grtrace_check_record(c, data, len(data),
+                                                ctypes.byref(rec),
+                                                ctypes.byref(cerr)),
+                       cerr.status, cerr.msg.decode()))
+        lib.grtrace_checker_free(c)
+    result("python: grtrace_check_record() refuses what the frame's reader refuses: a record of another CPU, a STREAM_INFO of another magic",
+           checks == [(64, 0, ""),
+                      (-1, grtrace.ERR_INPUT, "a record of CPU 0 in the channel of CPU 3"),
+                      (-1, grtrace.ERR_INPUT, "not a grtrace stream: STREAM_INFO has magic 0x52545258")],
+           repr(checks))
+
     # One format 2 channel without its STREAM_INFO, opened as format 2: the
     # handle says format 2, and the report judges its losses by cseq (it
     # was told format 1: "8 records arrived after a higher gseq").
