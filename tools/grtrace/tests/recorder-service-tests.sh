@@ -21,6 +21,15 @@ snap_session() {
 		"$RDBG/recorder/info"
 }
 
+# save_each SESSION...: the fake snapshot as each session in turn (triggered
+# at 10<SESSION>000000), saved by a service run of $CONF (--count 1).
+save_each() {
+	for s in "$@"; do
+		snap_session "$s" "10${s}000000"
+		run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
+	done
+}
+
 # ---- one snapshot saved, listed, shown ------------------------------------------------
 
 rm -rf "$SD"
@@ -113,10 +122,7 @@ result "recorder service: the triggers the module counted until the release are 
 rm -rf "$SD"
 printf '# a comment\n\nkeep = 2\ndir=%s\n' "$SD" > "$CONF"
 rec_snap 2 timeout
-for s in 11 12 13; do
-	snap_session $s 10${s}000000
-	run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
-done
+save_each 11 12 13
 st=$rc
 [ "$(ls "$SD" | sed 's/.*-//' | tr '\n' ' ')" = "s12.grf s12.txt s13.grf s13.txt " ] || st=1
 grep -q "^grtrace: snapshot [0-9T]*Z-s11 removed (keep=2, max_size=1073741824)\$" "$TMP/err" || st=1
@@ -143,10 +149,7 @@ result "config max_size: the newest snapshots within the size cap kept" $st \
 rm -rf "$SD"
 printf 'dir=%s\nkeep=3\n' "$SD" > "$CONF"
 rec_snap 2 timeout
-for s in 21 22 23; do
-	snap_session $s 10${s}000000
-	run timeout 30 "$GRTRACE" recorder service --config "$CONF" --count 1
-done
+save_each 21 22 23
 ahead=$(($(date +%s) + 7200))
 fid=$(date -u -d "@$ahead" +%Y%m%dT%H%M%SZ)
 for f in "$SD"/*; do
