@@ -176,9 +176,9 @@ result "keep, list and show go by the order of saving: with the older snapshots 
 rm -rf "$SD"
 rec_snap 2 timeout
 snap_session 31 1031000000
-timeout 20 "$GRTRACE" recorder service --dir "$SD" --count 2 > "$TMP/out" 2> "$TMP/err" &
+timeout 60 "$GRTRACE" recorder service --dir "$SD" --count 2 > "$TMP/out" 2> "$TMP/err" &
 pid=$!
-for i in $(seq 100); do
+for i in $(seq 300); do
 	ls "$SD"/*-s31.grf > /dev/null 2>&1 && break
 	sleep 0.1
 done
@@ -202,7 +202,7 @@ rec_snap 2 timeout armed
 pid=$!
 # Its lock in /proc/locks (taking it to look, flock -n, could make the
 # service find it taken).
-for i in $(seq 100); do
+for i in $(seq 300); do
 	awk -v p=$pid '$2 == "FLOCK" && $5 == p { f = 1 } END { exit !f }' /proc/locks && break
 	sleep 0.1
 done
@@ -229,13 +229,13 @@ if ${CC:-cc} -shared -fPIC -o "$TMP/poll-shim.so" "$TESTS/poll-shim.c" -ldl 2> "
 	LD_PRELOAD=$TMP/poll-shim.so ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
 		POLL_SHIM_MARK=$TMP/in-poll "$GRTRACE" recorder service --dir "$SD" > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
-	for i in $(seq 100); do
+	for i in $(seq 400); do
 		[ -e "$TMP/in-poll" ] && break
 		sleep 0.05
 	done
 	[ -e "$TMP/in-poll" ] || st=1
 	kill -TERM $pid
-	for i in $(seq 50); do
+	for i in $(seq 150); do
 		kill -0 $pid 2> /dev/null || break
 		sleep 0.1
 	done
@@ -249,7 +249,7 @@ if ${CC:-cc} -shared -fPIC -o "$TMP/poll-shim.so" "$TESTS/poll-shim.c" -ldl 2> "
 else
 	st=1
 fi
-result "SIGTERM just before the service blocks on the armed recorder: stopped within 5 s, the recorder disarmed" $st \
+result "SIGTERM just before the service blocks on the armed recorder: stopped (within 15 s; the widened moment is 1 s), the recorder disarmed" $st \
 	"$(cat "$TMP/cc.err" "$TMP/err" 2> /dev/null)"
 
 # triggers=error: a timeout snapshot is released, not saved; SIGTERM stops
