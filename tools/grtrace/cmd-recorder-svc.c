@@ -800,8 +800,9 @@ static void on_signal(int sig)
 
 	(void)sig;
 	rec_stop = 1;
-	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "", 1) < 0)
-		rec_stop = 1;
+	if (stop_pipe[1] >= 0 && write(stop_pipe[1], "", 1) < 0) {
+		/* Full (EAGAIN): a byte is there already, poll() wakes. */
+	}
 	errno = err;
 }
 
@@ -998,7 +999,7 @@ static int save(const struct svc_conf *c, struct rec_info *in, struct entry *e)
 	/* Removed under the service (old snapshots cleared): made again. */
 	if (fd < 0 && errno == ENOENT && !mkdir(c->dir, 0750)) {
 		slog(LOG_WARNING, "the folder %s was gone: created again", c->dir);
-		lock_dir(c, 0);
+		lock_dir(c, NULL);
 		fd = tmp_file(c->dir, tmp, sizeof(tmp));
 	}
 	if (fd < 0) {
