@@ -213,24 +213,30 @@ static void sched_wait_cb(struct dma_fence *dep, struct dma_fence_cb *cb)
 	rcu_read_unlock();
 }
 
+/* Follow @w from now to its fence's signal (at once if it has signalled). */
+static void sched_wait_arm(struct sched_wait *w)
+{
+	if (dma_fence_add_callback(w->dep, &w->cb, sched_wait_cb))
+		sched_wait_cb(w->dep, &w->cb);
+}
+
 /*
- * Add the fence callbacks of the waits the probes took.  Not in the probe,
- * which runs with preemption off: dma_fence_add_callback() takes the
- * fence's lock, a sleeping lock on PREEMPT_RT, and may call the fence
- * driver's enable_signaling.  An irq_work runs in hard interrupt context,
- * where that lock spins, or on PREEMPT_RT in a per-CPU kernel thread,
- * where it may sleep.
+ * Where a wait's fence callback is added.  dma_fence_add_callback() takes
+ * the fence's lock and may call the fence driver's enable_signaling, which
+ * the dma-fence contract lets run in atomic context but not in interrupt
+ * context (it may take a driver lock with a plain spin_lock()).  A probe
+ * runs in the scheduler's thread or the submitting task, with preemption
+ * disabled: where the fence lock spins, the probe adds the callback at
+ * once.  On PREEMPT_RT the fence lock sleeps, and the callback is added
+ * from an irq_work, which runs there in a per-CPU kernel thread.
  */
 static void sched_waits_arm(struct irq_work *work)
 {
 	struct llist_node *list = llist_del_all(&sched_waits_new);
 	struct sched_wait *w, *next;
 
-	llist_for_each_entry_safe(w, next, llist_reverse_order(list), arm) {
-		/* Signalled meanwhile: the callback will not run, exit now. */
-		if (dma_fence_add_callback(w->dep, &w->cb, sched_wait_cb))
-			sched_wait_cb(w->dep, &w->cb);
-	}
+	llist_for_each_entry_safe(w, next, llist_reverse_order(list), arm)
+		sched_wait_arm(w);
 }
 
 static void probe_wait(void *data, struct drm_sched_job *job,
@@ -253,7 +259,15 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 	grtrace_sync_wait_enter(ring, f->context, f->seqno, dep->context,
 				dep->seqno);
 
-	/* No memory: the wait has no EXIT, and the miss says so. */
+	/*
+	 * No memory, or (never in the scheduler as it is) an interrupt,
+	 * where no callback may be added: the wait has no EXIT, and the
+	 * miss says so.
+	 */
+	if (unlikely(!IS_ENABLED(CONFIG_PREEMPT_RT) && !in_task())) {
+		grtrace_tp_miss(gtp);
+		return;
+	}
 	w = grtrace_pool_get(&sched_waits_pool);
 	if (unlikely(!w)) {
 		grtrace_tp_miss(gtp);
@@ -266,7 +280,9 @@ static void probe_wait(void *data, struct drm_sched_job *job,
 	raw_spin_lock_irqsave(&sched_waits_lock, flags);
 	list_add_tail(&w->link, &sched_waits);
 	raw_spin_unlock_irqrestore(&sched_waits_lock, flags);
-	if (llist_add(&w->arm, &sched_waits_new))
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		sched_wait_arm(w);
+	else if (llist_add(&w->arm, &sched_waits_new))
 		irq_work_queue(&sched_waits_work);
 }
 
