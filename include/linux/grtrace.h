@@ -437,6 +437,7 @@ struct grtrace_ring_map_entry *
 grtrace_ring_map_add(struct grtrace_ring_map *map,
 		     struct grtrace_ring_map_entry *entry,
 		     const struct grtrace_ring_info *info);
+void grtrace_ring_map_forget(struct grtrace_ring_map *map, unsigned long key);
 
 int grtrace_claim_driver(const char *driver);
 void grtrace_release_driver(const char *driver);

@@ -916,11 +916,13 @@ EXPORT_SYMBOL_GPL(grtrace_ring_map_add);
 
 /*
  * Drop the entries of objects owned by @mod, or all when @mod is NULL;
- * with @idle, only those not looked up since jiffies *@idle.
+ * with @idle, only those not looked up since jiffies *@idle; with @key,
+ * only that object's.
  */
 static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 				  struct module *mod,
-				  const unsigned long *idle)
+				  const unsigned long *idle,
+				  const unsigned long *key)
 {
 	struct grtrace_ring_map_entry *e;
 	unsigned long flags;
@@ -931,7 +933,8 @@ static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 		e = rcu_dereference_protected(map->slot[i],
 					      lockdep_is_held(&map->lock));
 		if (!e || (mod && !within_module(e->owner, mod)) ||
-		    (idle && !time_before(READ_ONCE(e->seen), *idle)))
+		    (idle && !time_before(READ_ONCE(e->seen), *idle)) ||
+		    (key && e->key != *key))
 			continue;
 		RCU_INIT_POINTER(map->slot[i], NULL);
 		grtrace_ring_unregister(e->ring_id);
@@ -940,6 +943,25 @@ static void grtrace_ring_map_drop(struct grtrace_ring_map *map,
 	raw_spin_unlock_irqrestore(&map->lock, flags);
 }
 
+/**
+ * grtrace_ring_map_forget() - drop the entry of an object that ends
+ * @map: the adapter's map
+ * @key: the object, as given to grtrace_ring_map_add()
+ *
+ * For adapters that see an object end while its module stays (a
+ * scheduler of xe or panthor, one per queue, passes drm_sched_fini()):
+ * a new object at its address, whose tag may well be the same (a name
+ * in the same place), is then mapped afresh, to a ring of its own.  The
+ * old ring is unregistered unless another object holds it.  Unknown
+ * objects are ignored.
+ * Context: any but NMI, hard interrupts included; never sleeps.
+ */
+void grtrace_ring_map_forget(struct grtrace_ring_map *map, unsigned long key)
+{
+	grtrace_ring_map_drop(map, NULL, NULL, &key);
+}
+EXPORT_SYMBOL_GPL(grtrace_ring_map_forget);
+
 static int grtrace_ring_map_module(struct notifier_block *nb,
 				   unsigned long state, void *data)
 {
@@ -947,7 +969,7 @@ static int grtrace_ring_map_module(struct notifier_block *nb,
 						    nb);
 
 	if (state == MODULE_STATE_GOING)
-		grtrace_ring_map_drop(map, data, NULL);
+		grtrace_ring_map_drop(map, data, NULL, NULL);
 	return NOTIFY_DONE;
 }
 
@@ -1013,7 +1035,7 @@ static void grtrace_ring_map_reclaim(struct work_struct *work)
 	mutex_lock(&grtrace_idle_maps_lock);
 	if (secs)
 		list_for_each_entry(map, &grtrace_idle_maps, link)
-			grtrace_ring_map_drop(map, NULL, &before);
+			grtrace_ring_map_drop(map, NULL, &before, NULL);
 	grtrace_ring_map_reclaim_arm();
 	mutex_unlock(&grtrace_idle_maps_lock);
 }
@@ -1082,7 +1104,7 @@ void grtrace_ring_map_destroy(struct grtrace_ring_map *map)
 	if (map->reclaim_idle)
 		grtrace_ring_map_idle_del(map);
 	unregister_module_notifier(&map->nb);
-	grtrace_ring_map_drop(map, NULL, NULL);
+	grtrace_ring_map_drop(map, NULL, NULL, NULL);
 	/* The entries dropped go back to the pool after a grace period. */
 	rcu_barrier();
 	grtrace_pool_destroy(&map->pool);

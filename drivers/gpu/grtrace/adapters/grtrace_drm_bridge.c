@@ -37,8 +37,12 @@
  * recorder's timeout trigger is a kprobe on the entry of
  * drm_sched_job_timedout(), the work item that calls the driver's
  * timedout_job(), so it fires while the hung job is still open, before the
- * driver's reset.  It is registered while gpu-sched is loaded (a module
- * notifier follows its load and unload).
+ * driver's reset.  A second kprobe, on drm_sched_fini(), forgets the
+ * ring of a scheduler that ends while its driver stays loaded (xe and
+ * panthor have one per queue): the next scheduler allocated at its
+ * address, often with its name at the same place too, is a new ring.
+ * Both are registered while gpu-sched is loaded (a module notifier
+ * follows its load and unload); without CONFIG_KPROBES there is neither.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -357,37 +361,65 @@ static int sched_timeout_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe sched_timeout_kp;
-/* Serialises the kprobe's registration: module load, unload, notifier. */
+/*
+ * A scheduler's end, at the entry of drm_sched_fini(): drivers with a
+ * scheduler per queue (xe, panthor) free it with the queue, and the next
+ * queue's may be allocated at the same address, its name at the same
+ * place.  Its ring is forgotten, so that the next scheduler there is
+ * registered as a ring of its own.
+ */
+static int sched_fini_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned long sched = regs_get_kernel_argument(regs, 0);
+
+	grtrace_ring_map_forget(&sched_rings, sched);
+	return 0;
+}
+
+/* The kprobes on gpu-sched: its job timeout, its schedulers' end. */
+static struct kprobe sched_kps[] = {
+	{ .symbol_name = "drm_sched_job_timedout",
+	  .pre_handler = sched_timeout_pre },
+	{ .symbol_name = "drm_sched_fini", .pre_handler = sched_fini_pre },
+};
+
+/* Serialises the kprobes' registration: module load, unload, notifier. */
 static DEFINE_MUTEX(sched_timeout_lock);
-static bool sched_timeout_on;
+static bool sched_kp_on[ARRAY_SIZE(sched_kps)];
 
 static void sched_timeout_attach(void)
 {
+	unsigned int i;
 	int ret;
 
 	mutex_lock(&sched_timeout_lock);
-	if (!sched_timeout_on) {
-		sched_timeout_kp = (struct kprobe){
-			.symbol_name = "drm_sched_job_timedout",
-			.pre_handler = sched_timeout_pre,
+	for (i = 0; i < ARRAY_SIZE(sched_kps); i++) {
+		if (sched_kp_on[i])
+			continue;
+		sched_kps[i] = (struct kprobe){
+			.symbol_name = sched_kps[i].symbol_name,
+			.pre_handler = sched_kps[i].pre_handler,
 		};
-		ret = register_kprobe(&sched_timeout_kp);
-		sched_timeout_on = !ret;
+		ret = register_kprobe(&sched_kps[i]);
+		sched_kp_on[i] = !ret;
 		/* -ENOENT: gpu-sched is not loaded; its load attaches. */
 		if (ret && ret != -ENOENT)
-			pr_warn("no timeout trigger: kprobe on drm_sched_job_timedout: %d\n",
-				ret);
+			pr_warn("no kprobe on %s: %d\n",
+				sched_kps[i].symbol_name, ret);
 	}
 	mutex_unlock(&sched_timeout_lock);
 }
 
 static void sched_timeout_detach(void)
 {
+	unsigned int i;
+
 	mutex_lock(&sched_timeout_lock);
-	if (sched_timeout_on)
-		unregister_kprobe(&sched_timeout_kp);
-	sched_timeout_on = false;
+	for (i = 0; i < ARRAY_SIZE(sched_kps); i++) {
+		if (sched_kp_on[i])
+			unregister_kprobe(&sched_kps[i]);
+		sched_kp_on[i] = false;
+	}
 	mutex_unlock(&sched_timeout_lock);
 }
 
@@ -426,7 +458,7 @@ static void sched_timeout_teardown(void)
 #else
 static int sched_timeout_setup(void)
 {
-	pr_info("no timeout trigger for the flight recorder: CONFIG_KPROBES is not set\n");
+	pr_info("no timeout trigger for the flight recorder, and a scheduler freed keeps its ring for the next one at its address: CONFIG_KPROBES is not set\n");
 	return 0;
 }
 

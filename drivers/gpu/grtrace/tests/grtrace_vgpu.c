@@ -62,6 +62,16 @@
  *   One line per ring: ``ring=NAME submitted=N completed=N timed_out=N
  *   contexts=N``.  ``completed`` counts every finished job, including
  *   timed-out ones; ``submitted == completed`` once idle.
+ * ``replace`` (write)
+ *   ``RING NAME``: once every job has finished, ends RING's scheduler
+ *   (drm_sched_fini()) and starts another in its place, at the same
+ *   address, named NAME (1..31 characters, no space) from the same
+ *   buffer, with new contexts.  This is what a driver with a scheduler per
+ *   queue (xe, panthor) does when one queue is destroyed and the next one
+ *   gets its memory.  -EINVAL for a bad line, -ETIMEDOUT when jobs are
+ *   still unfinished after 60 seconds: nothing changes then.  If the new
+ *   scheduler cannot start, the ring is down: its stats line says
+ *   ``down=1`` and submissions naming it fail with -ENODEV.
  * ``info`` (read)
  *   ``client_ids=1`` when the jobs submitted through the render node carry
  *   the DRM client id of their file to the scheduler (6.16+), else 0.
@@ -165,6 +175,8 @@ struct vgpu_ctx {
  * @fence_context: dma-fence context of the hardware fences
  * @seqno: last hardware fence seqno
  * @dying: the module is unloading: cancel, accept nothing
+ * @down: a replacement's scheduler did not start: no scheduler, no job
+ * @name: the scheduler's name, in place: a replacement reuses it
  * @submitted: jobs pushed to the ring's entities
  * @completed: jobs freed after their finished fence signalled
  * @timed_out: jobs the engine lost to a timeout reset
@@ -181,6 +193,8 @@ struct vgpu_ring {
 	u64 fence_context;
 	u64 seqno;
 	bool dying;
+	bool down;
+	char name[32];
 	atomic64_t submitted;
 	atomic64_t completed;
 	atomic64_t timed_out;
@@ -628,6 +642,8 @@ static int vgpu_submit_cmd(const struct vgpu_cmd *cmd)
 	u32 i;
 	int ret;
 
+	if (cmd->ring->down || (cmd->dep_ring && cmd->dep_ring->down))
+		return -ENODEV;
 	ctx = vgpu_get_ctx(cmd->ring, cmd->ctx);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
@@ -976,14 +992,19 @@ static int stats_show(struct seq_file *m, void *v)
 	struct vgpu_ring *ring;
 	int i;
 
+	/* A replacement rewrites a name and the down flags. */
+	if (mutex_lock_interruptible(&vgpu.submit_lock))
+		return -EINTR;
 	for (i = 0; i < VGPU_NUM_RINGS; i++) {
 		ring = &vgpu.rings[i];
-		seq_printf(m, "ring=%s submitted=%lld completed=%lld timed_out=%lld contexts=%u\n",
-			   ring->sched.name, atomic64_read(&ring->submitted),
+		seq_printf(m, "ring=%s submitted=%lld completed=%lld timed_out=%lld contexts=%u%s\n",
+			   ring->name, atomic64_read(&ring->submitted),
 			   atomic64_read(&ring->completed),
 			   atomic64_read(&ring->timed_out),
-			   READ_ONCE(ring->nr_ctx));
+			   READ_ONCE(ring->nr_ctx),
+			   ring->down ? " down=1" : "");
 	}
+	mutex_unlock(&vgpu.submit_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -1030,10 +1051,13 @@ static int vgpu_sched_init(struct vgpu_ring *ring, const char *name)
 #endif
 }
 
-static int vgpu_ring_init(struct vgpu_ring *ring, int i)
+static int vgpu_ring_init(struct vgpu_ring *ring, const char *name)
 {
 	int ret;
 
+	strscpy(ring->name, name, sizeof(ring->name));
+	ring->nr_ctx = 0;
+	ring->dying = false;
 	spin_lock_init(&ring->lock);
 	INIT_LIST_HEAD(&ring->hw_queue);
 	grtrace_hrtimer_setup(&ring->timer, vgpu_engine_irq, CLOCK_MONOTONIC,
@@ -1043,10 +1067,9 @@ static int vgpu_ring_init(struct vgpu_ring *ring, int i)
 	ring->ctx = kcalloc(max_contexts, sizeof(*ring->ctx), GFP_KERNEL);
 	if (!ring->ctx)
 		return -ENOMEM;
-	ret = vgpu_sched_init(ring, vgpu_sched_names[i]);
+	ret = vgpu_sched_init(ring, ring->name);
 	if (ret) {
-		pr_err("%s: drm_sched_init failed: %d\n", vgpu_sched_names[i],
-		       ret);
+		pr_err("%s: drm_sched_init failed: %d\n", ring->name, ret);
 		kfree(ring->ctx);
 	}
 	return ret;
@@ -1071,6 +1094,73 @@ static void vgpu_ring_fini(struct vgpu_ring *ring)
 	kfree(ring->ctx);
 }
 
+/*
+ * End @ring's scheduler once no job is left and start another in its
+ * place, named @name; submission stays locked out meanwhile.
+ */
+static int vgpu_replace(struct vgpu_ring *ring, const char *name)
+{
+	long left;
+	int ret;
+
+	if (mutex_lock_interruptible(&vgpu.submit_lock))
+		return -EINTR;
+	left = wait_event_interruptible_timeout(vgpu.idle_wq,
+						vgpu_idle_or_dying(),
+						VGPU_WAIT_TIMEOUT);
+	if (left <= 0 || READ_ONCE(vgpu.dying) || ring->down) {
+		ret = left < 0 ? (int)left : !left ? -ETIMEDOUT : -ENODEV;
+		goto out;
+	}
+	vgpu_ring_fini(ring);
+	ret = vgpu_ring_init(ring, name);
+	ring->down = ret != 0;
+out:
+	mutex_unlock(&vgpu.submit_lock);
+	return ret;
+}
+
+static ssize_t replace_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[64], *line, *word[3];
+	struct vgpu_ring *ring;
+	unsigned int n = 0;
+	int ret;
+
+	if (!count || count >= sizeof(buf)) {
+		pr_debug("replace: write of %zu bytes refused (1..%zu)\n",
+			 count, sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	line = strim(buf);
+	while (n < ARRAY_SIZE(word) && (word[n] = strsep(&line, " \t"))) {
+		if (*word[n])
+			n++;
+	}
+	if (n != 2) {
+		pr_debug("replace: want RING NAME\n");
+		return -EINVAL;
+	}
+	ring = vgpu_ring_by_name(word[0]);
+	if (!ring || !*word[1] || strlen(word[1]) >= sizeof(ring->name)) {
+		pr_debug("replace: unknown ring '%s' or bad name '%s'\n",
+			 word[0], word[1]);
+		return -EINVAL;
+	}
+	ret = vgpu_replace(ring, word[1]);
+	return ret ?: count;
+}
+
+static const struct file_operations replace_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = replace_write,
+};
+
 static void vgpu_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
@@ -1079,6 +1169,7 @@ static void vgpu_debugfs_init(void)
 	debugfs_create_file("wait", 0400, dir, NULL, &wait_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
 	debugfs_create_file("info", 0400, dir, NULL, &info_fops);
+	debugfs_create_file("replace", 0200, dir, NULL, &replace_fops);
 	vgpu.debugfs = dir;
 }
 
@@ -1106,7 +1197,7 @@ static int __init vgpu_init(void)
 	mutex_init(&vgpu.submit_lock);
 	init_waitqueue_head(&vgpu.idle_wq);
 	for (i = 0; i < VGPU_NUM_RINGS; i++) {
-		ret = vgpu_ring_init(&vgpu.rings[i], i);
+		ret = vgpu_ring_init(&vgpu.rings[i], vgpu_sched_names[i]);
 		if (ret)
 			goto err_rings;
 	}
@@ -1148,7 +1239,8 @@ static void __exit vgpu_exit(void)
 	wait_event(vgpu.idle_wq, !atomic_read(&vgpu.inflight));
 
 	for (i = 0; i < VGPU_NUM_RINGS; i++)
-		vgpu_ring_fini(&vgpu.rings[i]);
+		if (!vgpu.rings[i].down)
+			vgpu_ring_fini(&vgpu.rings[i]);
 	mutex_destroy(&vgpu.submit_lock);
 	root_device_unregister(vgpu.dev);
 	/* Every fence is released by now: none may outlive our fence ops. */

@@ -19,7 +19,7 @@ HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd -- "$HERE/../../../.." && pwd)
 export GRTRACE_KO=${GRTRACE_KO:-$TOP/drivers/gpu/grtrace/grtrace.ko}
 SUITES="grtrace_test grtrace_knobs_test grtrace_v2_test record_test.sh report_test.sh
-	vgpu_test.sh client_test.sh probe_context_test.sh adapters_test.sh annotate_test.sh race_test.sh hooks_test.sh modprobe_test.sh irq_test.sh aggregator_test.sh perf_mon_test.sh filter_test.sh sampling_test.sh vendor_test.sh edges_test.sh
+	vgpu_test.sh client_test.sh probe_context_test.sh sched_life_test.sh adapters_test.sh annotate_test.sh race_test.sh hooks_test.sh modprobe_test.sh irq_test.sh aggregator_test.sh perf_mon_test.sh filter_test.sh sampling_test.sh vendor_test.sh edges_test.sh
 	stress_test.sh readme_test.sh recorder_test.sh recorder_cli_test.sh recorder_service_test.sh hotplug_test.sh guards_test.sh faults_test.sh checkers_test.sh lockdown_test.sh"
 PART=1 PARTS=1
 if [ "${1:-}" = --part ]; then
