@@ -15,14 +15,19 @@
  *
  * Where the tracepoints carry the driver's number of the command (its
  * seqno, from 6.12 on), command n is that number, and a response names
- * its command.  Before, the device answering the commands of a virtqueue
- * in order, the n-th response of a ring is taken for its n-th command.
- * The command types of the last VQ_SLOTS commands are kept for the
- * response; a fenced response must find its own fence_id there, else the
- * pairing is broken and the hit is counted as missed (its events are
- * still written, by fence; an unfenced one's are not).  6.1 has a
- * response tracepoint for the control queue only: there the cursor queue
- * gets SUBMIT and COMMIT only.
+ * its command.  Before, a response names no command, but its buffer is
+ * the one its command was queued with (the response buffer of the
+ * driver's struct virtio_gpu_vbuffer, whose command header the queue
+ * tracepoint is given): the queue probe keeps it in the command's slot,
+ * and a response is paired with the command whose slot holds its buffer.
+ * So responses to commands queued before the adapter attached, or
+ * abandoned by an unbind, are told apart (counted as missed) instead of
+ * shifting the pairing of every later one.  The command types of the
+ * last VQ_SLOTS commands are kept for the response; a fenced response
+ * must find its own fence_id there, else the pairing is broken and the
+ * hit is counted as missed (its events are still written, by fence; an
+ * unfenced one's are not).  6.1 has a response tracepoint for the control
+ * queue only: there the cursor queue gets SUBMIT and COMMIT only.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -47,17 +52,21 @@
  * @e: the ring map entry; first, so that the map frees the whole
  * @ctx: dma-fence context of the ring's unfenced commands
  * @queued: commands queued; updated under the driver's queue lock
- * @answered: responses seen; updated by the driver's one dequeue worker
- * @slot: command type and low fence_id bits of command n, at n % VQ_SLOTS
+ * @slot: low bits of n, command type, low fence_id bits and, before
+ *	6.12, response buffer (NULL once answered) of command n, at
+ *	n % VQ_SLOTS
  */
 struct vq_ring {
 	struct grtrace_ring_map_entry e;
 	u64 ctx;
 	u64 queued;
-	u64 answered;
 	struct {
+		u32 n;
 		u32 type;
 		u32 fence;
+#ifndef GRTRACE_VIRTIO_CMD_SEQNO
+		const void *resp;
+#endif
 	} slot[VQ_SLOTS];
 };
 
@@ -122,6 +131,46 @@ static void vq_job(struct vq_ring *r, struct virtqueue *vq,
 	}
 }
 
+#ifndef GRTRACE_VIRTIO_CMD_SEQNO
+/*
+ * The response buffer of the command whose header is @hdr: the header is
+ * the vbuffer's inline command, right behind the vbuffer.  NULL if that
+ * does not hold (a driver laid out otherwise): responses are then paired
+ * with no command.
+ */
+static const void *vq_resp_buf(const struct virtio_gpu_ctrl_hdr *hdr)
+{
+	const struct virtio_gpu_vbuffer *vbuf = (const void *)hdr -
+						sizeof(*vbuf);
+
+	return vbuf->buf == (const char *)hdr ? vbuf->resp_buf : NULL;
+}
+
+/*
+ * The command of @r that @resp answers: the newest whose slot holds
+ * @resp (the driver reuses a buffer once its command was answered, or
+ * abandoned by an unbind); 0 when none does.  The device answers in order
+ * but for 3D fences, so the search usually ends after the commands still
+ * in flight.
+ */
+static u64 vq_answered(struct vq_ring *r, const void *resp)
+{
+	u64 queued, m;
+
+	/* Pairs with the release in vq_cmd_queue(): the slots are whole. */
+	queued = smp_load_acquire(&r->queued);
+	if (!resp)
+		return 0;
+	for (m = queued; m && m + VQ_SLOTS > queued; m--) {
+		if (READ_ONCE(r->slot[m % VQ_SLOTS].resp) == resp) {
+			WRITE_ONCE(r->slot[m % VQ_SLOTS].resp, NULL);
+			return m;
+		}
+	}
+	return 0;
+}
+#endif
+
 /*
  * Called under the driver's lock of @vq: one caller per ring at a time.
  * Unlike other adapters' probes this one runs while tracing is stopped:
@@ -138,12 +187,18 @@ static void vq_cmd_queue(struct grtrace_tp *gtp, struct virtqueue *vq,
 
 	if (grtrace_probe_hit(gtp, r ? r->e.ring_id : -ENOMEM) < 0)
 		return;
-	n = ++r->queued;
+	n = r->queued + 1;
 	if (cmd)
 		n = cmd;
 	vq_job(r, vq, hdr, n, &ctx, &seqno);
+	r->slot[n % VQ_SLOTS].n = lower_32_bits(n);
 	r->slot[n % VQ_SLOTS].type = type;
 	r->slot[n % VQ_SLOTS].fence = ctx == r->ctx ? 0 : lower_32_bits(seqno);
+#ifndef GRTRACE_VIRTIO_CMD_SEQNO
+	WRITE_ONCE(r->slot[n % VQ_SLOTS].resp, vq_resp_buf(hdr));
+#endif
+	/* The slot is whole before the response probe can look at it. */
+	smp_store_release(&r->queued, r->queued + 1);
 	grtrace_job_event(GRTRACE_EV_SUBMIT, r->e.ring_id, ctx, seqno, type, n);
 	grtrace_job_event(GRTRACE_EV_COMMIT | GRTRACE_JOB_DERIVED, r->e.ring_id,
 			  ctx, seqno, type, n);
@@ -156,26 +211,30 @@ static void vq_cmd_response(struct grtrace_tp *gtp, struct virtqueue *vq,
 	struct vq_ring *r = vq_ring(vq);
 	u32 rtype = le32_to_cpu(resp->type);
 	u64 n, ctx, seqno;
-	u32 type;
+	u32 type = 0;
 
 	if (grtrace_probe_hit(gtp, r ? r->e.ring_id : -ENOMEM) < 0)
 		return;
-	n = ++r->answered;
-	if (cmd)
-		n = cmd;
+#ifdef GRTRACE_VIRTIO_CMD_SEQNO
+	n = cmd;
+#else
+	n = vq_answered(r, resp);
+#endif
 	vq_job(r, vq, resp, n, &ctx, &seqno);
-	type = r->slot[n % VQ_SLOTS].type;
-	if (unlikely(r->slot[n % VQ_SLOTS].fence !=
+	/*
+	 * No command of ours (queued before the adapter attached, or its
+	 * slot reused), or command n is not this one (its fence differs).
+	 * A fenced response still names its job by its fence; an unfenced
+	 * one would be written under another command's key.
+	 */
+	if (unlikely(!n || r->slot[n % VQ_SLOTS].n != lower_32_bits(n) ||
+		     r->slot[n % VQ_SLOTS].fence !=
 		     (ctx == r->ctx ? 0 : lower_32_bits(seqno)))) {
-		/*
-		 * Answered out of order: the n-th command is not this one.
-		 * A fenced response still names its job by its fence; an
-		 * unfenced one would be written under another command's key.
-		 */
 		grtrace_tp_miss(gtp);
 		if (ctx == r->ctx)
 			return;
-		type = 0;
+	} else {
+		type = r->slot[n % VQ_SLOTS].type;
 	}
 	grtrace_job_event(GRTRACE_EV_END, r->e.ring_id, ctx, seqno, type, rtype);
 	if (unlikely(rtype >= VIRTIO_GPU_RESP_ERR_UNSPEC))
