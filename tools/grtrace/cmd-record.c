@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,6 +42,14 @@
 #define FRAME_MAX	(1u << 20)	/* records staged for one frame, at most */
 #define FRAME_AGE_MS	100		/* a frame is written this soon at most */
 #define ZSTD_LEVEL	3
+/*
+ * The final drain of a session that still runs (one record joined and
+ * leaves): it cannot read to an end, and a producer faster than the file
+ * would keep it reading; it stops after this long.
+ */
+#define FINAL_LIVE_S	1.0
+/* A workload that outlives its SIGTERM this long is killed. */
+#define TERM_WAIT_S	5.0
 
 static const char record_help[] =
 	"Usage: grtrace record [-o FILE] [-d TIME] [-b SIZE] [--no-compress]\n"
@@ -93,7 +102,9 @@ struct cpu_reader {
 	uint8_t *stage;		/* whole records for the next frame */
 	size_t stage_len;
 	double stage_since;	/* when its first record was staged */
-	uint64_t records;
+	uint64_t stage_records;	/* and events: counted once written */
+	uint64_t stage_events;
+	uint64_t records;	/* written to the file */
 	_Atomic uint64_t events;	/* read by the progress line */
 	_Atomic uint64_t bytes;
 	int failed;
@@ -159,6 +170,8 @@ static struct {
 	atomic_int stopping;	/* set once tracing is stopped (or left on) */
 	atomic_int final_until_empty;	/* final drain may read to EOF */
 	atomic_int abort;	/* a fatal error in a reader */
+	atomic_int read_failed;	/* a CPU could not be read on: stop */
+	int write_broken;	/* a write failed: the file ends before it */
 	int started_here;	/* we started tracing (and stop it) */
 	int compress;
 	unsigned int format;	/* the session's stream format */
@@ -389,13 +402,14 @@ static int write_clients(void)
  */
 static int write_tails(const struct cpu_reader *rd, int n, int heads)
 {
-	char text[16384], path[4096], *line, *save = NULL;
+	char path[4096], *text, *line, *save = NULL;
 	unsigned long long session = 0, next, start;
 	uint8_t *buf, *hbuf;
 	int enabled = 1, cpu, i, k = 0, h = 0, f, ret = 0;
 
 	debugfs_path(path, sizeof(path), "cseq");
-	if (access(path, R_OK) || debugfs_read("cseq", text, sizeof(text)) < 0)
+	/* A line per possible CPU: 16 KiB held some 400 of them. */
+	if (access(path, R_OK) || !(text = debugfs_read_text("cseq")))
 		return 0;
 	buf = xmalloc((size_t)n * GRTRACE_TAIL_SIZE);
 	hbuf = xmalloc((size_t)n * GRTRACE_TAIL_SIZE);
@@ -427,6 +441,7 @@ static int write_tails(const struct cpu_reader *rd, int n, int heads)
 				  (size_t)h * GRTRACE_TAIL_SIZE);
 	free(hbuf);
 	free(buf);
+	free(text);
 	return ret;
 }
 
@@ -449,13 +464,27 @@ static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
 	}
 	grtrace_encode_frame(r->cpu, flags, stored, (uint32_t)len, hdr);
 	pthread_mutex_lock(&rec.lock);
-	ret = write_all(rec.out_fd, hdr, sizeof(hdr));
-	if (!ret)
-		ret = write_all(rec.out_fd, data, stored);
-	if (ret < 0)
+	ret = -1;
+	if (!rec.write_broken) {
+		ret = write_all(rec.out_fd, hdr, sizeof(hdr));
+		if (!ret)
+			ret = write_all(rec.out_fd, data, stored);
+	}
+	if (ret < 0 && !rec.write_broken) {
 		err_errno("cannot write %s", rec.out_name);
-	else
+		/*
+		 * The file ends with its last whole frame: a frame cut short
+		 * would make every reader stop there with an error.  (Not
+		 * for a pipe, which cannot be cut.)  Nothing is written after.
+		 */
+		rec.write_broken = 1;
+		if (ftruncate(rec.out_fd, (off_t)rec.file_bytes) < 0 &&
+		    errno != EINVAL)
+			err_errno("cannot cut %s back to its last whole frame (%" PRIu64 " bytes)",
+				  rec.out_name, rec.file_bytes);
+	} else if (!ret) {
 		rec.file_bytes += sizeof(hdr) + stored;
+	}
 	pthread_mutex_unlock(&rec.lock);
 	if (ret < 0) {
 		atomic_store(&rec.abort, 1);
@@ -468,29 +497,52 @@ static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* @records records, @events of them job events, are in the file. */
+static void count_written(struct cpu_reader *r, uint64_t records,
+			  uint64_t events)
+{
+	r->records += records;
+	atomic_fetch_add_explicit(&r->events, events, memory_order_relaxed);
+}
+
 /* Write out what @r has staged. */
 static int flush_stage(struct cpu_reader *r)
 {
 	int ret = 0;
 
 	/* After a bad record the ones before it are still written. */
-	if (r->stage_len && !r->write_failed)
+	if (r->stage_len && !r->write_failed) {
 		ret = write_frame(r, r->stage, r->stage_len);
+		if (!ret)
+			count_written(r, r->stage_records, r->stage_events);
+	}
 	r->stage_len = 0;
+	r->stage_records = 0;
+	r->stage_events = 0;
 	return ret;
 }
 
-/* Stage @len bytes of whole records; a full stage becomes a frame. */
-static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len)
+/*
+ * Stage @len bytes of whole records (@records of them, @events job
+ * events); a full stage becomes a frame.
+ */
+static int emit(struct cpu_reader *r, const uint8_t *buf, size_t len,
+		uint64_t records, uint64_t events)
 {
 	if (r->stage_len + len > FRAME_MAX && flush_stage(r) < 0)
 		return -1;
-	if (len > FRAME_MAX)
-		return write_frame(r, buf, len);
+	if (len > FRAME_MAX) {
+		if (write_frame(r, buf, len) < 0)
+			return -1;
+		count_written(r, records, events);
+		return 0;
+	}
 	if (!r->stage_len)
 		r->stage_since = now_sec();
 	memcpy(r->stage + r->stage_len, buf, len);
 	r->stage_len += len;
+	r->stage_records += records;
+	r->stage_events += events;
 	return 0;
 }
 
@@ -532,11 +584,8 @@ static int flush_whole(struct cpu_reader *r)
 		off += (size_t)sz;
 	}
 	if (off) {
-		if (emit(r, r->carry, off) < 0)
+		if (emit(r, r->carry, off, records, events) < 0)
 			return -1;
-		r->records += records;
-		atomic_fetch_add_explicit(&r->events, events,
-					  memory_order_relaxed);
 		memmove(r->carry, r->carry + off, r->carry_len - off);
 		r->carry_len -= off;
 		r->consumed += off;
@@ -545,6 +594,7 @@ static int flush_whole(struct cpu_reader *r)
 		err_msg("%s: corrupt record at byte %" PRIu64 ": %s; no longer reading this CPU",
 			r->path, r->consumed, err.msg);
 		r->failed = 1;
+		atomic_store(&rec.read_failed, 1);
 		return -1;
 	}
 	return 0;
@@ -552,11 +602,14 @@ static int flush_whole(struct cpu_reader *r)
 
 /*
  * Read what is available now.  Returns the number of bytes read, or -1 on
- * an error (reported).  With @final and tracing still on elsewhere, stop
- * at the first short read so that a busy producer cannot keep us here.
+ * an error (reported).  Not @final, it returns as soon as the recording
+ * stops.  With @final and tracing still on elsewhere, it stops at the
+ * first short read, or after FINAL_LIVE_S, so that a producer faster than
+ * the file cannot keep us here.
  */
 static ssize_t drain(struct cpu_reader *r, int final)
 {
+	double until = final ? now_sec() + FINAL_LIVE_S : 0;
 	ssize_t total = 0;
 
 	for (;;) {
@@ -573,6 +626,7 @@ static ssize_t drain(struct cpu_reader *r, int final)
 				return total;
 			err_errno("cannot read %s", r->path);
 			r->failed = 1;
+			atomic_store(&rec.read_failed, 1);
 			return -1;
 		}
 		if (n == 0)
@@ -582,7 +636,9 @@ static ssize_t drain(struct cpu_reader *r, int final)
 		if (flush_whole(r) < 0)
 			return -1;
 		if (final && !atomic_load(&rec.final_until_empty) &&
-		    (size_t)n < room)
+		    ((size_t)n < room || now_sec() >= until))
+			return total;
+		if (!final && atomic_load(&rec.stopping))
 			return total;
 		if (atomic_load(&rec.abort))
 			return -1;
@@ -805,7 +861,8 @@ static void wait_for_stop(const sigset_t *sigs, double duration,
 				continue;
 			*status = CHILD_EXITED;
 		}
-		if (sig > 0 || atomic_load(&rec.abort))
+		if (sig > 0 || atomic_load(&rec.abort) ||
+		    atomic_load(&rec.read_failed))
 			break;
 		add_readers(rd, n, cap);
 		progress_tick(prog, rd, *n);
@@ -813,17 +870,40 @@ static void wait_for_stop(const sigset_t *sigs, double duration,
 	progress_end(prog);
 }
 
-static void open_output(const char *output)
+/*
+ * Before anything changes: an output that cannot be a file fails now, so
+ * that no session is started for it.  -1 (reported) if so.
+ */
+static int check_output(const char *output)
+{
+	struct stat st;
+
+	if (strcmp(output, "-") && !stat(output, &st) && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		err_errno("cannot create %s", output);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Once the session is there: an existing file of that name is replaced
+ * only by a recording that could start.  -1 (reported) on an error.
+ */
+static int open_output(const char *output)
 {
 	if (!strcmp(output, "-")) {
 		rec.out_fd = STDOUT_FILENO;
 		rec.out_name = "<stdout>";
-		return;
+		return 0;
 	}
 	rec.out_fd = create_output(output);
 	rec.out_name = output;
-	if (rec.out_fd < 0)
-		fatal_errno("cannot create %s", output);
+	if (rec.out_fd < 0) {
+		err_errno("cannot create %s", output);
+		return -1;
+	}
+	return 0;
 }
 
 /* The file header: what the recording is of. */
@@ -1136,6 +1216,10 @@ static pid_t run_command(char **argv, const sigset_t *mask)
 	if (!pid) {
 		signal(SIGPIPE, SIG_DFL);
 		pthread_sigmask(SIG_SETMASK, mask, NULL);
+		/* With -o -, standard output is the trace: the workload's goes to stderr. */
+		if (rec.out_fd == STDOUT_FILENO &&
+		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		err_errno("cannot run %s", argv[0]);
 		_exit(127);
@@ -1145,15 +1229,40 @@ static pid_t run_command(char **argv, const sigset_t *mask)
 
 /*
  * After the recording: a workload still running (Ctrl-C, -d) is sent
- * SIGTERM (before the last drain), one that exited is reaped (after it);
- * how it ended is said.
+ * SIGTERM (before the last drain) and, if it is still there TERM_WAIT_S
+ * later or record is told to stop again (@sigs), SIGKILL; one that exited
+ * is reaped (after the last drain); how it ended is said.
  */
-static void end_command(const char *name, pid_t pid, int status)
+static void end_command(const char *name, pid_t pid, int status,
+			const sigset_t *sigs)
 {
-	if (status == CHILD_RUNNING)
+	double until = now_sec() + TERM_WAIT_S;
+
+	if (status == CHILD_RUNNING) {
 		kill(pid, SIGTERM);
+		for (;;) {
+			struct timespec ts = { 0, 50 * 1000000L };
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			int sig;
+
+			if (w == pid)
+				goto said;
+			if (w < 0 && errno != EINTR)
+				return;
+			sig = sigtimedwait(sigs, NULL, &ts);
+			if ((sig > 0 && sig != SIGCHLD) || now_sec() >= until) {
+				err_msg("%s is still running %s: sending SIGKILL",
+					name, sig > 0 && sig != SIGCHLD ?
+					"and record was told to stop again" :
+					"5 s after SIGTERM");
+				kill(pid, SIGKILL);
+				break;
+			}
+		}
+	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+said:
 	if (WIFEXITED(status))
 		err_msg("%s exited with status %d", name, WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
@@ -1267,10 +1376,12 @@ static int recorder_busy(void)
 static int joined_session_ended(void)
 {
 	unsigned long long session;
-	char text[256];
+	char text[256], path[4096];
 	int enabled;
 
-	if (debugfs_read("cseq", text, sizeof(text)) < 0 ||
+	/* An older module has no such file: nothing to say about it. */
+	debugfs_path(path, sizeof(path), "cseq");
+	if (access(path, R_OK) || debugfs_read("cseq", text, sizeof(text)) < 0 ||
 	    sscanf(text, "session=%llu enabled=%d", &session, &enabled) != 2)
 		return 0;
 	return !enabled && session == rec.session;
@@ -1346,6 +1457,9 @@ static void block_signals(int command, sigset_t *sigs, sigset_t *oldsigs)
 	sigemptyset(sigs);
 	sigaddset(sigs, SIGINT);
 	sigaddset(sigs, SIGTERM);
+	/* A closed terminal or a quit key: stop as cleanly as for Ctrl-C. */
+	sigaddset(sigs, SIGHUP);
+	sigaddset(sigs, SIGQUIT);
 	if (command)
 		sigaddset(sigs, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, sigs, oldsigs);
@@ -1399,14 +1513,14 @@ int cmd_record(int argc, char **argv)
 	if (parse_record_args(argc, argv, &a))
 		return 0;
 	state = control_state();
-	if (state < 0 || recorder_busy())
+	if (state < 0 || recorder_busy() || check_output(a.output) < 0)
 		return 1;
-	open_output(a.output);
 	/* Before opening the events files: a resize replaces them. */
 	if (a.bufsize && set_buffer_size(a.bufsize, state, old_bufsize,
 					 sizeof(old_bufsize)) < 0)
 		return 1;
-	if (pipe(rec.stop_pipe) < 0)
+	/* Not the workload's: it must not hold the readers' wake-up. */
+	if (pipe2(rec.stop_pipe, O_CLOEXEC) < 0)
 		fatal_errno("pipe");
 	tasks.map = idmap_new();
 	clients.map = idmap_new();
@@ -1415,6 +1529,14 @@ int cmd_record(int argc, char **argv)
 	n = begin_session(state, &started, old_bufsize, &rd, &cap);
 	if (n < 0)
 		return 1;
+	if (open_output(a.output) < 0) {
+		if (started)
+			control_write("stop");
+		if (old_bufsize[0])
+			restore_buffer_size(old_bufsize);
+		free_readers(rd, n);
+		return 1;
+	}
 	if (stats_read(&before) < 0)
 		have_stats = 0;
 	prog.last = now_sec();
@@ -1445,14 +1567,13 @@ int cmd_record(int argc, char **argv)
 	/* The readers added meanwhile run too. */
 	nthreads += n - opened;
 	if (child > 0 && cstatus == CHILD_RUNNING)
-		end_command(a.command[0], child, cstatus);
+		end_command(a.command[0], child, cstatus, &sigs);
 
 	if (have_stats && stats_read(&after) < 0)
 		have_stats = 0;
 	ret |= stop_readers(rd, nthreads, started, &ended);
 	if (child > 0 && cstatus == CHILD_EXITED)
-		end_command(a.command[0], child, cstatus);
-	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
+		end_command(a.command[0], child, cstatus, &sigs);
 	ret |= check_readers(rd, n);
 	if (old_bufsize[0] && restore_buffer_size(old_bufsize) < 0)
 		ret = 1;
@@ -1480,7 +1601,18 @@ int cmd_record(int argc, char **argv)
 	if (atomic_load(&rec.abort)) {
 		err_msg("recording FAILED: %s is incomplete", rec.out_name);
 		ret = 1;
+	} else if (atomic_load(&rec.read_failed)) {
+		err_msg("recording FAILED: a CPU could not be read on (above), so it stopped there; %s holds what was read until then",
+			rec.out_name);
+		ret = 1;
 	}
 	free_readers(rd, n);
+	/*
+	 * A stop asked for again while finishing (a second Ctrl-C) changes
+	 * nothing now: it must not kill us on the way out either.
+	 */
+	while (sigtimedwait(&sigs, NULL, &(struct timespec){ 0, 0 }) > 0)
+		;
+	pthread_sigmask(SIG_SETMASK, &oldsigs, NULL);
 	return ret;
 }

@@ -357,6 +357,29 @@ int debugfs_read(const char *name, char *buf, size_t len)
 	return 0;
 }
 
+char *debugfs_read_text(const char *name)
+{
+	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	int fd;
+
+	fd = open_setting(name, O_RDONLY, path);
+	if (fd < 0) {
+		err_debugfs(path, "cannot open");
+		return NULL;
+	}
+	if (read_all(fd, &buf, &len) < 0) {
+		err_debugfs(path, "cannot read");
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	buf = xrealloc(buf, len + 1);
+	buf[len] = '\0';
+	return (char *)buf;
+}
+
 unsigned int kernel_stream_format(void)
 {
 	char config[4096], path[4096], *v;

@@ -82,6 +82,11 @@ void err_debugfs(const char *path, const char *what);
 
 /* Read a small debugfs text file into @buf; -1 on error (reported). */
 int debugfs_read(const char *name, char *buf, size_t len);
+/*
+ * A debugfs text file of any length (one line per CPU, say), NUL ended,
+ * for free(); NULL on an error (reported).
+ */
+char *debugfs_read_text(const char *name);
 /* Write @text to a debugfs file; -1 on error (reported). */
 int debugfs_write(const char *name, const char *text);
 /* The same, unreported: 0 or -errno. */

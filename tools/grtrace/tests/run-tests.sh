@@ -1692,6 +1692,192 @@ grep -q "^grtrace: cannot run /nonexistent/cmd: No such file or directory" "$TMP
 grep -q "^grtrace: /nonexistent/cmd exited with status 127\$" "$TMP/err" || st=1
 result "record -- a command that cannot run: says so" $st "exit $rc" "$(cat "$TMP/err")"
 
+# The paths of a real machine and user through record.  -o - with a
+# COMMAND: the command's output must not land in the trace on stdout.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+run "$GRTRACE" record -o - -- sh -c 'sleep 0.3; echo build output'
+st=$rc
+cpu_stream "$TMP/out" 0 | cmp -s - "$GOLDEN/emit-basic.bin" || st=1
+"$GRTRACE" dump -i "$TMP/out" > /dev/null 2>&1 || st=1
+grep -qx "build output" "$TMP/err" || st=1
+result "record -o - -- COMMAND: the command's output goes to stderr, the trace on stdout is whole" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+
+# Joining a session whose producer outruns a slow output: Ctrl-C ends the
+# recording within seconds (the drains stop; the last one after a second;
+# each 1 MiB frame takes 1.6 s to go out); it used to read for ever.
+fake_setup started
+rm -f "$FAKE/events0"
+mkfifo "$FAKE/events0"
+python3 - "$FAKE/events0" "$GOLDEN/emit-basic.bin" <<'PY' &
+import fcntl, sys
+b = open(sys.argv[2], "rb").read() * 512
+try:
+    with open(sys.argv[1], "wb") as f:
+        # A FIFO as deep as a read: every read of record comes back full.
+        fcntl.fcntl(f.fileno(), 1031, 1 << 20)  # F_SETPIPE_SZ
+        while True:
+            f.write(b)
+except (BrokenPipeError, OSError):
+    pass
+PY
+feeder=$!
+"$GRTRACE" record --no-compress -o - 2> "$TMP/slow.err" |
+	python3 -c 'import sys, time
+f = sys.stdin.buffer
+while f.read(65536):
+    time.sleep(0.1)' &
+sleep 1
+recpid=$(pgrep -f "^$GRTRACE record --no-compress -o -" | head -n 1)
+t0=$(date +%s%N)
+[ -n "$recpid" ] && kill -INT "$recpid"
+for _ in $(seq 250); do
+	[ -n "$recpid" ] && kill -0 "$recpid" 2>/dev/null || break
+	sleep 0.1
+done
+t1=$(date +%s%N)
+st=0
+[ -n "$recpid" ] || st=1
+kill -0 "$recpid" 2>/dev/null && { st=1; kill -KILL "$recpid"; }
+kill "$feeder" 2>/dev/null
+wait
+[ $(( (t1 - t0) / 1000000 )) -lt 15000 ] || st=1
+grep -q "^grtrace: recorded [0-9]* records" "$TMP/slow.err" || st=1
+result "record of a live session faster than its output: Ctrl-C ends it within 15 s, with its summary" $st \
+	"$(( (t1 - t0) / 1000000 )) ms" "$(cat "$TMP/slow.err")"
+
+# A workload that ignores SIGTERM is killed 5 s after it; told to stop
+# again, record kills it at once.  Either way the summary is printed and
+# the buffer size put back.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+echo 1048576 > "$FAKE/buffer_size"
+t0=$(date +%s%N)
+run "$GRTRACE" record -o "$TMP/term.dat" -b 2M -d 0.3 -- sh -c 'trap "" TERM; sleep 9'
+t1=$(date +%s%N)
+st=$rc
+ms=$(( (t1 - t0) / 1000000 ))
+[ "$ms" -ge 4500 ] && [ "$ms" -lt 8000 ] || st=1
+grep -qx "grtrace: sh is still running 5 s after SIGTERM: sending SIGKILL" "$TMP/err" || st=1
+grep -qx "grtrace: sh was killed by signal 9" "$TMP/err" || st=1
+grep -q "^grtrace: recorded 10 records" "$TMP/err" || st=1
+[ "$(cat "$FAKE/buffer_size")" = 1048576 ] || st=1
+result "record -- COMMAND that ignores SIGTERM: killed 5 s later, summary said, buffer size put back" $st \
+	"exit $rc after $ms ms" "$(cat "$TMP/err")"
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+echo 1048576 > "$FAKE/buffer_size"
+"$GRTRACE" record -o "$TMP/term.dat" -b 2M -- sh -c 'trap "" TERM INT; sleep 9' \
+	> /dev/null 2> "$TMP/err" &
+recpid=$!
+sleep 0.5
+kill -INT $recpid
+sleep 0.3
+kill -INT $recpid
+t0=$(date +%s%N)
+wait $recpid
+rc=$?
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+st=$rc
+[ "$ms" -lt 3000 ] || st=1
+grep -qx "grtrace: sh is still running and record was told to stop again: sending SIGKILL" "$TMP/err" || st=1
+grep -q "^grtrace: recorded 10 records" "$TMP/err" || st=1
+[ "$(cat "$FAKE/buffer_size")" = 1048576 ] || st=1
+[ "$(cat "$FAKE/control")" = stop ] || st=1
+result "record -- COMMAND that ignores SIGINT and SIGTERM, Ctrl-C twice: killed at once, exit 0, summary said, settings put back" $st \
+	"exit $rc, $ms ms after the second" "$(cat "$TMP/err")"
+
+# A closed terminal (SIGHUP) stops a recording as Ctrl-C does.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+"$GRTRACE" record -o "$TMP/hup.dat" > /dev/null 2> "$TMP/err" &
+recpid=$!
+sleep 0.5
+kill -HUP $recpid
+wait $recpid
+rc=$?
+st=$rc
+[ "$(cat "$FAKE/control")" = stop ] || st=1
+grep -q "^grtrace: recorded 10 records" "$TMP/err" || st=1
+cpu_stream "$TMP/hup.dat" 0 | cmp -s - "$GOLDEN/emit-basic.bin" || st=1
+result "record stopped by SIGHUP: tracing stopped, the file whole, exit 0" $st "exit $rc" "$(cat "$TMP/err")"
+
+# A recording that cannot start leaves an existing file of its name as
+# it was.
+fake_setup started
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+echo 1048576 > "$FAKE/buffer_size"
+printf 'an older recording\n' > "$TMP/old.dat"
+run "$GRTRACE" record -o "$TMP/old.dat" -b 64M -d 0.3
+st=0
+[ $rc -eq 1 ] || st=1
+[ "$(cat "$TMP/old.dat")" = "an older recording" ] || st=1
+run "$GRTRACE" record -o "$TMP" -d 0.3
+[ $rc -eq 1 ] || st=1
+grep -qx "grtrace: cannot create $TMP: Is a directory" "$TMP/err" || st=1
+[ "$(cat "$FAKE/control")" = started ] || st=1
+result "record that cannot start (-b while tracing, a directory as output): the old file untouched, nothing changed" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+
+# A CPU that cannot be read on stops the recording, and says so.
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+mkdir "$FAKE/events1"
+sed -i 's/^nr_cpus=1$/nr_cpus=2/' "$FAKE/stats"
+t0=$(date +%s%N)
+run "$GRTRACE" record -o "$TMP/cpu.dat" -d 5
+t1=$(date +%s%N)
+st=0
+ms=$(( (t1 - t0) / 1000000 ))
+[ $rc -eq 1 ] && [ "$ms" -lt 3000 ] || st=1
+grep -q "^grtrace: cannot read $FAKE/events1: Is a directory" "$TMP/err" || st=1
+grep -qx "grtrace: recording FAILED: a CPU could not be read on (above), so it stopped there; $TMP/cpu.dat holds what was read until then" "$TMP/err" || st=1
+[ "$(cat "$FAKE/control")" = stop ] || st=1
+result "record: a CPU whose events cannot be read stops the recording at once, FAILED said, tracing stopped" $st \
+	"exit $rc after $ms ms" "$(cat "$TMP/err")"
+
+# The disk full (here a file size limit of 1.5 MiB, past one frame of 1
+# MiB): the file ends with its last whole frame, every reader reads it,
+# and the count is of what it holds.
+fake_setup stopped
+python3 -c 'import sys; open(sys.argv[2], "wb").write(open(sys.argv[1], "rb").read() * 4000)' \
+	"$GOLDEN/emit-basic.bin" "$FAKE/events0"
+python3 -c 'import os, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (3 << 19, 3 << 19))
+os.execvp(sys.argv[1], sys.argv[1:])' "$GRTRACE" record --no-compress -o "$TMP/full.dat" -d 0.3 \
+	> /dev/null 2> "$TMP/err"
+rc=$?
+st=0
+[ $rc -eq 1 ] || st=1
+grep -q "^grtrace: cannot write $TMP/full.dat: File too large" "$TMP/err" || st=1
+"$GRTRACE" dump -i "$TMP/full.dat" > "$TMP/full.dump" 2> "$TMP/full.derr" || st=1
+n=$(grep -c . "$TMP/full.dump")
+grep -q "^grtrace: recorded $n records" "$TMP/err" || st=1
+[ "$n" -gt 0 ] && [ "$n" -lt 40000 ] || st=1
+result "record to a full disk: the file cut back to its last whole frame, dump reads all $n records, the summary counts $n" $st \
+	"exit $rc" "$(cat "$TMP/err" "$TMP/full.derr")"
+
+# A module with hundreds of CPUs: the cseq file is read whole (it was cut
+# at 16 KiB, and CPU 0's tail, last here, lost or cut).
+fake_setup stopped
+cp "$GOLDEN/emit-basic.bin" "$FAKE/events0"
+{
+	echo "session=1 enabled=0"
+	for c in $(seq 1 499); do
+		echo "cpu=$c next=1234567890123 start=1234567890123"
+	done
+	echo "cpu=0 next=12 start=0"
+} > "$FAKE/cseq"
+run "$GRTRACE" record -o "$TMP/cseq.dat" -d 0.3
+st=$rc
+"$GRTRACE" report -i "$TMP/cseq.dat" > "$TMP/cseq.txt" 2>&1 || st=1
+grep -E '^lost: ' "$TMP/cseq.txt" | grep -q '\<2\>' || st=1
+result "record with a cseq file of 500 CPUs (22 KB): CPU 0's tail, on its last line, read: its 2 records lost after the last are counted" $st \
+	"exit $rc" "$(grep -E '^(lost|records):' "$TMP/cseq.txt")" "$(cat "$TMP/err")"
+
 # Format 2: the module says so in its config; the file says it too.
 fake_setup stopped
 printf 'level=normal\nformat=2\n' > "$FAKE/config"
