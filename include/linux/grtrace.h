@@ -230,6 +230,7 @@ struct grtrace_hook {
 int grtrace_hook_register(struct grtrace_hook *hook);
 void grtrace_hook_unregister(struct grtrace_hook *hook);
 u64 grtrace_clock_now(void);
+u64 grtrace_session_id(void);
 int grtrace_write_job_summary(struct grtrace_job_summary *js);
 
 struct grtrace_jobsum;

@@ -143,6 +143,22 @@ u64 grtrace_clock_now(void)
 }
 EXPORT_SYMBOL_GPL(grtrace_clock_now);
 
+/**
+ * grtrace_session_id() - the number of the session running, or of the last
+ *
+ * Sessions are numbered from 1 as they start (``session`` in the stats
+ * file).  For the optional modules, to tell what they keep of an earlier
+ * session (a job whose COMPLETE never came: the session stopped first)
+ * from the current session's.
+ * Context: any.
+ * Return: the number; 0 before the first session.
+ */
+u64 grtrace_session_id(void)
+{
+	return READ_ONCE(grtrace_session);
+}
+EXPORT_SYMBOL_GPL(grtrace_session_id);
+
 /*
  * Forget the limiter's history; called when its settings change, after
  * they are published, with grtrace_lock held.
@@ -1598,7 +1614,7 @@ int grtrace_begin_session(u16 md_size, u32 nr_ring)
 	lockdep_assert_irqs_disabled();
 	if (!grtrace_start_fits(v2, gseq_on, md_size, nr_ring))
 		return -ENOSPC;
-	grtrace_session++;
+	WRITE_ONCE(grtrace_session, grtrace_session + 1);
 	/*
 	 * Each CPU's cseq as the session starts (the cseq file): no event is
 	 * written while stopped, so its losses on a CPU before the CPU's

@@ -10,7 +10,10 @@
  * event of the job follows that decision, whichever context it comes
  * from.  A job whose SUBMIT came before the filter was enabled, or found
  * the job table full, or came from an interrupt, has no decision: its
- * events pass, counted as "undecided".
+ * events pass, counted as "undecided".  A job whose COMPLETE never came
+ * (the session stopped first, or a setting of the core dropped it) is
+ * forgotten once another session runs: its slot is taken back, counted as
+ * "stale", when the next session finds it or needs the room.
  *
  * debugfs, in grtrace's directory:
  *   filter_enabled  0 or 1 (default 0); enabling counts from zero
@@ -110,6 +113,7 @@ struct flt_job {
 	u64 ctx;
 	u64 seqno;
 	u32 ring;
+	u32 session;		/* low bits of the session of its SUBMIT */
 	u16 next;		/* in the shard's slots */
 	bool keep;
 };
@@ -124,13 +128,13 @@ struct flt_shard {
 enum flt_count {
 	FLT_SEEN, FLT_KEPT, FLT_DROP_PID, FLT_DROP_UID, FLT_DROP_EVENTS,
 	FLT_DROP_JOB, FLT_DROP_LATENCY, FLT_UNDECIDED, FLT_TABLE_FULL,
-	FLT_JOBS_FAST, FLT_JOBS_SLOW, FLT_NR_COUNTS
+	FLT_JOBS_FAST, FLT_JOBS_SLOW, FLT_STALE, FLT_NR_COUNTS
 };
 
 static const char *const flt_count_names[FLT_NR_COUNTS] = {
 	"seen", "kept", "dropped_pid", "dropped_uid", "dropped_events",
 	"dropped_job", "dropped_latency", "undecided", "table_full",
-	"jobs_fast", "jobs_slow",
+	"jobs_fast", "jobs_slow", "stale",
 };
 
 static struct flt_cfg __rcu *flt_cfg;
@@ -192,6 +196,39 @@ static u16 *flt_find(struct flt_shard *sh, unsigned int bkt, u32 ring,
 	return link;
 }
 
+/* The slot *@link names goes back to the shard's free list. */
+static void flt_unlink(struct flt_shard *sh, u16 *link)
+{
+	u16 i = *link;
+
+	*link = sh->jobs[i].next;
+	sh->jobs[i].next = sh->free;
+	sh->free = i;
+}
+
+/*
+ * Take back the slots of jobs of sessions before @session (their COMPLETE
+ * never came); true if a slot is free then.
+ */
+static bool flt_reclaim(struct flt_shard *sh, u32 session)
+{
+	unsigned int b;
+	u16 *link;
+
+	for (b = 0; b < FLT_SHARD_BKTS; b++) {
+		link = &sh->bucket[b];
+		while (*link != FLT_NIL) {
+			if (sh->jobs[*link].session != session) {
+				flt_unlink(sh, link);
+				this_cpu_inc(flt_counts->n[FLT_STALE]);
+			} else {
+				link = &sh->jobs[*link].next;
+			}
+		}
+	}
+	return sh->free != FLT_NIL;
+}
+
 /* The submitter's verdict; the count of a drop, or FLT_KEPT. */
 static enum flt_count flt_judge_submitter(const struct flt_cfg *c)
 {
@@ -212,6 +249,7 @@ static enum flt_count flt_judge_submitter(const struct flt_cfg *c)
 static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 				      const struct flt_cfg *c)
 {
+	u32 session = (u32)grtrace_session_id();
 	enum flt_count v = FLT_UNDECIDED;
 	struct flt_shard *sh;
 	struct flt_job *j;
@@ -221,6 +259,12 @@ static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 	sh = flt_shard_of(ev, &bkt);
 	raw_spin_lock(&sh->lock);
 	link = flt_find(sh, bkt, ev->ring_id, ev->ctx, ev->seqno);
+	/* Its decision was of an earlier session: not this job's. */
+	if (*link != FLT_NIL && sh->jobs[*link].session != session) {
+		flt_unlink(sh, link);
+		this_cpu_inc(flt_counts->n[FLT_STALE]);
+		link = flt_find(sh, bkt, ev->ring_id, ev->ctx, ev->seqno);
+	}
 	if (ev->type == GRTRACE_EV_SUBMIT) {
 		/* Out of a task (an interrupt), current is nobody's. */
 		v = in_task() ? flt_judge_submitter(c) : FLT_UNDECIDED;
@@ -228,12 +272,16 @@ static enum flt_count flt_job_verdict(const struct grtrace_hook_event *ev,
 			/* Nothing to follow: its events pass. */
 		} else if (*link != FLT_NIL) {
 			sh->jobs[*link].keep = v == FLT_KEPT;
-		} else if (sh->free != FLT_NIL) {
+		} else if (sh->free != FLT_NIL || flt_reclaim(sh, session)) {
+			/* The chain may have changed: its end again. */
+			link = flt_find(sh, bkt, ev->ring_id, ev->ctx,
+					ev->seqno);
 			i = sh->free;
 			j = &sh->jobs[i];
 			sh->free = j->next;
 			*j = (struct flt_job){ .ctx = ev->ctx, .seqno = ev->seqno,
 					       .ring = ev->ring_id,
+					       .session = session,
 					       .next = FLT_NIL,
 					       .keep = v == FLT_KEPT };
 			*link = i;

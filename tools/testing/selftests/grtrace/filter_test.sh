@@ -12,6 +12,9 @@
 #  - filter_events: SUBMIT and COMPLETE only;
 #  - filter_latency: 300 ms jobs among instant ones, 150 ms: exactly the
 #    slow jobs written, one JOB_SUMMARY each, the fast ones counted;
+#  - 5000 jobs in flight at the stops of five sessions (their COMPLETEs
+#    never seen), then a session: its jobs are still decided, none
+#    passes as undecided for want of room;
 #  - enabled and disabled 10 times under traffic: the invariant holds.
 # TAP output; runs as root inside the test VM.
 
@@ -75,7 +78,7 @@ set_events() { echo -1 > "$D/filter_uid" && echo 0x3 > "$D/filter_events"; }
 events_of() { awk -v t="$1" '$4 == t' "$TMP/r.txt" | wc -l; }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 load_stack
 chmod 755 "$TMP"
 insmod "$FKO" || { echo "Bail out! insmod $FKO failed"; exit 1; }
@@ -160,14 +163,37 @@ ok $? "filter_latency=150000: the three 300 ms jobs written, one JOB_SUMMARY eac
 	echo 0 > "$D/filter_enabled" && echo 0 > "$D/filter_latency"
 ok $? "filter_latency cannot be turned off while enabled (EBUSY); disabled, it can"
 
-# 8: disabled, everything passes.
+# 8: five sessions each stopped with 1000 jobs in flight (waiting on a 2 s
+# job): their SUBMITs took slots whose COMPLETEs never come.  A later
+# session's jobs must still be decided: filter_pid=1 drops each whole.
+echo 0 > "$D/filter_enabled" && echo 0xffffffff > "$D/filter_events" &&
+	echo 1 > "$D/filter_pid" && echo 1 > "$D/filter_enabled"
+rc=$?
+for _ in 1 2 3 4 5; do
+	echo start > "$D/control" &&
+		vgpu_submit "copy 1 1 2000000\ngfx 0 1000 0 dep=copy:1\n" &&
+		echo stop > "$D/control" && vgpu_idle || rc=1
+done
+full0=$(fstat table_full) und0=$(fstat undecided) job0=$(fstat dropped_job)
+record_start "$TMP/r.dat" && vgpu_submit "gfx 2 20 0\n" && vgpu_idle &&
+	sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/r.dat" > "$TMP/r.txt" || rc=1
+echo "# $(fstats)"
+echo "# recorded SUBMIT $(events_of SUBMIT) COMMIT $(events_of COMMIT) COMPLETE $(events_of COMPLETE)"
+[ $rc = 0 ] && [ "$(fstat table_full)" = "$full0" ] && [ "$(fstat undecided)" = "$und0" ] &&
+	[ "$(fstat dropped_job)" = $((job0 + 60)) ] && [ "$(fstat stale)" -gt 0 ] &&
+	[ "$(awk '$4 ~ /^(SUBMIT|COMMIT|END|COMPLETE)$/' "$TMP/r.txt" | wc -l)" = 0 ]
+ok $? "after 5000 jobs left in flight by five stops, a session's 20 jobs still decided and dropped whole: none undecided, the stale slots taken back"
+echo 0 > "$D/filter_enabled" && echo none > "$D/filter_pid"
+
+# 9: disabled, everything passes.
 echo 0xffffffff > "$D/filter_events" && echo "$A" > "$D/filter_pid" && echo 0 > "$D/filter_enabled" &&
 	echo reset_stats=1 > "$D/config" && echo start > "$D/control" && vgpu_submit "gfx 2 5 100\n" &&
 	vgpu_idle && echo stop > "$D/control" && [ "$(stat_of dropped_total)" = 0 ] &&
 	[ "$(stat_of written)" -ge 20 ] && ! grep -q '^filter ' "$D/hooks"
 ok $? "disabled: out of the chain, every event written"
 
-# 9: enabled and disabled under traffic.
+# 10: enabled and disabled under traffic.
 echo "$$" > "$D/filter_pid"
 echo start > "$D/control"
 traffic_start
