@@ -6,6 +6,11 @@
  * so its events cannot be written as they come: a table of the jobs in
  * flight holds the times of their events back, and a job whose latency
  * crossed the threshold is written whole, as one JOB_SUMMARY record.
+ *
+ * A job belongs to the session of its first event.  One that a session
+ * left open (it stopped before the job's COMPLETE, which the modules then
+ * never see) is forgotten when a later session meets it, never written
+ * into that session's stream as open.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -37,6 +42,7 @@ struct js_job {
 	u32 pid;
 	u32 tid;
 	u32 waits;
+	u32 session;		/* low bits of the session of its first event */
 	u16 next;		/* hash chain, or free list */
 	u16 older;		/* age list: allocation order */
 	u16 newer;
@@ -225,12 +231,21 @@ static bool js_latency(const struct js_job *j, u64 *lat)
 	return true;
 }
 
-/* Open since its first stamp for longer than @threshold at @now? */
+/* The session a job of now belongs to. */
+static u32 js_session(void)
+{
+	return (u32)READ_ONCE(grtrace_session);
+}
+
+/*
+ * Open since its first stamp for longer than @threshold at @now, in this
+ * session?  One of an earlier session is its stream's no longer.
+ */
 static bool js_open_too_long(const struct js_job *j, u64 now, u64 threshold)
 {
 	u64 first;
 
-	if (!j->events)
+	if (!j->events || j->session != js_session())
 		return false;
 	first = j->ts[__ffs(j->events) - 1];
 	return now > first && now - first > threshold;
@@ -329,6 +344,11 @@ grtrace_jobsum_event(struct grtrace_jobsum *table,
 	t = js_shard_of(table, ev->ctx, ev->seqno);
 	raw_spin_lock(&t->lock);
 	link = js_find(t, ev->ctx, ev->seqno);
+	/* Left open by an earlier session: forgotten, this is a new one. */
+	if (*link != JS_NIL && t->jobs[*link].session != js_session()) {
+		js_remove(t, *link, link);
+		link = js_find(t, ev->ctx, ev->seqno);
+	}
 	/*
 	 * The end of a wait whose job is gone, or a wait on the job's own
 	 * fence (i915's request waits, which end after the job): no job
@@ -351,6 +371,7 @@ grtrace_jobsum_event(struct grtrace_jobsum *table,
 		j->seqno = ev->seqno;
 		j->ring = ev->ring_id;
 		j->engine = ev->engine;
+		j->session = js_session();
 		j->next = JS_NIL;
 	}
 	j = &t->jobs[*link];

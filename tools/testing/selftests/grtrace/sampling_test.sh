@@ -12,6 +12,7 @@
 #    stamps, which report reads as those jobs; the fast ones counted;
 #  - waits that begin no job (the end of one whose job is gone, a wait on
 #    the job's own fence) take no slot in the table;
+#  - jobs a stopped session left open are not written into the next one;
 #  - a job still running when threshold mode ends: written as open, its
 #    END and COMPLETE then as events, and report joins them into one job;
 #    and when it ends after tracing stopped and another format was chosen,
@@ -44,7 +45,7 @@ recorded() {
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 # The scheduler's timeout above the longest job below (400 ms, SLOW times
 # longer): at the default 500 ms, the debug kernel's 1.6 s job timed out.
 load_stack timeout_ms=$((1000 * SLOW))
@@ -207,6 +208,22 @@ grep -E ' JOB_SUMMARY ' "$TMP/f.txt" | sed 's/^/# /'
 	[ "$(grep -cE ' JOB_SUMMARY .*engine=copy reason=(open|slow) SUBMIT=[0-9]+ COMMIT=[0-9]+ ' "$TMP/f.txt")" = 1 ] &&
 	[ "$(awk '/^[0-9]/ && $4 != "JOB_SUMMARY" && $4 != "STREAM_INFO" && $4 != "METADATA" && $4 != "RING"' "$TMP/f.txt" | wc -l)" = 0 ]
 ok $? "stopped, format 1 chosen, then threshold mode ends: the job's JOB_SUMMARY is written in the stopped session's format 2 and read, nothing misread"
+
+# 6b: a session stopped with 20 jobs open in threshold mode (their
+# COMPLETEs come after the stop, unseen), then another started and the
+# mode ended: the first session's jobs are not written into the second's
+# stream (as open JOB_SUMMARYs with the first session's times).
+echo threshold > "$D/sampling_mode" && echo 1000000 > "$D/sampling_threshold" &&
+	echo start > "$D/control" && vgpu_submit "gfx 6 20 $((50000 * SLOW))\n" &&
+	echo stop > "$D/control" && vgpu_idle && record_start "$TMP/s.dat" &&
+	echo off > "$D/sampling_mode" && vgpu_submit "gfx 6 1 0\n" && vgpu_idle &&
+	sleep 0.1 && kill -INT "$REC" && wait "$REC" &&
+	"$TOOL" dump -i "$TMP/s.dat" > "$TMP/s.txt"
+rc=$?
+echo "# JOB_SUMMARY records in the second session: $(grep -c ' JOB_SUMMARY ' "$TMP/s.txt")"
+[ $rc = 0 ] && ! grep -q ' JOB_SUMMARY ' "$TMP/s.txt" &&
+	[ "$(grep -c ' SUBMIT ' "$TMP/s.txt")" = 1 ]
+ok $? "jobs left open by a stopped session: not written into the next session's stream when threshold mode ends"
 
 # 7: adaptive, a budget far below the traffic: a fifth of its rate,
 # measured first over a second at full rate (about 1500 events/s on an
