@@ -822,12 +822,23 @@ static int agg_enable_locked(void)
 	return 0;
 }
 
-/* A whole number from a debugfs write, within [@lo, @hi]. */
+/*
+ * A decimal whole number from a debugfs write, within [@lo, @hi].  The
+ * whole write is parsed: kstrtouint_from_user() would read its first 34
+ * bytes only (34 zeros and a 1 read as 0), and in base 0 "01000" is 512.
+ */
 static int agg_parse(const char __user *ubuf, size_t count, unsigned int lo,
 		     unsigned int hi, unsigned int *val)
 {
-	int ret = kstrtouint_from_user(ubuf, count, 0, val);
+	char buf[24];
+	int ret;
 
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = kstrtouint(buf, 10, val);
 	if (ret)
 		return ret;
 	if (*val < lo || *val > hi)

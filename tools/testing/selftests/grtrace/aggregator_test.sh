@@ -53,15 +53,19 @@ rc=0
 for v in 99 60001 0 -5 abc 1e3 '' 100x; do
 	refused aggregator_window "$v" || { echo "# window '$v' accepted"; rc=1; }
 done
-for v in 2 -1 x ''; do
+# 34 zeros and a 1: a write read only in part (its first 34 bytes) was 0.
+long="$(printf '0%.0s' $(seq 34))1"
+for v in 2 -1 x '' "$long"; do
 	refused aggregator_enable "$v" || { echo "# enable '$v' accepted"; rc=1; }
 	refused aggregator_per_ctx "$v" || { echo "# per_ctx '$v' accepted"; rc=1; }
 done
+# Decimal: 01000 is 1000 ms, not octal 512.
 [ $rc = 0 ] && [ "$(cat "$D/aggregator_window")" = 1000 ] && [ "$(cat "$D/aggregator_enable")" = 0 ] &&
 	[ "$(cat "$D/aggregator_per_ctx")" = 0 ] &&
 	echo 100 > "$D/aggregator_window" && echo 60000 > "$D/aggregator_window" &&
-	echo 1000 > "$D/aggregator_window" && ! grep -q '^aggregator ' "$D/hooks"
-ok $? "bad window (99, 60001, 0, -5, abc, 1e3, empty, 100x), enable and per_ctx values (2, -1, x, empty) fail and change nothing; 100 and 60000 are taken"
+	echo 01000 > "$D/aggregator_window" && [ "$(cat "$D/aggregator_window")" = 1000 ] &&
+	! grep -q '^aggregator ' "$D/hooks"
+ok $? "bad window (99, 60001, 0, -5, abc, 1e3, empty, 100x), enable and per_ctx values (2, -1, x, empty, 34 zeros and a 1) fail and change nothing; 100, 60000 and 01000 (decimal) are taken"
 
 # 3-4: no session at all.
 echo 1 > "$D/aggregator_enable" && grep -q '^aggregator ' "$D/hooks" &&
