@@ -204,20 +204,24 @@ static void pm_timer_fn(struct timer_list *t)
 	mod_timer(t, jiffies + msecs_to_jiffies(window_ms));
 }
 
-/* @num / @den in hundredths, for "12.34". */
-static u64 pm_hundredths(u64 num, u64 den)
+/*
+ * @a * @b / @den in hundredths, for "12.34"; the product of @a and @b in
+ * 128 bits (events * NSEC_PER_SEC passes 2^64 at 1.8e10 events, some
+ * weeks of a busy ring's total), so @b * 100 must fit 64 bits.
+ */
+static u64 pm_hundredths(u64 a, u64 b, u64 den)
 {
-	return den ? mul_u64_u64_div_u64(num, 100, den) : 0;
+	return den ? mul_u64_u64_div_u64(a, b * 100, den) : 0;
 }
 
 static void pm_row(struct seq_file *m, const char *scope, int ring,
 		   const struct pm_span *s)
 {
 	u64 len = s->end > s->start ? s->end - s->start : 0;
-	u64 util = pm_hundredths(s->busy_ns * 100, len);
-	u64 drop = pm_hundredths(s->unwritten * 100, s->in_session);
+	u64 util = pm_hundredths(s->busy_ns, 100, len);
+	u64 drop = pm_hundredths(s->unwritten, 100, s->in_session);
 	u64 lat = s->completed ? div64_u64(s->inflight_area, s->completed) : 0;
-	u64 eps = pm_hundredths(s->events * NSEC_PER_SEC, len);
+	u64 eps = pm_hundredths(s->events, NSEC_PER_SEC, len);
 
 	seq_printf(m, "%-6s %4d %4llu.%02llu %4llu.%02llu %12llu.%03llu %10llu.%02llu %10llu %10llu\n",
 		   scope, ring, util / 100, util % 100, drop / 100, drop % 100,
