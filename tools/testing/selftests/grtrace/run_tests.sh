@@ -276,6 +276,9 @@ kernel_tests() {
 			>"$out/ksft-build.log" 2>&1
 	result "$k: tools and kselftests build [compile-only]" $? \
 		"$out/ksft-build.log"
+	# Set up and built: the whole suite's package tests may go on
+	# beside this kernel's guests (run_tests.sh --also, below).
+	[ -n "${GRTRACE_LANE_MARK:-}" ] && touch "$GRTRACE_LANE_MARK"
 	say "kernel $k: the guest tests in a QEMU guest on $KVER"
 	# The debug kernel runs several times slower under TCG (KASAN,
 	# lockdep, kmemleak): a test may print nothing for minutes.  KASAN's
@@ -351,24 +354,43 @@ fi
 # results are merged at the end, by run_tests.sh --kernel's plan.  For the
 # CI's time a PREEMPT_RT kernel runs its guest tests and real suspend
 # alone there (--guest-only); run_tests.sh --kernel 7-rt runs the rest too.
+# Each kernel leaves kernel-K.built once it is set up and built, and
+# kernel-K.rc when it is done (see packages_wait).
 also_lane() {
 	local k extra
 
 	for k in "${ALSO[@]}"; do
 		case $k in *rt) extra=--guest-only ;; *) extra= ;; esac
 		# shellcheck disable=SC2086 # none or one option
-		"$OUT/tree-$k/tools/testing/selftests/grtrace/run_tests.sh" \
+		GRTRACE_LANE_MARK=$OUT/kernel-$k.built \
+			"$OUT/tree-$k/tools/testing/selftests/grtrace/run_tests.sh" \
 			--kernel "$k" $extra -o "$OUT/kernel-$k" \
 			>"$OUT/kernel-$k.log" 2>"$OUT/kernel-$k.err"
 		echo $? >"$OUT/kernel-$k.rc"
 	done
-	package_tests
+}
+
+# packages_wait: the package tests share the trixie root (its apt, where
+# each 7.x kernel of --also is set up) and the host's copy of 7.x's
+# modules (which the 7 kernel's guests load) with the --also lane: they
+# start once every 7.x kernel is set up and built, and the 7 kernel done;
+# the PREEMPT_RT kernel's guests run beside them.  (The packages took
+# some ten minutes at the end of the longest lane.)
+packages_wait() {
+	local k
+
+	for k in "${ALSO[@]}"; do
+		case $k in 7*) ;; *) continue ;; esac
+		while [ ! -e "$OUT/kernel-$k.rc" ] &&
+			{ [ "$k" = 7 ] || [ ! -e "$OUT/kernel-$k.built" ]; } &&
+			kill -0 "$LANE" 2>/dev/null; do
+			sleep 5
+		done
+	done
 }
 
 # package_tests: the Debian packages (package_test.sh), on 6.1, on 6.12
-# (from its headers alone) and, when the suite runs it, on 7.x; in the
-# --also lane after the other kernels (they share the trixie root and the
-# host's copy of 7.x's modules).
+# (from its headers alone) and, when the suite runs it, on 7.x.
 package_tests() {
 	local k="stock 6.12"
 
@@ -516,15 +538,17 @@ rc=$?
 merge "$OUT/series.log" "series: " $rc
 
 if [ -n "$LANE" ]; then
+	say "packages: waiting for kernels ${ALSO[*]} to be set up and built (and 7 done)"
+	packages_wait
+fi
+say "packages: grtrace-dkms and grtrace-tools (package_test.sh)"
+package_tests
+if [ -n "$LANE" ]; then
 	say "waiting for the tests of kernels ${ALSO[*]}"
 	wait "$LANE"
 fi
 for k in "${ALSO[@]}"; do
 	merge "$OUT/kernel-$k.log" "" "$(cat "$OUT/kernel-$k.rc" 2>/dev/null || echo 125)"
 done
-if [ ${#ALSO[@]} -eq 0 ]; then
-	say "packages: grtrace-dkms and grtrace-tools (package_test.sh)"
-	package_tests
-fi
 merge "$OUT/package.log" "packages: " "$(cat "$OUT/package.rc" 2>/dev/null || echo 125)"
 finish
