@@ -383,7 +383,21 @@ char *debugfs_read_text(const char *name)
 unsigned int kernel_stream_format(void)
 {
 	char config[4096], path[4096], *v;
+	struct mod_stats st;
+	int found = 0;
+	uint64_t f;
 
+	/*
+	 * The format of the records in the channels, where the module says
+	 * (stats' stream_format): the config's may have changed since the
+	 * session that wrote them stopped, and a read consumes them.
+	 */
+	debugfs_path(path, sizeof(path), "stats");
+	if (!access(path, R_OK) && !stats_read(&st)) {
+		f = stats_get(&st, "stream_format", &found);
+		if (found && (f == GRTRACE_FORMAT_V1 || f == GRTRACE_FORMAT_V2))
+			return (unsigned int)f;
+	}
 	debugfs_path(path, sizeof(path), "config");
 	if (access(path, R_OK) || debugfs_read("config", config, sizeof(config)))
 		return GRTRACE_FORMAT_V1;

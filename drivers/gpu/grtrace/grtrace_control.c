@@ -232,6 +232,8 @@ static int stats_show(struct seq_file *m, void *v)
 			quick += s->quick[q][t];
 	seq_printf(m, "enabled=%d\n", READ_ONCE(grtrace_enabled));
 	seq_printf(m, "session=%llu\n", READ_ONCE(grtrace_session));
+	/* Of the records in the channels, whatever the config says now. */
+	seq_printf(m, "stream_format=%u\n", grtrace_chan_stream_format());
 	grtrace_print_counters(m, s, '\n');
 	/* Not in pc_stats: how, not what, is the same on every path. */
 	seq_printf(m, "written_fast=%llu\n", fast);

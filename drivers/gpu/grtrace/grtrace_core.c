@@ -100,6 +100,17 @@ bool grtrace_rec_on;
  */
 static u8 grtrace_chan_format;
 static bool grtrace_chan_gseq;
+
+/*
+ * The stream format of the records in the channels (0: none), for readers
+ * of the events files: the config's may have changed since they were
+ * written.
+ */
+unsigned int grtrace_chan_stream_format(void)
+{
+	return READ_ONCE(grtrace_chan_format);
+}
+
 static struct dentry *grtrace_dir;
 
 /* How often pollers are woken for records of unfinished sub-buffers. */

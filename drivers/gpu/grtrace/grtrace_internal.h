@@ -437,6 +437,7 @@ void grtrace_config_derive(void);
 extern struct mutex grtrace_lock;
 extern bool grtrace_enabled;
 extern u64 grtrace_session;
+unsigned int grtrace_chan_stream_format(void);
 extern unsigned long grtrace_buffer_size;
 
 /*

@@ -1897,6 +1897,18 @@ run "$GRTRACE" report --live --format json
 st=$rc
 grep -q '"jobs":3' "$TMP/out" || st=1
 result "live report of a format 2 module converts it" $st "exit $rc" "$(cat "$TMP/err")"
+# The config changed to format 1 after a format 2 session stopped: the
+# records in the channels are read as the module says they are (stats'
+# stream_format), not as the config now says; a read consumes them.
+fake_setup stopped
+printf 'level=normal\nformat=1\n' > "$FAKE/config"
+echo stream_format=2 >> "$FAKE/stats"
+cp "$GOLDEN/emit-basic-v2.bin" "$FAKE/events0"
+run "$GRTRACE" report --live --format json
+st=$rc
+grep -q '"jobs":3' "$TMP/out" || st=1
+result "live report after the config went to format 1: the format 2 records read as the stats file's stream_format says" $st \
+	"exit $rc" "$(cat "$TMP/err")"
 
 # DRM clients: SUBMITs pushed by kworker 77 name the client of the file
 # they came through (tests/export_check.py's kworker_scenario(): clients

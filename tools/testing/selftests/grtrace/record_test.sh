@@ -24,7 +24,7 @@ emit_jobs() {	# CPU JOBS: JOBS jobs of 5 events each, from CPU
 }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 rmmod grtrace 2>/dev/null
 insmod "$KO" emit_enable=1 || { echo "Bail out! insmod $KO failed"; exit 1; }
 
@@ -116,6 +116,14 @@ ok $? "report without -i, fed by a pipe, reads the pipe (the recording's 10 jobs
 	"$TOOL" report --live --format json >"$TMP/live2.json" &&
 	[ "$(jobs "$TMP/live1.json")" = 4 ] && [ "$(jobs "$TMP/live2.json")" = 0 ]
 ok $? "report --live: the 4 jobs left in the buffers (untouched by the piped report), then none"
+# The session's format, not the config's: format 1 chosen after a format
+# 2 session stopped (allowed while stopped), its records then read.
+echo start > "$D/control" && emitn 4 && echo stop > "$D/control" &&
+	echo format=1 > "$D/config" && [ "$(stat_of stream_format)" = 2 ] &&
+	"$TOOL" report --live --format json >"$TMP/live3.json" &&
+	[ "$(jobs "$TMP/live3.json")" = 4 ]
+ok $? "report --live after the config went to format 1: the session's 4 format 2 jobs read (stats: stream_format=2)"
+echo format=2 > "$D/config"
 
 # 12: the same counters for Prometheus, from the real module.
 "$TOOL" stats --prometheus -o "$TMP/grtrace.prom" &&
