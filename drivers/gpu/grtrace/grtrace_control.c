@@ -538,7 +538,10 @@ static int grtrace_parse_u64(const char *s, u64 *v)
 	return -EINVAL;
 }
 
-/* "[emit] TYPE CTX ENGINE RING SEQNO [AUX0 [AUX1]]" */
+/*
+ * "[emit] TYPE CTX ENGINE RING SEQNO [AUX0 [AUX1]]", or "lose N": this
+ * CPU's next record N cseqs on (grtrace_emit_lose(); type 0).
+ */
 static int grtrace_parse_emit(char *line, struct grtrace_emit *e)
 {
 	char *tok[9];
@@ -548,6 +551,10 @@ static int grtrace_parse_emit(char *line, struct grtrace_emit *e)
 	while (n < ARRAY_SIZE(tok) && (tok[n] = strsep(&line, " \t")))
 		if (*tok[n])
 			n++;
+	if (n == 2 && !line && !strcmp(tok[0], "lose")) {
+		e->type = 0;
+		return kstrtou64(tok[1], 0, &e->seqno) ? -EINVAL : 0;
+	}
 	i = (n && !strcmp(tok[0], "emit")) ? 1 : 0;
 	if (line || n - i < 5 || n - i > 7)
 		return -EINVAL;
@@ -607,10 +614,15 @@ static ssize_t emit_write(struct file *file, const char __user *ubuf,
 	}
 	if (!ret && !n)
 		ret = -EINVAL;
-	for (i = 0; !ret && i < n; i++)
+	for (i = 0; !ret && i < n; i++) {
+		if (!ev[i].type) {
+			grtrace_emit_lose(ev[i].seqno);
+			continue;
+		}
 		grtrace_event(ev[i].type | GRTRACE_EV_ENGINE(ev[i].engine),
 			      ev[i].ring_id, ev[i].ctx, ev[i].seqno,
 			      ev[i].aux[0], ev[i].aux[1]);
+	}
 	kfree(ev);
 	kfree(buf);
 	return ret ?: count;

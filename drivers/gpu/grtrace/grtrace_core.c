@@ -204,6 +204,17 @@ static noinline void __cold grtrace_nmi_gap(struct grtrace_pcpu *pc)
 	pc->cseq += this_cpu_xchg(grtrace_pcpu->nmi_lost, 0);
 }
 
+/*
+ * Test only (the emit file's "lose N"): as if N events had been lost in
+ * NMI on this CPU, so that its next record's cseq is N further on; the
+ * cseq arithmetic of readers and the flight recorder far from 0 is then
+ * tested in seconds, not days.  Counts no drop.
+ */
+void grtrace_emit_lose(u64 n)
+{
+	this_cpu_add(grtrace_pcpu->nmi_lost, n);
+}
+
 /* This CPU's next cseq, after those of the events lost in NMI. */
 static __always_inline u64 grtrace_take_cseq(struct grtrace_pcpu *pc)
 {

@@ -438,6 +438,7 @@ extern struct mutex grtrace_lock;
 extern bool grtrace_enabled;
 extern u64 grtrace_session;
 unsigned int grtrace_chan_stream_format(void);
+void grtrace_emit_lose(u64 n);
 extern unsigned long grtrace_buffer_size;
 
 /*

@@ -70,6 +70,9 @@ enum grtrace_rec_state {
  * @base_dropped: drops when armed
  * @base_cseq: the CPU's cseq when armed: records before it are not
  *	the snapshot's (the session's own STREAM_INFO and METADATA)
+ * @top_cseq: the CPU's cseq once the snapshot settled, past every record
+ *	its buffer holds: format 2's records carry the low 32 bits of their
+ *	cseq, which are made whole again from it
  * @kept: records kept, once the snapshot settled
  * @first_ts: first kept record's time, 0 if none
  * @last_ts: last kept record's time, 0 if none
@@ -84,6 +87,7 @@ struct grtrace_rec_cpu {
 	u64 base_written;
 	u64 base_dropped;
 	u64 base_cseq;
+	u64 top_cseq;
 	u64 kept;
 	u64 first_ts;
 	u64 last_ts;
@@ -374,10 +378,18 @@ static size_t grtrace_rec_subbuf_len(struct rchan_buf *buf, size_t s,
 /*
  * Visit the records of @cpu's buffer that the snapshot keeps, oldest
  * first: those written since arm, in the sub-buffers not overwritten.
- * @fn is called with each record and its size.
+ * @fn is called with each record, its size and its whole cseq.
+ *
+ * A format 2 record has the low 32 bits of its cseq.  A buffer holds far
+ * fewer than 2^32 records, each below @top_cseq, so the whole cseq is
+ * the one below @top_cseq with those bits.  (Compared in 32 bits with
+ * the cseq of the arm, every record of a CPU that had written 2^31 or
+ * more since then was taken for one from before: a recorder armed for a
+ * day or two kept nothing of that CPU.)
  */
 static void grtrace_rec_walk(struct rchan *chan, int cpu,
-			     void (*fn)(void *arg, const void *rec, u16 size),
+			     void (*fn)(void *arg, const void *rec, u16 size,
+					u64 cseq),
 			     void *arg)
 {
 	struct rchan_buf *buf = *per_cpu_ptr(chan->buf, cpu);
@@ -400,28 +412,25 @@ static void grtrace_rec_walk(struct rchan *chan, int cpu,
 		while (off + hsize <= len) {
 			const u8 *r = p + off;
 			u16 size = *(const u16 *)(r + 2);
-			u64 cseq = v2 ? *(const u32 *)(r + 4) :
-					*(const u64 *)(r + 24);
-			bool before;
+			u64 cseq;
 
 			if (WARN_ON_ONCE(size < hsize || off + size > len))
 				break;
-			/* v2 numbers are the low 32 bits of cseq. */
-			before = v2 ? (s32)((u32)cseq - (u32)rc->base_cseq) < 0 :
-				      (s64)(cseq - rc->base_cseq) < 0;
-			if (!before)
-				fn(arg, r, size);
+			cseq = v2 ? rc->top_cseq -
+				    (u32)((u32)rc->top_cseq - *(const u32 *)(r + 4)) :
+				    *(const u64 *)(r + 24);
+			if (cseq >= rc->base_cseq)
+				fn(arg, r, size, cseq);
 			off += size;
 		}
 	}
 }
 
-static void grtrace_rec_count_one(void *arg, const void *rec, u16 size)
+static void grtrace_rec_count_one(void *arg, const void *rec, u16 size,
+				  u64 cseq)
 {
 	struct grtrace_rec_cpu *rc = arg;
 	u64 ts = *(const u64 *)(rec + 8);
-	u64 cseq = grtrace_rec.format != GRTRACE_FORMAT_V1 ?
-		   *(const u32 *)(rec + 4) : *(const u64 *)(rec + 24);
 
 	if (!rc->kept++) {
 		rc->first_ts = ts;
@@ -447,7 +456,10 @@ static void grtrace_rec_settle(void)
 	synchronize_rcu();
 	for_each_possible_cpu(cpu) {
 		struct grtrace_rec_cpu *rc = per_cpu_ptr(grtrace_rec_cpu, cpu);
+		const struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);
 
+		/* No record is written any more: none is at or past it. */
+		rc->top_cseq = READ_ONCE(pc->cseq) + READ_ONCE(pc->nmi_lost);
 		rc->kept = 0;
 		rc->first_ts = 0;
 		rc->last_ts = 0;
@@ -650,7 +662,8 @@ static void grtrace_rec_put(struct grtrace_rec_out *o, const void *rec,
 	}
 }
 
-static void grtrace_rec_copy_one(void *arg, const void *rec, u16 size)
+static void grtrace_rec_copy_one(void *arg, const void *rec, u16 size,
+				 u64 cseq)
 {
 	struct grtrace_rec_out *o = arg;
 
