@@ -78,23 +78,55 @@ static int apply(const char *text)
 	return -1;
 }
 
-/* Print the line of @key from @conf; -1 if there is none. */
-static int print_key(const char *conf, const char *key)
+/* The line of @key in @conf, its length in *@n; NULL if there is none. */
+static const char *find_key(const char *conf, const char *key, size_t *n)
 {
 	size_t klen = strlen(key);
 	const char *p = conf;
 
 	while (*p) {
-		size_t n = strcspn(p, "\n");
+		*n = strcspn(p, "\n");
+		if (*n > klen && !strncmp(p, key, klen) && p[klen] == '=')
+			return p;
+		p += *n + (p[*n] == '\n');
+	}
+	return NULL;
+}
 
-		if (n > klen && !strncmp(p, key, klen) && p[klen] == '=') {
-			printf("%.*s\n", (int)n, p);
-			return 0;
-		}
-		p += n + (p[n] == '\n');
+/* Print the line of @key from @conf; -1 if there is none. */
+static int print_key(const char *conf, const char *key)
+{
+	const char *p;
+	size_t n;
+
+	p = find_key(conf, key, &n);
+	if (p) {
+		printf("%.*s\n", (int)n, p);
+		return 0;
 	}
 	err_msg("config: no key '%s' (see 'grtrace config')", key);
 	return -1;
+}
+
+/*
+ * Every argument that is no KEY=VALUE names a key the module has: checked
+ * before anything is written, so that a bad one changes nothing.
+ */
+static int check_queries(int argc, char **argv, const char *conf)
+{
+	int i, ret = 0;
+	size_t n;
+
+	for (i = 0; i < argc; i++) {
+		if (strchr(argv[i], '='))
+			continue;
+		if (!find_key(conf, argv[i], &n)) {
+			err_msg("config: no key '%s' (see 'grtrace config'); nothing was changed",
+				argv[i]);
+			ret = -1;
+		}
+	}
+	return ret;
 }
 
 int cmd_config(int argc, char **argv)
@@ -113,10 +145,21 @@ int cmd_config(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	for (i = 0; i < argc; i++) {
+		if (!argv[i][0])
+			usage_error("config", "config: an empty argument");
+		if (argv[i][0] == '-' && !strchr(argv[i], '='))
+			usage_error("config", "config: option '%s' after a setting (options come first)",
+				    argv[i]);
+		queries += !strchr(argv[i], '=');
+	}
+	/* Queries and settings: the keys asked for exist, or nothing is set. */
+	if (queries && argc > queries &&
+	    (debugfs_read("config", conf, sizeof(conf)) < 0 ||
+	     check_queries(argc, argv, conf) < 0))
+		return 1;
 	if (join_assignments(argc, argv, text, sizeof(text)) && apply(text) < 0)
 		return 1;
-	for (i = 0; i < argc; i++)
-		queries += !strchr(argv[i], '=');
 	if (argc && !queries)
 		return 0;
 	if (debugfs_read("config", conf, sizeof(conf)) < 0)

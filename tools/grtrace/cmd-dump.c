@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,15 +414,21 @@ static grtrace_trace *open_channel(int fd, const char *name, unsigned int cpu,
 				   size_t len, struct grtrace_error *err)
 {
 	struct grtrace_channels ch = GRTRACE_CHANNELS_INIT;
-	/* A format 2 STREAM_INFO's header and magic. */
-	uint8_t first[24];
-	static char label[64];
+	/*
+	 * A whole STREAM_INFO of format 1 (64 bytes), which also holds a
+	 * format 2 one's header and magic: with fewer bytes a format 1
+	 * stream said no format, and was read as the module's (format 2).
+	 */
+	uint8_t first[sizeof(struct grtrace_stream_info)];
+	/* The path whole: the CPU is read back from the label's end. */
+	static char label[PATH_MAX + 32];
 	const char *names[1] = { label };
 	unsigned int format = 0;
+	ssize_t got;
 
-	if (len >= sizeof(first) && pread(fd, first, sizeof(first), 0) ==
-	    (ssize_t)sizeof(first))
-		format = grtrace_stream_format_of(first, sizeof(first));
+	got = pread(fd, first, len < sizeof(first) ? len : sizeof(first), 0);
+	if (got > 0)
+		format = grtrace_stream_format_of(first, (size_t)got);
 	if (!format)
 		format = access(debugfs_dir(), F_OK) ? GRTRACE_FORMAT_VERSION :
 			 kernel_stream_format();

@@ -574,7 +574,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 /* ---- input ------------------------------------------------------------------ */
 
 /* A pipe cannot be mapped: copy it to an unlinked temporary file. */
-static int spool_pipe(int fd)
+static int spool_pipe(int fd, const char *name)
 {
 	FILE *t = tmpfile();
 	char buf[65536];
@@ -586,7 +586,7 @@ static int spool_pipe(int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			fatal_errno("cannot read <stdin>");
+			fatal_errno("cannot read %s", name);
 		if (write_all(fileno(t), buf, (size_t)n) < 0)
 			fatal_errno("cannot write a temporary file");
 	}
@@ -612,7 +612,7 @@ int open_input(const char *path, size_t *lenp, int live_too)
 	if (fstat(fd, &st) < 0)
 		fatal_errno("cannot stat %s", path);
 	if (!S_ISREG(st.st_mode)) {
-		fd = spool_pipe(fd);
+		fd = spool_pipe(fd, strcmp(path, "-") ? path : "<stdin>");
 		if (fd < 0 || fstat(fd, &st) < 0)
 			fatal_errno("cannot read %s", path);
 	}
@@ -781,13 +781,7 @@ static int run_report(int argc, char **argv)
 	/* A file's merge runs beside the analysis when there is a CPU for it. */
 	if (threads() > 1)
 		a.o.flags |= GRTRACE_REPORT_THREAD;
-	if (a.output && strcmp(a.output, "-")) {
-		out = fopen(a.output, "wb");
-		if (!out) {
-			err_errno("cannot create %s", a.output);
-			return 1;
-		}
-	} else if (a.output && isatty(STDOUT_FILENO)) {
+	if (a.output && !strcmp(a.output, "-") && isatty(STDOUT_FILENO)) {
 		err_msg("export: standard output is a terminal: give a file with -o");
 		return 1;
 	}
@@ -795,10 +789,26 @@ static int run_report(int argc, char **argv)
 	if (!t) {
 		if (err.status)
 			err_msg("%s: %s", cmd, err.msg);
-		if (out != stdout)
-			fclose(out);
 		close_live(&lv);
 		return 1;
+	}
+	/*
+	 * Only once there is an input: a file of that name is kept when
+	 * there is none, and replaced, not cut, when there is (a reader
+	 * that has it mapped keeps the old one whole).
+	 */
+	if (a.output && strcmp(a.output, "-")) {
+		int fd = create_output(a.output);
+
+		out = fd < 0 ? NULL : fdopen(fd, "wb");
+		if (!out) {
+			err_errno("cannot create %s", a.output);
+			if (fd >= 0)
+				close(fd);
+			grtrace_close(t);
+			close_live(&lv);
+			return 1;
+		}
 	}
 	a.o.name = a.input ? (strcmp(a.input, "-") ? a.input : "<stdin>") :
 		   debugfs_dir();

@@ -103,10 +103,23 @@ static int by_type(FILE *f)
 	return 0;
 }
 
-/* A ring's labels. */
+/*
+ * A ring's labels.  Its name is the driver's: a quote, a backslash or a
+ * newline in it is escaped, as the exposition format wants, or the whole
+ * scrape would fail to parse.
+ */
 static void ring_labels(char *buf, size_t len, const struct agg_ring *r)
 {
-	snprintf(buf, len, "ring=\"%u\",name=\"%s\"", r->id, r->name);
+	char name[2 * sizeof(r->name) + 1], *o = name;
+	const char *p;
+
+	for (p = r->name; *p && (size_t)(p - r->name) < sizeof(r->name); p++) {
+		if (*p == '"' || *p == '\\' || *p == '\n')
+			*o++ = '\\';
+		*o++ = *p == '\n' ? 'n' : *p;
+	}
+	*o = '\0';
+	snprintf(buf, len, "ring=\"%u\",name=\"%s\"", r->id, name);
 }
 
 /*

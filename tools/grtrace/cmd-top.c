@@ -3,6 +3,8 @@
  * grtrace top: a live per-ring view from the aggregator module, refreshed
  * every few seconds, on any terminal (ssh included) or as plain lines.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -167,8 +169,11 @@ int cmd_top(int argc, char **argv)
 		case 'n': {
 			char *end;
 
+			errno = 0;
 			frames = strtoull(optarg, &end, 10);
-			if (!*optarg || *end || !frames || optarg[0] == '-')
+			/* Digits only: no sign, no space, nothing past 2^64. */
+			if (!isdigit((unsigned char)optarg[0]) || *end ||
+			    !frames || errno == ERANGE)
 				usage_error(argv[0], "%s: -n %s: a number of frames, 1 or more",
 					    argv[0], optarg);
 			break;

@@ -118,6 +118,40 @@ run "$GRTRACE" dump --channel x -i "$GOLDEN/emit-basic-v2.bin"
 st=0
 [ $rc -eq 2 ] && grep -q "invalid CPU 'x' for --channel" "$TMP/err" || st=1
 result "dump --channel with a bad CPU: usage error naming it" $st "exit $rc" "$(cat "$TMP/err")"
+# A format 1 channel: read as its STREAM_INFO says (24 bytes sniffed did
+# not hold a format 1 one, and with no module it was read as format 2).
+GRTRACE_DEBUGFS=$TMP/nowhere run "$GRTRACE" dump --channel 0 -i "$GOLDEN/emit-basic.bin"
+st=$rc
+cmp -s "$TMP/out" "$GOLDEN/emit-basic.dump" || st=1
+[ -s "$TMP/err" ] && st=1
+result "dump --channel of a format 1 stream with no module: read as format 1" $st \
+	"exit $rc" "$(head -n 3 "$TMP/out")" "$(cat "$TMP/err")"
+# The CPU is read back from the end of the channel's label: a long path
+# cut it off, and the records were shown as CPU 0's.
+long=$TMP/a-rather-long-directory-name-for-captures-2024-and-some-more-of-it
+mkdir -p "$long"
+cp "$GOLDEN/emit-basic-v2.bin" "$long/cpu3.bin"
+run "$GRTRACE" dump --channel 3 -i "$long/cpu3.bin"
+st=$rc
+sed 's/^\([0-9]*\) 0 /\1 3 /' "$GOLDEN/emit-basic-v2.dump" | cmp -s - "$TMP/out" || st=1
+result "dump --channel 3 of a file with a long path: its records are CPU 3's" $st \
+	"exit $rc" "$(head -n 3 "$TMP/out")" "$(cat "$TMP/err")"
+# export -o FILE: an existing FILE is kept when the input cannot be read
+# (it was emptied first), and replaced by a good export.
+echo precious > "$TMP/keep.pftrace"
+run "$GRTRACE" export -i "$TMP/nonexistent" -o "$TMP/keep.pftrace"
+st=0
+[ $rc -eq 1 ] && [ "$(cat "$TMP/keep.pftrace")" = precious ] || st=1
+run "$GRTRACE" export -i "$GOLDEN/emit-basic-v2.grf" -o "$TMP/keep.pftrace"
+[ $rc -eq 0 ] && [ "$(cat "$TMP/keep.pftrace")" != precious ] &&
+	[ -s "$TMP/keep.pftrace" ] || st=1
+result "export -o FILE with no input keeps FILE; a good export replaces it" $st \
+	"exit $rc" "$(cat "$TMP/err")"
+# A directory as input: named as such, not as standard input.
+run "$GRTRACE" dump -i "$TMP"
+st=0
+[ $rc -eq 1 ] && [ "$(cat "$TMP/err")" = "grtrace: cannot read $TMP: Is a directory" ] || st=1
+result "dump -i DIR: the error names DIR, not <stdin>" $st "exit $rc" "$(cat "$TMP/err")"
 
 "$GRTRACE" dump -i - < "$GOLDEN/emit-basic.bin" > "$TMP/out" 2>&1
 st=$?
@@ -1521,7 +1555,7 @@ awk 'NR == 1 { ok = $1 == "grtrace" && $2 == "top" } /^RING/ { h = NR }
      END { exit !(ok && a == "2 vgpu0-copy 90.0 2.00 5 10.0 4000.0 9000.0 40.0" && b == "0 vgpu0-gfx 25.0") }' "$TMP/out" || st=1
 run "$GRTRACE" top -b -n 1 -s jobs
 awk '/^RING/ { getline; exit $2 != "vgpu0-gfx" }' "$TMP/out" || st=1
-for bad in "-s size" "-n 0" "-n x" "-d 0.01" "extra"; do
+for bad in "-s size" "-n 0" "-n x" "-n 99999999999999999999999" "-n +2" "-d 0.01" "extra"; do
 	# shellcheck disable=SC2086
 	run "$GRTRACE" top $bad
 	[ $rc -eq 2 ] || { echo "# top $bad: $rc"; st=1; }
@@ -1543,6 +1577,11 @@ for want in 'grtrace_aggregator_enabled 1' 'grtrace_ring_jobs_total{ring="0",nam
 	'# TYPE grtrace_ring_events_total counter'; do
 	grep -qxF "$want" "$TMP/out" || { echo "# missing: $want"; st=1; }
 done
+# A driver's ring name with a quote and a backslash: escaped in the label.
+sed -i 's/vgpu0-gfx$/gfx"x\\y/' "$FAKE/rings"
+run "$GRTRACE" stats --prometheus
+grep -qxF 'grtrace_ring_jobs_total{ring="0",name="gfx\"x\\y"} 200' "$TMP/out" ||
+	{ echo "# not escaped: $(grep 'grtrace_ring_jobs_total{ring="0"' "$TMP/out")"; st=1; }
 rm "$FAKE/aggregator_stats_raw"
 run "$GRTRACE" stats --prometheus
 [ $rc -eq 0 ] && ! grep -q aggregator "$TMP/out" || st=1
@@ -2149,6 +2188,22 @@ st=0
 [ $rc -eq 1 ] || st=1
 grep -q "^grtrace: config: no key 'bogus'" "$TMP/err" || st=1
 result "config of an unknown key fails" $st "$(cat "$TMP/err")"
+
+# A setting beside a bad query, an option after a setting, an empty
+# argument: refused before anything is written (the setting was applied
+# first, then the command failed).
+st=0
+for args in "level=verbose bogus" "level=verbose --help" "level=verbose ''"; do
+	printf 'level=normal\n' > "$FAKE/config"
+	eval "run \"\$GRTRACE\" config $args"
+	case $args in *bogus) want=1 ;; *) want=2 ;; esac
+	[ $rc -eq $want ] || { st=1; echo "config $args: exit $rc" >> "$TMP/cfgerr"; }
+	[ "$(cat "$FAKE/config")" = level=normal ] ||
+		{ st=1; echo "config $args: the config changed" >> "$TMP/cfgerr"; }
+	cat "$TMP/err" >> "$TMP/cfgerr"
+done
+result "config with a bad query, an option after a setting or an empty argument: refused, nothing written" $st \
+	"$(cat "$TMP/cfgerr")"
 
 # record -b: set for the recording, restored after; refused while started.
 fake_setup stopped
