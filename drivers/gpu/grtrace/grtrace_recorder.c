@@ -596,6 +596,19 @@ static int grtrace_rec_info_open(struct inode *inode, struct file *file)
 	return single_open(file, grtrace_rec_info_show, NULL);
 }
 
+/*
+ * Checked on every read, not only in show(): seq_read() hands out the
+ * rest of a text already shown without showing it again, so a reader
+ * that read part of it before lockdown was raised got the rest after.
+ */
+static ssize_t grtrace_rec_info_read(struct file *file, char __user *buf,
+				     size_t len, loff_t *ppos)
+{
+	int ret = grtrace_lockdown();
+
+	return ret ? ret : seq_read(file, buf, len, ppos);
+}
+
 /* Readable, and a priority event, once a snapshot is kept. */
 static __poll_t grtrace_rec_info_poll(struct file *file, poll_table *wait)
 {
@@ -609,7 +622,7 @@ static __poll_t grtrace_rec_info_poll(struct file *file, poll_table *wait)
 static const struct file_operations grtrace_rec_info_fops = {
 	.owner		= THIS_MODULE,
 	.open		= grtrace_rec_info_open,
-	.read		= seq_read,
+	.read		= grtrace_rec_info_read,
 	.llseek		= seq_lseek,
 	.release	= single_release,
 	.poll		= grtrace_rec_info_poll,
