@@ -289,7 +289,16 @@ else
 	"$CLIENT" -f 3 -c 3 >/dev/null || rc=1
 	after=$(vq_missed)
 	echo "# $vdev: responses to commands queued before the attach (missed): $early; later responses missed: $((after - early))"
-	[ $rc -eq 0 ] && [ "$early" -gt 0 ] && [ "$after" = "$early" ]
+	# From 6.12 the tracepoints number the commands, and a response
+	# names its own; 7.3's driver runs its dequeue work on any CPU, so
+	# the loop may hold nothing back there: only the later responses'
+	# pairing is asserted.  Before, responses must have been held.
+	if grep -q seqno "$TR/events/virtio_gpu/virtio_gpu_cmd_queue/format" 2>/dev/null; then
+		echo "# $(uname -r): commands numbered by the driver; $early responses held back"
+		[ $rc -eq 0 ] && [ "$after" = "$early" ]
+	else
+		[ $rc -eq 0 ] && [ "$early" -gt 0 ] && [ "$after" = "$early" ]
+	fi
 	ok $? "virtio_gpu: attached with commands in flight: their $early responses counted as missed, every later one paired"
 	rmmod virtio_gpu
 	grep -q '^virtio_gpu .* waiting ' "$D/adapters" &&
