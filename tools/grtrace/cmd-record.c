@@ -475,11 +475,12 @@ static int write_frame(struct cpu_reader *r, const uint8_t *buf, size_t len)
 		/*
 		 * The file ends with its last whole frame: a frame cut short
 		 * would make every reader stop there with an error.  (Not
-		 * for a pipe, which cannot be cut.)  Nothing is written after.
+		 * standard output, which may be a pipe or a file appended
+		 * to.)  Nothing is written after.
 		 */
 		rec.write_broken = 1;
-		if (ftruncate(rec.out_fd, (off_t)rec.file_bytes) < 0 &&
-		    errno != EINVAL)
+		if (rec.out_fd != STDOUT_FILENO &&
+		    ftruncate(rec.out_fd, (off_t)rec.file_bytes) < 0)
 			err_errno("cannot cut %s back to its last whole frame (%" PRIu64 " bytes)",
 				  rec.out_name, rec.file_bytes);
 	} else if (!ret) {
