@@ -36,7 +36,12 @@
  * limit or sampling is set) is preempted right there: a real-time thread
  * of its CPU is woken and spins hold_ms, so that the caller resumes only
  * then.  hold_ms goes back to 0: one hold per write.  stats adds
- * "held=N holding=N": the holds done, and 1 while one spins.
+ * "held=N holding=N escaped=N": the holds done, 1 while one spins, and
+ * the holds the caller was not held through: it was switched in while
+ * the holder spun.  A kernel's guard against real-time starvation does
+ * that (the fair server since 6.12, or RT throttling, after about 950 ms
+ * of every second); the selftest turns it off on the held CPU, and a
+ * hold the caller escaped tests nothing.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -54,11 +59,17 @@
 #include <linux/string.h>
 #include <uapi/linux/sched/types.h>
 
+/* A CPU's next hold: how long, and the caller it holds (a reference). */
+struct race_hold {
+	u32 due_ms;
+	struct task_struct *caller;
+};
+
 static u32 delay_us, gap_us, hold_ms;
 static atomic_t in_window, in_gap, holding;
-static atomic64_t delayed, began_in_gap, going_during, gaps, held;
+static atomic64_t delayed, began_in_gap, going_during, gaps, held, escaped;
 static DEFINE_PER_CPU(struct task_struct *, holder);
-static DEFINE_PER_CPU(u32, hold_due);
+static DEFINE_PER_CPU(struct race_hold, hold_due);
 static struct dentry *race_dir;
 
 /* By the clock: udelay() is calibrated too loosely under emulation. */
@@ -124,25 +135,42 @@ static int holder_fn(void *data)
 		.sched_policy = SCHED_RR,
 		.sched_priority = 1,
 	};
-	u32 *due = data;
+	struct race_hold *due = data;
 
 	sched_setattr_nocheck(current, &rr);
 	for (;;) {
+		struct task_struct *caller;
+		unsigned long switches = 0;
 		u32 ms;
 
 		/* Before the test: kthread_stop()'s wake-up is not lost. */
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (kthread_should_stop())
 			break;
-		ms = READ_ONCE(*due);
+		ms = READ_ONCE(due->due_ms);
 		if (!ms) {
 			schedule();
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
-		WRITE_ONCE(*due, 0);
+		WRITE_ONCE(due->due_ms, 0);
+		caller = xchg(&due->caller, NULL);
+		/*
+		 * The caller was switched out for this thread: each time it
+		 * runs again until the end, it is switched out again (or
+		 * exits, which counts too).
+		 */
+		if (caller)
+			switches = READ_ONCE(caller->nvcsw) +
+				   READ_ONCE(caller->nivcsw);
 		atomic_inc(&holding);
 		spin_us(ms * USEC_PER_MSEC);
+		if (caller) {
+			if (READ_ONCE(caller->nvcsw) +
+			    READ_ONCE(caller->nivcsw) != switches)
+				atomic64_inc(&escaped);
+			put_task_struct(caller);
+		}
 		atomic64_inc(&held);
 		atomic_dec(&holding);
 	}
@@ -167,7 +195,13 @@ static int decide_pre(struct kprobe *p, struct pt_regs *regs)
 	ms = xchg(&hold_ms, 0);
 	if (!t || !ms)
 		return 0;
-	__this_cpu_write(hold_due, ms);
+	/*
+	 * The holder takes the reference.  None is left from an earlier
+	 * hold: the holder runs before this CPU runs another task.
+	 */
+	if (!WARN_ON_ONCE(__this_cpu_read(hold_due.caller)))
+		__this_cpu_write(hold_due.caller, get_task_struct(current));
+	__this_cpu_write(hold_due.due_ms, ms);
 	wake_up_process(t);
 	return 0;
 }
@@ -208,11 +242,11 @@ static struct notifier_block race_module_nb = {
 static int stats_show(struct seq_file *m, void *v)
 {
 	seq_printf(m,
-		   "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld missed=%lu held=%lld holding=%d\n",
+		   "delayed=%lld in_gap=%lld going_during=%lld gaps=%lld missed=%lu held=%lld holding=%d escaped=%lld\n",
 		   atomic64_read(&delayed), atomic64_read(&began_in_gap),
 		   atomic64_read(&going_during), atomic64_read(&gaps),
 		   exit_kp.nmissed, atomic64_read(&held),
-		   atomic_read(&holding));
+		   atomic_read(&holding), atomic64_read(&escaped));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
@@ -223,10 +257,15 @@ static void stop_holders(void)
 
 	for_each_possible_cpu(cpu) {
 		struct task_struct *t = per_cpu(holder, cpu);
+		struct task_struct *caller;
 
 		if (t)
 			kthread_stop(t);
 		per_cpu(holder, cpu) = NULL;
+		/* A hold asked for that its holder did not begin. */
+		caller = xchg(per_cpu_ptr(&hold_due.caller, cpu), NULL);
+		if (caller)
+			put_task_struct(caller);
 	}
 }
 
