@@ -473,11 +473,13 @@ static void grtrace_rec_settle(void)
  * @emitted: events and control records
  * @written: records written
  * @dropped: drops
+ * @overwritten: records overwritten, taken with @written: never more
  */
 struct grtrace_rec_acct {
 	u64 emitted;
 	u64 written;
 	u64 dropped;
+	u64 overwritten;
 };
 
 static void grtrace_rec_acct_cpu(int cpu, void *arg)
@@ -489,6 +491,7 @@ static void grtrace_rec_acct_cpu(int cpu, void *arg)
 	a->emitted -= rc->base_emitted;
 	a->written -= rc->base_written;
 	a->dropped -= rc->base_dropped;
+	a->overwritten = rc->overwritten;
 }
 
 /* Every CPU's accounting now, or NULL without memory.  kfree() it. */
@@ -574,7 +577,12 @@ static int grtrace_rec_info_show(struct seq_file *m, void *v)
 		if (a) {
 			emitted = a[cpu].emitted;
 			dropped = a[cpu].dropped;
-			over = READ_ONCE(rc->overwritten);
+			/*
+			 * Taken on the CPU with its written count: read
+			 * here, a sub-buffer overwritten since would make
+			 * it more than written (kept near 2^64).
+			 */
+			over = a[cpu].overwritten;
 			/* Armed: the records in the buffer now. */
 			kept = trig ? rc->kept : a[cpu].written - over;
 		}
