@@ -58,26 +58,6 @@ static int join_assignments(int argc, char **argv, char *buf, size_t len)
 	return found;
 }
 
-static int apply(const char *text)
-{
-	int err = debugfs_write_quiet("config", text);
-
-	if (!err)
-		return 0;
-	if (err == -EINVAL)
-		err_msg("config: the module refused the settings (an unknown key or a value out of range); nothing was changed");
-	else if (err == -EBUSY)
-		err_msg("config: a setting cannot change while tracing is started ('grtrace stop' first); nothing was changed");
-	else {
-		char path[4096];
-
-		errno = -err;
-		debugfs_path(path, sizeof(path), "config");
-		err_debugfs(path, "cannot write to");
-	}
-	return -1;
-}
-
 /* The line of @key in @conf, its length in *@n; NULL if there is none. */
 static const char *find_key(const char *conf, const char *key, size_t *n)
 {
@@ -91,6 +71,68 @@ static const char *find_key(const char *conf, const char *key, size_t *n)
 		p += *n + (p[*n] == '\n');
 	}
 	return NULL;
+}
+
+/*
+ * The module refused the write @text as a whole (EINVAL), changing
+ * nothing, and says why only in its debug log: name the settings whose
+ * key it does not have, or else the one setting, or the settings, of
+ * which a value was refused.
+ */
+static void explain_refusal(const char *text)
+{
+	char conf[CONFIG_MAX], key[WRITE_MAX + 1];
+	const char *p;
+	int unknown = 0, settings = 0;
+	size_t n, k;
+
+	if (debugfs_read("config", conf, sizeof(conf)) < 0)
+		conf[0] = '\0';
+	for (p = text; *p; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		k = strcspn(p, "=");
+		settings++;
+		snprintf(key, sizeof(key), "%.*s", (int)k, p);
+		/* reset_stats is an action: the config file does not list it. */
+		if (!conf[0] || !strcmp(key, "reset_stats") ||
+		    find_key(conf, key, &k))
+			continue;
+		err_msg("config: the module has no key '%s' (see 'grtrace config'); nothing was changed",
+			key);
+		unknown++;
+	}
+	if (unknown)
+		return;
+	n = strlen(text);
+	if (n && text[n - 1] == '\n')
+		n--;
+	/* One line: the settings as given, a space between each two. */
+	snprintf(key, sizeof(key), "%.*s", (int)n, text);
+	for (k = 0; key[k]; k++)
+		if (key[k] == '\n')
+			key[k] = ' ';
+	err_msg("config: the module refused %s '%s' (a value the key does not take); nothing was changed",
+		settings > 1 ? "one of the settings" : "the setting", key);
+}
+
+static int apply(const char *text)
+{
+	int err = debugfs_write_quiet("config", text);
+
+	if (!err)
+		return 0;
+	if (err == -EINVAL)
+		explain_refusal(text);
+	else if (err == -EBUSY)
+		err_msg("config: a setting cannot change while tracing is started ('grtrace stop' first); nothing was changed");
+	else {
+		char path[4096];
+
+		errno = -err;
+		debugfs_path(path, sizeof(path), "config");
+		err_debugfs(path, "cannot write to");
+	}
+	return -1;
 }
 
 /* Print the line of @key from @conf; -1 if there is none. */

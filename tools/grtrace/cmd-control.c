@@ -42,26 +42,27 @@ static int parse_noargs(int argc, char **argv, const char *help)
 }
 
 /*
- * Write "start".  The module refuses it (EBUSY) while the flight recorder
- * is armed or holds a snapshot, and (ENOSPC) when the buffer of the CPU
- * the write ran on is full of the last session's unread records, where
- * the new session's description does not fit: say which, rather than
- * just "busy" or "no space".
+ * Write @cmd ("start" or "stop") to the control file.  The module refuses
+ * both (EBUSY) while the flight recorder is armed or holds a snapshot,
+ * whose session it is, and start (ENOSPC) when the buffer of the CPU the
+ * write ran on is full of the last session's unread records, where the
+ * new session's description does not fit: say which, rather than just
+ * "busy" or "no space".
  */
-int control_start(void)
+static int control_cmd(const char *cmd)
 {
 	char state[16], path[4096];
-	int err = debugfs_write_quiet("control", "start");
+	int err = debugfs_write_quiet("control", cmd);
 
 	if (err == -EBUSY) {
 		recorder_state(state, sizeof(state));
 		if (!strcmp(state, "armed") || !strcmp(state, "triggered")) {
-			err_msg("start: refused (%s): the flight recorder is %s ('grtrace recorder disarm' first)",
-				strerror(-err), state);
+			err_msg("%s: refused (%s): the flight recorder is %s ('grtrace recorder disarm' first)",
+				cmd, strerror(-err), state);
 			return -1;
 		}
 	}
-	if (err == -ENOSPC) {
+	if (err == -ENOSPC && !strcmp(cmd, "start")) {
 		err_msg("start: refused (%s): a buffer is full of records nobody has read (read the events files, or discard them: 'grtrace record -b SIZE')",
 			strerror(-err));
 		return -1;
@@ -73,6 +74,11 @@ int control_start(void)
 	err_debugfs(path, err == -ENOENT || err == -EACCES || err == -EPERM ?
 		    "cannot open" : "cannot write to");
 	return -1;
+}
+
+int control_start(void)
+{
+	return control_cmd("start");
 }
 
 int cmd_start(int argc, char **argv)
@@ -93,7 +99,7 @@ int cmd_stop(int argc, char **argv)
 			 "\n"
 			 "Stop tracing: writes \"stop\" to the control file.\n"))
 		return 0;
-	return control_write("stop") < 0;
+	return control_cmd("stop") < 0;
 }
 
 int cmd_status(int argc, char **argv)

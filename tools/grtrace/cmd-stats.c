@@ -265,6 +265,12 @@ static int perf_mon(FILE *f)
 	return 0;
 }
 
+/*
+ * The scrape: 0; -1 with a whole one that says grtrace_up 0 (the
+ * module's counters cannot be read: worth writing, an alert fires on it);
+ * -2 when a later part could not be read, and what was written is not
+ * whole.
+ */
 static int prometheus(FILE *f)
 {
 	struct mod_stats st;
@@ -321,9 +327,9 @@ static int prometheus(FILE *f)
 		fprintf(f, "grtrace_stat{key=\"%s\"} %" PRIu64 "\n", k,
 			st.ent[i].val);
 	}
-	if (by_type(f) < 0 || perf_mon(f) < 0)
-		return -1;
-	return aggregator(f);
+	if (by_type(f) < 0 || perf_mon(f) < 0 || aggregator(f) < 0)
+		return -2;
+	return 0;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -382,8 +388,14 @@ int cmd_stats(int argc, char **argv)
 		unlink(tmp);
 		return 1;
 	}
-	/* Nothing worth writing, but grtrace_up 0 is: an alert fires on it. */
-	if (ret < 0 && !prom) {
+	/*
+	 * Nothing worth writing, but grtrace_up 0 is: an alert fires on it.
+	 * A scrape cut short is not: FILE keeps the last whole one.
+	 */
+	if ((ret < 0 && !prom) || ret == -2) {
+		if (ret == -2)
+			err_msg("stats: %s left as it was: the scrape is not whole",
+				output);
 		unlink(tmp);
 		return 1;
 	}

@@ -1582,11 +1582,30 @@ sed -i 's/vgpu0-gfx$/gfx"x\\y/' "$FAKE/rings"
 run "$GRTRACE" stats --prometheus
 grep -qxF 'grtrace_ring_jobs_total{ring="0",name="gfx\"x\\y"} 200' "$TMP/out" ||
 	{ echo "# not escaped: $(grep 'grtrace_ring_jobs_total{ring="0"' "$TMP/out")"; st=1; }
-rm "$FAKE/aggregator_stats_raw"
+mv "$FAKE/aggregator_stats_raw" "$TMP/agg.good"
 run "$GRTRACE" stats --prometheus
 [ $rc -eq 0 ] && ! grep -q aggregator "$TMP/out" || st=1
 result "stats --prometheus: the aggregator's per-ring counters and last-window gauges when it is loaded, nothing of it otherwise" $st \
 	"$(cat "$TMP/err")"
+
+# A part of the scrape that cannot be read (here the aggregator's file in
+# a format this tool does not know): -o keeps the last whole file, which
+# has the aggregator's metrics.
+mv "$TMP/agg.good" "$FAKE/aggregator_stats_raw"
+run "$GRTRACE" stats -p -o "$TMP/grtrace.prom"
+st=$rc
+grep -q '^grtrace_aggregator_enabled 1$' "$TMP/grtrace.prom" || st=1
+cp "$TMP/grtrace.prom" "$TMP/prom.before"
+echo '# grtrace aggregator 99 enabled=1' > "$FAKE/aggregator_stats_raw"
+run "$GRTRACE" stats -p -o "$TMP/grtrace.prom"
+[ $rc -eq 1 ] || st=1
+cmp -s "$TMP/grtrace.prom" "$TMP/prom.before" || st=1
+ls "$TMP" | grep -q 'grtrace.prom.tmp' && st=1
+[ "$(cat "$TMP/err")" = "grtrace: $FAKE/aggregator_stats_raw: not the format this grtrace reads (a newer module?)
+grtrace: stats: $TMP/grtrace.prom left as it was: the scrape is not whole" ] || st=1
+rm "$FAKE/aggregator_stats_raw"
+result "stats -p -o: a scrape cut short (a part unreadable) leaves FILE as it was, exit 1, two lines naming why" $st \
+	"exit $rc" "$(cat "$TMP/err")"
 
 cat > "$TMP/grtrace_stats" <<'EOF'
 grtrace perf_mon 1: window 200 ms, 5 closed; events on untracked rings (>= 64) 0

@@ -3,9 +3,9 @@
 #
 # recorder_cli_test.sh - "grtrace recorder" and the snapshot's readers
 # (report, dump, export) against the module's flight recorder, in both
-# formats: arm --size --format, the refusals named in one line (arm twice,
-# start while armed, trigger while off), wait blocking in poll(2) until a
-# manual trigger wakes it, 64 KB buffers wrapped by 1500 jobs written
+# formats: arm --size --format, the refusals named in one line (arm
+# twice, start and stop while armed, trigger while off), wait blocking in
+# poll(2) until a manual trigger wakes it, 64 KB buffers wrapped by 1500 jobs written
 # through the emit file with every CPU's identity holding and no loss
 # reported, a later trigger counted, release, an ERROR event's trigger
 # naming its job and the one queued behind it, disarm.  The raw files are
@@ -20,7 +20,7 @@ OUT=${OUT:-$TMP/out}
 mkdir -p "$OUT"
 
 echo "TAP version 13"
-echo "1..46"
+echo "1..48"
 if ! insmod "$KO" emit_enable=1; then
 	echo "Bail out! cannot load $KO"
 	exit 1
@@ -46,6 +46,11 @@ for fmt in 2 1; do
 	[ $? -eq 1 ] && grep -q "armed already" "$OUT/arm-again.txt"; ok $? "arm twice: $(cat "$OUT/arm-again.txt")"
 	"$TOOL" start > "$OUT/start.txt" 2>&1
 	[ $? -eq 1 ] && grep -q "flight recorder is armed" "$OUT/start.txt"; ok $? "start while armed refused: $(cat "$OUT/start.txt")"
+	"$TOOL" stop > "$OUT/stop.txt" 2>&1
+	[ $? -eq 1 ] && [ "$(wc -l < "$OUT/stop.txt")" -eq 1 ] &&
+		grep -q "^grtrace: stop: refused (Device or resource busy): the flight recorder is armed ('grtrace recorder disarm' first)$" "$OUT/stop.txt" &&
+		"$TOOL" recorder status 2>&1 | grep -q "^recorder: armed"
+	ok $? "stop while armed refused with one line naming the recorder, which stays armed: $(cat "$OUT/stop.txt")"
 	"$TOOL" record -o "$OUT/rec-armed.dat" -d 1 > "$OUT/rec-armed.txt" 2>&1
 	[ $? -eq 1 ] && [ ! -e "$OUT/rec-armed.dat" ] &&
 		grep -q "record: the flight recorder is armed" "$OUT/rec-armed.txt"; ok $? "record while armed refused, no file: $(cat "$OUT/rec-armed.txt")"

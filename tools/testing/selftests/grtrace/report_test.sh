@@ -66,10 +66,14 @@ ok $? "report: jobs per ring equal the jobs emitted per ring ($got)"
 # ---- config -------------------------------------------------------------------
 
 "$TOOL" config level=verbose && [ "$("$TOOL" config level)" = level=verbose ] &&
-	! "$TOOL" config bogus_key=1 2>"$TMP/config.err" &&
-	grep -q "refused" "$TMP/config.err" &&
+	! "$TOOL" config level=normal bogus_key=1 2>"$TMP/config.err" &&
+	[ "$(cat "$TMP/config.err")" = "grtrace: config: the module has no key 'bogus_key' (see 'grtrace config'); nothing was changed" ] &&
+	! "$TOOL" config level=normal sample=101 2>"$TMP/config2.err" &&
+	[ "$(cat "$TMP/config2.err")" = "grtrace: config: the module refused one of the settings 'level=normal sample=101' (a value the key does not take); nothing was changed" ] &&
+	! "$TOOL" config level=loud 2>"$TMP/config3.err" &&
+	[ "$(cat "$TMP/config3.err")" = "grtrace: config: the module refused the setting 'level=loud' (a value the key does not take); nothing was changed" ] &&
 	[ "$("$TOOL" config level)" = level=verbose ] && "$TOOL" config level=normal
-ok $? "config sets and shows a key; a bad key is refused, nothing changed"
+ok $? "config sets and shows a key; an unknown key and a bad value are refused, each named in one line, nothing changed: $(cat "$TMP"/config*.err | tr "\n" " ")"
 
 # ---- record -b: set for the recording, restored -------------------------------
 
