@@ -1673,18 +1673,33 @@ static int grtrace_subbuf_start(struct rchan_buf *buf, void *subbuf,
 	return !relay_buf_full(buf);
 }
 
+/*
+ * Bytes of the buffers relay made, from their creation to their channel's
+ * close: one per CPU that was online at relay_open() or came online
+ * since, not one per possible CPU.
+ */
+static atomic_long_t grtrace_buf_bytes = ATOMIC_LONG_INIT(0);
+
 static struct dentry *grtrace_create_buf_file(const char *filename,
 					      struct dentry *parent,
 					      umode_t mode,
 					      struct rchan_buf *buf,
 					      int *is_global)
 {
-	return debugfs_create_file(filename, 0400, parent, buf,
-				   &grtrace_events_fops);
+	struct dentry *d = debugfs_create_file(filename, 0400, parent, buf,
+					       &grtrace_events_fops);
+
+	/* relay frees the buffer at once when it has no file. */
+	if (!IS_ERR_OR_NULL(d))
+		atomic_long_add(buf->chan->alloc_size, &grtrace_buf_bytes);
+	return d;
 }
 
 static int grtrace_remove_buf_file(struct dentry *dentry)
 {
+	const struct rchan_buf *buf = d_inode(dentry)->i_private;
+
+	atomic_long_sub(buf->chan->alloc_size, &grtrace_buf_bytes);
 	debugfs_remove(dentry);
 	return 0;
 }
@@ -2115,14 +2130,12 @@ int grtrace_core_init(struct dentry *dir)
  * grtrace_buffers_allocated() - bytes of relay buffer held now
  *
  * Context: any; a snapshot.
- * Return: zero until the first start, then CPUs times the channel's size.
+ * Return: zero until the first start, then the channel's size times the
+ * CPUs that have a buffer: those online at its open or online since.
  */
 unsigned long grtrace_buffers_allocated(void)
 {
-	/* Not dereferenced: it may be closed under us. */
-	if (!READ_ONCE(grtrace_relay))
-		return 0;
-	return num_possible_cpus() * PAGE_ALIGN(READ_ONCE(grtrace_buffer_size));
+	return atomic_long_read(&grtrace_buf_bytes);
 }
 
 void grtrace_core_exit(void)

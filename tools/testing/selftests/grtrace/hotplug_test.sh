@@ -19,6 +19,8 @@
 #     counts it, and the snapshot balances;
 #  4. buffer_size written while CPU 1 comes online, 30 times: CPU 1 has
 #     its buffer in the new channel each time, and a session records it;
+#     buffer_allocated counts one buffer for a channel made with CPU 1
+#     offline, two once it is online;
 #  5. the recorder armed with CPU 1 offline and triggered, then CPU 1
 #     online for the first time in those buffers: no kernel warning, the
 #     snapshot reads back with no event of CPU 1 (dropped, counted), and
@@ -34,7 +36,7 @@ ON=/sys/devices/system/cpu/cpu1/online
 CYCLES=20
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 [ -w "$ON" ] || { echo "Bail out! no $ON: this suite needs a second CPU that can go offline"; exit 1; }
 load_stack
 echo 1 >"$ON"
@@ -214,6 +216,18 @@ rc=$((rc | $?))
 n=$(grep -c '^[0-9]* 1 .* SUBMIT ctx=81 ' "$TMP/resized.dump")
 [ $missing = 0 ] && [ $fails = 0 ] && [ $rc = 0 ] && [ "$n" = 4 ]
 ok $? "buffer_size written 30 times as CPU 1 came online: its buffer there each time, its 4 events recorded ($n)"
+
+# buffer_allocated counts the buffers relay made: a channel made while
+# CPU 1 is offline has one, CPU 1's comes with its bring-up.  (The module
+# before counted every possible CPU: a machine with more possible than
+# online CPUs, as most firmware reports, was shown buffers it never had.)
+alloc() { stat_of buffer_allocated; }
+echo 0 >"$ON" && echo 65536 >"$D/buffer_size" && a1=$(alloc) &&
+	echo 1 >"$ON" && a2=$(alloc)
+rc=$?
+echo "# buffer_allocated: $a1 with CPU 1 offline, $a2 once online"
+[ $rc = 0 ] && [ "$a1" = 65536 ] && [ "$a2" = 131072 ]
+ok $? "buffer_allocated: one 64K buffer made with CPU 1 offline ($a1), two once it is online ($a2)"
 
 # 5: a CPU that first comes online after the freeze: the recorder armed
 # with CPU 1 offline (its new buffers have none for it), triggered, then
