@@ -101,7 +101,8 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'm':
 			check_num("--min-change", optarg, 0, 1e6, 0, 1);
-			snprintf(minc, sizeof(minc), "--min-change=%g",
+			/* Every digit given: %g kept six. */
+			snprintf(minc, sizeof(minc), "--min-change=%.17g",
 				 strtod(optarg, NULL));
 			break;
 		case 'F':
@@ -117,10 +118,21 @@ int cmd_diff(int argc, char **argv)
 			usage_error("diff", "diff: option '%s' needs an argument",
 				    argv[optind - 1]);
 		default:
+			/*
+			 * A short one in a group (-xf) has not moved optind
+			 * on: the word before is not it.
+			 */
+			if (optopt)
+				usage_error("diff", "diff: unknown option '-%c'",
+					    optopt);
 			usage_error("diff", "diff: unknown option '%s'",
 				    argv[optind - 1]);
 		}
 	}
+	for (i = optind; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			usage_error("diff", "diff: option '%s' after a recording (options come first)",
+				    argv[i]);
 	if (argc - optind < 2)
 		usage_error("diff", "diff: two recordings are needed, A and B");
 	if (argc - optind > 2)

@@ -81,6 +81,7 @@ struct dcmp {
 	uint64_t na, nb;
 	uint64_t a[3], b[3];		/* p50, p90, p99 */
 	double va, vb;			/* jobs: rate; busy: busy % */
+	int none_a, none_b;		/* a metric: no sample on that side */
 	int tested;
 	struct sd_test t;
 	double padj;
@@ -268,27 +269,39 @@ static const struct rp_sink diff_sink = {
 	.end = diff_end,
 };
 
-/* Two rings of one side with one name and class: the device tells them apart. */
+/*
+ * Two rings of one side with one name and class: the device tells them
+ * apart.  Every ring that shares its name is found first, then renamed:
+ * renamed as found, the first of two GPUs' "gfx0" was no longer the
+ * second's name, and the second kept the bare name, which named one GPU
+ * in one recording and the other in the next.
+ */
 static void ring_names(struct dside *s)
 {
+	unsigned char *dup;
 	uint32_t i, j;
-	int dup;
 
+	if (!s->ng)
+		return;
+	dup = xmalloc(s->ng);
+	memset(dup, 0, s->ng);
 	for (i = 0; i < s->ng; i++) {
 		if (s->g[i].kind != DG_RING)
 			continue;
-		for (dup = 0, j = 0; j < s->ng; j++)
-			if (j != i && s->g[j].kind == DG_RING &&
+		for (j = i + 1; j < s->ng; j++)
+			if (s->g[j].kind == DG_RING &&
 			    !strcmp(s->g[j].name, s->g[i].name) &&
 			    !strcmp(s->g[j].kind_name, s->g[i].kind_name))
-				dup = 1;
-		if (dup && s->g[i].device[0]) {
-			size_t n = strlen(s->g[i].name);
+				dup[i] = dup[j] = 1;
+	}
+	for (i = 0; i < s->ng; i++) {
+		size_t n = strlen(s->g[i].name);
 
+		if (dup[i] && s->g[i].device[0])
 			snprintf(s->g[i].name + n, sizeof(s->g[i].name) - n,
 				 "@%s", s->g[i].device);
-		}
 	}
+	free(dup);
 }
 
 void diff_opts_init(struct diff_opts *o)
@@ -386,6 +399,9 @@ static void compare_groups(struct diff *d, int kind, const struct dgroup *ga,
 		c = new_cmp(d, kind, DC_METRIC + m, ga, gb);
 		c->na = a->seen;
 		c->nb = b->seen;
+		/* Not measured on one side (a kernel without the event). */
+		c->none_a = !a->n;
+		c->none_b = !b->n;
 		c->tested = sd_mann_whitney(a->v, a->n, b->v, b->n, &c->t) == 0;
 		for (k = 0; k < 3; k++) {
 			c->a[k] = a->n ? sd_percentile(a->v, a->n, diff_pcts[k]) : 0;
@@ -559,6 +575,14 @@ static void text_cmp(const struct diff *d, FILE *f, const struct dcmp *c)
 		fprintf(f, "%.2f%% -> %.2f%% (%+.2f points), %s -> %s",
 			c->va, c->vb, c->vb - c->va, c->ga->verdict,
 			c->gb->verdict);
+	} else if (c->none_a || c->none_b) {
+		/* Nothing to compare: what there is, and why no test. */
+		for (k = 0; k < 3; k++) {
+			fmt_ns(x, sizeof(x), c->none_a ? c->b[k] : c->a[k]);
+			fprintf(f, "p%u %s  ", diff_pcts[k], x);
+		}
+		fprintf(f, "n %" PRIu64 "/%" PRIu64 "  not measured in %s: not tested",
+			c->na, c->nb, c->none_a ? "A" : "B");
 	} else {
 		for (k = 0; k < 3; k++) {
 			fmt_ns(x, sizeof(x), c->a[k]);
@@ -615,16 +639,29 @@ static void j_num(FILE *f, double v)
 		fprintf(f, "%.10g", v);
 }
 
+/*
+ * Escaped as the report's JSON escapes (bytes outside ASCII as Latin-1),
+ * but straight to @f: a path is as long as it is, and the report's line
+ * of 4096 bytes cut one of 700 escaped bytes, closing quote and all.
+ */
 static void j_str(FILE *f, const char *s)
 {
-	struct line l = { .n = 0 };
+	struct line l;
 
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
-	l_json_str(&l, s);
-	fwrite(l.b, 1, l.n, f);
+	fputc('"', f);
+	for (; *s; s++) {
+		char c[2] = { *s, '\0' };
+
+		l.n = 0;
+		l_json_str(&l, c);
+		/* Without the quotes around the one byte. */
+		fwrite(l.b + 1, 1, l.n - 2, f);
+	}
+	fputc('"', f);
 }
 
 static void j_fig(FILE *f, const struct dcmp *c, int side)
@@ -651,7 +688,11 @@ static void j_fig(FILE *f, const struct dcmp *c, int side)
 	} else {
 		fprintf(f, "{\"jobs\":%" PRIu64, side ? c->nb : c->na);
 		for (k = 0; k < 3; k++)
-			fprintf(f, ",\"p%u\":%" PRIu64, diff_pcts[k], v[k]);
+			if (side ? c->none_b : c->none_a)
+				fprintf(f, ",\"p%u\":null", diff_pcts[k]);
+			else
+				fprintf(f, ",\"p%u\":%" PRIu64, diff_pcts[k],
+					v[k]);
 		fputc('}', f);
 	}
 }
@@ -676,7 +717,7 @@ static void json_cmp(const struct diff *d, FILE *f, const struct dcmp *c)
 	fputs(",\"b\":", f);
 	j_fig(f, c, 1);
 	fputs(",\"change_pct\":", f);
-	if (only)
+	if (only || c->none_a || c->none_b)
 		fputs("null", f);
 	else if (c->what == DC_JOBS || c->what == DC_BUSY)
 		j_num(f, change_pct(c->va, c->vb));
@@ -685,7 +726,8 @@ static void json_cmp(const struct diff *d, FILE *f, const struct dcmp *c)
 	if (c->what >= DC_METRIC && c->what < DC_BUSY) {
 		for (k = 1; k < 3; k++) {
 			fprintf(f, ",\"change_p%u_pct\":", diff_pcts[k]);
-			j_num(f, change_pct((double)c->a[k], (double)c->b[k]));
+			j_num(f, c->none_a || c->none_b ? NAN :
+			      change_pct((double)c->a[k], (double)c->b[k]));
 		}
 	}
 	if (c->what == DC_BUSY) {
@@ -733,7 +775,7 @@ static void write_json(const struct diff *d, FILE *f)
 	json_side(f, &d->s[0]);
 	fputs(",\n\"b\":", f);
 	json_side(f, &d->s[1]);
-	fprintf(f, ",\n\"test\":\"mann-whitney-u\",\"correction\":\"holm\",\"alpha\":%g,\"min_change_pct\":%g,\"flagged\":%" PRIu64 ",\"regressions\":%" PRIu64 ",\n\"comparisons\":[",
+	fprintf(f, ",\n\"test\":\"mann-whitney-u\",\"correction\":\"holm\",\"alpha\":%.10g,\"min_change_pct\":%.10g,\"flagged\":%" PRIu64 ",\"regressions\":%" PRIu64 ",\n\"comparisons\":[",
 		d->o.alpha, d->o.min_change, d->flagged, d->regressions);
 	for (i = 0; i < d->nc; i++) {
 		fputs(i ? ",\n" : "\n", f);
@@ -788,15 +830,21 @@ static void write_csv(const struct diff *d, FILE *f)
 			c_num(f, c->vb);
 		for (k = 0; k < 3; k++) {
 			fputc(',', f);
+			/* A side not measured: its fields empty, as no figure. */
+			if (lat && !c->none_a)
+				fprintf(f, "%" PRIu64, c->a[k]);
 			if (lat)
-				fprintf(f, "%" PRIu64 ",%" PRIu64 ",", c->a[k],
-					c->b[k]);
+				fputc(',', f);
+			if (lat && !c->none_b)
+				fprintf(f, "%" PRIu64, c->b[k]);
+			if (lat)
+				fputc(',', f);
 			else
 				fputs(",,", f);
-			if (lat)
+			if (lat && !c->none_a && !c->none_b)
 				c_num(f, change_pct((double)c->a[k],
 						    (double)c->b[k]));
-			else if (!k && !only)
+			else if (!lat && !k && !only)
 				c_num(f, change_pct(c->va, c->vb));
 		}
 		fputc(',', f);

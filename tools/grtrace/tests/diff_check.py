@@ -251,6 +251,12 @@ def main():
              rc == 0 and doc.get("min_change_pct") == 29 and
              flagged(doc) == [w for w in want if w[2] == "t_exec"],
              "%s %s" % (flagged(doc), err))
+    # The value as given, every digit (it was cut to six).
+    rc, out, err = run(grtrace, "-f", "json", "--min-change", "12.345678",
+                       a, b)
+    v.result("diff: --min-change 12.345678 is used and reported as given",
+             rc == 0 and json.loads(out).get("min_change_pct") == 12.345678,
+             out[:300] + err)
     rc, out, err = run(grtrace, "--min-change=31%", "--fail-on", "regression",
                        a, b)
     v.result("diff: --min-change 31%: nothing flagged, --fail-on regression exits 0",
@@ -381,7 +387,12 @@ def main():
                        (["--fail-on", "speed", a, b], "--fail-on"),
                        (["-f", "xml", a, b], "format"),
                        ([a], "two recordings"),
-                       ([a, b, b], "unexpected argument")):
+                       ([a, b, b], "unexpected argument"),
+                       # The option named, not the word before it, nor
+                       # a value after the files.
+                       (["-xf", "json", a, b], "unknown option '-x'"),
+                       ([a, "-f", "json", b],
+                        "option '-f' after a recording")):
         rc, out, err = run(grtrace, *args)
         v.result("diff: usage error: %s" % what,
                  rc == 2 and what in err.splitlines()[0] and not out,
@@ -457,6 +468,100 @@ def main():
                              ("process", "proc%d" % i) in groups
                              for i in range(24)),
              "exit %d, %d groups\n%s" % (rc, len(groups), err[-500:]))
+
+    # One machine, two GPUs, each with a ring "gfx0": the device tells
+    # them apart on both sides, whichever GPU finished a job first.  diff
+    # named the first one found gfx0@DEVICE and left the other the bare
+    # name, so the bare name was one GPU in A and the other in B, whose
+    # 100 and 300 us jobs were compared: two false flags, --fail-on 1.
+    def two_gpus(path, devs):
+        t = Trace()
+        t.stream_info(1000)
+        t.metadata(1000, [(rid, GFX, 0, b"gen", d.encode(), b"gfx0")
+                          for rid, d, _ in devs])
+        evs = []
+        for r, (rid, d, ex) in enumerate(devs):
+            for i in range(200):
+                s0 = 10000 + i * PERIOD + r * 250 * US
+                for w, at in (("submit", 0), ("commit", 10), ("start", 20),
+                              ("end", 20 + ex), ("complete", 25 + ex)):
+                    evs.append((s0 + at * US, w, 100 + r, i + 1, rid))
+        for ts, w, ctx, seq, rid in sorted(evs):
+            t.ev(ts, w, ctx, seq, rid, GFX)
+        return write(path, t.trace_file())
+    a = two_gpus(os.path.join(tmp, "gpus-a.dat"),
+                 [(0, "0000:03:00.0", 100), (1, "0000:04:00.0", 300)])
+    b = two_gpus(os.path.join(tmp, "gpus-b.dat"),
+                 [(0, "0000:04:00.0", 300), (1, "0000:03:00.0", 100)])
+    rc, out, err = run(grtrace, "-f", "json", "--fail-on", "regression",
+                       a, b)
+    doc = json.loads(out) if out else {"comparisons": []}
+    rings = {c["ring"] for c in doc["comparisons"] if c["group"] == "ring"}
+    v.result("diff: two GPUs' rings of one name: each compared with itself "
+             "(gfx0@DEVICE on both sides), nothing flagged, exit 0",
+             rc == 0 and rings == {"gfx0@0000:03:00.0", "gfx0@0000:04:00.0"}
+             and not flagged(doc) and
+             not any(c["only"] for c in doc["comparisons"]),
+             "exit %d, rings %s, flagged %s" % (rc, sorted(rings),
+                                                flagged(doc)))
+
+    # A metric measured on one side only (A's kernel has no COMMIT, so no
+    # t_queue): named so, no test, no figure for A; it was printed as
+    # "0 ns -> 1000 ns +inf ... p=1 no significant change".
+    def commits(path, commit):
+        t = Trace()
+        t.stream_info(1000)
+        t.metadata(1000, [(0, GFX, 0, b"gen", b"0000:00:02.0", b"gfx0")])
+        ts = 10000
+        for i in range(100):
+            for w, at in (("submit", 0), ("commit", 1), ("start", 2),
+                          ("end", 102), ("complete", 103)):
+                if w != "commit" or commit:
+                    t.ev(ts + at * US, w, 100, i + 1, 0, GFX)
+            ts += 104 * US
+        return write(path, t.trace_file())
+    a = commits(os.path.join(tmp, "nocommit-a.dat"), False)
+    b = commits(os.path.join(tmp, "nocommit-b.dat"), True)
+    rc, text, err = run(grtrace, a, b)
+    line = [x for x in text.splitlines()
+            if x.lstrip().startswith("ring gfx0") and "t_queue" in x]
+    rc2, out, err2 = run(grtrace, "-f", "json", a, b)
+    c = find(json.loads(out) if rc2 == 0 else {"comparisons": []},
+             "ring", "gfx0", "t_queue") or {}
+    rc3, out3, err3 = run(grtrace, "-f", "csv", a, b)
+    rows = [r for r in csv.DictReader(io.StringIO(out3))
+            if r["group"] == "ring" and r["metric"] == "t_queue"]
+    v.result("diff: a metric not measured in A: 'not measured in A: not "
+             "tested' with B's figures; JSON nulls for A's and the change; "
+             "CSV fields empty",
+             rc == 0 and len(line) == 1 and
+             line[0].endswith("p50 1000 ns  p90 1000 ns  p99 1000 ns  "
+                              "n 0/100  not measured in A: not tested") and
+             c.get("a") == {"jobs": 0, "p50": None, "p90": None,
+                            "p99": None} and
+             c.get("b", {}).get("p50") == 1000 and
+             c.get("change_pct", 0) is None and c.get("p_value", 0) is None
+             and len(rows) == 1 and rows[0]["a_p50"] == "" and
+             rows[0]["b_p50"] == "1000" and rows[0]["change_pct"] == "",
+             "%s\n%s\n%s" % (line, json.dumps(c), rows))
+
+    # An input named by a long path of bytes outside ASCII: each is
+    # escaped to six, and the name went through a line of 4096 bytes,
+    # which cut it, closing quote and all: invalid JSON, exit 0.
+    d = os.path.join(tmp, *(["\u00e9" * 120] * 3))
+    os.makedirs(d, exist_ok=True)
+    long_a = os.path.join(d, "a.dat")
+    with open(a, "rb") as src, open(long_a, "wb") as dst:
+        dst.write(src.read())
+    rc, out, err = run(grtrace, "-f", "json", long_a, b)
+    try:
+        name = json.loads(out)["a"]["input"]
+    except (ValueError, KeyError) as e:
+        name = "%s: %s" % (type(e).__name__, e)
+    v.result("diff -f json: an input path of 720 bytes outside ASCII is "
+             "written whole (valid JSON)",
+             rc == 0 and name == os.fsencode(long_a).decode("latin-1"),
+             "exit %d: %s" % (rc, str(name)[:200]))
     return v.failed
 
 
