@@ -501,6 +501,7 @@ struct why_node {
 	uint64_t submit, start;
 	uint64_t dep_ctx, dep_seqno;	/* with @dep */
 	uint64_t dep_ns, sched_ns, ring_ns;
+	int64_t prev;			/* the last before it with its key, or -1 */
 	uint32_t ring, wp;
 	uint32_t part;			/* rp->restarts when it finished */
 	uint8_t dep;
@@ -520,12 +521,20 @@ void why_ended(struct rp *rp, uint64_t ctx, uint64_t seqno, uint32_t ring,
 /* The job that signalled fence @ctx:@seqno: its entry, or NULL. */
 const struct why_done *why_find(const struct rp *rp, uint64_t ctx,
 				uint64_t seqno);
+/*
+ * A finished job the filters (--ring, --since, ...) left out: a node of
+ * the critical paths all the same, which a selected job may wait on.
+ */
+void why_node_only(struct rp *rp, const struct row *row);
 /* Fill @row->why from its stamps, @dep_sig and the ring's history. */
 void why_row(struct rp *rp, struct row *row, uint32_t wp);
 /* A finished row with a why: the per-process and critical-path tables. */
 void why_account(struct rp *rp, const struct row *row);
 /* "comm/pid" of process @wp into @buf. */
 void why_wp_str(const struct rp *rp, uint32_t wp, char *buf, size_t len);
+/* report-out.c: "comm/pid:ns|...|other:ns", whose jobs a wait was behind. */
+void why_behind_str(const struct rp *rp, const struct why *w, char *buf,
+		    size_t len);
 /* The critical paths asked for, as text or JSON, to rp->out. */
 void why_critical_text(struct rp *rp);
 void why_critical_json(struct rp *rp);

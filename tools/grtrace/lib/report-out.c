@@ -131,9 +131,9 @@ static void why_proc_json(const struct rp *rp, struct line *l, uint32_t wp)
 		l_str(l, "null");
 }
 
-/* "comm/pid:ns|..." of a why's behind list, for CSV. */
-static void behind_str(const struct rp *rp, const struct why *w, char *buf,
-		       size_t len)
+/* "comm/pid:ns|...|other:ns" of a why's behind list: CSV, the export. */
+void why_behind_str(const struct rp *rp, const struct why *w, char *buf,
+		    size_t len)
 {
 	size_t n = 0;
 	uint32_t k;
@@ -180,7 +180,7 @@ void why_fields(const struct rp *rp, struct fields *f, const struct row *row)
 		f_opt(f, "why_sched_ns", have, have ? w->sched_ns : 0);
 		f_opt(f, "why_ring_ns", have, have ? w->ring_ns : 0);
 		if (have)
-			behind_str(rp, w, buf, sizeof(buf));
+			why_behind_str(rp, w, buf, sizeof(buf));
 		f_str(f, "why_behind", have ? buf : NULL);
 		return;
 	}

@@ -549,8 +549,6 @@ static void why_notes(struct rp *rp, const struct why *w)
 {
 	struct pf *pf = rp->sink_state;
 	char buf[512], pb[96];
-	size_t n = 0;
-	uint32_t k;
 
 	note_u64(pf, "why_dep_ns", w->dep_ns);
 	note_u64(pf, "why_sched_ns", w->sched_ns);
@@ -566,12 +564,8 @@ static void why_notes(struct rp *rp, const struct why *w)
 			note_str(pf, "why_dep_process", pb);
 		}
 	}
-	buf[0] = '\0';
-	for (k = 0; k < w->nbehind && n < sizeof(buf); k++) {
-		why_wp_str(rp, w->behind[k].wp, pb, sizeof(pb));
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s:%" PRIu64,
-				      k ? "|" : "", pb, w->behind[k].ns);
-	}
+	/* As CSV's column: the processes past the first eight as other. */
+	why_behind_str(rp, w, buf, sizeof(buf));
 	if (buf[0])
 		note_str(pf, "why_behind", buf);
 }

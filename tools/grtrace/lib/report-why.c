@@ -133,6 +133,7 @@ void why_ended(struct rp *rp, uint64_t ctx, uint64_t seqno, uint32_t ring,
 	       uint32_t wp, uint64_t start, int have_start, uint64_t end)
 {
 	struct ring *r = &rp->rings[ring];
+	uint32_t i;
 
 	rp->wdone[done_slot(ctx, seqno)] = (struct why_done){
 		.ctx = ctx, .seqno = seqno, .end = end ? end : 1,
@@ -142,12 +143,25 @@ void why_ended(struct rp *rp, uint64_t ctx, uint64_t seqno, uint32_t ring,
 		return;
 	if (!r->wx)
 		r->wx = xmalloc(WHY_EXEC * sizeof(*r->wx));
-	r->wx[(r->wx_head + r->wx_n) & (WHY_EXEC - 1)] =
-		(struct why_exec){ .start = start, .end = end, .wp = wp };
-	if (r->wx_n < WHY_EXEC)
-		r->wx_n++;
-	else
+	if (r->wx_n == WHY_EXEC) {
+		/* Older than all it holds: the history has no room for it. */
+		if (end < r->wx[r->wx_head].end)
+			return;
 		r->wx_head = (r->wx_head + 1) & (WHY_EXEC - 1);
+		r->wx_n--;
+	}
+	/*
+	 * In the order of the ENDs, which why_behind() walks newest first.
+	 * A job that comes as a JOB_SUMMARY is told at its COMPLETE, after
+	 * jobs that ended later: it goes in before them.
+	 */
+	for (i = r->wx_n; i && r->wx[(r->wx_head + i - 1) & (WHY_EXEC - 1)].end > end;
+	     i--)
+		r->wx[(r->wx_head + i) & (WHY_EXEC - 1)] =
+			r->wx[(r->wx_head + i - 1) & (WHY_EXEC - 1)];
+	r->wx[(r->wx_head + i) & (WHY_EXEC - 1)] =
+		(struct why_exec){ .start = start, .end = end, .wp = wp };
+	r->wx_n++;
 }
 
 static int share_cmp(const void *a, const void *b)
@@ -283,23 +297,12 @@ static int64_t cp_find(const struct rp *rp, uint64_t ctx, uint64_t seqno)
 	return i;
 }
 
-void why_account(struct rp *rp, const struct row *row)
+/* @row as a node of the critical paths: its index. */
+static uint32_t cp_add(struct rp *rp, const struct row *row)
 {
 	const struct why *w = &row->why;
 	struct why_node *nd;
-	uint32_t k;
 
-	rp->why_jobs++;
-	if (w->dep && !w->dep_known)
-		rp->why_dep_lost++;
-	if (w->unresolved)
-		rp->why_unresolved++;
-	if (rp->o.per_process)
-		for (k = 0; k < w->nbehind; k++)
-			wb_add(rp, w->wp, w->behind[k].wp, row->ring,
-			       w->behind[k].ns);
-	if (!rp->o.critical)
-		return;
 	if (rp->ncp == rp->cp_cap) {
 		rp->cp_cap = rp->cp_cap ? 2 * rp->cp_cap : 1024;
 		rp->cp = xrealloc(rp->cp, rp->cp_cap * sizeof(*rp->cp));
@@ -319,7 +322,35 @@ void why_account(struct rp *rp, const struct row *row)
 	nd->part = (uint32_t)rp->restarts;
 	nd->submit = row->ts[ST_SUBMIT];
 	nd->start = row->ts[ST_START];
+	/* Keys are reused: the jobs of one key are a list, newest first. */
+	nd->prev = cp_find(rp, row->ctx, row->seqno);
 	u64map_set(rp->cp_map, cp_key(row->ctx, row->seqno), rp->ncp);
+	return rp->ncp++;
+}
+
+void why_node_only(struct rp *rp, const struct row *row)
+{
+	if (rp->o.critical)
+		cp_add(rp, row);
+}
+
+void why_account(struct rp *rp, const struct row *row)
+{
+	const struct why *w = &row->why;
+	uint32_t k, i;
+
+	rp->why_jobs++;
+	if (w->dep && !w->dep_known)
+		rp->why_dep_lost++;
+	if (w->unresolved)
+		rp->why_unresolved++;
+	if (rp->o.per_process)
+		for (k = 0; k < w->nbehind; k++)
+			wb_add(rp, w->wp, w->behind[k].wp, row->ring,
+			       w->behind[k].ns);
+	if (!rp->o.critical)
+		return;
+	i = cp_add(rp, row);
 	if (w->wp >= rp->nslowest) {
 		uint32_t n = rp->nwps > w->wp ? rp->nwps : w->wp + 1;
 
@@ -329,9 +360,8 @@ void why_account(struct rp *rp, const struct row *row)
 		rp->nslowest = n;
 	}
 	if (rp->slowest[w->wp] == NIL ||
-	    rp->cp[rp->slowest[w->wp]].total < nd->total)
-		rp->slowest[w->wp] = rp->ncp;
-	rp->ncp++;
+	    rp->cp[rp->slowest[w->wp]].total < rp->cp[i].total)
+		rp->slowest[w->wp] = i;
 }
 
 static int wb_cmp(const void *a, const void *b)
@@ -385,6 +415,23 @@ struct hop {
 	uint64_t ctx, seqno;
 };
 
+/*
+ * The job @w waited for: of the jobs with its dependency's key, the
+ * newest in @w's part of the input that was submitted by the time @w
+ * started (the same key in another part, or submitted later, is another
+ * job); -1 if none is in the trace.
+ */
+static int64_t cp_dep(const struct rp *rp, const struct why_node *w)
+{
+	int64_t i;
+
+	for (i = cp_find(rp, w->dep_ctx, w->dep_seqno); i >= 0;
+	     i = rp->cp[i].prev)
+		if (rp->cp[i].part == w->part && rp->cp[i].submit <= w->start)
+			return i;
+	return -1;
+}
+
 /* The chain of blocking dependencies from job @start: hops into @h. */
 static uint32_t chain(const struct rp *rp, int64_t start, struct hop *h,
 		      int *cut)
@@ -404,10 +451,7 @@ static uint32_t chain(const struct rp *rp, int64_t start, struct hop *h,
 			*cut = 1;
 			break;
 		}
-		next = cp_find(rp, w->dep_ctx, w->dep_seqno);
-		/* The same key in another part of the input is another job. */
-		if (next >= 0 && rp->cp[next].part != w->part)
-			next = -1;
+		next = cp_dep(rp, w);
 		for (k = 0; next >= 0 && k < n; k++)
 			if (h[k].node == next)
 				next = -2;

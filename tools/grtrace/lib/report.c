@@ -877,6 +877,11 @@ static void job_finish(struct rp *rp, uint32_t i, struct hslot *slot,
 	if (j->selected) {
 		make_row(rp, j, &row);
 		account(rp, j, &row);
+	} else if (rp->o.critical) {
+		/* A selected job's path may lead through it. */
+		make_row(rp, j, &row);
+		if (row.why.have)
+			why_node_only(rp, &row);
 	}
 	if (j->lru_prev != NIL)
 		rp->jobs[j->lru_prev].lru_next = j->lru_next;
@@ -1270,7 +1275,7 @@ static void on_summary(struct rp *rp, const struct gr_rec *rec)
 	struct hslot *slot;
 	struct job *j;
 	uint32_t i, h;
-	int t, st;
+	int t, st, had_end;
 
 	if (gr_decode_summary(rec, &js) < 0)
 		return;
@@ -1300,6 +1305,7 @@ static void on_summary(struct rp *rp, const struct gr_rec *rec)
 	if (i == NIL)
 		i = job_new(rp, &ev, &first, h, &slot, 0);
 	j = &rp->jobs[i];
+	had_end = !!(j->have & (1u << ST_END));
 	for (t = GRTRACE_EV_SUBMIT; t <= GRTRACE_EV_COMPLETE; t++) {
 		st = stamp_of_type((uint16_t)t);
 		if (!(js.events & (1u << t)) || (j->have & (1u << st)))
@@ -1320,8 +1326,22 @@ static void on_summary(struct rp *rp, const struct gr_rec *rec)
 	else
 		/* Given up open: its waits may not be over. */
 		j->wait_bad = 1;
-	if (j->have & (1u << ST_END))
+	if (j->have & (1u << ST_END)) {
 		end_of(rp, j, &rp->rings[j->ring], j->ts[ST_END]);
+		/*
+		 * As on_end(): the threshold mode summarises the slow jobs,
+		 * which are the ones others wait behind.  An END written
+		 * as an event told it already.
+		 */
+		if (rp->o.why && !had_end) {
+			j->wp = why_wp(rp, j->has_task, j->pid, j->tid,
+				       j->has_client, j->client);
+			why_ended(rp, j->ctx, j->seqno, j->ring, j->wp,
+				  j->ts[ST_START],
+				  !!(j->have & (1u << ST_START)),
+				  j->ts[ST_END]);
+		}
+	}
 	if (j->selected && (j->have & (1u << ST_START)) &&
 	    (j->have & (1u << ST_END))) {
 		if (rp->o.per_ring)

@@ -377,11 +377,114 @@ class Raw:
         return self.fn()
 
 
+def keyreuse():
+    """200:1 (comp, ring 1) waits for 100:1 of game (ring 0), whose END is
+    at 5000; later (SUBMIT 7000, after 200:1 started at 5100) the key
+    100:1 names another job, of other, on ring 1, which ends last."""
+    t = T()
+    t.task(10, "game")
+    t.task(20, "comp")
+    t.task(30, "other")
+    t.ev(1000, "submit", 100, 1, 0, pid=10)
+    t.ev(1100, "commit", 100, 1, 0)
+    t.ev(2000, "submit", 200, 1, 1, pid=20)
+    t.ev(2100, "sync_wait_enter", 200, 1, 1, aux0=100, aux1=1)
+    t.ev(5000, "end", 100, 1, 0)
+    t.ev(5000, "complete", 100, 1, 0)
+    t.ev(5010, "sync_wait_exit", 200, 1, 1, aux0=100, aux1=1)
+    t.ev(5100, "commit", 200, 1, 1)
+    t.ev(6000, "end", 200, 1, 1)
+    t.ev(6000, "complete", 200, 1, 1)
+    t.ev(7000, "submit", 100, 1, 1, pid=30)
+    t.ev(7000, "sync_wait_enter", 100, 1, 1, aux0=555, aux1=9)
+    t.ev(8000, "sync_wait_exit", 100, 1, 1, aux0=555, aux1=9)
+    t.ev(8100, "commit", 100, 1, 1)
+    t.ev(9000, "end", 100, 1, 1)
+    t.ev(9000, "complete", 100, 1, 1)
+    return t
+
+
+def twoparts():
+    """Part 1: 200:1 (ring 1) waits for 100:1 (ring 0, END 5000).  Part 2,
+    a later boot: another 100:1, unrelated, which the path must not
+    take for the first."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    for ts, name, ctx, ring in ((1000, "submit", 100, 0),
+                                (1100, "commit", 100, 0),
+                                (2000, "submit", 200, 1),
+                                (2100, "sync_wait_enter", 200, 1),
+                                (5000, "end", 100, 0),
+                                (5000, "complete", 100, 0),
+                                (5010, "sync_wait_exit", 200, 1),
+                                (5100, "commit", 200, 1),
+                                (6000, "end", 200, 1),
+                                (6000, "complete", 200, 1)):
+        kw = dict(aux0=100, aux1=1) if "wait" in name else {}
+        t.ev(ts, name, ctx, 1, ring, GFX if ring == 0 else COPY, **kw)
+    parts = [t.chunks()]
+    t = Trace()
+    t.stream_info(300)
+    t.metadata(300, RINGS)
+    for name, ts in (("submit", 300), ("commit", 400), ("end", 900),
+                     ("complete", 900)):
+        t.ev(ts, name, 100, 1, 0, GFX)
+    parts.append(t.chunks())
+    return b"".join(parts)
+
+
+# grtrace_sampling's threshold mode writes a slow job as one JOB_SUMMARY
+# at its COMPLETE.  hog (70:1) runs 1200 .. 51200 on ring 0; victim's
+# 80:1, committed at 2100, starts when it ends: 49.1 us behind hog.
+HOG = ((70, 71, "hog", (1000, 1100, 1200, 51200, 51300)),
+       (80, 81, "victim", (2000, 2100, 51200, 52500, 52600)))
+
+
+def summarised():
+    """hog's and victim's jobs, each as a JOB_SUMMARY."""
+    t = Trace()
+    t.stream_info(1000)
+    t.metadata(1000, RINGS)
+    for ctx, pid, _, ts in HOG:
+        # events SUBMIT..COMPLETE (bits 1..5), none derived, reason
+        # GRTRACE_SUMMARY_SLOW (1), no waits; threshold 5 us.
+        t.summary(ts[4], ctx, 1, 0, GFX, 0x3e, 0, 1, pid, pid, 0, ts, 0,
+                  5000)
+    return t.trace_file([(p, p, n, n) for _, p, n, _ in HOG])
+
+
+def unsummarised():
+    """The same two jobs, event by event."""
+    t = T()
+    evs = []
+    for ctx, pid, name, ts in HOG:
+        t.task(pid, name)
+        evs += [(x, w, ctx, pid) for x, w in zip(
+            ts, ("submit", "commit", "start", "end", "complete"))]
+    for x, w, ctx, pid in sorted(evs, key=lambda e: (e[0], e[1] != "end")):
+        t.ev(x, w, ctx, 1, 0, pid=pid)
+    return t
+
+
+def nine():
+    """Nine processes (h1..h9, pids 101..109) each run one 1 us job on
+    ring 0, back to back from 1000; victim (pid 200), committed at 1000,
+    starts at 10000, after all nine: 8 named, the ninth's 1000 ns as
+    other."""
+    return ring0([(101 + i, "h%d" % (i + 1), 1010 + 10 * i, 1000,
+                   1000 + 1000 * i, 2000 + 1000 * i) for i in range(9)] +
+                 [(200, "victim", 2000, 1000, 10000, 11000)])
+
+
 SCENARIOS = dict(crossdep=(crossdep, CROSSDEP), shared=(shared, SHARED),
                  early=(early, EARLY), chain=(chain, CHAIN),
                  reboot=(lambda: Raw(reboot), REBOOT),
                  nocommit=(nocommit, NOCOMMIT), three=(three, THREE),
-                 overlap=(overlap, OVERLAP))
+                 overlap=(overlap, OVERLAP), keyreuse=(keyreuse, None),
+                 twoparts=(lambda: Raw(twoparts), None),
+                 summarised=(lambda: Raw(summarised), None),
+                 unsummarised=(unsummarised, None), nine=(nine, None))
 
 
 class Checker:
@@ -567,6 +670,78 @@ def check_reboot_path(c):
             dict(ctx=100, seqno=1, caused_ns=1700, in_trace=False)])
 
 
+def check_key_reuse(c):
+    """200:1 waited for the 100:1 that ended at 5000 (game's, ring 0),
+    not for the later job of that key (other's, submitted at 7000, after
+    200:1 started), nor is the first part's 100:1 lost when a later part
+    reuses its key: the path named the newest job of the key."""
+    for name in ("keyreuse", "twoparts"):
+        hops = c.json(name, ["--critical-path", "200:1"])[
+            "critical_paths"][0]["hops"]
+        expect("%s: hops" % name, [(h["ctx"], h["in_trace"], h.get("ring"))
+                                   for h in hops],
+               [(200, True, 1), (100, True, 0)])
+        expect("%s: 100:1 held 200:1 up" % name, hops[1]["caused_ns"], 3000)
+    hops = c.json("keyreuse", ["--critical-path", "200:1"])[
+        "critical_paths"][0]["hops"]
+    expect("keyreuse: the dependency's process", hops[1]["comm"], "game")
+
+
+def check_filtered_path(c):
+    """--ring 1 leaves out ring 0's jobs from the rows, not from the
+    path: crossdep's 200:1 (ring 1) waited for 100:1 on ring 0."""
+    doc = c.json("crossdep", ["--ring", "1", "--critical-path", "200:1"])
+    hops = doc["critical_paths"][0]["hops"]
+    expect("crossdep --ring 1: hops", [(h["ctx"], h["in_trace"])
+                                       for h in hops],
+           [(200, True), (100, True)])
+    expect("crossdep --ring 1: rows", sorted(j["ring"] for j in doc["jobs"]),
+           [1] * len(doc["jobs"]))
+
+
+def check_summarised(c):
+    """A job told as a JOB_SUMMARY is in its ring's history like one told
+    event by event: victim waited 49.2 us behind hog either way (it was
+    "nobody" from the summaries)."""
+    got = []
+    for name in ("summarised", "unsummarised"):
+        doc = c.json(name, ["--why"])
+        why = {j["ctx"]: j["why"] for j in doc["jobs"]}
+        got.append((why[80]["ring_ns"], why[80]["behind"]))
+    expect("victim's ring wait and behind, summaries against events",
+           got[0], got[1])
+    expect("victim behind hog", got[0][1],
+           [dict(pid=71, comm="hog", ns=49200)])
+
+
+def check_export_other(c):
+    """A wait behind more processes than the eight named: the export's
+    why_behind ends in other:NS, as CSV's column does (it had no other)."""
+    import export_check as ex
+    out = os.path.join(c.dir, "nine.pftrace")
+    p = subprocess.run([c.tool, "export", "-i", "%s/nine.grtrace" % c.dir,
+                        "-o", out, "--why"], capture_output=True, text=True)
+    expect("export exit (%s)" % p.stderr.strip(), p.returncode, 0)
+    with open(out, "rb") as f:
+        dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace",
+                              "-I", HERE,
+                              os.path.join(HERE, "perfetto_subset.proto")],
+                             stdin=f, capture_output=True, text=True)
+    expect("protoc exit (%s)" % dec.stderr.strip(), dec.returncode, 0)
+    x = ex.Export(ex.parse_text(dec.stdout).get("packet", []))
+    behind = [ex.one(a, "string_value") for e in x.events
+              if ex.one(e, "name") == "2000:1" and
+              ex.one(e, "type") == "TYPE_SLICE_BEGIN"
+              for a in e.get("debug_annotations", [])
+              if ex.one(a, "name") == "why_behind"]
+    rows = list(csv.DictReader(io.StringIO(
+        c.run("nine", ["--format", "csv", "--why"]))))
+    col = [r["why_behind"] for r in rows if r["ctx"] == "2000"]
+    expect("victim's why_behind: export against CSV", behind, col)
+    if not col or not col[0].endswith("|other:1000"):
+        raise AssertionError("no other:1000 in %r" % col)
+
+
 def check_usage(c):
     for arg in ["900", "x:1", "900:", "900:1x", "-1:1"]:
         p = subprocess.run([c.tool, "report", "-i",
@@ -656,6 +831,14 @@ CHECKS = [
      check_reboot_path),
     ("why: export --why --critical-path: slice args and the path's tracks",
      check_export),
+    ("why: --critical-path takes the job of a reused key that was waited "
+     "for, in its own part", check_key_reuse),
+    ("why: --critical-path goes through jobs a filter leaves out",
+     check_filtered_path),
+    ("why: jobs told as JOB_SUMMARY records are in the ring's history",
+     check_summarised),
+    ("why: export's why_behind names the processes past eight as other, "
+     "as CSV", check_export_other),
 ]
 
 
