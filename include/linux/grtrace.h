@@ -201,7 +201,12 @@ struct grtrace_hook_counts;
  *	not see the event.  May be NULL.
  * @observe: called once the event is written or dropped (@written says
  *	which), for every event that reached the hooks.  May be NULL.
- * @data: passed to @drop and @observe
+ * @ring_released: called when a ring's id is given back (its last
+ *	registration undone, as when a driver's scheduler ends): the id
+ *	may name another ring next, so forget what is held for it.  Runs
+ *	with interrupts off and the rings' lock held: it must not sleep
+ *	nor register or unregister a ring.  May be NULL.
+ * @data: passed to @drop, @observe and @ring_released
  * @live: also see events while no session runs.  While a live hook is
  *	registered the adapters produce events whether or not a session
  *	runs (grtrace_tracing() is true); out of a session each event goes
@@ -221,6 +226,7 @@ struct grtrace_hook {
 	bool (*drop)(const struct grtrace_hook_event *ev, void *data);
 	void (*observe)(const struct grtrace_hook_event *ev, bool written,
 			void *data);
+	void (*ring_released)(u32 ring_id, void *data);
 	void *data;
 	bool live;
 	struct list_head node;

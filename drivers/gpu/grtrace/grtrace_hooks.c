@@ -180,6 +180,17 @@ void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written)
 	}
 }
 
+/* Interrupts off: ring @ring_id's id was given back (see struct grtrace_hook). */
+void grtrace_hooks_ring_released(u32 ring_id)
+{
+	struct grtrace_hook *h;
+
+	lockdep_assert_irqs_disabled();
+	list_for_each_entry_rcu(h, &grtrace_hooks, node)
+		if (h->ring_released)
+			h->ring_released(ring_id, h->data);
+}
+
 /* Out of a session, interrupts off: @ev for the live hooks. */
 void grtrace_hooks_observe_live(const struct grtrace_hook_event *ev)
 {

@@ -513,6 +513,7 @@ DECLARE_STATIC_KEY_FALSE(grtrace_hooks_observe_on);
 bool grtrace_hooks_drop(const struct grtrace_hook_event *ev);
 void grtrace_hooks_observe(const struct grtrace_hook_event *ev, bool written);
 void grtrace_hooks_observe_live(const struct grtrace_hook_event *ev);
+void grtrace_hooks_ring_released(u32 ring_id);
 void grtrace_hooks_debugfs(struct dentry *dir);
 int grtrace_core_init(struct dentry *dir);
 void grtrace_core_exit(void);

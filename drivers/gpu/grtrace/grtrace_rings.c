@@ -426,6 +426,11 @@ void grtrace_ring_unregister(int ring_id)
 	grtrace_ring_set_engine(ring_id, GRTRACE_ENGINE_UNKNOWN);
 	while (grtrace_ring_high && !grtrace_ring_slots[grtrace_ring_high - 1].refs)
 		grtrace_ring_high--;
+	/*
+	 * Before another ring can have the id: under the lock, which its
+	 * registration takes.
+	 */
+	grtrace_hooks_ring_released(ring_id);
 out:
 	raw_spin_unlock_irqrestore(&grtrace_rings_lock, flags);
 }

@@ -663,10 +663,51 @@ static void agg_observe(const struct grtrace_hook_event *ev, bool written,
 	raw_spin_unlock(&r->lock);
 }
 
+/*
+ * Ring @ring_id's id was given back (its scheduler ended): the next ring
+ * with the id is another.  Its jobs still held are let go, as if they
+ * ended now (a job whose END never came held the ring busy and deep for
+ * good), and its figures go: the ring leaves the tables until its id is
+ * seen again, and then starts from zero instead of adding to the old
+ * ring's.  Interrupts are off.
+ */
+static void agg_ring_released(u32 ring_id, void *data)
+{
+	struct agg_ring *r;
+	u64 now;
+	int b, k;
+
+	if (ring_id >= AGG_RINGS)
+		return;
+	r = &agg->rings[ring_id];
+	raw_spin_lock(&r->lock);
+	now = grtrace_clock_now();
+	for (b = 0; b < AGG_BUCKETS; b++)
+		while (r->bucket[b] != AGG_NIL) {
+			u16 i = r->bucket[b];
+			struct agg_job *j = &agg->jobs[i];
+
+			if (!(j->flags & AGG_J_ENDED))
+				agg_job_end(r, i, now);
+			agg_job_put(j, &r->bucket[b]);
+		}
+	r->seen = false;
+	r->has_start = false;
+	r->nstarted = 0;
+	r->depth = 0;
+	r->qhead = AGG_NIL;
+	r->qtail = AGG_NIL;
+	r->last_ts = now;
+	for (k = 0; k < AGG_NR_SPANS; k++)
+		agg_stats_reset(&r->s[k], now);
+	raw_spin_unlock(&r->lock);
+}
+
 static struct grtrace_hook agg_hook = {
 	.name = "aggregator",
 	.prio = 100,
 	.observe = agg_observe,
+	.ring_released = agg_ring_released,
 	.live = true,
 };
 

@@ -174,10 +174,40 @@ static void pm_observe(const struct grtrace_hook_event *ev, bool written,
 	raw_spin_unlock(&r->lock);
 }
 
+/*
+ * Ring @ring_id's id was given back: the next ring with it is another,
+ * which starts from zero (a job whose END or COMPLETE never came kept the
+ * old one busy for good).  Interrupts are off.
+ */
+static void pm_ring_released(u32 ring_id, void *data)
+{
+	struct pm_ring *r;
+	u64 now;
+	int i;
+
+	if (ring_id >= PM_RINGS)
+		return;
+	r = &pm_rings[ring_id];
+	raw_spin_lock(&r->lock);
+	now = grtrace_clock_now();
+	r->seen = false;
+	r->has_start = false;
+	r->started = 0;
+	r->committed = 0;
+	r->inflight = 0;
+	r->last_ts = now;
+	for (i = 0; i < PM_NR; i++) {
+		memset(&r->s[i], 0, sizeof(r->s[i]));
+		r->s[i].start = now;
+	}
+	raw_spin_unlock(&r->lock);
+}
+
 static struct grtrace_hook pm_hook = {
 	.name = "perf_mon",
 	.prio = 200,
 	.observe = pm_observe,
+	.ring_released = pm_ring_released,
 	.live = true,
 };
 

@@ -9,7 +9,10 @@
 # struct, under a new name from the same buffer.  The drm_sched bridge
 # forgets the old one at drm_sched_fini() (a kprobe), so the new scheduler's
 # jobs are on a ring of their own, named as it is named; before, they
-# went on under the old ring's id and name.
+# went on under the old ring's id and name.  The optional modules
+# that keep figures per ring id (grtrace_aggregator, grtrace_perf_mon)
+# are told when an id is given back: the next ring with it starts from
+# zero, not from the old ring's figures (and jobs still open there).
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -24,8 +27,15 @@ ring_id() { awk -v n="$1" '$NF == n { print $1 }' "$D/rings"; }
 submits() { grep -c " SUBMIT .* ring=$2 " "$1"; }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..8"
 load_stack
+insmod "$(ko grtrace_aggregator)" && echo 1 >"$D/aggregator_enable" &&
+	insmod "$(ko grtrace_perf_mon)" ||
+	{ echo "Bail out! cannot load grtrace_aggregator or grtrace_perf_mon"; exit 1; }
+# agg_jobs RING, pm_jobs RING: the jobs completed on ring id RING since
+# enabled, by the aggregator and by perf_mon; empty when it has no row.
+agg_jobs() { sed -n "s/^scope=total ring=$1 .* jobs=\([0-9]*\) .*/\1/p" "$D/aggregator_stats_raw"; }
+pm_jobs() { awk -v r="$1" '$1 == "total" && $2 == r { print $(NF - 1) }' /proc/grtrace_stats; }
 
 # 1
 grep -q 'drm_sched_fini' /sys/kernel/debug/kprobes/list
@@ -67,7 +77,18 @@ new=$(ring_id vgpu0-copy2)
 [ $rc -eq 0 ] && [ -n "$new" ] && [ -z "$(ring_id vgpu0-copy)" ]
 ok $? "the new scheduler's jobs registered vgpu0-copy2 (ring ${new:-none}), vgpu0-copy is gone"
 
-# 6: the recording says so too: a RING record names vgpu0-copy2 after
+# 6: the optional modules' figures of the id: the new ring's 5 jobs, not
+# the old ring's 15 and its 5 (the modules before this kept adding).
+a=$(agg_jobs "$new") p=$(pm_jobs "$new")
+ao= po=
+if [ "$new" != "$old" ]; then
+	ao=$(agg_jobs "$old") po=$(pm_jobs "$old")
+fi
+echo "# ring $new: aggregator ${a:-no row}, perf_mon ${p:-no row} jobs; old ring $old: ${ao:-no row}, ${po:-no row}"
+[ "$a" = 5 ] && [ "$p" = 5 ] && [ -z "$ao" ] && [ -z "$po" ]
+ok $? "aggregator and perf_mon: ring ${new:-none} has the new scheduler's 5 jobs since its id was given back (aggregator ${a:-none}, perf_mon ${p:-none})"
+
+# 7: the recording says so too: a RING record names vgpu0-copy2 after
 # the first 15 jobs and before the last 5, which are on its id; the
 # report gives each scheduler its own jobs.
 kill -INT "$REC" && wait "$REC" && "$TOOL" dump -i "$TMP/r.dat" >"$TMP/r.dump" &&
