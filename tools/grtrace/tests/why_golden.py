@@ -226,19 +226,24 @@ CHAIN_PATH = [
     dict(ctx=700, seqno=1, caused_ns=4000, in_trace=False),
 ]
 
+def lone_job(t0, stamps):
+    """A recording begun at @t0 of one job, 100:1 on ring 0: its chunks,
+    to join to others'."""
+    t = Trace()
+    t.stream_info(t0)
+    t.metadata(t0, RINGS)
+    for name, ts in stamps:
+        t.ev(ts, name, 100, 1, 0, GFX)
+    return t.chunks()
+
+
 def reboot():
     """Two recordings joined, the second from a later boot (its clock
     below the first's end, the same fence numbers): 100:1 ended at 9000 in
     the first; in the second, 200:1 waits for another 100:1, not traced,
     whose fence signals at 2000 (the EXIT)."""
-    parts = []
-    t = Trace()
-    t.stream_info(5000)
-    t.metadata(5000, RINGS)
-    for name, ts in (("submit", 5000), ("commit", 5100), ("end", 9000),
-                     ("complete", 9000)):
-        t.ev(ts, name, 100, 1, 0, GFX)
-    parts.append(t.chunks())
+    parts = [lone_job(5000, (("submit", 5000), ("commit", 5100),
+                             ("end", 9000), ("complete", 9000)))]
     t = Trace()
     t.stream_info(300)
     t.metadata(300, RINGS)
@@ -385,22 +390,26 @@ def keyreuse():
     t.task(10, "game")
     t.task(20, "comp")
     t.task(30, "other")
-    t.ev(1000, "submit", 100, 1, 0, pid=10)
-    t.ev(1100, "commit", 100, 1, 0)
-    t.ev(2000, "submit", 200, 1, 1, pid=20)
-    t.ev(2100, "sync_wait_enter", 200, 1, 1, aux0=100, aux1=1)
-    t.ev(5000, "end", 100, 1, 0)
-    t.ev(5000, "complete", 100, 1, 0)
-    t.ev(5010, "sync_wait_exit", 200, 1, 1, aux0=100, aux1=1)
-    t.ev(5100, "commit", 200, 1, 1)
-    t.ev(6000, "end", 200, 1, 1)
-    t.ev(6000, "complete", 200, 1, 1)
-    t.ev(7000, "submit", 100, 1, 1, pid=30)
-    t.ev(7000, "sync_wait_enter", 100, 1, 1, aux0=555, aux1=9)
-    t.ev(8000, "sync_wait_exit", 100, 1, 1, aux0=555, aux1=9)
-    t.ev(8100, "commit", 100, 1, 1)
-    t.ev(9000, "end", 100, 1, 1)
-    t.ev(9000, "complete", 100, 1, 1)
+    # (ts, event, ctx, ring, SUBMIT's pid or a wait's fence)
+    for ts, name, ctx, ring, x in (
+            (1000, "submit", 100, 0, 10), (1100, "commit", 100, 0, None),
+            (2000, "submit", 200, 1, 20),
+            (2100, "sync_wait_enter", 200, 1, (100, 1)),
+            (5000, "end", 100, 0, None), (5000, "complete", 100, 0, None),
+            (5010, "sync_wait_exit", 200, 1, (100, 1)),
+            (5100, "commit", 200, 1, None), (6000, "end", 200, 1, None),
+            (6000, "complete", 200, 1, None),
+            (7000, "submit", 100, 1, 30),
+            (7000, "sync_wait_enter", 100, 1, (555, 9)),
+            (8000, "sync_wait_exit", 100, 1, (555, 9)),
+            (8100, "commit", 100, 1, None), (9000, "end", 100, 1, None),
+            (9000, "complete", 100, 1, None)):
+        if name == "submit":
+            t.ev(ts, name, ctx, 1, ring, pid=x)
+        elif x:
+            t.ev(ts, name, ctx, 1, ring, aux0=x[0], aux1=x[1])
+        else:
+            t.ev(ts, name, ctx, 1, ring)
     return t
 
 
@@ -423,15 +432,8 @@ def twoparts():
                                 (6000, "complete", 200, 1)):
         kw = dict(aux0=100, aux1=1) if "wait" in name else {}
         t.ev(ts, name, ctx, 1, ring, GFX if ring == 0 else COPY, **kw)
-    parts = [t.chunks()]
-    t = Trace()
-    t.stream_info(300)
-    t.metadata(300, RINGS)
-    for name, ts in (("submit", 300), ("commit", 400), ("end", 900),
-                     ("complete", 900)):
-        t.ev(ts, name, 100, 1, 0, GFX)
-    parts.append(t.chunks())
-    return b"".join(parts)
+    return t.chunks() + lone_job(300, (("submit", 300), ("commit", 400),
+                                       ("end", 900), ("complete", 900)))
 
 
 # grtrace_sampling's threshold mode writes a slow job as one JOB_SUMMARY
@@ -714,13 +716,14 @@ def check_summarised(c):
            [dict(pid=71, comm="hog", ns=49200)])
 
 
-def check_export_other(c):
-    """A wait behind more processes than the eight named: the export's
-    why_behind ends in other:NS, as CSV's column does (it had no other)."""
+def exported(c, name, args):
+    """Scenario @name exported with @args, decoded against the subset of
+    Perfetto's schema: an export_check.Export."""
     import export_check as ex
-    out = os.path.join(c.dir, "nine.pftrace")
-    p = subprocess.run([c.tool, "export", "-i", "%s/nine.grtrace" % c.dir,
-                        "-o", out, "--why"], capture_output=True, text=True)
+    out = os.path.join(c.dir, "%s.pftrace" % name)
+    p = subprocess.run([c.tool, "export", "-i",
+                        "%s/%s.grtrace" % (c.dir, name), "-o", out] + args,
+                       capture_output=True, text=True)
     expect("export exit (%s)" % p.stderr.strip(), p.returncode, 0)
     with open(out, "rb") as f:
         dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace",
@@ -728,7 +731,14 @@ def check_export_other(c):
                               os.path.join(HERE, "perfetto_subset.proto")],
                              stdin=f, capture_output=True, text=True)
     expect("protoc exit (%s)" % dec.stderr.strip(), dec.returncode, 0)
-    x = ex.Export(ex.parse_text(dec.stdout).get("packet", []))
+    return ex.Export(ex.parse_text(dec.stdout).get("packet", []))
+
+
+def check_export_other(c):
+    """A wait behind more processes than the eight named: the export's
+    why_behind ends in other:NS, as CSV's column does (it had no other)."""
+    import export_check as ex
+    x = exported(c, "nine", ["--why"])
     behind = [ex.one(a, "string_value") for e in x.events
               if ex.one(e, "name") == "2000:1" and
               ex.one(e, "type") == "TYPE_SLICE_BEGIN"
@@ -757,19 +767,7 @@ def check_export(c):
     """export --why --critical-path: the job slices' args, and a track per
     hop of the path with the hop's wait as a slice."""
     import export_check as ex
-    out = os.path.join(c.dir, "chain.pftrace")
-    p = subprocess.run([c.tool, "export", "-i",
-                        "%s/chain.grtrace" % c.dir, "-o", out, "--why",
-                        "--critical-path", "900:1"],
-                       capture_output=True, text=True)
-    expect("export exit (%s)" % p.stderr.strip(), p.returncode, 0)
-    with open(out, "rb") as f:
-        dec = subprocess.run(["protoc", "--decode=perfetto.protos.Trace",
-                              "-I", HERE,
-                              os.path.join(HERE, "perfetto_subset.proto")],
-                             stdin=f, capture_output=True, text=True)
-    expect("protoc exit (%s)" % dec.stderr.strip(), dec.returncode, 0)
-    x = ex.Export(ex.parse_text(dec.stdout).get("packet", []))
+    x = exported(c, "chain", ["--why", "--critical-path", "900:1"])
     crit = x.track("critical path")
     expect("critical path tracks", x.children(crit),
            ["path 1 hop 1", "path 1 hop 2",
