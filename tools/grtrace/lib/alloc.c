@@ -54,6 +54,15 @@ void *gr_xmalloc(size_t size)
 	return p;
 }
 
+void *gr_xzalloc(size_t size)
+{
+	void *p = calloc(1, size ? size : 1);
+
+	if (!p)
+		gr_oom(size);
+	return p;
+}
+
 void *gr_xrealloc(void *ptr, size_t size)
 {
 	void *p = realloc(ptr, size ? size : 1);

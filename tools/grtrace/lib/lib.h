@@ -25,8 +25,15 @@
  */
 void *gr_xmalloc(size_t size);
 void *gr_xrealloc(void *ptr, size_t size);
+/*
+ * Zeroed memory: for the large tables (a report's ended jobs, a trace
+ * export's), whose pages calloc() takes fresh from the kernel, already
+ * zero, instead of writing every byte first.
+ */
+void *gr_xzalloc(size_t size);
 #define xmalloc(size)		gr_xmalloc(size)
 #define xrealloc(ptr, size)	gr_xrealloc(ptr, size)
+#define xzalloc(size)		gr_xzalloc(size)
 
 /*
  * Out of memory: jump to the innermost gr_oom_catch() of this thread,

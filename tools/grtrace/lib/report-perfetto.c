@@ -785,10 +785,9 @@ static void pf_lost(struct rp *rp, uint64_t ts, uint64_t n, int cpu)
 
 static int pf_new(struct rp *rp)
 {
-	struct pf *pf = xmalloc(sizeof(*pf));
+	struct pf *pf = xzalloc(sizeof(*pf));
 	size_t p;
 
-	memset(pf, 0, sizeof(*pf));
 	pf->tasks = u64map_new();
 	rp->sink_state = pf;
 	/* The sequence starts clean: nothing before it to depend on. */

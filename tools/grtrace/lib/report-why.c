@@ -39,8 +39,7 @@ void why_init(struct rp *rp)
 	rp->o.why = 1;
 	rp->wp_map = u64map_new();
 	rp->wb_map = u64map_new();
-	rp->wdone = xmalloc(sizeof(*rp->wdone) << WHY_DONE_BITS);
-	memset(rp->wdone, 0, sizeof(*rp->wdone) << WHY_DONE_BITS);
+	rp->wdone = xzalloc(sizeof(*rp->wdone) << WHY_DONE_BITS);
 	if (rp->o.critical)
 		rp->cp_map = u64map_new();
 }
@@ -68,9 +67,11 @@ void why_free(struct rp *rp)
  */
 void why_restart(struct rp *rp)
 {
+	struct why_done *fresh = xzalloc(sizeof(*rp->wdone) << WHY_DONE_BITS);
 	uint32_t i;
 
-	memset(rp->wdone, 0, sizeof(*rp->wdone) << WHY_DONE_BITS);
+	free(rp->wdone);
+	rp->wdone = fresh;
 	for (i = 0; i < rp->nrings; i++)
 		rp->rings[i].wx_head = rp->rings[i].wx_n = 0;
 }

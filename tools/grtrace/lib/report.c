@@ -345,7 +345,7 @@ static uint32_t job_alloc(struct rp *rp)
 	uint32_t i, n;
 
 	if (rp->free_job == NIL) {
-		n = rp->jobs_cap ? rp->jobs_cap * 2 : 1024;
+		n = rp->jobs_cap ? rp->jobs_cap * 2 : 64;
 		rp->jobs = xrealloc(rp->jobs, n * sizeof(*rp->jobs));
 		for (i = rp->jobs_cap; i < n; i++)
 			rp->jobs[i].lru_next = i + 1 < n ? i + 1 : NIL;
@@ -2028,9 +2028,8 @@ const char *rp_errmsg(const struct rp *rp)
 struct rp *rp_new(const struct rp_opts *opts, FILE *out, char *err,
 		  size_t errlen)
 {
-	struct rp *rp = xmalloc(sizeof(*rp));
+	struct rp *rp = xzalloc(sizeof(*rp));
 
-	memset(rp, 0, sizeof(*rp));
 	rp->o = *opts;
 	if (!rp->o.sink)
 		rp->o.sink = rp_sinks[0];

@@ -2347,7 +2347,7 @@ fi
 
 # The target is built with ASan+UBSan whatever SAN says: a run that
 # follows a plain one of the same tree (run_tests.sh: make check, then make
-# SAN=1 check, GRTRACE_FUZZ_DONE=1) would repeat it exactly, 3 minutes.
+# SAN=1 check, GRTRACE_FUZZ_DONE=1) would repeat it exactly, a minute and more.
 if [ -n "${GRTRACE_FUZZ_DONE:-}" ]; then
 	echo "# fuzz smoke: not repeated here; the plain check before this run ran it on the same target (GRTRACE_FUZZ_DONE)" >> "$RESULTS"
 elif [ -x "$FUZZ" ]; then
