@@ -223,13 +223,25 @@ struct report_args {
 	const char *rule_val[NR_RULE_OPTS];	/* from the command line */
 };
 
+/*
+ * A number as the report prints it: decimal, or hexadecimal after 0x (an
+ * engine mask).  Not strtoull()'s base 0: a context typed as "010" is
+ * context 10, not 8.
+ */
+static unsigned long long strtou64(const char *s, char **end)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return strtoull(s, end, 16);
+	return strtoull(s, end, 10);
+}
+
 static uint64_t parse_count(const char *opt, const char *s)
 {
 	unsigned long long v;
 	char *end;
 
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtou64(s, &end);
 	if (*s < '0' || *s > '9' || errno || *end)
 		usage_error(cmd, "%s: invalid number '%s' for %s", cmd, s, opt);
 	return v;
@@ -406,11 +418,11 @@ static void parse_critical(struct grtrace_report_opts *o, const char *arg)
 		return;
 	}
 	errno = 0;
-	o->cp_ctx = strtoull(arg, &end, 0);
+	o->cp_ctx = strtou64(arg, &end);
 	if (end == arg || *end != ':' || errno || *arg == '-')
 		usage_error(cmd, "%s: --critical-path takes CTX:SEQNO or 'slowest', not '%s'", cmd, arg);
 	arg = end + 1;
-	o->cp_seqno = strtoull(arg, &end, 0);
+	o->cp_seqno = strtou64(arg, &end);
 	if (end == arg || *end || errno || *arg == '-')
 		usage_error(cmd, "%s: --critical-path takes CTX:SEQNO or 'slowest', not '%s'", cmd, end == arg ? arg : end);
 	o->flags |= GRTRACE_REPORT_CRITICAL;

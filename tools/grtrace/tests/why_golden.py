@@ -647,6 +647,11 @@ def check_critical(c):
     expect("chain: one path", len(doc["critical_paths"]), 1)
     expect("chain: hops", doc["critical_paths"][0]["hops"], CHAIN_PATH)
     expect("chain: cut", doc["critical_paths"][0]["cut"], False)
+    # As the report prints them: decimal with a leading zero (not octal),
+    # hexadecimal after 0x.
+    for arg in ("0900:01", "0x384:0x1"):
+        expect("chain: --critical-path %s" % arg,
+               c.json("chain", ["--critical-path", arg]), doc)
     out = c.run("chain", ["--critical-path", "900:1"])
     if "700:1  not in the trace" not in out:
         raise AssertionError("chain text: no 'not in the trace' hop:\n" + out)
