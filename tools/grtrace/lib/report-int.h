@@ -160,9 +160,11 @@ struct dep {
 
 /*
  * --why (report-why.c): where a job's wait from SUBMIT to its start went.
- * A process of the why tables: its pid (PROC_NONE: no submitter data) and
- * name.
+ * A process of the why tables: its pid (PROC_NONE: no submitter data;
+ * PROC_OTHER: in --per-process's waited_behind, the processes a job
+ * waited behind past the RP_BEHIND it names, its behind_rest) and name.
  */
+#define PROC_OTHER	(UINT32_MAX - 1)
 struct wproc {
 	uint32_t pid;
 	const char *name;	/* the process's, else the thread's, or NULL */
@@ -548,7 +550,10 @@ typedef void why_hop_fn(struct rp *rp, uint32_t path, uint32_t hop,
 			const struct why_node *nd, uint64_t ctx,
 			uint64_t seqno, const struct why_node *by);
 void why_critical_each(struct rp *rp, why_hop_fn *fn);
-/* Process @pid's waited_behind list, most first: count into *@n (malloc'd). */
+/*
+ * Process @pid's waited_behind list, most first but the PROC_OTHER entry,
+ * if any, last: count into *@n (malloc'd).
+ */
 struct why_wb *why_waited(const struct rp *rp, uint32_t pid, uint32_t *n,
 			  int by_ring);
 

@@ -119,6 +119,11 @@ static void why_proc_json(const struct rp *rp, struct line *l, uint32_t wp)
 {
 	const struct wproc *p = &rp->wps[wp];
 
+	/* waited_behind's entry for the processes past a job's RP_BEHIND. */
+	if (p->pid == PROC_OTHER) {
+		l_str(l, "\"pid\":null,\"comm\":null,\"other\":true");
+		return;
+	}
 	l_str(l, "\"pid\":");
 	if (p->pid == PROC_NONE)
 		l_str(l, "null");

@@ -105,12 +105,30 @@ uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
 	return rp->nwps++;
 }
 
+/* The why table's process that stands for the ones past RP_BEHIND. */
+static uint32_t why_wp_other(struct rp *rp)
+{
+	int64_t i = u64map_get(rp->wp_map, PROC_OTHER);
+
+	if (i >= 0)
+		return (uint32_t)i;
+	if (rp->nwps == rp->wps_cap) {
+		rp->wps_cap = rp->wps_cap ? 2 * rp->wps_cap : 16;
+		rp->wps = xrealloc(rp->wps, rp->wps_cap * sizeof(*rp->wps));
+	}
+	rp->wps[rp->nwps] = (struct wproc){ .pid = PROC_OTHER };
+	u64map_set(rp->wp_map, PROC_OTHER, rp->nwps);
+	return rp->nwps++;
+}
+
 void why_wp_str(const struct rp *rp, uint32_t wp, char *buf, size_t len)
 {
 	const struct wproc *p = &rp->wps[wp];
 
 	if (p->pid == PROC_NONE)
 		snprintf(buf, len, "(no submitter data)");
+	else if (p->pid == PROC_OTHER)
+		snprintf(buf, len, "other");
 	else
 		snprintf(buf, len, "%s/%" PRIu32, p->name ? p->name : "?",
 			 p->pid);
@@ -345,10 +363,15 @@ void why_account(struct rp *rp, const struct row *row)
 		rp->why_dep_lost++;
 	if (w->unresolved)
 		rp->why_unresolved++;
-	if (rp->o.per_process)
+	if (rp->o.per_process) {
 		for (k = 0; k < w->nbehind; k++)
 			wb_add(rp, w->wp, w->behind[k].wp, row->ring,
 			       w->behind[k].ns);
+		/* The processes the job's row does not name count too. */
+		if (w->behind_rest)
+			wb_add(rp, w->wp, why_wp_other(rp), row->ring,
+			       w->behind_rest);
+	}
 	if (!rp->o.critical)
 		return;
 	i = cp_add(rp, row);
@@ -405,6 +428,20 @@ struct why_wb *why_waited(const struct rp *rp, uint32_t pid, uint32_t *n,
 	}
 	if (m)
 		qsort(out, m, sizeof(*out), wb_cmp);
+	/* "other" last, as in a job's behind list: it names nobody. */
+	if (m) {
+		struct why_wb *tmp = xmalloc(m * sizeof(*tmp));
+		uint32_t j = 0;
+
+		for (i = 0, k = 0; i < m; i++) {
+			if (rp->wps[out[i].holder].pid == PROC_OTHER)
+				tmp[j++] = out[i];
+			else
+				out[k++] = out[i];
+		}
+		memcpy(out + k, tmp, j * sizeof(*tmp));
+		free(tmp);
+	}
 	*n = m;
 	return out;
 }

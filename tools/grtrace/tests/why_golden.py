@@ -26,6 +26,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -757,6 +758,33 @@ def check_export_other(c):
         raise AssertionError("no other:1000 in %r" % col)
 
 
+def check_procs_other(c):
+    """--per-process: a job's wait behind the processes past the eight it
+    names counts in its process's waited_behind, as one entry "other",
+    last (it counted nowhere)."""
+    doc = c.json("nine", ["--why", "--per-process"])
+    wb = [p["waited_behind"] for p in doc["processes"] if p["pid"] == 200]
+    expect("nine: victim's waited_behind total", sum(b["ns"] for b in wb[0]),
+           9000)
+    expect("nine: its last entry", wb[0][-1],
+           {"pid": None, "comm": None, "other": True, "ns": 1000,
+            "rings": [{"ring": 0, "ns": 1000}]})
+    out = c.run("nine", ["--why", "--per-process", "--format", "csv"])
+    rows = {int(r["pid"]): r for r in csv.DictReader(io.StringIO(out))
+            if r.get("pid")}
+    expect("nine csv: waited_behind", rows[200]["waited_behind"],
+           "|".join("h%d/%d:1000" % (i, 100 + i) for i in range(1, 9)) +
+           "|other:1000")
+    if not rows[200]["waited_behind_rings"].endswith("|other@0:1000"):
+        raise AssertionError("nine csv: waited_behind_rings %r" %
+                             rows[200]["waited_behind_rings"])
+    text = c.run("nine", ["--why", "--per-process"])
+    part = text[text.index("process 200 victim"):]
+    if not re.search(r"h8/108 +1000 ns  ring 0: 1000 ns\n +other +1000 ns  "
+                     r"ring 0: 1000 ns\n", part):
+        raise AssertionError("nine text: no other row after h8:\n" + part)
+
+
 def check_usage(c):
     for arg in ["900", "x:1", "900:", "900:1x", "-1:1"]:
         p = subprocess.run([c.tool, "report", "-i",
@@ -826,6 +854,8 @@ CHECKS = [
      check_overlap),
     ("why: no why without --why", check_plain_unchanged),
     ("why: --per-process waited_behind", check_procs),
+    ("why: --per-process waited_behind counts the processes past 8 as other",
+     check_procs_other),
     ("why: text rows and the interference table", check_text),
     ("why: CSV columns", check_csv),
     ("why: --critical-path stops at a job not in the trace", check_critical),
