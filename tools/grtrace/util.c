@@ -474,6 +474,7 @@ static int cmp_uint(const void *a, const void *b)
 
 int list_event_files(unsigned int *cpus, int max)
 {
+	static int said_too_high;
 	const char *dir = debugfs_dir();
 	struct dirent *de;
 	int n = 0;
@@ -493,8 +494,19 @@ int list_event_files(unsigned int *cpus, int max)
 			continue;
 		errno = 0;
 		v = strtoul(p + 6, &end, 10);
-		if (*end || errno || v >= MAX_EVENT_FILES)
+		if (*end || errno)
 			continue;
+		/*
+		 * A record's header names its CPU in 16 bits.  Said once: record
+		 * lists the files again for CPUs that come online.
+		 */
+		if (v > UINT16_MAX) {
+			if (!said_too_high)
+				err_msg("%s/%s: a CPU id above %u, which the stream cannot name: not read",
+					dir, p, UINT16_MAX);
+			said_too_high = 1;
+			continue;
+		}
 		if (n == max) {
 			err_msg("%s: more than %d events files", dir, max);
 			closedir(d);

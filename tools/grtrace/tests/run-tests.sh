@@ -1955,6 +1955,34 @@ run "$GRTRACE" report --live --format json
 st=$rc
 grep -q '"jobs":3' "$TMP/out" || st=1
 result "live report of a format 2 module converts it" $st "exit $rc" "$(cat "$TMP/err")"
+# CPU ids past 4095 (MAXSMP kernels have 8192): read like any other;
+# past 65535, which a record's header cannot name, said and left.
+# cpu5000 FILE: emit-basic.bin as CPU 5000's channel holds it (each
+# record's header names its CPU: struct grtrace_hdr, cpu at byte 4).
+cpu5000() {
+	python3 -c 'import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+o = 0
+while o < len(b):
+    struct.pack_into("<H", b, o + 4, 5000)
+    o += struct.unpack_from("<H", b, o + 2)[0]
+sys.stdout.buffer.write(b)' "$GOLDEN/emit-basic.bin" > "$1"
+}
+fake_setup stopped
+cpu5000 "$FAKE/events5000"
+run "$GRTRACE" report --live --format json
+st=$rc
+grep -q '"jobs":3' "$TMP/out" || st=1
+fake_setup stopped
+cpu5000 "$FAKE/events5000"
+cp "$FAKE/events5000" "$TMP/c5000.bin"
+: > "$FAKE/events70000"
+run "$GRTRACE" record -o "$TMP/c5000.dat" -d 0.3
+[ $rc -eq 0 ] || st=1
+cpu_stream "$TMP/c5000.dat" 5000 | cmp -s - "$TMP/c5000.bin" || st=1
+grep -qxF "grtrace: $FAKE/events70000: a CPU id above 65535, which the stream cannot name: not read" "$TMP/err" || st=1
+result "CPU 5000's channel: report --live and record read it; CPU 70000's is named as not read" $st \
+	"exit $rc" "$(cat "$TMP/err")"
 # The config changed to format 1 after a format 2 session stopped: the
 # records in the channels are read as the module says they are (stats'
 # stream_format), not as the config now says; a read consumes them.
