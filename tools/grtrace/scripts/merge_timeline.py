@@ -45,9 +45,14 @@ import re
 import sys
 
 PROG = "merge_timeline.py"
-# The binding: python/ in the source tree, else where make install put it.
-sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                             "..", "python"))
+# The binding: python/ in the source tree, before any installed one (a
+# package's, perhaps older than the tree), else where make install put it.
+_TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                     "python")
+if os.path.exists(os.path.join(_TREE, "grtrace", "__init__.py")) and \
+        _TREE not in sys.path:
+    sys.dont_write_bytecode = True      # no __pycache__ in the tree
+    sys.path.insert(0, _TREE)
 
 # trace-cmd report and ftrace: "comm-tid [cpu] [flags] secs.frac: rest"
 TRACE_CMD = re.compile(r"^\s*(?P<comm>.+?)-(?P<tid>\d+)\s+\[(?P<cpu>\d+)\]"

@@ -481,6 +481,24 @@ mt_rc=$?
 grep -E '^(ok |not ok |# )' "$TMP/mt" >> "$RESULTS"
 result "merge_timeline checks ran cleanly" $mt_rc "$(grep -vE '^(ok |not ok |# )' "$TMP/mt" | head -20)"
 
+# The scripts of the tree read through the tree's binding, also where an
+# installed one (python3-grtrace, perhaps older) comes first on the path:
+# a decoy package grtrace there that refuses to load.
+DECOY=$TMP/decoy
+mkdir -p "$DECOY/grtrace"
+echo 'raise ImportError("the decoy: an installed grtrace, not the tree'"'"'s")' > "$DECOY/grtrace/__init__.py"
+: > "$TMP/no-cpu.txt"
+st=0
+env $PY_ENV PYTHONPATH="$DECOY" GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/../scripts/merge_timeline.py" --cpu "$TMP/no-cpu.txt" --gpu "$GOLDEN/rings.bin" \
+	> "$TMP/decoy.out" 2>&1 || st=1
+grep -q '^jobs: ' "$TMP/decoy.out" || st=1
+env $PY_ENV PYTHONPATH="$DECOY" GRTRACE_LIB="$(dirname "$GRTRACE")/lib/libgrtrace.so.1" \
+	python3 "$TESTS/../scripts/parse_events.py" "$GOLDEN/rings.bin" >> "$TMP/decoy.out" 2>&1 || st=1
+grep -q decoy "$TMP/decoy.out" && st=1
+result "merge_timeline.py and parse_events.py of the tree use its binding, not an installed one first on the path" $st \
+	"$(tail -5 "$TMP/decoy.out")"
+
 # ... and on trace-cmd's trace.dat (libtracecmd), with the library built
 # without it for the refusal.
 MD=$TMP/merge-tracedat
