@@ -108,7 +108,12 @@ struct agg_stats {
 	u64 lat_sum;
 	u64 lat_min;
 	u64 lat_max;
-	u32 hist[AGG_HIST_N];
+	/*
+	 * As wide as @lat_n, which the percentiles rank against: the total
+	 * span of a ring left armed for days passes 2^32 jobs of one bucket
+	 * at 10000 a second in five days.
+	 */
+	u64 hist[AGG_HIST_N];
 };
 
 enum { AGG_CUR, AGG_LAST, AGG_TOTAL, AGG_NR_SPANS };
@@ -229,6 +234,7 @@ static u64 agg_pct(const struct agg_stats *st, unsigned int pct)
 	u64 rank = div_u64(st->lat_n * pct + 99, 100), seen = 0;
 	unsigned int b;
 
+	BUILD_BUG_ON(sizeof(st->hist[0]) < sizeof(st->lat_n));
 	if (!st->lat_n)
 		return 0;
 	if (!rank)
