@@ -12,7 +12,8 @@
 # went on under the old ring's id and name.  The optional modules
 # that keep figures per ring id (grtrace_aggregator, grtrace_perf_mon)
 # are told when an id is given back: the next ring with it starts from
-# zero, not from the old ring's figures (and jobs still open there).
+# zero, not from the old ring's figures (and jobs still open there), also
+# when the bridge itself is unloaded while a job runs.
 # TAP output; runs as root inside the test VM.
 
 set -u
@@ -27,7 +28,7 @@ ring_id() { awk -v n="$1" '$NF == n { print $1 }' "$D/rings"; }
 submits() { grep -c " SUBMIT .* ring=$2 " "$1"; }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 load_stack
 insmod "$(ko grtrace_aggregator)" && echo 1 >"$D/aggregator_enable" &&
 	insmod "$(ko grtrace_perf_mon)" ||
@@ -36,6 +37,12 @@ insmod "$(ko grtrace_aggregator)" && echo 1 >"$D/aggregator_enable" &&
 # enabled, by the aggregator and by perf_mon; empty when it has no row.
 agg_jobs() { sed -n "s/^scope=total ring=$1 .* jobs=\([0-9]*\) .*/\1/p" "$D/aggregator_stats_raw"; }
 pm_jobs() { awk -v r="$1" '$1 == "total" && $2 == r { print $(NF - 1) }' /proc/grtrace_stats; }
+# agg SCOPE RING KEY: a figure of the aggregator's row of ring id RING.
+agg() {
+	awk -v s="scope=$1" -v r="ring=$2" -v k="$3" '$1 == s && $2 == r {
+		for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' \
+		"$D/aggregator_stats_raw"
+}
 
 # 1
 grep -q 'drm_sched_fini' /sys/kernel/debug/kprobes/list
@@ -109,5 +116,32 @@ grep -E '^ring [0-9]+ vgpu0-copy2? ' "$TMP/r.report" | sed 's/^/# /'
 	grep -Eq '^ring [0-9]+ vgpu0-copy \(copy; drm_sched [^)]*\): 15 jobs' "$TMP/r.report" &&
 	grep -Eq '^ring [0-9]+ vgpu0-copy2 \(copy; drm_sched [^)]*\): 5 jobs' "$TMP/r.report"
 ok $? "recorded: 15 jobs on vgpu0-copy, then vgpu0-copy2 described and its 5 jobs on it; the report splits them so"
+
+# 8: the bridge unloaded while a 3 s job runs: its rings are given back
+# with the job open in the optional modules; the job ends unseen.  Loaded
+# again, the bridge registers the gfx ring anew: its id has the 3 jobs
+# since, nothing holds it deep, and the old id, if another, has no row
+# (before, the job stayed open there for good).
+record_start "$TMP/r2.dat" && vgpu_submit "gfx 2 1 3000000\n"
+rc=$?
+g= depth=
+for _ in $(seq 40); do
+	g=$(ring_id vgpu0-gfx)
+	[ -n "$g" ] && depth=$(agg total "$g" depth_now) && [ "$depth" = 1 ] && break
+	sleep 0.1
+done
+echo "# vgpu0-gfx is ring ${g:-none}, the 3 s job open there: depth ${depth:-none}"
+[ $rc -eq 0 ] && [ "$depth" = 1 ] && rmmod grtrace_drm_bridge &&
+	[ -z "$(ring_id vgpu0-gfx)" ] && vgpu_idle &&
+	insmod "$(ko grtrace_drm_bridge)" && vgpu_submit "gfx 2 3 100\n" && vgpu_idle
+rc=$?
+n=$(ring_id vgpu0-gfx)
+a=$(agg total "$n" jobs) depth=$(agg total "$n" depth_now) p=$(pm_jobs "$n")
+og=
+[ "$g" != "$n" ] && og=$(agg total "$g" depth_now)
+echo "# vgpu0-gfx is now ring ${n:-none}: aggregator ${a:-no row} jobs, depth ${depth:-none}; perf_mon ${p:-no row} jobs; the old id ${g:-none}: ${og:-no row}"
+kill -INT "$REC" && wait "$REC" || rc=1
+[ $rc -eq 0 ] && [ "$a" = 3 ] && [ "$depth" = 0 ] && [ "$p" = 3 ] && [ -z "$og" ]
+ok $? "drm_bridge unloaded with a job running: the ring given back; loaded again, its id has the 3 jobs since, none open (aggregator ${a:-none}, depth ${depth:-none}, perf_mon ${p:-none})"
 
 module_suite_end
