@@ -447,8 +447,9 @@ ok "$([ -s "$OUT/mods6.txt" ] && echo 1 || echo 0)" \
 
 # The tree's own build, for the comparison and the vgpu test module.
 say "building the tree's modules and CLI for $KVER6"
-make -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="$KDIR6" KSRC="$KSRC6" \
-	>"$OUT/tree6.log" 2>&1 && make -C "$WORK/grtrace/tools/grtrace" grtrace \
+# Each CPU: the builds below wait on nothing else of the suite.
+make -j"$(nproc)" -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="$KDIR6" KSRC="$KSRC6" \
+	>"$OUT/tree6.log" 2>&1 && make -j"$(nproc)" -C "$WORK/grtrace/tools/grtrace" grtrace \
 	>>"$OUT/tree6.log" 2>&1
 ok $? "the tree's modules and CLI build for $KVER6" "$OUT/tree6.log"
 
@@ -509,7 +510,7 @@ if [ -n "$KVER612" ]; then
 	# From the headers too (KSRC: setup.sh exported 6.1's source).
 	KSRC612=$(sed -n 's|^include \(.*\)/Makefile$|\1|p' "/lib/modules/$KVER612/build/Makefile")
 	make -C "$WORK/grtrace/drivers/gpu/grtrace" clean >/dev/null 2>&1
-	make -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="/lib/modules/$KVER612/build" \
+	make -j"$(nproc)" -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="/lib/modules/$KVER612/build" \
 		KSRC="${KSRC612:-/lib/modules/$KVER612/build}" >"$OUT/tree612.log" 2>&1
 	ok $? "the tree's modules build for $KVER612" "$OUT/tree612.log"
 	run_vm "$KVER612" 612
@@ -585,7 +586,7 @@ if [[ " ${KERNELS[*]} " == *" 7 "* ]]; then
 	# shellcheck disable=SC2086 # KMAKE: kmake.sh and its root
 	$KMAKE7 -C "$WORK/grtrace/drivers/gpu/grtrace" clean >/dev/null 2>&1
 	# shellcheck disable=SC2086
-	{ $KMAKE7 -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="/lib/modules/$KVER7/build" \
+	{ $KMAKE7 -j"$(nproc)" -C "$WORK/grtrace/drivers/gpu/grtrace" KDIR="/lib/modules/$KVER7/build" \
 		KSRC="$KSRC7"; } >"$OUT/tree7.log" 2>&1
 	ok $? "the tree's modules build for $KVER7" "$OUT/tree7.log"
 	run_vm "$KVER7" 7
