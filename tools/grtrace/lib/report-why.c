@@ -76,13 +76,28 @@ void why_restart(struct rp *rp)
 		rp->rings[i].wx_head = rp->rings[i].wx_n = 0;
 }
 
+/* The why tables' index of process @pid, named @name when it is new. */
+static uint32_t wp_of(struct rp *rp, uint32_t pid, const char *name)
+{
+	int64_t i = u64map_get(rp->wp_map, pid);
+
+	if (i >= 0)
+		return (uint32_t)i;
+	if (rp->nwps == rp->wps_cap) {
+		rp->wps_cap = rp->wps_cap ? 2 * rp->wps_cap : 16;
+		rp->wps = xrealloc(rp->wps, rp->wps_cap * sizeof(*rp->wps));
+	}
+	rp->wps[rp->nwps] = (struct wproc){ .pid = pid, .name = name };
+	u64map_set(rp->wp_map, pid, rp->nwps);
+	return rp->nwps++;
+}
+
 uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
 		int has_client, uint64_t client)
 {
 	struct row row;
 	struct submitter s;
 	uint32_t key;
-	int64_t i;
 
 	row.has_task = (uint8_t)has_task;
 	row.pid = pid;
@@ -90,35 +105,14 @@ uint32_t why_wp(struct rp *rp, int has_task, uint32_t pid, uint32_t tid,
 	row.has_client = (uint8_t)has_client;
 	row.client = client;
 	key = rp_submitter(rp, &row, &s) ? s.pid : PROC_NONE;
-	i = u64map_get(rp->wp_map, key);
-	if (i >= 0)
-		return (uint32_t)i;
-	if (rp->nwps == rp->wps_cap) {
-		rp->wps_cap = rp->wps_cap ? 2 * rp->wps_cap : 16;
-		rp->wps = xrealloc(rp->wps, rp->wps_cap * sizeof(*rp->wps));
-	}
-	rp->wps[rp->nwps] = (struct wproc){
-		.pid = key,
-		.name = key == PROC_NONE ? NULL : s.process ? s.process : s.comm,
-	};
-	u64map_set(rp->wp_map, key, rp->nwps);
-	return rp->nwps++;
+	return wp_of(rp, key, key == PROC_NONE ? NULL :
+		     s.process ? s.process : s.comm);
 }
 
 /* The why table's process that stands for the ones past RP_BEHIND. */
 static uint32_t why_wp_other(struct rp *rp)
 {
-	int64_t i = u64map_get(rp->wp_map, PROC_OTHER);
-
-	if (i >= 0)
-		return (uint32_t)i;
-	if (rp->nwps == rp->wps_cap) {
-		rp->wps_cap = rp->wps_cap ? 2 * rp->wps_cap : 16;
-		rp->wps = xrealloc(rp->wps, rp->wps_cap * sizeof(*rp->wps));
-	}
-	rp->wps[rp->nwps] = (struct wproc){ .pid = PROC_OTHER };
-	u64map_set(rp->wp_map, PROC_OTHER, rp->nwps);
-	return rp->nwps++;
+	return wp_of(rp, PROC_OTHER, NULL);
 }
 
 void why_wp_str(const struct rp *rp, uint32_t wp, char *buf, size_t len)
