@@ -1907,6 +1907,13 @@ static void grtrace_close_channel(void)
 	 * to be reset for the next channel.  Open files keep the buffers.
 	 */
 	relay_close(chan);
+	/*
+	 * The flight recorder's buffers are no reader's stream: what it wrote
+	 * over is its info's "overwritten", what it kept its snapshot's, and
+	 * neither is lost when it disarms.
+	 */
+	if (grtrace_rec_on)
+		return;
 	/* Nothing writes or reads now: count what no reader ever got. */
 	for_each_possible_cpu(cpu) {
 		struct grtrace_pcpu *pc = per_cpu_ptr(grtrace_pcpu, cpu);

@@ -121,7 +121,8 @@ static inline unsigned int grtrace_hist_bucket(u64 v, unsigned int lo)
  * @ctl_written: control records (STREAM_INFO, METADATA, RING) written
  * @ctl_dropped: control records that did not fit in the buffer
  * @discarded: bytes of records written but never read, thrown away with
- *	their buffers by a resize or an unload
+ *	their buffers by a resize or an unload (the flight recorder's are not
+ *	counted: no reader consumes them)
  * @deferred: events that interrupted an event of the fast path on their
  *	CPU and whose write waited for it to finish
  * @type_emitted: @emitted by event type
