@@ -151,7 +151,10 @@ grep -E '^dropped_[a-z_]+=[1-9]' "$D/stats" | sed 's/^/# stats: /'
 ok $? "armed: the buffers wrapped ($over records overwritten), no reader"
 
 # one job hangs; poll(2) on info, asleep before the hang, wakes at the
-# trigger, and the snapshot files are read within a second of it.
+# trigger (POLLPRI, not its 30 s timeout), and the snapshot files are read
+# within 3 s of it: under TCG beside another guest on a loaded host, the
+# wake and the read took 1.04 s once (2026-12-06), a second being the
+# old bound.
 python3 - "$R" "$TMP/poll.ready" >"$TMP/poll" 2>&1 <<'EOF' &
 import glob, os, select, sys, time
 f = open(os.path.join(sys.argv[1], "info"))
@@ -182,7 +185,7 @@ wait "$POLL"
 echo "# poll: $(cat "$TMP/poll")"
 sed 's/[a-z_]*=//g' "$TMP/poll" >"$TMP/poll.v"
 read -r pri slept _ readms _ <"$TMP/poll.v"
-[ "$pri" = pri ] && [ "${slept:-0}" -ge 300 ] && [ "${readms:-9999}" -lt 1000 ]
+[ "$pri" = pri ] && [ "${slept:-0}" -ge 300 ] && [ "${readms:-9999}" -lt 3000 ]
 ok $? "poll(2) on info slept until the trigger (${slept:-?} ms), woke with POLLPRI; snapshots read ${readms:-?} ms after it"
 vgpu_idle
 ftrace_off "$TMP/ftrace"
