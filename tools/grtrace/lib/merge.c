@@ -24,10 +24,30 @@
  */
 #define FILE_WINDOW	(128u << 10)
 /*
- * A file is read where the kernel maps it, in place: no copy, and one
- * walk of it is as cheap as the page tables it fills.  Its pages count in
- * the reader's RSS while mapped, so past MAP_KEEP bytes the reader lets
- * go of each MAP_SLAB of the file it has left (see map_enter()).
+ * A file is read with pread() into windows of WIN_SIZE bytes (and a
+ * record's more), which the scanner and the cursors share: read once,
+ * each record then read where its window holds it.  The windows are
+ * used again and again, so their pages and their TLB entries stay warm;
+ * a file mapped instead costs a page walk for each 4 KB of it the first
+ * time it is read (on the development machine, a guest with 4 KB host
+ * pages, a walk of a mapped 256 MB file took four times a read() of it).
+ * WIN_KEEP windows are kept for the cursors behind the scanner; more are
+ * taken only while each is in use, up to WIN_MAX (then a cursor reads its
+ * chunk into a buffer of its own).
+ */
+#ifndef WIN_SIZE
+#define WIN_SIZE	(256u << 10)
+#endif
+#ifndef WIN_KEEP
+#define WIN_KEEP	16u
+#endif
+#define WIN_MAX		64u
+/*
+ * GRTRACE_MMAP=1: the file is read where the kernel maps it, in place.
+ * Its pages count in the reader's RSS while mapped, so past MAP_KEEP
+ * bytes the reader lets go of each MAP_SLAB of the file it has left (see
+ * map_enter()).  A buffer given to merge_init_buf() is read in place too,
+ * stepping MAP_SLAB at a time.
  */
 #define MAP_KEEP	(16u << 20)
 #define MAP_SLAB	(4u << 20)
@@ -80,13 +100,18 @@ struct merge_cursor {
 	 */
 	const uint8_t *rbase;
 	size_t slab;
+	/* Lazy: the offset in the file of @rbase[0]; the window, + 1 (0: none). */
+	size_t lbase;
+	unsigned int win;
 	/*
-	 * A bare chunk in memory is read in place to its end (@lim), and
-	 * each record checked as the merge comes to it (@lazy); @end is
-	 * then where the cursor looks again which slab it is in.
+	 * A bare chunk in memory or in a window is read in place up to
+	 * @lim (its end, or its window's last byte), each record checked as
+	 * the merge comes to it (@lazy); @end is where the cursor looks
+	 * again which slab or window it is in.
 	 */
 	const uint8_t *lim;
 	int lazy;
+	int own;		/* this chunk is read into @rbuf: no window free */
 	uint8_t *rbuf;
 	size_t rcap;		/* bytes @rbuf can hold (frames) */
 	size_t rlen;		/* bytes in @rbuf */
@@ -236,6 +261,152 @@ static int read_at(struct merge *m, uint8_t *dst, size_t off, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* ---- file input: the windows ------------------------------------------------ */
+
+struct merge_win {
+	uint8_t *b;		/* WIN_SIZE + GRTRACE_MAX_RECORD bytes */
+	size_t base;		/* the offset in the file of b[0] */
+	size_t len;		/* the bytes read into it */
+	size_t whole;		/* a record starting before it is whole in @b */
+	unsigned int users;	/* the scanner, cursors */
+	uint64_t stamp;		/* when it was read: the oldest goes first */
+};
+
+/*
+ * read_at() of up to @len bytes: the bytes read, fewer where the file now
+ * ends (it shrank: reported), or -1 on an error (reported).
+ */
+static ssize_t read_upto(struct merge *m, uint8_t *dst, size_t off,
+			 size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(m->in_fd, dst + got, len - got,
+				  (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			merge_error(m, "cannot read byte %zu: %s", off + got,
+				    strerror(errno));
+			return -1;
+		}
+		if (!n) {
+			merge_error(m, "cannot read byte %zu: the file shrank",
+				    off + got);
+			break;
+		}
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/* A window holding the record at @off whole, or NULL. */
+static struct merge_win *win_find(struct merge *m, size_t off)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nwin; i++) {
+		struct merge_win *w = &m->win[i];
+
+		if (w->len && w->base <= off && off < w->whole)
+			return w;
+	}
+	return NULL;
+}
+
+/*
+ * Read the window that begins at byte @off into a buffer no one uses (the
+ * one read longest ago), or a new one while fewer than WIN_KEEP, or
+ * WIN_MAX, are taken.  Returns it with one user, or NULL when every buffer
+ * is in use or the read failed (reported, *@failed set).
+ */
+static struct merge_win *win_read(struct merge *m, size_t off, int *failed)
+{
+	struct merge_win *w = NULL;
+	size_t want;
+	unsigned int i;
+	ssize_t got;
+
+	for (i = 0; m->nwin >= WIN_KEEP && i < m->nwin; i++)
+		if (!m->win[i].users && (!w || m->win[i].stamp < w->stamp))
+			w = &m->win[i];
+	if (!w) {
+		if (m->nwin >= WIN_MAX)
+			return NULL;
+		if (m->nwin == m->wincap) {
+			m->wincap = m->wincap ? 2 * m->wincap : WIN_KEEP;
+			m->win = xrealloc(m->win, m->wincap * sizeof(*m->win));
+		}
+		w = &m->win[m->nwin++];
+		memset(w, 0, sizeof(*w));
+		w->b = xmalloc(WIN_SIZE + GRTRACE_MAX_RECORD);
+	}
+	want = m->len - off;
+	if (want > WIN_SIZE + GRTRACE_MAX_RECORD)
+		want = WIN_SIZE + GRTRACE_MAX_RECORD;
+	w->base = off;
+	got = read_upto(m, w->b, off, want);
+	w->len = got > 0 ? (size_t)got : 0;
+	if (!w->len) {
+		*failed = 1;
+		return NULL;
+	}
+	/*
+	 * Its last record may be cut, but for the file's own last one.  In
+	 * a file cut while it is read, the records before the cut are read
+	 * (one cut by it is found bad where it is checked).
+	 */
+	w->whole = off + w->len == m->len || got < (ssize_t)want ?
+		   off + w->len : off + w->len - GRTRACE_MAX_RECORD + 1;
+	w->stamp = ++m->win_clock;
+	w->users = 1;
+	return w;
+}
+
+/* A lazy cursor leaves its window. */
+static void win_leave(struct merge *m, struct merge_cursor *c)
+{
+	if (c->win)
+		m->win[c->win - 1].users--;
+	c->win = 0;
+}
+
+/*
+ * A lazy cursor reads on at byte @at of its chunk, from a window that
+ * holds it (read when none does).  0 when every window is in use (the
+ * cursor reads the rest of its chunk into its own buffer), or after a
+ * read error (reported; the cursor is dead).
+ */
+static int win_enter(struct merge *m, struct merge_cursor *c, size_t at)
+{
+	struct merge_win *w = win_find(m, at);
+	int failed = 0;
+	size_t lim, end;
+
+	win_leave(m, c);
+	if (w)
+		w->users++;
+	else
+		w = win_read(m, at, &failed);
+	if (failed) {
+		c->dead = 1;
+		c->end = c->p;
+	}
+	if (!w)
+		return 0;
+	c->win = (unsigned int)(w - m->win) + 1;
+	lim = w->base + w->len < c->chunk.end ? w->base + w->len : c->chunk.end;
+	end = w->whole < c->chunk.end ? w->whole : c->chunk.end;
+	c->rbase = w->b;
+	c->lbase = w->base;
+	c->p = w->b + (at - w->base);
+	c->lim = w->b + (lim - w->base);
+	c->end = w->b + (end - w->base);
+	return 1;
 }
 
 static unsigned int cursor_of_cpu(struct merge *m, uint16_t cpu)
@@ -424,6 +595,7 @@ static void start_chunk(struct merge *m, struct merge_cursor *c,
 
 	c->chunk = ch;
 	c->part = ch.part;
+	c->own = 0;
 	c->roff = 0;
 	c->rlen = 0;
 	c->p = c->end = c->rbase = c->rbuf;
@@ -476,8 +648,8 @@ static __attribute__((noinline)) int lazy_slow(struct merge *m,
 	if (gr_check_record(c->p, (size_t)(c->lim - c->p), why, sizeof(why)) > 0)
 		return 1;
 	/* The scanner passed it: the file changed under the reader. */
-	merge_error(m, "corrupt record at byte %zu: %s", (size_t)(c->p - m->buf),
-		    why);
+	merge_error(m, "corrupt record at byte %zu: %s",
+		    (size_t)(c->p - c->rbase) + c->lbase, why);
 	c->dead = 1;
 	c->end = c->p;
 	return 0;
@@ -523,25 +695,46 @@ static int cursor_fill(struct merge *m, struct merge_cursor *c)
 			return 1;
 		if (c->dead)
 			break;
-		if (c->lazy && c->p < c->lim) {
-			lazy_window(m, c);
-			continue;
-		}
 		if (c->lazy) {
-			/* Its chunk is read. */
+			size_t at = c->rbase ? (size_t)(c->p - c->rbase) + c->lbase :
+				    c->lbase;
+			int in = 0;
+
+			if (at < c->chunk.end && m->buf) {
+				lazy_window(m, c);
+				in = 1;
+			} else if (at < c->chunk.end) {
+				in = win_enter(m, c, at);
+			}
+			if (in) {
+				if (c->p < c->end)
+					lazy_check(m, c);
+				continue;
+			}
+			if (c->dead)
+				break;
+			/*
+			 * Its chunk is read; or every window is in use: the
+			 * rest of it into its own buffer.
+			 */
+			win_leave(m, c);
 			c->lazy = 0;
-			c->roff = c->chunk.end - c->chunk.off;
+			c->own = 1;
+			c->roff = at - c->chunk.off;
 			c->rlen = 0;
 			c->p = c->end = c->rbase = c->rbuf;
 			continue;
 		}
-		if (!c->chunk.frame && left && m->buf) {
-			/* In memory: the chunk's records where they are. */
+		if (!c->chunk.frame && left && !c->own) {
+			/*
+			 * In memory, or in a window: the chunk's records where
+			 * they are.
+			 */
 			c->lazy = 1;
-			c->p = c->rbase = m->buf + c->chunk.off;
-			c->lim = m->buf + c->chunk.end;
-			if (lazy_check(m, c))
-				lazy_window(m, c);
+			c->rbase = m->buf;
+			c->lbase = m->buf ? 0 : c->chunk.off;
+			c->p = c->end = m->buf ? m->buf + c->chunk.off : NULL;
+			c->lim = m->buf ? m->buf + c->chunk.end : NULL;
 			continue;
 		}
 		if (!c->chunk.frame && left) {
@@ -615,7 +808,6 @@ static void push_chunk(struct merge *m, uint16_t cpu, struct chunk ch)
 
 #define HDR_GSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, gseq))
 #define HDR_CSEQ(p)	gr_le64((p) + offsetof(struct grtrace_hdr, cseq))
-#define SCAN_WINDOW	(256u << 10)
 
 struct scan_run {
 	size_t start;		/* the run of one CPU being scanned */
@@ -697,7 +889,8 @@ static int scan_stream_info(struct merge *m, const uint8_t *p)
 #define SCAN_BEHIND	(8u << 20)
 
 struct merge_scan {
-	uint8_t *w;		/* pread() input: the window */
+	unsigned int win;	/* pread() input: its window, + 1; or */
+	uint8_t *w;		/* its own, when every window is in use */
 	size_t wbase, wlen;
 	size_t pos;
 	size_t kept;		/* mapped: the bytes before it were let go of */
@@ -763,10 +956,12 @@ static inline void slot_add(struct merge *m, struct merge_scan *s, uint64_t g,
 	seen_add(s, g);
 }
 
-static void scan_free(struct merge_scan *s)
+static void scan_free(struct merge *m, struct merge_scan *s)
 {
 	if (!s)
 		return;
+	if (s->win)
+		m->win[s->win - 1].users--;
 	free(s->w);
 	free(s->seen);
 	free(s);
@@ -779,7 +974,7 @@ static void scan_end(struct merge *m)
 	end_run(m, &s->run, s->pos);
 	if (m->map_drop && !m->lazy)
 		map_drop(m, s->kept, m->len);
-	scan_free(s);
+	scan_free(m, s);
 	m->scan = NULL;
 	m->scan_done = 1;
 }
@@ -803,7 +998,9 @@ static void scan_step(struct merge *m, size_t budget)
 	size_t drop_at = m->buf && m->map_drop ? s->kept + behind + MAP_SLAB :
 			 SIZE_MAX;
 	/* The window's bytes: the record at @pos is at base + pos. */
-	const uint8_t *base = (m->buf ? m->buf : s->w) - s->wbase;
+	const uint8_t *base = m->buf ? m->buf :
+			      s->win ? m->win[s->win - 1].b - s->wbase :
+			      s->w ? s->w - s->wbase : NULL;
 	size_t wend = s->wbase + s->wlen;
 	int track = m->lazy && !m->part;
 	char why[GR_WHY_LEN];
@@ -824,15 +1021,36 @@ static void scan_step(struct merge *m, size_t budget)
 			drop_at = to + behind + MAP_SLAB;
 		} else if (!m->buf && pos + GRTRACE_MAX_RECORD > wend &&
 			   wend < m->len) {
-			s->wbase = pos;
-			s->wlen = m->len - pos;
-			if (s->wlen > SCAN_WINDOW + GRTRACE_MAX_RECORD)
-				s->wlen = SCAN_WINDOW + GRTRACE_MAX_RECORD;
-			if (read_at(m, s->w, s->wbase, s->wlen) < 0) {
+			/*
+			 * The window the cursors read these records from; or,
+			 * every one in use, its own (they read them again).
+			 */
+			struct merge_win *w;
+			int failed = 0;
+			ssize_t got;
+
+			if (s->win)
+				m->win[s->win - 1].users--;
+			w = win_read(m, pos, &failed);
+			s->win = w ? (unsigned int)(w - m->win) + 1 : 0;
+			if (w) {
+				got = (ssize_t)w->len;
+			} else if (!failed) {
+				if (!s->w)
+					s->w = xmalloc(WIN_SIZE + GRTRACE_MAX_RECORD);
+				got = read_upto(m, s->w, pos,
+						m->len - pos < WIN_SIZE + GRTRACE_MAX_RECORD ?
+						m->len - pos : WIN_SIZE + GRTRACE_MAX_RECORD);
+			} else {
+				got = 0;
+			}
+			if (got <= 0) {
 				done = 1;
 				break;
 			}
-			base = s->w - s->wbase;
+			s->wbase = pos;
+			s->wlen = (size_t)got;
+			base = (w ? w->b : s->w) - s->wbase;
 			wend = s->wbase + s->wlen;
 		}
 		p = base + pos;
@@ -916,10 +1134,11 @@ static void scan_step(struct merge *m, size_t budget)
 }
 
 /*
- * A bare stream in memory that begins a module load's session (a
- * STREAM_INFO with gseq 0 at byte 0, whose gseqs are the session's) is
- * scanned lazily, as the merge needs it: the scanner runs a little ahead
- * of the cursors, which read what it just read, still in the cache.  The
+ * A bare stream that begins a module load's session (a STREAM_INFO with
+ * gseq 0 at byte 0, whose gseqs are the session's) is scanned lazily, as
+ * the merge needs it: the scanner runs a little ahead of the cursors,
+ * which read what it just read, still in the cache (in its windows, for
+ * a file read with pread()).  The
  * merge hands out a record only when the scanner has found every gseq of
  * the part below its own (or has passed the part): nothing not yet
  * scanned can then come before it, so the order is the one a scan of the
@@ -929,9 +1148,11 @@ static void scan_step(struct merge *m, size_t budget)
  */
 static int lazy_stream(struct merge *m)
 {
-	const uint8_t *p = m->buf;
+	uint8_t first[sizeof(struct grtrace_stream_info)];
+	const uint8_t *p = m->buf ? m->buf : first;
 
-	if (!p || m->len < sizeof(struct grtrace_stream_info))
+	if (m->len < sizeof(first) ||
+	    (!m->buf && read_at(m, first, 0, sizeof(first)) < 0))
 		return 0;
 	return gr_le16(p + offsetof(struct grtrace_hdr, type)) == GRTRACE_REC_STREAM_INFO &&
 	       gr_le16(p + offsetof(struct grtrace_hdr, size)) >= sizeof(struct grtrace_stream_info) &&
@@ -949,8 +1170,6 @@ static void scan_bare(struct merge *m)
 	m->scan = s;
 	if (m->buf)
 		s->wlen = m->len;	/* one window: all of it, in place */
-	else
-		s->w = xmalloc(SCAN_WINDOW + GRTRACE_MAX_RECORD);
 	m->lazy = lazy_stream(m);
 	if (m->lazy) {
 		s->seen = calloc(SEEN_BITS / 64, sizeof(*s->seen));
@@ -1258,16 +1477,18 @@ void merge_init_buf_as(struct merge *m, const void *buf, size_t len,
 }
 
 /*
- * A regular file is read where the kernel maps it when it can be (else
- * through pread()).  GRTRACE_NO_MMAP in the environment says not to: the
- * tests read every file both ways.
+ * A regular file is read through pread() into windows; with GRTRACE_MMAP=1
+ * in the environment where the kernel maps it, when it can be (the tests
+ * read every file both ways; GRTRACE_NO_MMAP=1 still says not to).
  */
 static void map_file(struct merge *m)
 {
+	const char *map = getenv("GRTRACE_MMAP");
 	const char *no = getenv("GRTRACE_NO_MMAP");
 	void *p;
 
-	if (!m->len || (no && *no && strcmp(no, "0")))
+	if (!m->len || !map || !*map || !strcmp(map, "0") ||
+	    (no && *no && strcmp(no, "0")))
 		return;
 	p = mmap(NULL, m->len, PROT_READ, MAP_SHARED, m->in_fd, 0);
 	if (p == MAP_FAILED)
@@ -1484,7 +1705,7 @@ static uint64_t cursor_offset(const struct merge_cursor *c)
 	if (c->fd >= 0)
 		return c->roff + (size_t)(c->p - c->rbuf);
 	if (c->lazy)
-		return (uint64_t)(c->p - c->rbase) + c->chunk.off;
+		return (uint64_t)(c->p - c->rbase) + c->lbase;
 	in = (size_t)(c->p - c->rbase);
 	/*
 	 * A compressed frame's records are found by the frame's offset, and
@@ -1585,7 +1806,7 @@ static inline void direct_past(struct merge *m)
 	m->delivered = 0;
 	c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
 	__builtin_prefetch(c->p + MERGE_PREFETCH);
-	if (c->lazy && c->p < c->lim)
+	if (c->lazy && c->p < c->end)
 		lazy_check(m, c);
 	if (c->p >= c->end)
 		refill(m, c);
@@ -1616,7 +1837,7 @@ int merge_next(struct merge *m, struct gr_rec *rec)
 			m->dcur = i - 1;
 			m->delivered = 1;
 			gr_parse_hdr(c->p, rec);
-			rec->offset = (uint64_t)(c->p - c->rbase) + c->chunk.off;
+			rec->offset = (uint64_t)(c->p - c->rbase) + c->lbase;
 			return 1;
 		}
 		ret = direct_next(m, rec);
@@ -1643,7 +1864,7 @@ static __attribute__((noinline)) int heap_next(struct merge *m,
 		m->delivered = 0;
 		c->p += gr_le16(c->p + offsetof(struct grtrace_hdr, size));
 		__builtin_prefetch(c->p + MERGE_PREFETCH);
-		if (c->lazy && c->p < c->lim)
+		if (c->lazy && c->p < c->end)
 			lazy_check(m, c);
 		if (c->p < c->end || refill(m, c)) {
 			/* The key goes straight into the heap: no copy to reload. */
@@ -1677,7 +1898,10 @@ void merge_free(struct merge *m)
 	free(m->clients);
 	free(m->tails);
 	free(m->heads);
-	scan_free(m->scan);
+	scan_free(m, m->scan);
+	for (i = 0; i < m->nwin; i++)
+		free(m->win[i].b);
+	free(m->win);
 	if (m->map)
 		munmap(m->map, m->len);
 	memset(m, 0, sizeof(*m));

@@ -48,6 +48,7 @@
 
 struct merge_cursor;
 struct merge_scan;
+struct merge_win;
 
 struct merge_key {
 	uint64_t gseq;
@@ -66,6 +67,11 @@ struct merge {
 	size_t len;
 	void *map;
 	int map_drop;
+	/* Read with pread(): the windows the scanner and the cursors share. */
+	struct merge_win *win;
+	unsigned int nwin;
+	unsigned int wincap;
+	uint64_t win_clock;
 	/* A trace file's first header, if it has one (@nfiles). */
 	struct grf_header file;
 	unsigned int nfiles;

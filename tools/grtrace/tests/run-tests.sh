@@ -1132,13 +1132,40 @@ result "report: a bare recording whose CPU 1 was drained first (100 MB) merges e
 	"in time order: records jobs incomplete open_max out_of_order lost restarts = $want" \
 	"CPU 1 first:   $got"
 
-# The file is read where it is mapped, or with pread() where it cannot be
-# (GRTRACE_NO_MMAP=1 says so): the same records either way.
+# The file is read with pread() into windows, or where it is mapped
+# (GRTRACE_MMAP=1 says so): the same records either way.
 st=0
-got=$(GRTRACE_NO_MMAP=1 summary "$TMP/late.dat")
+got=$(GRTRACE_MMAP=1 summary "$TMP/late.dat")
 [ -n "$want" ] && [ "$want" = "$got" ] || st=1
-result "report: the same 100 MB recording read with pread() instead of mapped merges the same" $st \
-	"mapped: $want" "pread:  $got"
+result "report: the same 100 MB recording read mapped instead of with pread() merges the same" $st \
+	"pread:  $want" "mapped: $got"
+
+# A file cut by another program while it is read (a recorder's rotation,
+# a full disk's cleanup): the reader gives every record before the cut,
+# as it does for a file that was cut before, then says where the file
+# ended, exit 1.  Read mapped (GRTRACE_MMAP=1), it ended with SIGBUS.  The
+# reader is held by its full output pipe, a few hundred KB in, while the
+# 64 MB file is cut to 2,000,000 bytes.
+"$GEN_TRACE" -c 2 -r 2 64 "$TMP/shrink.dat" > /dev/null
+head -c 2000000 "$TMP/shrink.dat" > "$TMP/precut.dat"
+for how in "dump 1" "report 1" "report 2"; do
+	set -- $how
+	csv=
+	[ "$1" = report ] && csv=csv
+	cp "$TMP/shrink.dat" "$TMP/cut.dat"
+	GRTRACE_THREADS=$2 "$GRTRACE" "$1" ${csv:+--format} $csv -i "$TMP/precut.dat" > "$TMP/want" 2> /dev/null
+	( GRTRACE_THREADS=$2 "$GRTRACE" "$1" ${csv:+--format} $csv -i "$TMP/cut.dat" 2> "$TMP/err"
+	  echo "exit $?" > "$TMP/rc" ) |
+		{ IFS= read -r first && truncate -s 2000000 "$TMP/cut.dat"
+		  printf '%s\n' "$first"; cat; } > "$TMP/got"
+	st=0
+	[ "$(cat "$TMP/rc")" = "exit 1" ] || st=1
+	grep -qx "grtrace: \(report: \)\{0,1\}$TMP/cut.dat: cannot read byte 2000000: the file shrank" "$TMP/err" || st=1
+	[ "$(wc -l < "$TMP/got")" -gt 1000 ] && cmp -s "$TMP/want" "$TMP/got" || st=1
+	result "$1 ${csv:+--format csv }($2 thread(s)) of a 64 MB file cut to 2 MB while it is read: the records before the cut, as of the file cut before; the cut named, exit 1" $st \
+		"$(cat "$TMP/rc" "$TMP/err")" "lines $(wc -l < "$TMP/got") against $(wc -l < "$TMP/want")"
+done
+rm -f "$TMP/shrink.dat" "$TMP/precut.dat" "$TMP/cut.dat" "$TMP/want" "$TMP/got"
 
 # dump streams: its memory does not grow with the file.  Mapped, the
 # reader lets go of the pages it has left, whether the CPUs' data lie side
@@ -1147,9 +1174,8 @@ if [ -z "${GRTRACE_SAN:-}" ] && [ -x /usr/bin/time ]; then
 	"$GRTRACE" dump -i "$TMP/big.dat" > "$TMP/want.dump"
 	for how in mapped pread; do
 		for f in big late; do
-			[ $f = big ] && [ $how = pread ] && continue
-			nommap=$([ $how = pread ] && echo 1 || echo 0)
-			GRTRACE_NO_MMAP=$nommap /usr/bin/time -f %M -o "$TMP/rss" \
+			mapped=$([ $how = mapped ] && echo 1 || echo 0)
+			GRTRACE_MMAP=$mapped /usr/bin/time -f %M -o "$TMP/rss" \
 				"$GRTRACE" dump -i "$TMP/$f.dat" | cmp -s - "$TMP/want.dump"
 			st=$?
 			kb=$(tail -n 1 "$TMP/rss")
@@ -1236,12 +1262,26 @@ while at < 1 << 20:
 struct.pack_into("<H", v[k], 2, len(v[k]) + 4)
 write("badmagic", v)
 PYEOF
+# 68 CPUs, each one's 640 KB of records side by side (a stream drained a
+# CPU at a time): each cursor reads where no other does, more windows than
+# the reader keeps at once (64), so some cursors read their records into
+# a buffer of their own, and the scanner into its own.  The same records
+# as the stream in time order, and the same read mapped (below).
+"$GEN_TRACE" -c 100 -r 64 40 "$TMP/lazy-wide-time.dat" > /dev/null
+python3 "$GOLDEN/gen_golden.py" bare "$TMP/lazy-wide-time.dat" "$TMP/lazy-bycpu.dat" cpu
+st=0
+"$GRTRACE" dump -i "$TMP/lazy-wide-time.dat" > "$TMP/dump-time" 2>&1 || st=1
+"$GRTRACE" dump -i "$TMP/lazy-bycpu.dat" > "$TMP/dump-bycpu" 2>&1 || st=1
+[ "$(grep -c " SUBMIT " "$TMP/dump-time")" -gt 100000 ] && cmp -s "$TMP/dump-time" "$TMP/dump-bycpu" || st=1
+result "a 42 MB stream of 68 CPUs, each CPU's records side by side: read with pread(), the records of the stream in time order" $st \
+	"$(cmp "$TMP/dump-time" "$TMP/dump-bycpu" 2>&1)"
+rm -f "$TMP/lazy-wide-time.dat" "$TMP/dump-time" "$TMP/dump-bycpu"
 for f in "$TESTS"/corpus/* "$TMP"/lazy-*.dat "$TMP/gen.dat"; do
 	st=0
 	for how in 0 1; do
-		GRTRACE_NO_MMAP=$how "$GRTRACE" dump -i "$f" > "$TMP/dump$how" 2>&1
+		GRTRACE_MMAP=$how "$GRTRACE" dump -i "$f" > "$TMP/dump$how" 2>&1
 		echo "exit $?" >> "$TMP/dump$how"
-		GRTRACE_NO_MMAP=$how "$GRTRACE" report -i "$f" --format json \
+		GRTRACE_MMAP=$how "$GRTRACE" report -i "$f" --format json \
 			--limit 0 --per-ring --per-ctx > "$TMP/rep$how" 2>&1
 		echo "exit $?" >> "$TMP/rep$how"
 	done
@@ -1253,7 +1293,7 @@ done
 
 st=0
 for how in 0 1; do
-	GRTRACE_NO_MMAP=$how "$GRTRACE" dump -i "$TMP/lazy-badmagic.dat" > /dev/null 2> "$TMP/err$how"
+	GRTRACE_MMAP=$how "$GRTRACE" dump -i "$TMP/lazy-badmagic.dat" > /dev/null 2> "$TMP/err$how"
 	[ "$(cat "$TMP/err$how")" = "grtrace: $TMP/lazy-badmagic.dat: not a grtrace stream: STREAM_INFO at byte 0 has magic 0x52545258" ] || st=1
 done
 result "a stream whose first STREAM_INFO has another magic, a record corrupt 1 MB on: the STREAM_INFO named, mapped or read with pread()" $st \

@@ -107,10 +107,12 @@ typedef struct grtrace_trace grtrace_trace;
 /*
  * Open @path: a trace file of "grtrace record", several joined with cat,
  * or a bare stream.  NULL and *@err on failure (@err may be NULL).  A
- * regular file is mapped and read in place (with pread() where it cannot
- * be mapped, or when GRTRACE_NO_MMAP=1 is in the environment): another
- * program that cuts or rewrites the file while it is read ends the reader
- * with SIGBUS, or its records early; appending to it is harmless.
+ * regular file is read with pread(), in windows of 256 KiB (mapped and
+ * read in place when GRTRACE_MMAP=1 is in the environment).
+ * Another program that cuts the file while it is read ends its records
+ * at the cut, with the error "cannot read byte N: the file shrank"
+ * (mapped: SIGBUS); one that rewrites it in place, with an error at the
+ * first record found bad, or not at all; appending to it is harmless.
  */
 GRTRACE_API grtrace_trace *grtrace_open(const char *path,
 					struct grtrace_error *err);
@@ -141,9 +143,9 @@ GRTRACE_API grtrace_trace *grtrace_open_as(const char *path,
 /*
  * Since 1.4: grtrace_open() of the regular file open for reading at @fd
  * (standard input copied to a temporary file, ...).  The handle reads a
- * duplicate of @fd, mapped as grtrace_open() maps a file (or with pread(),
- * as there; a file cut while it is read ends the reader with SIGBUS, as
- * there): the caller keeps and closes its own.
+ * duplicate of @fd, as grtrace_open() reads a file (a file cut while it
+ * is read ends the records at the cut, as there): the caller keeps and
+ * closes its own.
  */
 GRTRACE_API grtrace_trace *grtrace_open_fd(int fd, struct grtrace_error *err);
 
