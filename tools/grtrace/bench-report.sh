@@ -27,7 +27,8 @@
 #                     /dev/null" of the same file (the page cache copied
 #                     once: what reading it costs at all); and the same
 #                     for "report --limit 0" (no summaries), and for both
-#                     with one thread (GRTRACE_THREADS=1)
+#                     with the merge in a thread of its own
+#                     (GRTRACE_THREADS=2; one thread is the default)
 #   wall: report/cat  the same on the wall clock (the least of as many
 #                     runs): what a user waits, the merge thread's
 #                     work beside the analysis's counted once
@@ -149,27 +150,29 @@ wall_min() {
 
 # ratios TRACE: the ratio lines (see the top).
 ratios() {
-	local trace=$1 cat rep plain rep1 plain1 wcat wrep wplain d0 d1
+	local trace=$1 cat rep plain rep2 plain2 wcat wrep wplain wrep2 d0 d1
 	local s="--per-ring --per-ctx --topn 10 --hist lat --limit 0"
 	cat=$(cpu_min 4 cat "$trace")
 	# shellcheck disable=SC2086 # $s is the summaries' options
 	rep=$(cpu_min 1 "$TOOL" report -i "$trace" $s)
 	plain=$(cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
 	# shellcheck disable=SC2086
-	rep1=$(GRTRACE_THREADS=1 cpu_min 1 "$TOOL" report -i "$trace" $s)
-	plain1=$(GRTRACE_THREADS=1 cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
+	rep2=$(GRTRACE_THREADS=2 cpu_min 1 "$TOOL" report -i "$trace" $s)
+	plain2=$(GRTRACE_THREADS=2 cpu_min 1 "$TOOL" report -i "$trace" --limit 0)
 	wcat=$(wall_min 4 cat "$trace")
 	# shellcheck disable=SC2086
 	wrep=$(wall_min 1 "$TOOL" report -i "$trace" $s)
 	wplain=$(wall_min 1 "$TOOL" report -i "$trace" --limit 0)
-	awk -v c="$cat" -v r="$rep" -v p="$plain" -v r1="$rep1" -v p1="$plain1" \
-	    -v wc="$wcat" -v wr="$wrep" -v wp="$wplain" 'BEGIN {
-		printf "cpu: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s; one thread %.3f s, %.3f s\n", c, r, p, r1, p1
+	# shellcheck disable=SC2086
+	wrep2=$(GRTRACE_THREADS=2 wall_min 1 "$TOOL" report -i "$trace" $s)
+	awk -v c="$cat" -v r="$rep" -v p="$plain" -v r2="$rep2" -v p2="$plain2" \
+	    -v wc="$wcat" -v wr="$wrep" -v wp="$wplain" -v wr2="$wrep2" 'BEGIN {
+		printf "cpu: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s; two threads %.3f s, %.3f s\n", c, r, p, r2, p2
 		printf "report/cat = %.2f (summaries; target >= 0.20)\n", c / r
 		printf "report --limit 0/cat = %.2f\n", c / p
-		printf "one thread: report/cat = %.2f (summaries), report --limit 0/cat = %.2f\n", c / r1, c / p1
-		printf "wall: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s\n", wc, wr, wp
-		printf "wall: report/cat = %.2f (summaries), report --limit 0/cat = %.2f\n", wc / wr, wc / wp
+		printf "two threads: report/cat = %.2f (summaries), report --limit 0/cat = %.2f\n", c / r2, c / p2
+		printf "wall: cat %.3f s, report (summaries) %.3f s, report --limit 0 %.3f s; two threads (summaries) %.3f s\n", wc, wr, wp, wr2
+		printf "wall: report/cat = %.2f (summaries), report --limit 0/cat = %.2f; two threads %.2f (summaries)\n", wc / wr, wc / wp, wc / wr2
 	}'
 	[ -n "$BASE" ] || return 0
 	rep=$(cpu_min 1 "${TOOLS[0]}" report -i "$trace" --per-ring --per-ctx --topn 10 --hist lat --limit 0)
