@@ -35,7 +35,6 @@ else by its SONAME.
 """
 import csv
 import ctypes
-import ctypes.util
 import errno as _errno
 import io
 import itertools
@@ -142,9 +141,14 @@ def _load():
              _LIBDIR and os.path.join(_LIBDIR, SONAME),
              os.path.join(here, SONAME),
              os.path.join(here, "..", "..", "lib", SONAME),
-             SONAME, ctypes.util.find_library("grtrace")]
+             SONAME, None]
     why = []
-    for name in tries:
+    for i, name in enumerate(tries):
+        if i == len(tries) - 1:
+            # Last, and only then: it runs the compiler and ld, tens of
+            # ms that every "import grtrace" paid.
+            from ctypes.util import find_library
+            name = find_library("grtrace")
         if not name or (os.sep in name and not os.path.exists(name)):
             continue
         try:
