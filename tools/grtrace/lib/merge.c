@@ -234,47 +234,8 @@ static void heap_pop(struct merge *m)
 /* ---- file input: the index --------------------------------------------------- */
 
 /*
- * The input is read through pread() (or from memory): a cursor holds one
- * window of its CPU's data, so memory stays bounded whatever the size of
- * the file and wherever each CPU's data lies in it.
- */
-static int read_at(struct merge *m, uint8_t *dst, size_t off, size_t len)
-{
-	if (m->buf) {
-		memcpy(dst, m->buf + off, len);
-		return 0;
-	}
-	while (len) {
-		ssize_t n = pread(m->in_fd, dst, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			merge_error(m, "cannot read byte %zu: %s", off,
-				    n ? strerror(errno) : "the file shrank");
-			return -1;
-		}
-		dst += n;
-		off += (size_t)n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* ---- file input: the windows ------------------------------------------------ */
-
-struct merge_win {
-	uint8_t *b;		/* WIN_SIZE + GRTRACE_MAX_RECORD bytes */
-	size_t base;		/* the offset in the file of b[0] */
-	size_t len;		/* the bytes read into it */
-	size_t whole;		/* a record starting before it is whole in @b */
-	unsigned int users;	/* the scanner, cursors */
-	uint64_t stamp;		/* when it was read: the oldest goes first */
-};
-
-/*
- * read_at() of up to @len bytes: the bytes read, fewer where the file now
- * ends (it shrank: reported), or -1 on an error (reported).
+ * Up to @len bytes of the file at byte @off: the bytes read, fewer where
+ * the file now ends (it shrank: reported), or -1 on an error (reported).
  */
 static ssize_t read_upto(struct merge *m, uint8_t *dst, size_t off,
 			 size_t len)
@@ -301,6 +262,39 @@ static ssize_t read_upto(struct merge *m, uint8_t *dst, size_t off,
 	}
 	return (ssize_t)got;
 }
+
+/*
+ * All @len bytes at byte @off, from the file through pread() or from the
+ * buffer in memory; -1 when they cannot be read (reported).
+ */
+static int read_at(struct merge *m, uint8_t *dst, size_t off, size_t len)
+{
+	if (m->buf) {
+		memcpy(dst, m->buf + off, len);
+		return 0;
+	}
+	return read_upto(m, dst, off, len) == (ssize_t)len ? 0 : -1;
+}
+
+/* The bytes a window at byte @off reads: WIN_SIZE and a record, or the rest. */
+static size_t win_want(const struct merge *m, size_t off)
+{
+	size_t rest = m->len - off;
+
+	return rest < WIN_SIZE + GRTRACE_MAX_RECORD ? rest :
+	       WIN_SIZE + GRTRACE_MAX_RECORD;
+}
+
+/* ---- file input: the windows ------------------------------------------------ */
+
+struct merge_win {
+	uint8_t *b;		/* WIN_SIZE + GRTRACE_MAX_RECORD bytes */
+	size_t base;		/* the offset in the file of b[0] */
+	size_t len;		/* the bytes read into it */
+	size_t whole;		/* a record starting before it is whole in @b */
+	unsigned int users;	/* the scanner, cursors */
+	uint64_t stamp;		/* when it was read: the oldest goes first */
+};
 
 /* A window holding the record at @off whole, or NULL. */
 static struct merge_win *win_find(struct merge *m, size_t off)
@@ -343,9 +337,7 @@ static struct merge_win *win_read(struct merge *m, size_t off, int *failed)
 		memset(w, 0, sizeof(*w));
 		w->b = xmalloc(WIN_SIZE + GRTRACE_MAX_RECORD);
 	}
-	want = m->len - off;
-	if (want > WIN_SIZE + GRTRACE_MAX_RECORD)
-		want = WIN_SIZE + GRTRACE_MAX_RECORD;
+	want = win_want(m, off);
 	w->base = off;
 	got = read_upto(m, w->b, off, want);
 	w->len = got > 0 ? (size_t)got : 0;
@@ -1036,9 +1028,7 @@ static void scan_step(struct merge *m, size_t budget)
 			} else if (!failed) {
 				if (!s->w)
 					s->w = xmalloc(WIN_SIZE + GRTRACE_MAX_RECORD);
-				got = read_upto(m, s->w, pos,
-						m->len - pos < WIN_SIZE + GRTRACE_MAX_RECORD ?
-						m->len - pos : WIN_SIZE + GRTRACE_MAX_RECORD);
+				got = read_upto(m, s->w, pos, win_want(m, pos));
 			} else {
 				got = 0;
 			}

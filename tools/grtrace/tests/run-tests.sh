@@ -1188,9 +1188,10 @@ else
 fi
 rm -f "$TMP/big.dat" "$TMP/late.dat" "$TMP/want.dump"
 
-# A mapped stream that begins its session (a STREAM_INFO of gseq 0 first)
-# is scanned as the merge needs it; read with pread() it is scanned whole
-# first.  The records come in the same order either way, and the reports
+# A stream that begins its session (a STREAM_INFO of gseq 0 first) is
+# scanned as the merge needs it, the cursors reading its records in place
+# (mapped, GRTRACE_MMAP=1) or in the windows the scanner read them into
+# (pread()).  The records come in the same order either way, and the reports
 # are the same: for the corpus, and for a synthetic stream with a record
 # out of place on its CPU, one lost, one gseq twice (each way round), a
 # job event of gseq 0, and a second session joined to it.  (The merge
@@ -1251,8 +1252,8 @@ write("wide", v)
 # The same session twice, joined.
 write("joined", recs + recs)
 # A STREAM_INFO whose magic is not grtrace's first, and a record whose size
-# is odd 1 MB on (past the mapped scanner's first step): both name the
-# STREAM_INFO (read with pread(), the whole scan first named the other).
+# is odd 1 MB on (past the scanner's first step): both name the
+# STREAM_INFO (a scan of the whole file first named the other).
 v = [bytearray(r) for r in recs]
 struct.pack_into("<I", v[0], 32, 0x52545258)
 at, k = 0, 0
