@@ -135,20 +135,23 @@ class _ReportOpts(ctypes.Structure):
 _HISTS = {None: 0, "lat": 1, "size": 2, "result": 3}
 
 
+def _places(here):
+    """Where the library may be, in order."""
+    yield os.environ.get("GRTRACE_LIB")
+    yield _LIBDIR and os.path.join(_LIBDIR, SONAME)
+    yield os.path.join(here, SONAME)
+    yield os.path.join(here, "..", "..", "lib", SONAME)
+    yield SONAME
+    # Last, and only when all those failed: it runs the compiler and ld,
+    # tens of ms that every "import grtrace" paid.
+    from ctypes.util import find_library
+    yield find_library("grtrace")
+
+
 def _load():
     here = os.path.dirname(os.path.abspath(__file__))
-    tries = [os.environ.get("GRTRACE_LIB"),
-             _LIBDIR and os.path.join(_LIBDIR, SONAME),
-             os.path.join(here, SONAME),
-             os.path.join(here, "..", "..", "lib", SONAME),
-             SONAME, None]
     why = []
-    for i, name in enumerate(tries):
-        if i == len(tries) - 1:
-            # Last, and only then: it runs the compiler and ld, tens of
-            # ms that every "import grtrace" paid.
-            from ctypes.util import find_library
-            name = find_library("grtrace")
+    for name in _places(here):
         if not name or (os.sep in name and not os.path.exists(name)):
             continue
         try:
